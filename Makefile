@@ -1,0 +1,29 @@
+# Two entry points for a fresh clone: `make demo` and `make test` (see README.md).
+PYTHON ?= python3
+VENV   ?= .venv
+PY      = $(VENV)/bin/python
+
+.PHONY: demo test test-all bench install clean
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+demo: install
+	$(VENV)/bin/ragsweep run specs/demo.yaml
+
+test: install
+	$(PY) -m pytest
+
+test-all: install
+	$(PY) -m pytest -m ''
+
+bench: install
+	$(PY) bench/sweep_bench.py
+
+clean:
+	rm -rf $(VENV) .ragsweep runs

@@ -1,0 +1,190 @@
+"""The ``ragsweep`` command line. Heavy libraries are imported inside commands so --help is instant."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Sweep chunking x embedding x retrieval configurations for RAG and score every one.",
+    pretty_exceptions_enable=False,
+)
+
+
+def _quiet_libraries() -> None:
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+    import logging
+    import warnings
+
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    for name in ("httpx", "chromadb", "sentence_transformers", "transformers", "bm25s"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def _fail(exc: Exception) -> None:
+    typer.echo(f"error: {exc}", err=True)
+    raise typer.Exit(2)
+
+
+def _console():
+    from rich.console import Console
+
+    return Console(stderr=False)
+
+
+@app.command()
+def run(
+    spec: Path = typer.Argument(..., help="YAML sweep spec"),
+    fresh: bool = typer.Option(False, "--fresh", help="discard this sweep's previous results and start over"),
+    cache: Optional[Path] = typer.Option(None, "--cache", help="cache directory (default: spec's cache_dir or .ragsweep/cache)"),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="use only the first N questions"),
+    out: Optional[Path] = typer.Option(None, "--out", help="run directory (default: OUTPUT_DIR/NAME from the spec)"),
+    no_progress: bool = typer.Option(False, "--no-progress", help="hide progress bars"),
+) -> None:
+    """Run (or resume) a sweep: chunk, index, answer every question with every configuration, score."""
+    from ragsweep.errors import RagsweepError
+
+    _quiet_libraries()
+    try:
+        from ragsweep.config import load_spec
+        from ragsweep.pipelines.sweep import run_sweep
+
+        s = load_spec(spec)
+        console = _console()
+        run_dir = run_sweep(s, run_dir=out, cache_dir=cache, fresh=fresh, limit=limit,
+                            progress=not no_progress and sys.stderr.isatty(), console=console)
+        console.print(f"results: {run_dir}/ (manifest.json, records.parquet, summary.csv)")
+    except RagsweepError as exc:
+        _fail(exc)
+
+
+@app.command()
+def validate(spec: Path = typer.Argument(..., help="YAML sweep spec")) -> None:
+    """Check a spec (schema, files, dataset) and list the configurations it expands to."""
+    from ragsweep.errors import RagsweepError
+
+    try:
+        from ragsweep.config import load_spec
+        from ragsweep.pipelines.grid import expand
+
+        s = load_spec(spec)
+        configs = expand(s)
+        from ragsweep.datasets.load import load_dataset
+
+        ds = load_dataset(s.dataset)
+    except RagsweepError as exc:
+        _fail(exc)
+    typer.echo(f"{spec}: valid. dataset {ds.name}: {len(ds.documents)} documents, {len(ds.questions)} questions "
+               f"(fingerprint {ds.fingerprint()})")
+    for note in ds.notes:
+        typer.echo(f"  note: {note}")
+    typer.echo(f"{len(configs)} configurations:")
+    for c in configs:
+        typer.echo(f"  {c.config_id}")
+
+
+@app.command()
+def show(
+    run_dir: Path = typer.Argument(..., help="run directory"),
+    metric: str = typer.Option("bertscore_f1_rescaled", "--metric", help="metric to sort by"),
+) -> None:
+    """Print a finished (or partial) run's summary table."""
+    from ragsweep.errors import RagsweepError
+
+    try:
+        manifest, summary = _read_run(run_dir)
+    except RagsweepError as exc:
+        _fail(exc)
+    from ragsweep.pipelines.outputs import TABLE_METRICS, print_summary
+
+    if metric not in summary.columns:
+        _fail(RagsweepError(f"--metric: {metric!r} is not in the summary; choose one of {TABLE_METRICS}"))
+    metrics = [metric] + [m for m in TABLE_METRICS if m != metric]
+    ds = manifest["dataset"]
+    console = _console()
+    console.print(f"{run_dir}: {manifest['status']} ({manifest['records']}/{manifest['expected_records']} records); "
+                  f"dataset {ds['name']} {ds['fingerprint']}; generator {manifest['generator']['label']}")
+    print_summary(summary, console, title=manifest["spec"]["name"], metrics=metrics)
+
+
+def _read_run(run_dir: Path):
+    import json
+
+    import pandas as pd
+
+    from ragsweep.errors import RagsweepError
+
+    mpath = run_dir / "manifest.json"
+    if not run_dir.is_dir():
+        raise RagsweepError(f"{run_dir}: no such run directory")
+    if not mpath.is_file():
+        raise RagsweepError(f"{run_dir}: no manifest.json; is this a ragsweep run directory? (run `ragsweep run SPEC`)")
+    try:
+        manifest = json.loads(mpath.read_text(encoding="utf-8"))
+    except ValueError:
+        raise RagsweepError(f"{mpath}: not valid JSON; re-run the sweep to rewrite it") from None
+    if manifest.get("format_version") != 1:
+        raise RagsweepError(f"{mpath}: run format {manifest.get('format_version')!r} is not supported by this version")
+    spath = run_dir / "summary.csv"
+    summary = pd.read_csv(spath) if spath.is_file() and spath.stat().st_size > 1 else pd.DataFrame()
+    return manifest, summary
+
+
+@app.command()
+def ask(
+    run_dir: Path = typer.Argument(..., help="run directory"),
+    config_id: str = typer.Argument(..., help="configuration id, e.g. sentence512-minilm-fusion-k5"),
+    question: str = typer.Argument(..., help="the question"),
+    cache: Optional[Path] = typer.Option(None, "--cache", help="cache directory used by the run"),
+) -> None:
+    """Answer a question with one configuration of a run; show its sources with ranks and scores."""
+    from ragsweep.errors import RagsweepError
+
+    _quiet_libraries()
+    try:
+        manifest, _ = _read_run(run_dir)
+        from ragsweep.config import parse_spec
+        from ragsweep.datasets.load import load_dataset
+        from ragsweep.pipelines.grid import expand
+        from ragsweep.pipelines.sweep import answer_question
+
+        spec = parse_spec(manifest["spec"], f"{run_dir}/manifest.json")
+        configs = {c.config_id: c for c in expand(spec)}
+        if config_id not in configs:
+            close = sorted(configs)[:8]
+            raise RagsweepError(f"{config_id!r} is not a configuration of {run_dir}; e.g. {', '.join(close)}")
+        dataset = load_dataset(spec.dataset)
+        out = answer_question(spec, configs[config_id], dataset, question, cache_dir=cache)
+    except RagsweepError as exc:
+        _fail(exc)
+    from rich.table import Table
+
+    console = _console()
+    console.print(f"[bold]answer[/bold] ({out['generator']}): {out['answer'] or '(empty)'}")
+    console.print(f"retrieval {out['retrieval_ms']:.1f} ms, generation {out['generation_ms']:.1f} ms")
+    table = Table(title="sources")
+    for col in ("rank", "score", "document", "span", "vector rank", "bm25 rank", "text"):
+        table.add_column(col)
+    for s in out["sources"]:
+        table.add_row(str(s["rank"]), f"{s['score']:.4f}" if s["score"] is not None else "-", str(s["doc_id"]),
+                      f"{s['start']}-{s['end']}", str(s["rank_vector"] or "-"), str(s["rank_bm25"] or "-"),
+                      " ".join(s["text"].split())[:160])
+    console.print(table)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

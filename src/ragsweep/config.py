@@ -1,0 +1,465 @@
+"""The sweep spec: one pydantic schema that every stage reads.
+
+Unknown keys are refused (``extra="forbid"``) so a typo fails at start-up, not after an hour of
+embedding. ``load_spec`` turns pydantic's errors into one line naming the file and field.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ragsweep.errors import RagsweepError
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# --------------------------------------------------------------------------- dataset
+class DemoCorpus(_Strict):
+    """The corpus shipped with ragsweep (original legal/policy-style documents)."""
+
+    format: Literal["demo"]
+
+
+class FolderCorpus(_Strict):
+    """A folder of .txt/.md/.html/.pdf files read with LlamaIndex's SimpleDirectoryReader."""
+
+    format: Literal["folder"]
+    path: Path
+    extensions: list[str] = [".txt", ".md", ".html", ".htm", ".pdf"]
+    recursive: bool = True
+
+
+class JsonlCorpus(_Strict):
+    """One JSON object per line with an id field and a text field."""
+
+    format: Literal["jsonl"]
+    path: Path
+    id_field: str = "id"
+    text_field: str = "text"
+
+
+class LegalBenchCorpus(_Strict):
+    """LegalBench-RAG: ``<root>/corpus/<subset>/*.txt``."""
+
+    format: Literal["legalbench"]
+    path: Path
+    subset: str
+
+
+class SquadCorpus(_Strict):
+    """SQuAD-style JSON: every distinct context becomes a document."""
+
+    format: Literal["squad"]
+    path: Path
+
+
+CorpusSpec = Annotated[
+    Union[DemoCorpus, FolderCorpus, JsonlCorpus, LegalBenchCorpus, SquadCorpus], Field(discriminator="format")
+]
+
+
+class DemoQuestions(_Strict):
+    format: Literal["demo"]
+
+
+class TableQuestions(_Strict):
+    """JSONL or CSV questions; evidence as spans or as text to locate in the corpus."""
+
+    format: Literal["jsonl", "csv"]
+    path: Path
+
+
+class LabelledRagQuestions(_Strict):
+    """A LlamaIndex ``LabelledRagDataset`` JSON file; reference contexts are located in the corpus."""
+
+    format: Literal["labelled_rag"]
+    path: Path
+
+
+class LegalBenchQuestions(_Strict):
+    """LegalBench-RAG: ``<root>/benchmarks/<subset>.json``; the gold span text is the reference answer."""
+
+    format: Literal["legalbench"]
+    path: Path
+    subset: str
+
+
+class SquadQuestions(_Strict):
+    format: Literal["squad"]
+    path: Path
+
+
+QuestionsSpec = Annotated[
+    Union[DemoQuestions, TableQuestions, LabelledRagQuestions, LegalBenchQuestions, SquadQuestions],
+    Field(discriminator="format"),
+]
+
+
+class DatasetSpec(_Strict):
+    name: str | None = None
+    corpus: CorpusSpec = DemoCorpus(format="demo")
+    questions: QuestionsSpec = DemoQuestions(format="demo")
+    unlocated_evidence: Literal["error", "drop_question", "keep_question"] = Field(
+        "error",
+        description="evidence given as text that cannot be found in the corpus: stop (error), drop the "
+        "question, or keep it without that evidence",
+    )
+
+
+# --------------------------------------------------------------------------- splitters
+class _Splitter(_Strict):
+    name: str | None = Field(default=None, description="label used in configuration ids")
+
+
+class TokenSplitterSpec(_Splitter):
+    kind: Literal["token"]
+    chunk_size: int = Field(256, gt=0, description="tokens (tiktoken cl100k)")
+    chunk_overlap: int = Field(32, ge=0)
+
+    def label(self) -> str:
+        return self.name or f"token{self.chunk_size}"
+
+
+class SentenceSplitterSpec(_Splitter):
+    kind: Literal["sentence"]
+    chunk_size: int = Field(512, gt=0, description="tokens")
+    chunk_overlap: int = Field(64, ge=0)
+
+    def label(self) -> str:
+        return self.name or f"sentence{self.chunk_size}"
+
+
+class RecursiveSplitterSpec(_Splitter):
+    kind: Literal["recursive"]
+    chunk_size: int = Field(1500, gt=0, description="characters")
+    chunk_overlap: int = Field(150, ge=0)
+    separators: list[str] | None = None
+
+    def label(self) -> str:
+        return self.name or f"recursive{self.chunk_size}"
+
+
+class SemanticSplitterSpec(_Splitter):
+    kind: Literal["semantic"]
+    breakpoint_threshold_type: Literal["percentile", "standard_deviation", "interquartile", "gradient"] = "percentile"
+    breakpoint_threshold_amount: float | None = None
+    buffer_size: int = Field(1, ge=0)
+    embedding: str | None = Field(
+        default=None, description="embedding name to chunk with; default: the configuration's embedding"
+    )
+
+    def label(self) -> str:
+        return self.name or "semantic"
+
+
+class PatternSplitterSpec(_Splitter):
+    kind: Literal["pattern"]
+    pattern: str = Field(r"\n(?=§)", description="regex; a chunk starts at each match")
+    max_chunk_chars: int | None = Field(4000, gt=0, description="longer pieces are split again by sentences")
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, v: str) -> str:
+        try:
+            re.compile(v)
+        except re.error as exc:
+            raise ValueError(f"not a valid regular expression: {exc}") from exc
+        return v
+
+    def label(self) -> str:
+        return self.name or "pattern"
+
+
+SplitterSpec = Annotated[
+    Union[TokenSplitterSpec, SentenceSplitterSpec, RecursiveSplitterSpec, SemanticSplitterSpec, PatternSplitterSpec],
+    Field(discriminator="kind"),
+]
+
+
+# --------------------------------------------------------------------------- embeddings
+class HFEmbeddingSpec(_Strict):
+    """A sentence-transformers model: ``minilm`` (bundled, offline), a hub id, or a local path."""
+
+    kind: Literal["sentence_transformers"] = "sentence_transformers"
+    name: str | None = None
+    model: str = "minilm"
+    batch_size: int = Field(32, gt=0)
+    device: str | None = None
+    query_prefix: str = ""
+    text_prefix: str = ""
+
+    def label(self) -> str:
+        if self.name:
+            return self.name
+        return re.sub(r"[^A-Za-z0-9]+", "", self.model.rstrip("/").split("/")[-1]).lower() or "hf"
+
+
+class OpenAIEmbeddingSpec(_Strict):
+    """OpenAI or any OpenAI-compatible embeddings endpoint; the key is read from ``api_key_env``."""
+
+    kind: Literal["openai"]
+    name: str | None = None
+    model: str = "text-embedding-3-small"
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    dimensions: int | None = None
+    batch_size: int = Field(64, gt=0)
+    timeout: float = Field(60.0, gt=0)
+
+    def label(self) -> str:
+        return self.name or re.sub(r"[^A-Za-z0-9]+", "", self.model).lower()
+
+
+EmbeddingSpec = Annotated[Union[HFEmbeddingSpec, OpenAIEmbeddingSpec], Field(discriminator="kind")]
+
+
+# --------------------------------------------------------------------------- retrievers
+class BM25Spec(_Strict):
+    kind: Literal["bm25"]
+    name: str | None = None
+
+    def label(self) -> str:
+        return self.name or "bm25"
+
+    @property
+    def needs_embedding(self) -> bool:
+        return False
+
+
+class VectorSpec(_Strict):
+    kind: Literal["vector"]
+    name: str | None = None
+
+    def label(self) -> str:
+        return self.name or "vector"
+
+    @property
+    def needs_embedding(self) -> bool:
+        return True
+
+
+_FUSION_LABELS = {"reciprocal_rerank": "fusion", "relative_score": "fusion-rel", "dist_based_score": "fusion-dist"}
+
+
+class FusionSpec(_Strict):
+    """QueryFusionRetriever over vector + BM25; one query (no LLM rewrites) by default."""
+
+    kind: Literal["fusion"]
+    name: str | None = None
+    mode: Literal["reciprocal_rerank", "relative_score", "dist_based_score"] = "reciprocal_rerank"
+    weights: tuple[float, float] | None = Field(default=None, description="[vector, bm25]")
+    num_queries: Literal[1] = 1
+
+    @field_validator("weights")
+    @classmethod
+    def _non_negative(cls, v: tuple[float, float] | None) -> tuple[float, float] | None:
+        if v is not None and (min(v) < 0 or sum(v) <= 0):
+            raise ValueError("weights must be non-negative with a positive sum, e.g. [0.5, 0.5]")
+        return v
+
+    def label(self) -> str:
+        if self.name:
+            return self.name
+        base = _FUSION_LABELS[self.mode]
+        if self.weights is not None:
+            base += "-w" + "-".join(f"{w:g}" for w in self.weights)
+        return base
+
+    @property
+    def needs_embedding(self) -> bool:
+        return True
+
+
+RetrieverSpec = Annotated[Union[BM25Spec, VectorSpec, FusionSpec], Field(discriminator="kind")]
+
+
+# --------------------------------------------------------------------------- the rest
+class VectorStoreSpec(_Strict):
+    """Chroma, embedded in ``path`` (default: inside the cache) or a server at ``url``."""
+
+    kind: Literal["chroma"] = "chroma"
+    path: Path | None = None
+    url: str | None = None
+
+    @model_validator(mode="after")
+    def _one_location(self) -> "VectorStoreSpec":
+        if self.path is not None and self.url is not None:
+            raise ValueError("give either path (embedded Chroma) or url (Chroma server), not both")
+        if self.url is not None and not re.match(r"^https?://[^/:]+(:\d+)?/?$", self.url):
+            raise ValueError(f"url {self.url!r} is not of the form http://host:port")
+        return self
+
+
+class ExtractiveGeneratorSpec(_Strict):
+    """Offline baseline: answers with the retrieved sentences that best match the question."""
+
+    kind: Literal["extractive"] = "extractive"
+    max_sentences: int = Field(2, gt=0)
+
+
+class BERTScoreSpec(_Strict):
+    model: str = Field("minilm", description="'minilm' (bundled), an HF model id or a local path")
+    num_layers: int | None = Field(None, gt=0, description="default: bert-score's tuned layer, or 6 for minilm")
+    batch_size: int = Field(64, gt=0)
+    baseline: Literal["auto", "none"] = "auto"
+    baseline_pairs: int = Field(2000, gt=0, description="random sentence pairs for a corpus baseline")
+    idf: Literal[False] = False
+
+
+class ScoringSpec(_Strict):
+    bertscore: BERTScoreSpec = BERTScoreSpec()
+    bootstrap_samples: int = Field(1000, ge=100)
+    confidence: float = Field(0.95, gt=0, lt=1)
+
+
+class SweepSpec(_Strict):
+    name: str = "sweep"
+    seed: int = 0
+    dataset: DatasetSpec = DatasetSpec()
+    splitters: list[SplitterSpec] = Field(min_length=1)
+    embeddings: list[EmbeddingSpec] = [HFEmbeddingSpec()]
+    retrievers: list[RetrieverSpec] = Field(min_length=1)
+    top_k: list[int] = Field([5], min_length=1)
+    vector_store: VectorStoreSpec = VectorStoreSpec()
+    generator: ExtractiveGeneratorSpec = ExtractiveGeneratorSpec()
+    scoring: ScoringSpec = ScoringSpec()
+    cache_dir: Path | None = Field(default=None, description="default: .ragsweep/cache")
+    output_dir: Path = Path("runs")
+
+    @field_validator("top_k")
+    @classmethod
+    def _positive_unique(cls, v: list[int]) -> list[int]:
+        if any(k <= 0 for k in v):
+            raise ValueError("every top_k must be a positive integer")
+        if len(set(v)) != len(v):
+            raise ValueError("top_k values must be distinct")
+        return sorted(v)
+
+    @field_validator("name")
+    @classmethod
+    def _safe_name(cls, v: str) -> str:
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", v):
+            raise ValueError("name must be letters, digits, '.', '_' or '-' (it names the run directory)")
+        return v
+
+    @model_validator(mode="after")
+    def _unique_labels(self) -> "SweepSpec":
+        for field_name, items in (("splitters", self.splitters), ("embeddings", self.embeddings),
+                                  ("retrievers", self.retrievers)):
+            labels = [i.label() for i in items]
+            dupes = sorted({x for x in labels if labels.count(x) > 1})
+            if dupes:
+                raise ValueError(
+                    f"{field_name}: two entries share the label {dupes[0]!r}; give one of them a distinct 'name'"
+                )
+            if any(not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", x) for x in labels):
+                raise ValueError(f"{field_name}: names must be letters, digits, '.', '_' or '-'")
+        emb_labels = {e.label() for e in self.embeddings}
+        for s in self.splitters:
+            if isinstance(s, SemanticSplitterSpec) and s.embedding is not None and s.embedding not in emb_labels:
+                raise ValueError(
+                    f"splitters: semantic splitter names embedding {s.embedding!r}, which is not among "
+                    f"embeddings {sorted(emb_labels)}"
+                )
+        needs_emb = any(r.needs_embedding for r in self.retrievers) or any(
+            isinstance(s, SemanticSplitterSpec) for s in self.splitters
+        )
+        if needs_emb and not self.embeddings:
+            raise ValueError("embeddings: a vector, fusion retriever or semantic splitter needs at least one embedding")
+        return self
+
+
+# --------------------------------------------------------------------------- loading
+def _loc(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def _first_error(exc) -> str:
+    """One line from a pydantic ValidationError: the first error, its field path and the hint."""
+    err = exc.errors()[0]
+    loc = [p for p in err["loc"] if not (isinstance(p, str) and (p[:1].isupper() or p in _TAGS))]
+    field = _loc(tuple(loc)) or "(top level)"
+    msg = err["msg"]
+    if err["type"] == "extra_forbidden":
+        msg = "unknown key; check the spelling (see `ragsweep validate --help` for the schema)"
+    elif err["type"] == "union_tag_invalid":
+        ctx = err.get("ctx", {})
+        msg = f"unknown {ctx.get('discriminator', 'kind').strip(chr(39))} {ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}"
+    elif err["type"] == "union_tag_not_found":
+        msg = f"missing {err.get('ctx', {}).get('discriminator', 'kind')}"
+    elif msg.startswith("Value error, "):
+        msg = msg[len("Value error, "):]
+    more = len(exc.errors()) - 1
+    return f"{field}: {msg}" + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
+
+
+_TAGS = {"demo", "folder", "jsonl", "csv", "legalbench", "squad", "labelled_rag", "token", "sentence", "recursive",
+         "semantic", "pattern", "sentence_transformers", "openai", "bm25", "vector", "fusion"}
+
+
+def parse_spec(data: object, source: str = "<spec>", base_dir: Path | None = None) -> SweepSpec:
+    """Validate a spec mapping; raise RagsweepError with one line naming ``source`` and the field."""
+    from pydantic import ValidationError
+
+    if not isinstance(data, dict):
+        raise RagsweepError(f"{source}: the spec must be a YAML mapping (key: value), got {type(data).__name__}")
+    try:
+        spec = SweepSpec.model_validate(data)
+    except ValidationError as exc:
+        raise RagsweepError(f"{source}: {_first_error(exc)}") from None
+    if base_dir is not None:
+        spec = _resolve_paths(spec, base_dir)
+    _check_files(spec, source)
+    return spec
+
+
+def load_spec(path: str | Path) -> SweepSpec:
+    """Read and validate a YAML sweep spec. Relative paths inside it are relative to the spec file."""
+    import yaml
+
+    p = Path(path)
+    if not p.is_file():
+        raise RagsweepError(f"{p}: spec file not found")
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise RagsweepError(f"{p}: not UTF-8 text; save the spec as UTF-8") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise RagsweepError(f"{p}: malformed YAML{where}: {problem}") from None
+    return parse_spec(data, str(p), base_dir=p.resolve().parent)
+
+
+def _resolve_paths(spec: SweepSpec, base: Path) -> SweepSpec:
+    def fix(model: BaseModel) -> BaseModel:
+        updates = {}
+        for name in ("path",):
+            v = getattr(model, name, None)
+            if isinstance(v, Path) and not v.is_absolute():
+                updates[name] = (base / v).resolve()
+        return model.model_copy(update=updates) if updates else model
+
+    ds = spec.dataset.model_copy(update={"corpus": fix(spec.dataset.corpus), "questions": fix(spec.dataset.questions)})
+    updates: dict = {"dataset": ds, "vector_store": fix(spec.vector_store)}
+    return spec.model_copy(update=updates)
+
+
+def _check_files(spec: SweepSpec, source: str) -> None:
+    for part, model in (("dataset.corpus", spec.dataset.corpus), ("dataset.questions", spec.dataset.questions)):
+        path = getattr(model, "path", None)
+        if path is not None and not Path(path).exists():
+            raise RagsweepError(f"{source}: {part}.path: {path} does not exist; fix the path (relative to the spec file)")

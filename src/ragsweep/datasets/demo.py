@@ -1,0 +1,40 @@
+"""The small dataset shipped with ragsweep, so a sweep runs with no data of one's own.
+
+It is stored in the same JSONL formats users write (a corpus and a questions table), so it is
+read by those loaders and doubles as their example.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ragsweep.datasets.types import Document, Question
+from ragsweep.errors import RagsweepError
+
+DEMO_DIR = Path(__file__).parent / "demo"
+DEMO_CORPUS = DEMO_DIR / "corpus.jsonl"
+DEMO_QUESTIONS = DEMO_DIR / "questions.jsonl"
+
+
+def _require(path: Path) -> Path:
+    if not path.is_file():
+        raise RagsweepError(f"{path}: the bundled demo data is missing; reinstall ragsweep")
+    return path
+
+
+def load_demo_corpus(notes: list[str] | None = None) -> list[Document]:
+    """The demo documents (``id``, ``title``, ``text`` per line; the title goes to metadata)."""
+    from ragsweep.config import JsonlCorpus
+    from ragsweep.datasets.jsonl_corpus import load_jsonl_corpus
+
+    return load_jsonl_corpus(JsonlCorpus(format="jsonl", path=_require(DEMO_CORPUS)), notes)
+
+
+def load_demo_questions(
+    documents: list[Document], notes: list[str] | None = None
+) -> tuple[list[Question], list[str]]:
+    """The demo questions, read as a JSONL questions table."""
+    from ragsweep.config import TableQuestions
+    from ragsweep.datasets.questions_table import load_table_questions
+
+    return load_table_questions(TableQuestions(format="jsonl", path=_require(DEMO_QUESTIONS)), documents, notes)

@@ -1,0 +1,108 @@
+"""The in-memory dataset every loader produces and every stage reads."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Document:
+    """One source document; ``doc_id`` is stable across runs (a file name or a given id)."""
+
+    doc_id: str
+    text: str
+    metadata: dict = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class EvidenceSpan:
+    """Gold evidence: the half-open character range ``[start, end)`` of ``doc_id``'s text."""
+
+    doc_id: str
+    start: int
+    end: int
+
+    def __post_init__(self) -> None:
+        if self.start < 0 or self.end <= self.start:
+            raise ValueError(f"evidence span [{self.start}, {self.end}) of {self.doc_id!r} is empty or negative")
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question with its reference answer (may be None), gold evidence and type."""
+
+    qid: str
+    question: str
+    reference_answer: str | None = None
+    evidence: tuple[EvidenceSpan, ...] = ()
+    qtype: str | None = None
+
+
+@dataclass
+class Dataset:
+    """Documents plus questions; the fingerprint is a content hash of both."""
+
+    name: str
+    documents: list[Document]
+    questions: list[Question]
+    notes: list[str] = field(default_factory=list)
+
+    def document(self, doc_id: str) -> Document:
+        return self._by_id()[doc_id]
+
+    def _by_id(self) -> dict[str, Document]:
+        cached = getattr(self, "_index", None)
+        if cached is None or len(cached) != len(self.documents):
+            cached = {d.doc_id: d for d in self.documents}
+            self._index = cached
+        return cached
+
+    def corpus_fingerprint(self) -> str:
+        h = hashlib.sha256()
+        for d in sorted(self.documents, key=lambda d: d.doc_id):
+            h.update(d.doc_id.encode())
+            h.update(b"\0")
+            h.update(d.text.encode())
+            h.update(b"\0")
+        return h.hexdigest()[:16]
+
+    def fingerprint(self) -> str:
+        h = hashlib.sha256(self.corpus_fingerprint().encode())
+        for q in self.questions:
+            h.update(
+                json.dumps(
+                    [q.qid, q.question, q.reference_answer, [[e.doc_id, e.start, e.end] for e in q.evidence], q.qtype],
+                    ensure_ascii=False,
+                ).encode()
+            )
+        return h.hexdigest()[:16]
+
+    def validate(self, source: str) -> None:
+        """Check that the dataset is usable; raise one clear line otherwise."""
+        from ragsweep.errors import RagsweepError
+
+        if not self.documents:
+            raise RagsweepError(f"{source}: the corpus has no documents; point it at a non-empty folder or file")
+        if not self.questions:
+            raise RagsweepError(f"{source}: no questions were loaded; check the questions file")
+        ids = self._by_id()
+        if len(ids) != len(self.documents):
+            raise RagsweepError(f"{source}: document ids are not unique; give each document a distinct id")
+        seen: set[str] = set()
+        for q in self.questions:
+            if q.qid in seen:
+                raise RagsweepError(f"{source}: question id {q.qid!r} appears twice; question ids must be unique")
+            seen.add(q.qid)
+            for e in q.evidence:
+                doc = ids.get(e.doc_id)
+                if doc is None:
+                    raise RagsweepError(
+                        f"{source}: question {q.qid!r} cites document {e.doc_id!r}, which is not in the corpus"
+                    )
+                if e.end > len(doc.text):
+                    raise RagsweepError(
+                        f"{source}: question {q.qid!r} has evidence span [{e.start}, {e.end}) past the end of "
+                        f"{e.doc_id!r} ({len(doc.text)} characters)"
+                    )

@@ -1,0 +1,72 @@
+"""A persistent, content-addressed embedding cache: (model key, text hash) -> float32 vector.
+
+SQLite in WAL mode: one file, atomic commits (a killed process loses nothing committed), safe
+for several readers, and fast enough for batch look-ups of thousands of keys. The cache is shared
+by every run and sweep that points at the same directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS embedding (
+    model TEXT NOT NULL,
+    key BLOB NOT NULL,
+    dim INTEGER NOT NULL,
+    vec BLOB NOT NULL,
+    PRIMARY KEY (model, key)
+) WITHOUT ROWID;
+"""
+
+
+def text_key(text: str, role: str = "text") -> bytes:
+    """Hash of the exact text and its role (query and document embeddings may differ)."""
+    return hashlib.sha256(role.encode() + b"\0" + text.encode("utf-8")).digest()[:20]
+
+
+class EmbeddingCache:
+    """Look up and store embeddings; counts hits so callers and tests can see what was reused."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._db = sqlite3.connect(str(path), timeout=60, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+        self.hits = 0
+
+    def get_many(self, model: str, keys: list[bytes]) -> dict[bytes, list[float]]:
+        found: dict[bytes, list[float]] = {}
+        unique = list(dict.fromkeys(keys))
+        for i in range(0, len(unique), 500):
+            batch = unique[i : i + 500]
+            marks = ",".join("?" * len(batch))
+            rows = self._db.execute(
+                f"SELECT key, vec FROM embedding WHERE model = ? AND key IN ({marks})", [model, *batch]
+            ).fetchall()
+            for key, vec in rows:
+                found[bytes(key)] = np.frombuffer(vec, dtype=np.float32).tolist()
+        self.hits += len(found)
+        return found
+
+    def put_many(self, model: str, items: list[tuple[bytes, list[float]]]) -> None:
+        rows = []
+        for key, vec in items:
+            arr = np.asarray(vec, dtype=np.float32)
+            rows.append((model, key, int(arr.shape[0]), arr.tobytes()))
+        with self._db:
+            self._db.executemany("INSERT OR REPLACE INTO embedding VALUES (?, ?, ?, ?)", rows)
+
+    def count(self, model: str | None = None) -> int:
+        if model is None:
+            return self._db.execute("SELECT COUNT(*) FROM embedding").fetchone()[0]
+        return self._db.execute("SELECT COUNT(*) FROM embedding WHERE model = ?", [model]).fetchone()[0]
+
+    def close(self) -> None:
+        self._db.close()

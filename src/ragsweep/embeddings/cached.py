@@ -1,0 +1,111 @@
+"""A LlamaIndex embedding that consults the persistent cache before the wrapped model.
+
+Wrapping at the ``BaseEmbedding`` level means every LlamaIndex component (VectorStoreIndex,
+retrievers, the semantic chunker through the LangChain adapter) reuses cached vectors without
+knowing about the cache. ``computed`` counts vectors actually produced by the model.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from pydantic import PrivateAttr
+
+from ragsweep.embeddings.cache import EmbeddingCache, text_key
+
+
+class CachedEmbedding(BaseEmbedding):
+    """Cache-first embedding; computes only what the cache lacks, in the inner model's batches."""
+
+    model_key: str
+    _inner: BaseEmbedding = PrivateAttr()
+    _loader: Callable[[], BaseEmbedding] = PrivateAttr()
+    _cache: EmbeddingCache = PrivateAttr()
+    _progress: Callable[[int], None] | None = PrivateAttr(default=None)
+    computed: int = 0
+
+    def __init__(self, loader: Callable[[], BaseEmbedding], cache: EmbeddingCache, model_key: str, **kw: Any) -> None:
+        super().__init__(model_name=model_key, model_key=model_key, **kw)
+        self._loader = loader
+        self._inner = None  # type: ignore[assignment]
+        self._cache = cache
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "CachedEmbedding"
+
+    @property
+    def inner(self) -> BaseEmbedding:
+        """The real model, loaded on first need: a fully cached run never loads weights."""
+        if self._inner is None:
+            self._inner = self._loader()
+        return self._inner
+
+    def set_progress(self, callback: Callable[[int], None] | None) -> None:
+        self._progress = callback
+
+    def _lookup(self, texts: list[str], role: str, compute: Callable[[list[str]], list[list[float]]]) -> list[list[float]]:
+        keys = [text_key(t, role) for t in texts]
+        found = self._cache.get_many(self.model_key, keys)
+        missing: dict[bytes, str] = {}
+        for k, t in zip(keys, texts):
+            if k not in found and k not in missing:
+                missing[k] = t
+        if self._progress is not None and len(texts) > len(missing):
+            self._progress(len(texts) - len(missing))
+        if missing:
+            todo = list(missing.items())
+            step = max(1, self.embed_batch_size)
+            for i in range(0, len(todo), step):
+                batch = todo[i : i + step]
+                vecs = compute([t for _, t in batch])
+                self._cache.put_many(self.model_key, [(k, v) for (k, _), v in zip(batch, vecs)])
+                found.update({k: v for (k, _), v in zip(batch, vecs)})
+                self.computed += len(batch)
+                if self._progress is not None:
+                    self._progress(len(batch))
+        return [found[k] for k in keys]
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return self._lookup(texts, "text", self.inner.get_text_embedding_batch)
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._get_text_embeddings([text])[0]
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return self._lookup([query], "query", lambda qs: [self.inner.get_query_embedding(q) for q in qs])[0]
+
+    def get_query_embeddings(self, queries: list[str]) -> list[list[float]]:
+        """Batch query embedding (LlamaIndex embeds queries one at a time)."""
+        inner = self.inner if self._needs_inner(queries) else None
+
+        def compute(qs: list[str]) -> list[list[float]]:
+            assert inner is not None
+            agg = getattr(inner, "_get_query_embeddings", None)
+            return agg(qs) if agg is not None else [inner.get_query_embedding(q) for q in qs]
+
+        return self._lookup(queries, "query", compute)
+
+    def _needs_inner(self, queries: list[str]) -> bool:
+        keys = [text_key(q, "query") for q in queries]
+        return len(self._cache.get_many(self.model_key, keys)) < len(set(keys))
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return self._get_query_embedding(query)
+
+    async def _aget_text_embedding(self, text: str) -> list[float]:
+        return self._get_text_embedding(text)
+
+
+class LangChainEmbeddingAdapter:
+    """LangChain's ``Embeddings`` interface over a (cached) LlamaIndex embedding, for SemanticChunker."""
+
+    def __init__(self, embed: BaseEmbedding) -> None:
+        self._embed = embed
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self._embed.get_text_embedding_batch(list(texts))
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._embed.get_query_embedding(text)

@@ -1,0 +1,90 @@
+"""The offline generator: an extractive baseline, labelled as such in every record.
+
+No LLM weights exist offline, so answers are the retrieved sentences that best match the question
+(IDF-weighted term overlap among the retrieved sentences, a classic extractive QA baseline; cf.
+Jurafsky & Martin, "Speech and Language Processing", ch. on question answering). It plugs into
+LlamaIndex's ``RetrieverQueryEngine`` as a response synthesizer, the slot an LLM synthesizer uses.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Sequence
+
+from llama_index.core.llms import MockLLM
+from llama_index.core.response_synthesizers.base import BaseSynthesizer
+
+GENERATOR_LABEL = "extractive-baseline"
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_SENT_END = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[A-Z0-9§])|\n+")
+_STOP = frozenset(
+    """a an and are as at be by can do does for from has have how i if in is it its may must of on or shall
+    that the their there these this to under was were what when where which who whom why will with within
+    without would you your""".split()
+)
+
+
+def sentences(text: str) -> list[str]:
+    """Split a chunk into sentences and heading lines (legal text breaks lines at sections)."""
+    return [s.strip() for s in _SENT_END.split(text) if s and s.strip()]
+
+
+def terms(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1]
+
+
+def extract_answer(question: str, chunks: Sequence[str], max_sentences: int = 2) -> str:
+    """Pick up to ``max_sentences`` sentences with the highest IDF-weighted overlap with the question.
+
+    IDF is computed over the retrieved sentences themselves, so a term found in every sentence
+    counts for little. Ties keep retrieval order; the answer lists sentences in retrieval order.
+    Returns "" when nothing was retrieved.
+    """
+    cands: list[str] = []
+    seen: set[str] = set()
+    for chunk in chunks:
+        for s in sentences(chunk):
+            if s not in seen:
+                seen.add(s)
+                cands.append(s)
+    if not cands:
+        return ""
+    bags = [set(terms(s)) for s in cands]
+    df: dict[str, int] = {}
+    for bag in bags:
+        for t in bag:
+            df[t] = df.get(t, 0) + 1
+    n = len(cands)
+    q = set(terms(question))
+    scores = []
+    for i, bag in enumerate(bags):
+        overlap = q & bag
+        s = sum(math.log(1 + n / df[t]) for t in overlap)
+        scores.append((s / math.sqrt(1 + len(bag)) if s else 0.0, -i))
+    order = sorted(range(n), key=lambda i: scores[i], reverse=True)
+    best = [i for i in order[:max_sentences] if scores[i][0] > 0] or order[:1]
+    return " ".join(cands[i] for i in sorted(best))
+
+
+class ExtractiveSynthesizer(BaseSynthesizer):
+    """A LlamaIndex response synthesizer that answers extractively, with no LLM call."""
+
+    def __init__(self, max_sentences: int = 2) -> None:
+        # MockLLM only fills BaseSynthesizer's slot so LlamaIndex does not resolve its default
+        # OpenAI LLM; it is never called.
+        super().__init__(llm=MockLLM(), empty_response="")
+        self._max_sentences = max_sentences
+
+    def _get_prompts(self) -> dict[str, Any]:
+        return {}
+
+    def _update_prompts(self, prompts: dict[str, Any]) -> None:
+        return None
+
+    def get_response(self, query_str: str, text_chunks: Sequence[str], **kwargs: Any) -> str:
+        return extract_answer(query_str, text_chunks, self._max_sentences)
+
+    async def aget_response(self, query_str: str, text_chunks: Sequence[str], **kwargs: Any) -> str:
+        return self.get_response(query_str, text_chunks)

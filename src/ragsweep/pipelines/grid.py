@@ -1,0 +1,74 @@
+"""Expand a sweep spec into configurations with stable, readable ids.
+
+A configuration is splitter x embedding x retriever x top_k, except that a retriever that needs
+no embedding (BM25) is not multiplied by the embeddings. Ids read like
+``sentence512-minilm-fusion-k5``; a hash of the resolved configuration guards the journal
+against reusing results after a spec edit that keeps the id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from ragsweep.config import EmbeddingSpec, RetrieverSpec, SemanticSplitterSpec, SplitterSpec, SweepSpec
+
+
+@dataclass(frozen=True)
+class Configuration:
+    config_id: str
+    splitter: SplitterSpec
+    chunk_embedding: EmbeddingSpec | None
+    embedding: EmbeddingSpec | None
+    retriever: RetrieverSpec
+    top_k: int
+    generator: dict
+
+    @property
+    def chunk_key(self) -> str:
+        """What determines the chunks: the splitter and, for semantic chunking, its embedding."""
+        emb = f"@{self.chunk_embedding.label()}" if self.chunk_embedding is not None else ""
+        return self.splitter.label() + emb
+
+    @property
+    def index_key(self) -> tuple[str, str | None]:
+        return self.chunk_key, self.embedding.label() if self.embedding is not None else None
+
+    def resolved(self) -> dict:
+        return {
+            "config_id": self.config_id,
+            "splitter": self.splitter.model_dump(mode="json"),
+            "chunk_embedding": self.chunk_embedding.model_dump(mode="json") if self.chunk_embedding else None,
+            "embedding": self.embedding.model_dump(mode="json") if self.embedding else None,
+            "retriever": self.retriever.model_dump(mode="json"),
+            "top_k": self.top_k,
+            "generator": self.generator,
+        }
+
+    @property
+    def config_hash(self) -> str:
+        return hashlib.sha256(json.dumps(self.resolved(), sort_keys=True).encode()).hexdigest()[:12]
+
+
+def _chunk_embedding(splitter: SplitterSpec, embedding: EmbeddingSpec | None, spec: SweepSpec) -> EmbeddingSpec | None:
+    """Semantic chunking uses the named embedding, else the configuration's, else the first one."""
+    if not isinstance(splitter, SemanticSplitterSpec):
+        return None
+    if splitter.embedding is not None:
+        return next(e for e in spec.embeddings if e.label() == splitter.embedding)
+    return embedding if embedding is not None else spec.embeddings[0]
+
+
+def expand(spec: SweepSpec) -> list[Configuration]:
+    generator = spec.generator.model_dump(mode="json")
+    out: list[Configuration] = []
+    for splitter in spec.splitters:
+        for retriever in spec.retrievers:
+            embeddings: list[EmbeddingSpec | None] = list(spec.embeddings) if retriever.needs_embedding else [None]
+            for emb in embeddings:
+                chunk_emb = _chunk_embedding(splitter, emb, spec)
+                for k in spec.top_k:
+                    parts = [splitter.label()] + ([emb.label()] if emb is not None else []) + [retriever.label(), f"k{k}"]
+                    out.append(Configuration("-".join(parts), splitter, chunk_emb, emb, retriever, k, generator))
+    return out

@@ -1,0 +1,76 @@
+"""The run journal: one row per (configuration, question) as it completes, in SQLite.
+
+Rows are committed in small batches (every ``flush_seconds`` or ``flush_rows``), so killing the
+process, even with SIGKILL, loses at most the last fraction of a second of work; running the
+same command again skips every committed row. Rows are keyed by the configuration *hash*, so a
+spec edit that keeps an id does not reuse stale results.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS answer (
+    config_hash TEXT NOT NULL, qid TEXT NOT NULL, config_id TEXT NOT NULL, ok INTEGER NOT NULL, payload TEXT NOT NULL,
+    PRIMARY KEY (config_hash, qid)
+);
+CREATE TABLE IF NOT EXISTS score (
+    config_hash TEXT NOT NULL, qid TEXT NOT NULL, payload TEXT NOT NULL,
+    PRIMARY KEY (config_hash, qid)
+);
+"""
+
+
+class Journal:
+    def __init__(self, path: Path, flush_seconds: float = 0.5, flush_rows: int = 500) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(path), timeout=60)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.executescript(_SCHEMA)
+        self._pending: list[tuple[str, tuple]] = []
+        self._last = time.monotonic()
+        self._flush_seconds = flush_seconds
+        self._flush_rows = flush_rows
+
+    def done(self) -> set[tuple[str, str]]:
+        """(config hash, qid) pairs answered without error; failed ones are retried by the next run."""
+        self.flush()
+        return {(h, q) for h, q in self._db.execute("SELECT config_hash, qid FROM answer WHERE ok = 1")}
+
+    def add_answer(self, config_hash: str, qid: str, config_id: str, payload: dict) -> None:
+        ok = 0 if payload.get("error") else 1
+        self._add("INSERT OR REPLACE INTO answer VALUES (?, ?, ?, ?, ?)",
+                  (config_hash, qid, config_id, ok, json.dumps(payload, ensure_ascii=False)))
+
+    def add_score(self, config_hash: str, qid: str, payload: dict) -> None:
+        self._add("INSERT OR REPLACE INTO score VALUES (?, ?, ?)", (config_hash, qid, json.dumps(payload)))
+
+    def _add(self, sql: str, row: tuple) -> None:
+        self._pending.append((sql, row))
+        if len(self._pending) >= self._flush_rows or time.monotonic() - self._last >= self._flush_seconds:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._pending:
+            with self._db:
+                for sql, row in self._pending:
+                    self._db.execute(sql, row)
+            self._pending.clear()
+        self._last = time.monotonic()
+
+    def answers(self, config_hashes: set[str] | None = None) -> list[tuple[str, str, str, dict]]:
+        self.flush()
+        rows = self._db.execute("SELECT config_hash, qid, config_id, payload FROM answer").fetchall()  # noqa: S608
+        return [(h, q, c, json.loads(p)) for h, q, c, p in rows if config_hashes is None or h in config_hashes]
+
+    def scores(self) -> dict[tuple[str, str], dict]:
+        self.flush()
+        return {(h, q): json.loads(p) for h, q, p in self._db.execute("SELECT config_hash, qid, payload FROM score")}
+
+    def close(self) -> None:
+        self.flush()
+        self._db.close()

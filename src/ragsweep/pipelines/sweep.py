@@ -1,0 +1,453 @@
+"""Run a sweep: chunk, index, answer and score every configuration, computing nothing twice.
+
+Work is shared along the grid: each splitter runs once per corpus (and its chunks are cached on
+disk), each (splitter, embedding) pair is embedded and indexed once, each index is queried once
+per question at the largest top_k (smaller top_k and fusion reuse that result), and each
+distinct (answer, reference) pair is BERTScored once. Every (configuration, question) result is
+journaled as it completes, so an interrupted sweep resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+import traceback
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ragsweep.config import SweepSpec
+from ragsweep.datasets.types import Dataset, Question
+from ragsweep.errors import RagsweepError
+from ragsweep.pipelines.cache_dir import DEFAULT_CACHE, CacheDir, load_chunks, save_chunks
+from ragsweep.pipelines.grid import Configuration, expand
+from ragsweep.pipelines.journal import Journal
+
+
+@dataclass
+class SweepStats:
+    """Counters and timings of one invocation (written to the manifest)."""
+
+    timings: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    embeddings_computed: int = 0
+    embeddings_from_cache: int = 0
+    chunks: dict[str, int] = field(default_factory=dict)
+    unique_chunk_texts: dict[str, int] = field(default_factory=dict)
+    indexes_built: int = 0
+    indexes_reused: int = 0
+    answered: int = 0
+    failed: int = 0
+    skipped_done: int = 0
+    bertscore_pairs_computed: int = 0
+    bertscore_pairs_total: int = 0
+
+
+class _Timer:
+    def __init__(self, stats: SweepStats, name: str) -> None:
+        self.stats, self.name = stats, name
+
+    def __enter__(self) -> None:
+        self.t0 = time.perf_counter()
+
+    def __exit__(self, *exc) -> None:
+        self.stats.timings[self.name] += time.perf_counter() - self.t0
+
+
+def run_dir_for(spec: SweepSpec) -> Path:
+    return spec.output_dir / spec.name
+
+
+def run_sweep(
+    spec: SweepSpec,
+    *,
+    run_dir: Path | None = None,
+    cache_dir: Path | None = None,
+    fresh: bool = False,
+    limit: int | None = None,
+    progress: bool = True,
+    console=None,
+    dataset: Dataset | None = None,
+) -> Path:
+    """Run (or resume) ``spec``; return the run directory holding manifest, records and summary."""
+    from ragsweep.pipelines.outputs import write_outputs
+    from ragsweep.pipelines.progress import Progress
+
+    t_start = time.perf_counter()
+    stats = SweepStats()
+    run_dir = Path(run_dir or run_dir_for(spec))
+    cache = CacheDir(Path(cache_dir or spec.cache_dir or DEFAULT_CACHE))
+    if fresh and run_dir.exists():
+        shutil.rmtree(run_dir)
+
+    with _Timer(stats, "load_dataset"):
+        if dataset is None:
+            from ragsweep.datasets.load import load_dataset
+
+            dataset = load_dataset(spec.dataset)
+    questions = dataset.questions[:limit] if limit else list(dataset.questions)
+    _check_run_dir(run_dir, dataset)
+    configs = expand(spec)
+    journal = Journal(run_dir / "journal.sqlite")
+    bars = Progress(enabled=progress, console=console)
+    try:
+        with bars:
+            done = journal.done()
+            pending = {
+                c.config_hash: [q for q in questions if (c.config_hash, q.qid) not in done] for c in configs
+            }
+            stats.skipped_done = sum(len(questions) - len(v) for v in pending.values())
+            total = sum(len(v) for v in pending.values())
+            if total:
+                _answer_all(spec, dataset, configs, pending, journal, cache, stats, bars, total)
+            with _Timer(stats, "scoring"):
+                _score_all(spec, dataset, questions, configs, journal, cache, stats, bars)
+        stats.timings["total"] = time.perf_counter() - t_start
+        write_outputs(spec, dataset, questions, configs, journal, run_dir, stats, limit, console)
+    finally:
+        journal.close()
+    return run_dir
+
+
+def _check_run_dir(run_dir: Path, dataset: Dataset) -> None:
+    """Refuse to mix results of different datasets in one run directory."""
+    import json
+
+    manifest = run_dir / "manifest.json"
+    if not manifest.is_file():
+        return
+    try:
+        old = json.loads(manifest.read_text(encoding="utf-8")).get("dataset", {}).get("fingerprint")
+    except ValueError:
+        return
+    if old and old != dataset.fingerprint():
+        raise RagsweepError(
+            f"{run_dir}: holds a run over another dataset (fingerprint {old}, now {dataset.fingerprint()}); "
+            "pass --fresh to start over or change the spec's name"
+        )
+
+
+# ---------------------------------------------------------------------------- answering
+def _answer_all(spec, dataset, configs, pending, journal, cache: CacheDir, stats, bars, total) -> None:
+    from ragsweep.embeddings.cache import EmbeddingCache
+
+    emb_cache = EmbeddingCache(cache.embeddings)
+    models: dict[str, object] = {}
+
+    def model_for(emb):
+        from ragsweep.embeddings.factory import cached_model
+
+        if emb.label() not in models:
+            models[emb.label()] = cached_model(emb, emb_cache)
+        return models[emb.label()]
+
+    answer_bar = bars.add("answering", total)
+    by_chunk: dict[str, list[Configuration]] = defaultdict(list)
+    for c in configs:
+        if pending[c.config_hash]:
+            by_chunk[c.chunk_key].append(c)
+    try:
+        for chunk_key, group in by_chunk.items():
+            try:
+                chunks = _chunks_for(spec, dataset, group[0], cache, model_for, stats, bars)
+            except RagsweepError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - one splitter failing must not lose the others
+                _fail_group(group, pending, journal, stats, answer_bar, f"chunking failed: {_reason(exc)}")
+                continue
+            _answer_chunk_group(spec, dataset, group, chunks, pending, journal, cache, model_for, stats, bars,
+                                answer_bar)
+    finally:
+        for m in models.values():
+            stats.embeddings_computed += getattr(m, "computed", 0)
+        stats.embeddings_from_cache = emb_cache.hits
+        emb_cache.close()
+        journal.flush()
+
+
+def _chunks_for(spec, dataset, config: Configuration, cache: CacheDir, model_for, stats, bars):
+    """Chunks of the corpus for the configuration's splitter: from the cache, else computed once."""
+    import json
+
+    from ragsweep import __version__
+
+    key = json.dumps([config.chunk_key, config.splitter.model_dump(mode="json"),
+                      config.chunk_embedding.model_dump(mode="json") if config.chunk_embedding else None,
+                      dataset.corpus_fingerprint(), _splitter_versions(), __version__], sort_keys=True)
+    path = cache.chunks_path(key)
+    chunks = load_chunks(path)
+    if chunks is None:
+        from ragsweep.splitters.build import make_parser, split_corpus
+
+        with _Timer(stats, "chunking"):
+            lc_emb = None
+            if config.chunk_embedding is not None:
+                from ragsweep.embeddings.cached import LangChainEmbeddingAdapter
+
+                lc_emb = LangChainEmbeddingAdapter(model_for(config.chunk_embedding))
+            parser = make_parser(config.splitter, lc_emb)
+            bar = bars.add(f"chunking {config.chunk_key}", len(dataset.documents))
+            chunks = split_corpus(dataset.documents, parser, config.chunk_key, progress=lambda n: bars.advance(bar, n))
+            if not chunks:
+                raise RagsweepError(f"splitter {config.chunk_key}: produced no chunks; is the corpus empty?")
+            save_chunks(path, chunks)
+    stats.chunks[config.chunk_key] = len(chunks)
+    stats.unique_chunk_texts[config.chunk_key] = len({c.text for c in chunks})
+    return chunks
+
+
+def _splitter_versions() -> list[str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = []
+    for pkg in ("llama-index-core", "langchain-text-splitters", "langchain-experimental"):
+        try:
+            out.append(f"{pkg}=={version(pkg)}")
+        except PackageNotFoundError:
+            out.append(f"{pkg}==?")
+    return out
+
+
+def _answer_chunk_group(spec, dataset, group, chunks, pending, journal, cache, model_for, stats, bars, answer_bar):
+    from ragsweep.retrievers.factory import IndexRetrievers, bm25_retriever
+    from ragsweep.retrievers.memo import SharedResults
+
+    k_max = max(spec.top_k)
+    bm25_shared = None
+    if any(not c.retriever.needs_embedding or c.retriever.kind == "fusion" for c in group):
+        with _Timer(stats, "indexing_bm25"):
+            try:
+                bm25_shared = SharedResults(bm25_retriever(chunks, k_max), k_max)
+            except Exception as exc:  # noqa: BLE001
+                bm25_shared = exc  # type: ignore[assignment]
+    by_emb: dict[str | None, list[Configuration]] = defaultdict(list)
+    for c in group:
+        by_emb[c.embedding.label() if c.embedding is not None else None].append(c)
+    chroma_client = None
+    for emb_label, cfgs in by_emb.items():
+        vector_shared = None
+        if emb_label is not None:
+            emb = cfgs[0].embedding
+            try:
+                if chroma_client is None:
+                    from ragsweep.retrievers.chroma import client_for
+
+                    chroma_client = client_for(spec.vector_store.path or cache.chroma, spec.vector_store.url)
+                vector_shared = _vector_index(spec, dataset, cfgs[0], chunks, chroma_client, model_for(emb), stats,
+                                              bars, k_max)
+                qs = {q.question for c in cfgs for q in pending[c.config_hash]}
+                with _Timer(stats, "embedding_queries"):
+                    model_for(emb).get_query_embeddings(sorted(qs))
+            except RagsweepError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - an embedding/index failure loses only its configurations
+                _fail_group(cfgs, pending, journal, stats, answer_bar, f"indexing failed: {_reason(exc)}")
+                continue
+        if isinstance(bm25_shared, Exception):
+            bad = [c for c in cfgs if c.retriever.kind in ("bm25", "fusion")]
+            _fail_group(bad, pending, journal, stats, answer_bar, f"BM25 index failed: {_reason(bm25_shared)}")
+            cfgs = [c for c in cfgs if c not in bad]
+        retrievers = IndexRetrievers(bm25_shared if not isinstance(bm25_shared, Exception) else None, vector_shared)
+        for config in cfgs:
+            _answer_config(spec, config, retrievers, pending[config.config_hash], journal, stats, bars, answer_bar)
+
+
+def _vector_index(spec, dataset, config, chunks, client, embed_model, stats, bars, k_max):
+    import json
+
+    from llama_index.core.retrievers import VectorIndexRetriever
+
+    from ragsweep.embeddings.factory import model_key
+    from ragsweep.retrievers.chroma import open_or_build
+    from ragsweep.retrievers.memo import SharedResults
+
+    index_key = json.dumps([dataset.corpus_fingerprint(), config.chunk_key, _chunk_digest(chunks),
+                            model_key(config.embedding)])
+    bar = bars.add(f"embedding {config.chunk_key} x {config.embedding.label()}", len(chunks))
+    embed_model.set_progress(lambda n: bars.advance(bar, n))
+    with _Timer(stats, "embedding_and_indexing"):
+        index, built = open_or_build(client, index_key, chunks, embed_model)
+    embed_model.set_progress(None)
+    bars.complete(bar)
+    if built:
+        stats.indexes_built += 1
+    else:
+        stats.indexes_reused += 1
+    retriever = VectorIndexRetriever(index, similarity_top_k=max(1, min(k_max, len(chunks))),
+                                     embed_model=embed_model)
+    return SharedResults(retriever, k_max)
+
+
+def _chunk_digest(chunks) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    for c in chunks:
+        h.update(f"{c.node_id}\0{c.start}\0{c.end}\0".encode())
+        h.update(c.text.encode())
+    return h.hexdigest()[:16]
+
+
+def _answer_config(spec, config: Configuration, retrievers, questions: list[Question], journal, stats, bars,
+                   answer_bar) -> None:
+    from llama_index.core.query_engine import RetrieverQueryEngine
+    from llama_index.core.schema import QueryBundle
+
+    from ragsweep.evaluation.metrics import all_retrieval_metrics
+    from ragsweep.pipelines.extractive import GENERATOR_LABEL, ExtractiveSynthesizer
+    from ragsweep.retrievers.memo import REPLAY
+
+    try:
+        retriever = retrievers.make(config.retriever, config.top_k)
+        engine = RetrieverQueryEngine(retriever=retriever,
+                                      response_synthesizer=ExtractiveSynthesizer(spec.generator.max_sentences))
+    except Exception as exc:  # noqa: BLE001
+        _fail_group([config], {config.config_hash: questions}, journal, stats, answer_bar,
+                    f"building the query engine failed: {_reason(exc)}")
+        return
+    with _Timer(stats, "answering"):
+        for q in questions:
+            try:
+                bundle = QueryBundle(q.question)
+                REPLAY.take()
+                t0 = time.perf_counter()
+                nodes = engine.retrieve(bundle)
+                retrieval_ms = (time.perf_counter() - t0) * 1000 + REPLAY.take()
+                t1 = time.perf_counter()
+                answer = str(engine.synthesize(bundle, nodes)) if nodes else ""
+                generation_ms = (time.perf_counter() - t1) * 1000
+                ranks = retrievers.source_ranks(config.retriever, config.top_k, q.question)
+                sources = []
+                for rank, nws in enumerate(nodes, start=1):
+                    node = nws.node
+                    sr = ranks.get(node.node_id, {})
+                    sources.append({
+                        "rank": rank, "node_id": node.node_id, "doc_id": node.metadata.get("doc_id"),
+                        "start": node.start_char_idx, "end": node.end_char_idx,
+                        "score": float(nws.score) if nws.score is not None else None,
+                        "rank_vector": sr.get("vector"), "rank_bm25": sr.get("bm25"),
+                    })
+                retrieved = [(s["doc_id"], s["start"], s["end"]) for s in sources]
+                metrics = all_retrieval_metrics(retrieved, q.evidence, config.top_k)
+                journal.add_answer(config.config_hash, q.qid, config.config_id, {
+                    "answer": answer, "answer_empty": not answer.strip(), "generator": GENERATOR_LABEL,
+                    "sources": sources, "retrieval_ms": retrieval_ms, "generation_ms": generation_ms,
+                    **metrics, "error": None,
+                })
+                stats.answered += 1
+            except Exception as exc:  # noqa: BLE001 - one question failing must not lose the rest
+                journal.add_answer(config.config_hash, q.qid, config.config_id,
+                                   {"error": _reason(exc), "traceback": traceback.format_exc(limit=5)})
+                stats.failed += 1
+            bars.advance(answer_bar, 1)
+
+
+def _fail_group(configs, pending, journal, stats, answer_bar, reason: str) -> None:
+    for c in configs:
+        for q in pending[c.config_hash]:
+            journal.add_answer(c.config_hash, q.qid, c.config_id, {"error": reason})
+            stats.failed += 1
+        answer_bar.advance(len(pending[c.config_hash]))
+    journal.flush()
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"[:500]
+
+
+# ---------------------------------------------------------------------------- scoring
+def _score_all(spec, dataset, questions, configs, journal, cache: CacheDir, stats, bars) -> None:
+    """BERTScore every journaled answer that has no score yet; identical pairs are scored once."""
+    from ragsweep.evaluation.bertscore import BERTScoreRunner, score_fields
+    from ragsweep.pipelines.extractive import sentences
+
+    hashes = {c.config_hash for c in configs}
+    qs = {q.qid: q for q in questions}
+    scored = journal.scores()
+    todo = [(h, qid, p) for h, qid, _, p in journal.answers(hashes)
+            if qid in qs and not p.get("error") and (h, qid) not in scored]
+    if not todo:
+        return
+    runner = BERTScoreRunner(spec.scoring.bertscore, cache.bertscore)
+    try:
+        pairs, index = [], []
+        for h, qid, p in todo:
+            ref = qs[qid].reference_answer or ""
+            if p.get("answer", "").strip() and ref.strip():
+                index.append(len(pairs))
+                pairs.append((p["answer"], ref))
+            else:
+                index.append(None)
+        bar = bars.add("scoring (BERTScore)", len(set(pairs)))
+        raw = runner.score(pairs, progress=lambda n, _total: bars.advance(bar, n))
+        stats.bertscore_pairs_computed += runner.computed
+        stats.bertscore_pairs_total += len(set(pairs))
+        corpus_sents = [s for d in dataset.documents for s in sentences(d.text)]
+        base = runner.baseline(corpus_sents, dataset.corpus_fingerprint(), seed=spec.seed)
+        for (h, qid, p), i in zip(todo, index):
+            ref = qs[qid].reference_answer or ""
+            if i is not None:
+                fields = score_fields(raw[i], base)
+            elif ref.strip():  # empty answer against a real reference: bert-score's convention is 0
+                fields = score_fields((0.0, 0.0, 0.0), base)
+            else:  # no reference answer: BERTScore is undefined for this question
+                fields = score_fields(None, base)
+            journal.add_score(h, qid, {**fields, "baseline": [base.p, base.r, base.f], "baseline_source": base.source,
+                                       "backbone": runner.model_id, "layer": runner.num_layers})
+        journal.flush()
+    finally:
+        runner.close()
+
+
+# ---------------------------------------------------------------------------- one configuration
+def answer_question(spec: SweepSpec, config: Configuration, dataset: Dataset, question: str,
+                    cache_dir: Path | None = None) -> dict:
+    """Answer one free-form question with one configuration (for ``ragsweep ask``), reusing the caches."""
+    from ragsweep.embeddings.cache import EmbeddingCache
+    from ragsweep.embeddings.factory import cached_model
+    from ragsweep.pipelines.progress import Progress
+    from ragsweep.retrievers.factory import IndexRetrievers, bm25_retriever
+    from ragsweep.retrievers.memo import SharedResults
+
+    cache = CacheDir(Path(cache_dir or spec.cache_dir or DEFAULT_CACHE))
+    stats = SweepStats()
+    bars = Progress(enabled=False)
+    emb_cache = EmbeddingCache(cache.embeddings)
+    try:
+        models: dict[str, object] = {}
+
+        def model_for(emb):
+            return models.setdefault(emb.label(), cached_model(emb, emb_cache))
+
+        chunks = _chunks_for(spec, dataset, config, cache, model_for, stats, bars)
+        k = config.top_k
+        bm25 = SharedResults(bm25_retriever(chunks, k), k) if config.retriever.kind in ("bm25", "fusion") else None
+        vector = None
+        if config.embedding is not None:
+            from ragsweep.retrievers.chroma import client_for
+
+            client = client_for(spec.vector_store.path or cache.chroma, spec.vector_store.url)
+            vector = _vector_index(spec, dataset, config, chunks, client, model_for(config.embedding), stats, bars, k)
+        journal = _MemoryJournal()
+        q = Question(qid="ask", question=question)
+        _answer_config(spec, config, IndexRetrievers(bm25, vector), [q], journal, stats, bars, bars.add("", 1))
+        payload = journal.rows[0]
+        if payload.get("error"):
+            raise RagsweepError(f"{config.config_id}: {payload['error']}")
+        texts = {c.node_id: c.text for c in chunks}
+        for s in payload["sources"]:
+            s["text"] = texts.get(s["node_id"], "")
+        return payload
+    finally:
+        emb_cache.close()
+
+
+class _MemoryJournal:
+    def __init__(self) -> None:
+        self.rows: list[dict] = []
+
+    def add_answer(self, config_hash, qid, config_id, payload) -> None:
+        self.rows.append(payload)
+
+    def flush(self) -> None:
+        return None

@@ -1,0 +1,88 @@
+"""Chroma collections for (corpus, splitter, embedding) triples: built once, reopened afterwards.
+
+A collection is named by a hash of what determines its contents, so a later run or another sweep
+over the same corpus reopens it instead of re-inserting. Embedded (persistent directory) by
+default; a Chroma server by URL when the spec says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from ragsweep.errors import RagsweepError
+
+
+def client_for(path: Path | None, url: str | None):
+    """A Chroma client: HTTP when ``url`` is given, otherwise persistent at ``path``."""
+    import chromadb
+    from chromadb.config import Settings
+
+    settings = Settings(anonymized_telemetry=False, allow_reset=False)
+    if url:
+        from urllib.parse import urlparse
+
+        u = urlparse(url)
+        try:
+            client = chromadb.HttpClient(host=u.hostname, port=u.port or 8000, ssl=u.scheme == "https",
+                                         settings=settings)
+            client.heartbeat()
+        except Exception as exc:  # noqa: BLE001 - any connection failure gets the same clear line
+            raise RagsweepError(
+                f"vector_store.url: cannot reach the Chroma server at {url} ({type(exc).__name__}); "
+                "start it with `chroma run --host 127.0.0.1 --port PORT` or remove url to use embedded Chroma"
+            ) from None
+        return client
+    assert path is not None
+    path.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(path=str(path), settings=settings)
+
+
+def collection_name(index_key: str) -> str:
+    """Chroma names must be 3-63 characters of [a-zA-Z0-9._-]."""
+    return "rs-" + hashlib.sha256(index_key.encode()).hexdigest()[:40]
+
+
+def open_or_build(client, index_key: str, chunks, embed_model, progress=None):
+    """Return a LlamaIndex VectorStoreIndex over a Chroma collection holding exactly ``chunks``.
+
+    Reuses the collection when its size and key match; otherwise (re)creates it, embedding the
+    chunks through ``embed_model`` (the persistent cache makes repeated vectors free).
+    """
+    from llama_index.core import StorageContext, VectorStoreIndex
+    from llama_index.core.schema import TextNode
+    from llama_index.vector_stores.chroma import ChromaVectorStore
+
+    name = collection_name(index_key)
+    meta = {"hnsw:space": "cosine", "ragsweep_key": index_key[:500], "ragsweep_n": len(chunks)}
+    existing = None
+    try:
+        existing = client.get_collection(name)
+    except Exception:  # noqa: BLE001 - chroma raises different types for "not found" across versions
+        existing = None
+    if existing is not None and existing.metadata and existing.metadata.get("ragsweep_n") == len(chunks) \
+            and existing.count() == len(chunks):
+        store = ChromaVectorStore(chroma_collection=existing)
+        return VectorStoreIndex.from_vector_store(store, embed_model=embed_model), False
+    if existing is not None:
+        client.delete_collection(name)
+    collection = client.create_collection(name, metadata=meta)
+    nodes = [
+        TextNode(
+            id_=c.node_id,
+            text=c.text,
+            metadata={"doc_id": c.doc_id},
+            start_char_idx=c.start,
+            end_char_idx=c.end,
+            excluded_embed_metadata_keys=["doc_id"],
+            excluded_llm_metadata_keys=["doc_id"],
+        )
+        for c in chunks
+    ]
+    vectors = embed_model.get_text_embedding_batch([c.text for c in chunks])
+    for node, vec in zip(nodes, vectors):
+        node.embedding = vec
+    store = ChromaVectorStore(chroma_collection=collection)
+    storage = StorageContext.from_defaults(vector_store=store)
+    index = VectorStoreIndex(nodes, storage_context=storage, embed_model=embed_model, insert_batch_size=4096)
+    return index, True

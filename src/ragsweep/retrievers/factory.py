@@ -1,0 +1,66 @@
+"""Retrievers for one (splitter, embedding) index: BM25, vector, and their fusion, all memoised."""
+
+from __future__ import annotations
+
+from ragsweep.config import BM25Spec, FusionSpec, RetrieverSpec, VectorSpec
+from ragsweep.retrievers.memo import MemoRetriever, SharedResults
+
+
+def bm25_retriever(chunks, k_max: int):
+    """LlamaIndex's BM25Retriever (bm25s, English stemming) over the chunks."""
+    from llama_index.core.schema import TextNode
+    from llama_index.retrievers.bm25 import BM25Retriever
+
+    nodes = [
+        TextNode(id_=c.node_id, text=c.text, metadata={"doc_id": c.doc_id}, start_char_idx=c.start,
+                 end_char_idx=c.end)
+        for c in chunks
+    ]
+    return BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=max(1, min(k_max, len(nodes))))
+
+
+class IndexRetrievers:
+    """Shared base retrievers of one (splitter, embedding) index and memoised views per top_k."""
+
+    def __init__(self, bm25_shared: SharedResults | None, vector_shared: SharedResults | None) -> None:
+        self.bm25 = bm25_shared
+        self.vector = vector_shared
+
+    def make(self, spec: RetrieverSpec, k: int):
+        if isinstance(spec, BM25Spec):
+            assert self.bm25 is not None
+            return MemoRetriever(self.bm25, k)
+        if isinstance(spec, VectorSpec):
+            assert self.vector is not None
+            return MemoRetriever(self.vector, k)
+        if isinstance(spec, FusionSpec):
+            from llama_index.core.llms import MockLLM
+            from llama_index.core.retrievers.fusion_retriever import FUSION_MODES
+
+            from ragsweep.retrievers.fusion import WeightedFusionRetriever
+
+            assert self.bm25 is not None and self.vector is not None
+            return WeightedFusionRetriever(
+                [MemoRetriever(self.vector, k), MemoRetriever(self.bm25, k)],
+                mode=FUSION_MODES(spec.mode),
+                similarity_top_k=k,
+                num_queries=spec.num_queries,
+                use_async=False,
+                retriever_weights=list(spec.weights) if spec.weights else None,
+                rrf_weighted=spec.weights is not None,
+                # num_queries == 1: no query rewriting, so no LLM is ever called; MockLLM only
+                # keeps LlamaIndex from resolving its default OpenAI LLM (which needs a key).
+                llm=MockLLM(),
+            )
+        raise TypeError(type(spec).__name__)
+
+    def source_ranks(self, spec: RetrieverSpec, k: int, query: str) -> dict[str, dict[str, int]]:
+        """For fusion: node id -> {retriever: 1-based rank} in each sub-retriever's top k."""
+        if not isinstance(spec, FusionSpec):
+            return {}
+        out: dict[str, dict[str, int]] = {}
+        for name, shared in (("vector", self.vector), ("bm25", self.bm25)):
+            assert shared is not None
+            for rank, nws in enumerate(shared.peek(query)[:k], start=1):
+                out.setdefault(nws.node.node_id, {})[name] = rank
+        return out

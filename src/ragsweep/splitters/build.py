@@ -1,0 +1,106 @@
+"""Turn a splitter spec into a LlamaIndex node parser and run it over a corpus.
+
+Every node carries its document id and character offsets into the source text: retrieval metrics
+compare chunks from different splitters by character overlap with gold spans, so offsets must be
+exact. LlamaIndex fills offsets with an exact ``str.find``; splitters that re-flow whitespace
+(LangChain's, the semantic chunker) defeat it, so the misses are located again here with a
+whitespace-normalised search that advances through the document in order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ragsweep.config import (
+    PatternSplitterSpec,
+    RecursiveSplitterSpec,
+    SemanticSplitterSpec,
+    SentenceSplitterSpec,
+    SplitterSpec,
+    TokenSplitterSpec,
+)
+from ragsweep.datasets.locate import find_span
+from ragsweep.datasets.types import Document
+from ragsweep.errors import RagsweepError
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A chunk of one document: its text and its half-open character range in that document."""
+
+    node_id: str
+    doc_id: str
+    start: int
+    end: int
+    text: str
+
+
+def make_parser(spec: SplitterSpec, lc_embeddings=None):
+    """Build the LlamaIndex node parser for ``spec`` (LangChain splitters via LangchainNodeParser)."""
+    if isinstance(spec, TokenSplitterSpec):
+        from llama_index.core.node_parser import TokenTextSplitter
+
+        return TokenTextSplitter(chunk_size=spec.chunk_size, chunk_overlap=spec.chunk_overlap, include_metadata=False)
+    if isinstance(spec, SentenceSplitterSpec):
+        from llama_index.core.node_parser import SentenceSplitter
+
+        return SentenceSplitter(chunk_size=spec.chunk_size, chunk_overlap=spec.chunk_overlap, include_metadata=False)
+    if isinstance(spec, RecursiveSplitterSpec):
+        from langchain_text_splitters import RecursiveCharacterTextSplitter
+        from llama_index.core.node_parser import LangchainNodeParser
+
+        kwargs = {"separators": spec.separators} if spec.separators else {}
+        lc = RecursiveCharacterTextSplitter(chunk_size=spec.chunk_size, chunk_overlap=spec.chunk_overlap, **kwargs)
+        return LangchainNodeParser(lc, include_metadata=False)
+    if isinstance(spec, SemanticSplitterSpec):
+        from langchain_experimental.text_splitter import SemanticChunker
+        from llama_index.core.node_parser import LangchainNodeParser
+
+        if lc_embeddings is None:
+            raise ValueError("the semantic splitter needs an embedding model")
+        lc = SemanticChunker(
+            lc_embeddings,
+            buffer_size=spec.buffer_size,
+            breakpoint_threshold_type=spec.breakpoint_threshold_type,
+            breakpoint_threshold_amount=spec.breakpoint_threshold_amount,
+        )
+        return LangchainNodeParser(lc, include_metadata=False)
+    if isinstance(spec, PatternSplitterSpec):
+        from ragsweep.splitters.pattern import PatternSplitter
+
+        return PatternSplitter(pattern=spec.pattern, max_chunk_chars=spec.max_chunk_chars, include_metadata=False)
+    raise TypeError(f"unknown splitter spec {type(spec).__name__}")
+
+
+def split_corpus(documents: list[Document], parser, key: str, progress=None) -> list[Chunk]:
+    """Run ``parser`` over every document once; return chunks with exact offsets.
+
+    ``key`` prefixes node ids so ids are unique per splitter (Chroma needs unique ids).
+    ``progress`` is an optional callable advanced by one per document.
+    """
+    from llama_index.core import Document as LIDocument
+    from llama_index.core.schema import MetadataMode
+
+    chunks: list[Chunk] = []
+    for doc in documents:
+        li_doc = LIDocument(text=doc.text, id_=doc.doc_id)
+        nodes = parser.get_nodes_from_documents([li_doc])
+        cursor = 0
+        for i, node in enumerate(nodes):
+            text = node.get_content(metadata_mode=MetadataMode.NONE)
+            if not text.strip():
+                continue
+            start, end = node.start_char_idx, node.end_char_idx
+            if start is None or end is None or doc.text[start:end] != text:
+                span = find_span(doc.text, text, cursor) or find_span(doc.text, text, 0)
+                if span is None:
+                    raise RagsweepError(
+                        f"splitter {key}: could not locate chunk {i} of document {doc.doc_id!r} in its source text; "
+                        "the splitter changed the text (please report this)"
+                    )
+                start, end = span
+            cursor = start
+            chunks.append(Chunk(node_id=f"{key}:{doc.doc_id}:{i}", doc_id=doc.doc_id, start=start, end=end, text=text))
+        if progress is not None:
+            progress(1)
+    return chunks
