@@ -70,7 +70,23 @@ def run(
 
 @app.command()
 def validate(spec: Path = typer.Argument(..., help="YAML sweep spec")) -> None:
-    """Check a spec (schema, files, dataset) and list the configurations it expands to."""
+    """Check a spec (schema, files, dataset) and list the configurations it expands to.
+
+    \b
+    Spec keys (README.md has the full reference):
+      name, seed, output_dir, cache_dir
+      dataset: {corpus: {format: demo|folder|jsonl|legalbench|squad, path, ...},
+                questions: {format: demo|jsonl|csv|labelled_rag|legalbench|squad, path, ...},
+                unlocated_evidence: error|drop_question|keep_question}
+      splitters: [{kind: token|sentence|recursive|semantic|pattern, chunk_size, chunk_overlap, name, ...}]
+      embeddings: [{kind: sentence_transformers|openai, model, batch_size, base_url, api_key_env, ...}]
+      retrievers: [{kind: bm25|vector|fusion, mode, weights, name}]
+      top_k: [3, 5, 10]
+      vector_store: {path | url}
+      generator: {kind: extractive, max_sentences}
+      scoring: {bertscore: {model, num_layers, batch_size, baseline, baseline_pairs},
+                bootstrap_samples, confidence}
+    """
     from ragsweep.errors import RagsweepError
 
     try:

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
 from ragsweep.errors import RagsweepError
 
@@ -216,7 +216,17 @@ class OpenAIEmbeddingSpec(_Strict):
         return self.name or re.sub(r"[^A-Za-z0-9]+", "", self.model).lower()
 
 
-EmbeddingSpec = Annotated[Union[HFEmbeddingSpec, OpenAIEmbeddingSpec], Field(discriminator="kind")]
+def _embedding_kind(v: object) -> str | None:
+    """``kind`` may be left out of an embedding entry: it then means sentence_transformers."""
+    if isinstance(v, dict):
+        return v.get("kind", "sentence_transformers")
+    return getattr(v, "kind", None)
+
+
+EmbeddingSpec = Annotated[
+    Union[Annotated[HFEmbeddingSpec, Tag("sentence_transformers")], Annotated[OpenAIEmbeddingSpec, Tag("openai")]],
+    Discriminator(_embedding_kind),
+]
 
 
 # --------------------------------------------------------------------------- retrievers
@@ -308,7 +318,7 @@ class BERTScoreSpec(_Strict):
     num_layers: int | None = Field(None, gt=0, description="default: bert-score's tuned layer, or 6 for minilm")
     batch_size: int = Field(64, gt=0)
     baseline: Literal["auto", "none"] = "auto"
-    baseline_pairs: int = Field(2000, gt=0, description="random sentence pairs for a corpus baseline")
+    baseline_pairs: int = Field(500, gt=0, description="random sentence pairs for a corpus baseline")
     idf: Literal[False] = False
 
 
@@ -386,14 +396,76 @@ def _loc(loc: tuple) -> str:
     return out
 
 
+def _clean_loc(loc: tuple) -> tuple:
+    """Drop the union tags pydantic inserts after a discriminated field (``splitters.0.pattern.x``)."""
+    out: list = []
+    for i, part in enumerate(loc):
+        prev = loc[i - 1] if i else None
+        if isinstance(part, str) and part in _TAGS and (isinstance(prev, int) or prev in ("corpus", "questions")):
+            continue
+        out.append(part)
+    return tuple(out)
+
+
+def _model_at(loc: tuple):
+    """The pydantic model class at a (raw) error location, for listing its keys; None if unknown."""
+    import typing
+
+    current: object = SweepSpec
+    for part in loc:
+        origin = typing.get_origin(current)
+        if origin is Annotated:
+            current = typing.get_args(current)[0]
+            origin = typing.get_origin(current)
+        if isinstance(part, int):
+            if origin is list:
+                current = typing.get_args(current)[0]
+                continue
+            return None
+        if origin is Union:
+            members = [typing.get_args(m)[0] if typing.get_origin(m) is Annotated else m
+                       for m in typing.get_args(current)]
+            match = [m for m in members if isinstance(m, type) and issubclass(m, BaseModel)
+                     and part in _literal_values(m)]
+            if not match:
+                return None
+            current = match[0]
+            continue
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            field = current.model_fields.get(part)
+            if field is None:
+                return None
+            current = field.annotation
+            if typing.get_origin(current) is Union and type(None) in typing.get_args(current):
+                current = next(a for a in typing.get_args(current) if a is not type(None))
+            continue
+        return None
+    if typing.get_origin(current) is Annotated:
+        current = typing.get_args(current)[0]
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _literal_values(model: type[BaseModel]) -> set:
+    import typing
+
+    out: set = set()
+    for name in ("kind", "format"):
+        f = model.model_fields.get(name)
+        if f is not None and typing.get_origin(f.annotation) is Literal:
+            out.update(typing.get_args(f.annotation))
+    return out
+
+
 def _first_error(exc) -> str:
     """One line from a pydantic ValidationError: the first error, its field path and the hint."""
     err = exc.errors()[0]
-    loc = [p for p in err["loc"] if not (isinstance(p, str) and (p[:1].isupper() or p in _TAGS))]
-    field = _loc(tuple(loc)) or "(top level)"
+    raw = tuple(p for p in err["loc"] if not (isinstance(p, str) and p[:1].isupper()))
+    field = _loc(_clean_loc(raw)) or "(top level)"
     msg = err["msg"]
     if err["type"] == "extra_forbidden":
-        msg = "unknown key; check the spelling (see `ragsweep validate --help` for the schema)"
+        model = _model_at(raw[:-1])
+        keys = sorted(model.model_fields) if model is not None else None
+        msg = "unknown key" + (f"; allowed keys here: {', '.join(keys)}" if keys else "; check the spelling")
     elif err["type"] == "union_tag_invalid":
         ctx = err.get("ctx", {})
         msg = f"unknown {ctx.get('discriminator', 'kind').strip(chr(39))} {ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}"

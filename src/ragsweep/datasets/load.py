@@ -81,6 +81,18 @@ def questions_source(spec: DatasetSpec) -> str:
     return str(q.path)
 
 
+def corpus_source(spec: DatasetSpec) -> str:
+    """The file or folder named in corpus-related errors."""
+    c = spec.corpus
+    if c.format == "demo":
+        from ragsweep.datasets.demo import DEMO_DIR
+
+        return str(DEMO_DIR / "corpus.jsonl")
+    if c.format == "legalbench":
+        return str(Path(c.path) / "corpus" / c.subset)
+    return str(c.path)
+
+
 def dataset_name(spec: DatasetSpec) -> str:
     """``spec.name``, else one derived from the corpus: demo, legalbench-<subset>, folder or file name."""
     if spec.name:
@@ -126,5 +138,5 @@ def load_dataset(spec: DatasetSpec) -> Dataset:
     source = questions_source(spec)
     questions = apply_unlocated_policy(spec.unlocated_evidence, source, questions, unlocated, notes)
     dataset = Dataset(name=dataset_name(spec), documents=documents, questions=questions, notes=notes)
-    dataset.validate(source)
+    dataset.validate(source, corpus_source(spec))
     return dataset

@@ -79,17 +79,18 @@ class Dataset:
             )
         return h.hexdigest()[:16]
 
-    def validate(self, source: str) -> None:
-        """Check that the dataset is usable; raise one clear line otherwise."""
+    def validate(self, source: str, corpus_source: str | None = None) -> None:
+        """Check that the dataset is usable; raise one clear line naming the file otherwise."""
         from ragsweep.errors import RagsweepError
 
+        corpus_source = corpus_source or source
         if not self.documents:
-            raise RagsweepError(f"{source}: the corpus has no documents; point it at a non-empty folder or file")
+            raise RagsweepError(f"{corpus_source}: the corpus has no documents; point it at a non-empty folder or file")
         if not self.questions:
             raise RagsweepError(f"{source}: no questions were loaded; check the questions file")
         ids = self._by_id()
         if len(ids) != len(self.documents):
-            raise RagsweepError(f"{source}: document ids are not unique; give each document a distinct id")
+            raise RagsweepError(f"{corpus_source}: document ids are not unique; give each document a distinct id")
         seen: set[str] = set()
         for q in self.questions:
             if q.qid in seen:

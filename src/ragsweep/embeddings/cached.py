@@ -55,7 +55,9 @@ class CachedEmbedding(BaseEmbedding):
         if self._progress is not None and len(texts) > len(missing):
             self._progress(len(texts) - len(missing))
         if missing:
-            todo = list(missing.items())
+            # Similar lengths in one batch waste less padding (sentence-transformers sorts only
+            # within the batch it is given).
+            todo = sorted(missing.items(), key=lambda kv: len(kv[1]), reverse=True)
             step = max(1, self.embed_batch_size)
             for i in range(0, len(todo), step):
                 batch = todo[i : i + step]
@@ -74,22 +76,19 @@ class CachedEmbedding(BaseEmbedding):
         return self._get_text_embeddings([text])[0]
 
     def _get_query_embedding(self, query: str) -> list[float]:
-        return self._lookup([query], "query", lambda qs: [self.inner.get_query_embedding(q) for q in qs])[0]
+        return self._lookup([query], "query", self._compute_queries)[0]
 
     def get_query_embeddings(self, queries: list[str]) -> list[list[float]]:
-        """Batch query embedding (LlamaIndex embeds queries one at a time)."""
-        inner = self.inner if self._needs_inner(queries) else None
+        """Embed many queries in batches (LlamaIndex's API embeds queries one at a time)."""
+        return self._lookup(queries, "query", self._compute_queries)
 
-        def compute(qs: list[str]) -> list[list[float]]:
-            assert inner is not None
-            agg = getattr(inner, "_get_query_embeddings", None)
-            return agg(qs) if agg is not None else [inner.get_query_embedding(q) for q in qs]
-
-        return self._lookup(queries, "query", compute)
-
-    def _needs_inner(self, queries: list[str]) -> bool:
-        keys = [text_key(q, "query") for q in queries]
-        return len(self._cache.get_many(self.model_key, keys)) < len(set(keys))
+    def _compute_queries(self, queries: list[str]) -> list[list[float]]:
+        inner = self.inner
+        embed = getattr(inner, "_embed", None)
+        if embed is not None and type(inner).__name__ == "HuggingFaceEmbedding":
+            # the same call HuggingFaceEmbedding._get_query_embedding makes, for a whole batch
+            return embed(list(queries), prompt_name="query")
+        return [inner.get_query_embedding(q) for q in queries]
 
     async def _aget_query_embedding(self, query: str) -> list[float]:
         return self._get_query_embedding(query)

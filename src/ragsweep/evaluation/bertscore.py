@@ -106,7 +106,7 @@ class BERTScoreRunner:
         return list(zip(p.tolist(), r.tolist(), f.tolist()))
 
     # ------------------------------------------------------------------ pairs
-    def score(self, pairs: list[tuple[str, str]], progress=None, chunk: int = 512) -> list[tuple[float, float, float]]:
+    def score(self, pairs: list[tuple[str, str]], progress=None, chunk: int = 2048) -> list[tuple[float, float, float]]:
         """Raw (P, R, F) for each pair; both sides must be non-empty. Cached pairs cost nothing."""
         keys = [(_h(c), _h(r)) for c, r in pairs]
         found: dict[tuple[bytes, bytes], tuple[float, float, float]] = {}
@@ -125,9 +125,9 @@ class BERTScoreRunner:
                 todo[k] = pair
         if progress is not None:
             progress(len(unique) - len(todo), len(unique))
-        items = list(todo.items())
-        # Sorting by length keeps padding (and time) down within bert-score's batches.
-        items.sort(key=lambda kv: len(kv[1][0]) + len(kv[1][1]))
+        # bert-score embeds each distinct sentence of a call once; grouping pairs by reference keeps
+        # a reference's (long) embedding pass to one call. bert-score sorts by length itself.
+        items = sorted(todo.items(), key=lambda kv: (kv[1][1], kv[1][0]))
         for i in range(0, len(items), chunk):
             batch = items[i : i + chunk]
             scores = self._raw([c for _, (c, _) in batch], [r for _, (_, r) in batch])

@@ -13,7 +13,7 @@ def bm25_retriever(chunks, k_max: int):
 
     nodes = [
         TextNode(id_=c.node_id, text=c.text, metadata={"doc_id": c.doc_id}, start_char_idx=c.start,
-                 end_char_idx=c.end)
+                 end_char_idx=c.end, excluded_embed_metadata_keys=["doc_id"], excluded_llm_metadata_keys=["doc_id"])
         for c in chunks
     ]
     return BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=max(1, min(k_max, len(nodes))))

@@ -35,6 +35,20 @@ class Chunk:
     text: str
 
 
+def parser_is_contiguous(parser) -> bool:
+    """True for parsers whose chunks never overlap: pattern, semantic, or a zero chunk overlap."""
+    from ragsweep.splitters.pattern import PatternSplitter
+
+    if isinstance(parser, PatternSplitter):
+        return True
+    inner = getattr(parser, "_lc_splitter", None)
+    if inner is not None:
+        if type(inner).__name__ == "SemanticChunker":
+            return True
+        return getattr(inner, "_chunk_overlap", None) == 0
+    return getattr(parser, "chunk_overlap", None) == 0
+
+
 def make_parser(spec: SplitterSpec, lc_embeddings=None):
     """Build the LlamaIndex node parser for ``spec`` (LangChain splitters via LangchainNodeParser)."""
     if isinstance(spec, TokenSplitterSpec):
@@ -72,12 +86,17 @@ def make_parser(spec: SplitterSpec, lc_embeddings=None):
     raise TypeError(f"unknown splitter spec {type(spec).__name__}")
 
 
-def split_corpus(documents: list[Document], parser, key: str, progress=None) -> list[Chunk]:
+def split_corpus(documents: list[Document], parser, key: str, progress=None,
+                 contiguous: bool | None = None) -> list[Chunk]:
     """Run ``parser`` over every document once; return chunks with exact offsets.
 
     ``key`` prefixes node ids so ids are unique per splitter (Chroma needs unique ids).
-    ``progress`` is an optional callable advanced by one per document.
+    ``progress`` is an optional callable advanced by one per document. ``contiguous`` says the
+    splitter never overlaps chunks, so each chunk is searched for after the previous one's end
+    (decisive when a document repeats a paragraph); by default it is read off the parser.
     """
+    if contiguous is None:
+        contiguous = parser_is_contiguous(parser)
     from llama_index.core import Document as LIDocument
     from llama_index.core.schema import MetadataMode
 
@@ -91,15 +110,17 @@ def split_corpus(documents: list[Document], parser, key: str, progress=None) -> 
             if not text.strip():
                 continue
             start, end = node.start_char_idx, node.end_char_idx
-            if start is None or end is None or doc.text[start:end] != text:
-                span = find_span(doc.text, text, cursor) or find_span(doc.text, text, 0)
+            if start is None or end is None or start < cursor or doc.text[start:end] != text:
+                # chunks come in document order and no two start at the same place, so search
+                # after the previous chunk (repeated paragraphs stay distinct)
+                span = find_span(doc.text, text, cursor)
                 if span is None:
                     raise RagsweepError(
                         f"splitter {key}: could not locate chunk {i} of document {doc.doc_id!r} in its source text; "
                         "the splitter changed the text (please report this)"
                     )
                 start, end = span
-            cursor = start
+            cursor = end if contiguous else start + 1
             chunks.append(Chunk(node_id=f"{key}:{doc.doc_id}:{i}", doc_id=doc.doc_id, start=start, end=end, text=text))
         if progress is not None:
             progress(1)

@@ -1,0 +1,141 @@
+"""Benchmark: a LegalBench-RAG privacy_qa sweep against the embedding floor.
+
+Sweep: 3 splitters x {bm25, vector, fusion} x top_k {3, 5, 10} = 27 configurations over 194
+questions, bundled MiniLM embeddings. Prints, each as the median of ``--repeat`` runs:
+  - first-run wall time (empty cache, fresh run directory), as a whole `ragsweep run` process;
+  - re-run wall time (the same command again: everything journaled);
+  - embeddings computed vs unique chunk texts;
+  - the floor: time to embed the unique chunk texts alone (model already loaded, same batch size);
+and the ratios first-run/floor and re-run/first-run.
+
+Usage: python bench/sweep_bench.py [--data ../shared/datasets/legalbench-rag] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SPEC = """\
+name: bench-privacy_qa
+seed: 0
+dataset:
+  corpus: {{format: legalbench, path: {data}, subset: privacy_qa}}
+  questions: {{format: legalbench, path: {data}, subset: privacy_qa}}
+splitters:
+  - {{kind: token, chunk_size: 256, chunk_overlap: 32}}
+  - {{kind: sentence, chunk_size: 512, chunk_overlap: 64}}
+  - {{kind: recursive, chunk_size: 1500, chunk_overlap: 150}}
+embeddings:
+  - {{kind: sentence_transformers, model: minilm, batch_size: 32}}
+retrievers:
+  - {{kind: bm25}}
+  - {{kind: vector}}
+  - {{kind: fusion, mode: reciprocal_rerank}}
+top_k: [3, 5, 10]
+output_dir: {out}
+"""
+
+FLOOR = r"""
+import json, sys, time
+from ragsweep.config import load_spec
+from ragsweep.datasets.load import load_dataset
+from ragsweep.embeddings.factory import load_model
+from ragsweep.splitters.build import make_parser, split_corpus
+spec = load_spec(sys.argv[1])
+ds = load_dataset(spec.dataset)
+texts = set()
+for s in spec.splitters:
+    texts |= {c.text for c in split_corpus(ds.documents, make_parser(s), s.label())}
+texts = sorted(texts)
+model = load_model(spec.embeddings[0])
+model.get_text_embedding_batch(texts[:32])  # warm-up: first batch pays one-off costs
+t0 = time.perf_counter()
+model.get_text_embedding_batch(texts)
+print(json.dumps({"unique_chunks": len(texts), "floor_s": time.perf_counter() - t0}))
+"""
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env.update(HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    return env
+
+
+def _timed(cmd: list[str]) -> float:
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, env=_env(), cwd=ROOT, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        sys.exit(f"command failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-3000:]}")
+    return wall
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default=str(ROOT.parent / "shared" / "datasets" / "legalbench-rag"))
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json", help="also write the figures to this file")
+    args = ap.parse_args()
+    if not Path(args.data, "benchmarks", "privacy_qa.json").is_file():
+        sys.exit(f"{args.data}: LegalBench-RAG not found (expects benchmarks/privacy_qa.json); pass --data")
+    work = Path(tempfile.mkdtemp(prefix="ragsweep-bench-"))
+    spec = work / "spec.yaml"
+    spec.write_text(SPEC.format(data=Path(args.data).resolve(), out=work / "runs"), encoding="utf-8")
+    ragsweep = [sys.executable, "-m", "ragsweep.cli", "run", str(spec), "--no-progress"]
+    first, rerun, floors, manifests = [], [], [], []
+    try:
+        for i in range(args.repeat):
+            cache = work / f"cache{i}"
+            cmd = ragsweep + ["--cache", str(cache)]
+            first.append(_timed(cmd + ["--fresh"]))
+            manifests.append(json.loads((work / "runs" / "bench-privacy_qa" / "manifest.json").read_text()))
+            rerun.append(_timed(cmd))
+            out = subprocess.run([sys.executable, "-c", FLOOR, str(spec)], env=_env(), cwd=ROOT, capture_output=True,
+                                 text=True, check=True)
+            floors.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            shutil.rmtree(cache)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    inv = manifests[0]["invocations"][0]
+    med = statistics.median
+    fig = {
+        "configurations": len(manifests[0]["configurations"]),
+        "questions": manifests[0]["dataset"]["questions_used"],
+        "first_run_s": med(first), "rerun_s": med(rerun), "floor_s": med(f["floor_s"] for f in floors),
+        "unique_chunks": floors[0]["unique_chunks"],
+        "chunks_per_splitter": inv["chunks"],
+        "embeddings_computed": inv["embeddings_computed"] - manifests[0]["dataset"]["questions_used"],
+        "query_embeddings_computed": manifests[0]["dataset"]["questions_used"],
+        "embeddings_computed_total": inv["embeddings_computed"],
+        "first_run_stage_timings_s": inv["timings_s"],
+        "runs": {"first_s": first, "rerun_s": rerun, "floor_s": [f["floor_s"] for f in floors]},
+    }
+    fig["first_over_floor"] = fig["first_run_s"] / fig["floor_s"]
+    fig["rerun_over_first"] = fig["rerun_s"] / fig["first_run_s"]
+    print(f"privacy_qa sweep: {fig['configurations']} configurations x {fig['questions']} questions "
+          f"(median of {args.repeat})")
+    print(f"  first run            {fig['first_run_s']:8.1f} s   runs: {', '.join(f'{x:.1f}' for x in first)}")
+    print(f"  re-run               {fig['rerun_s']:8.1f} s   runs: {', '.join(f'{x:.1f}' for x in rerun)}")
+    print(f"  embedding floor      {fig['floor_s']:8.1f} s   ({fig['unique_chunks']} unique chunks)")
+    print(f"  first run / floor    {fig['first_over_floor']:8.2f} x")
+    print(f"  re-run / first run   {fig['rerun_over_first']:8.1%}")
+    print(f"  chunk embeddings computed {fig['embeddings_computed']} for {fig['unique_chunks']} unique chunks "
+          f"(+ {fig['query_embeddings_computed']} question embeddings)")
+    print(f"  first-run stages (s): {json.dumps(inv['timings_s'])}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(fig, indent=2))
+
+
+if __name__ == "__main__":
+    main()

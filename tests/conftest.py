@@ -1,0 +1,201 @@
+"""Shared fixtures for the sweep integration tests (test_sweep.py, test_chroma_server.py).
+
+Everything here is lazy: nothing is imported or computed unless a test asks for a fixture, so the
+unit-test files are not slowed down. The expensive part of a sweep is loading the MiniLM model and
+computing the first embeddings and BERTScores (~30 s cold); a session-scoped cache directory lets
+every integration test after the first reuse them, and ``base_run`` runs the reference sweep once.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+# The reference spec: demo dataset, 2 splitters x {bm25, vector, fusion} x top_k {3, 5} = 12 configurations.
+# Scoring is trimmed (fewer baseline pairs and bootstrap resamples) only to keep the tests quick; every
+# spec built from it keeps the same seed and scoring block, so the cached BERTScore baseline is shared.
+SENTENCE256 = {"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}
+PATTERN = {"kind": "pattern", "pattern": "\n(?=§)", "max_chunk_chars": 1500}
+MINILM = {"kind": "sentence_transformers", "model": "minilm"}
+BASE_SPEC: dict = {
+    "name": "itest",
+    "seed": 7,
+    "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
+    "splitters": [SENTENCE256, PATTERN],
+    "embeddings": [MINILM],
+    "retrievers": [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion"}],
+    "top_k": [3, 5],
+    "scoring": {"bootstrap_samples": 200, "bertscore": {"baseline_pairs": 300}},
+}
+BASE_LIMIT = 12
+
+RETRIEVAL_METRICS = ["hit", "mrr", "ndcg", "span_recall", "span_precision", "doc_mrr"]
+BERTSCORE_RAW = ["bertscore_p", "bertscore_r", "bertscore_f1"]
+BERTSCORE_RESCALED = ["bertscore_p_rescaled", "bertscore_r_rescaled", "bertscore_f1_rescaled"]
+
+
+@dataclass
+class SpecFile:
+    """A spec written to its own directory; its run directory is ``<dir>/runs/<name>``."""
+
+    path: Path
+    data: dict
+    dir: Path
+
+    @property
+    def name(self) -> str:
+        return self.data["name"]
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.data["output_dir"]) / self.data["name"]
+
+
+@dataclass
+class Run:
+    """What a finished ``ragsweep run`` left behind, loaded once (the directory may change later)."""
+
+    run_dir: Path
+    manifest: dict
+    records: object  # pandas.DataFrame
+    summary: object  # pandas.DataFrame
+    stdout: str = ""
+    stderr: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def invocation(self) -> dict:
+        return self.manifest["invocations"][-1]
+
+
+@pytest.fixture(scope="session")
+def make_spec(tmp_path_factory):
+    """``make_spec(name, **overrides)`` writes a YAML spec (BASE_SPEC updated by ``overrides``) in a new tmp dir."""
+    import yaml
+
+    def _make(name: str, **overrides) -> SpecFile:
+        d = tmp_path_factory.mktemp(f"spec-{name}")
+        data = copy.deepcopy(BASE_SPEC)
+        data.update(copy.deepcopy(overrides))
+        data["name"] = name
+        data["output_dir"] = str(d / "runs")
+        path = d / f"{name}.yaml"
+        path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+        return SpecFile(path, data, d)
+
+    return _make
+
+
+@pytest.fixture(scope="session")
+def shared_cache(tmp_path_factory) -> Path:
+    """One cache directory (embeddings, BERTScore pairs, chunks, Chroma) shared by the integration tests."""
+    return tmp_path_factory.mktemp("ragsweep-cache")
+
+
+@pytest.fixture(scope="session")
+def cli_workdir(tmp_path_factory) -> Path:
+    """Working directory of CLI subprocesses, so nothing (e.g. a default .ragsweep/cache) lands in the repo."""
+    return tmp_path_factory.mktemp("cli-cwd")
+
+
+def _cli_env(extra: dict | None = None, unset: tuple[str, ...] = ()) -> dict:
+    env = dict(os.environ)
+    env.update({
+        "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false", "ANONYMIZED_TELEMETRY": "False",
+        # Rich sizes tables to COLUMNS when stdout is not a terminal (default 80).
+        "COLUMNS": "250",
+        "PYTHONUNBUFFERED": "1",
+    })
+    for k in unset:
+        env.pop(k, None)
+    if extra:
+        env.update(extra)
+    return env
+
+
+@pytest.fixture(scope="session")
+def run_cli(cli_workdir):
+    """``run_cli(*args, env=None, unset=(), timeout=300)`` runs ``python -m ragsweep.cli ARGS``; returns CompletedProcess."""
+
+    def _run(*args, env: dict | None = None, unset: tuple[str, ...] = (), timeout: float = 300,
+             cwd: Path | None = None) -> subprocess.CompletedProcess:
+        cmd = [sys.executable, "-m", "ragsweep.cli", *[str(a) for a in args]]
+        return subprocess.run(cmd, cwd=cwd or cli_workdir, env=_cli_env(env, unset), capture_output=True,
+                              text=True, timeout=timeout)
+
+    return _run
+
+
+@pytest.fixture(scope="session")
+def popen_cli(cli_workdir):
+    """``popen_cli(*args, log_dir=...)`` starts ``python -m ragsweep.cli ARGS`` in the background (output to files)."""
+
+    def _start(*args, log_dir: Path, env: dict | None = None) -> subprocess.Popen:
+        cmd = [sys.executable, "-m", "ragsweep.cli", *[str(a) for a in args]]
+        out = open(log_dir / "stdout.txt", "w", encoding="utf-8")  # noqa: SIM115 - closed by the caller's wait
+        err = open(log_dir / "stderr.txt", "w", encoding="utf-8")  # noqa: SIM115
+        try:
+            return subprocess.Popen(cmd, cwd=cli_workdir, env=_cli_env(env), stdout=out, stderr=err)
+        finally:
+            out.close()
+            err.close()
+
+    return _start
+
+
+def describe(proc: subprocess.CompletedProcess) -> str:
+    """Exit status and output tails of a CLI call, for assertion messages."""
+    return (f"exit {proc.returncode}\n--- stdout (tail) ---\n{proc.stdout[-3000:]}\n"
+            f"--- stderr (tail) ---\n{proc.stderr[-3000:]}")
+
+
+@pytest.fixture(scope="session")
+def describe_proc():
+    return describe
+
+
+def load_run(run_dir: Path, proc: subprocess.CompletedProcess | None = None) -> Run:
+    import pandas as pd
+
+    manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    records = pd.read_parquet(run_dir / "records.parquet")
+    summary = pd.read_csv(run_dir / "summary.csv")
+    return Run(run_dir, manifest, records, summary, proc.stdout if proc else "", proc.stderr if proc else "")
+
+
+@pytest.fixture(scope="session")
+def read_run():
+    """``read_run(run_dir, proc=None)`` loads manifest.json, records.parquet and summary.csv into a ``Run``."""
+    return load_run
+
+
+@pytest.fixture(scope="session")
+def base_run(make_spec, shared_cache, run_cli) -> Run:
+    """The reference sweep (BASE_SPEC, ``--limit 12``) on the shared cache, run once per session."""
+    spec = make_spec("itest")
+    proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", BASE_LIMIT)
+    assert proc.returncode == 0, describe(proc)
+    run = load_run(spec.run_dir, proc)
+    run.extra["spec"] = spec
+    return run
+
+
+def free_port() -> int:
+    """A loopback TCP port that nothing listens on (bound and released)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def get_free_port():
+    return free_port

@@ -1,0 +1,224 @@
+"""The command line, run as a user would: a subprocess, exit codes, one-line errors on stderr."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ragsweep.config import load_spec
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO_SPEC = ROOT / "specs" / "demo.yaml"
+COMMANDS = ("run", "validate", "show", "ask")
+HEAVY = ("torch", "llama_index", "chromadb", "pandas", "transformers", "sentence_transformers", "langchain_core",
+         "langchain_experimental", "bm25s")
+
+
+def env() -> dict[str, str]:
+    e = dict(os.environ)
+    e.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", NO_COLOR="1", COLUMNS="120", PYTHONWARNINGS="ignore")
+    return e
+
+
+def cli(*args: str, cwd: Path = ROOT, timeout: int = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ragsweep.cli", *map(str, args)], cwd=cwd, env=env(),
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def one_error_line(proc: subprocess.CompletedProcess) -> str:
+    """Exit status 2, no traceback, exactly one non-empty stderr line starting with 'error: '."""
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("error: "), lines[0]
+    return lines[0]
+
+
+# --------------------------------------------------------------------------- help and imports
+def test_help_lists_the_four_commands():
+    proc = cli("--help")
+    assert proc.returncode == 0, proc.stderr
+    for name in COMMANDS:  # "| run       Run (or resume) ..." in the Commands panel
+        assert re.search(rf"^[\W_]*{name}\s{{2,}}\S", proc.stdout, re.M), (name, proc.stdout)
+    assert "Sweep chunking" in proc.stdout
+
+
+def test_no_arguments_shows_help():
+    proc = cli()
+    assert proc.returncode == 2  # click's no_args_is_help exit status
+    assert "Usage" in proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert all(name in proc.stdout + proc.stderr for name in COMMANDS)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_command_help(command):
+    proc = cli(command, "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert "Usage" in proc.stdout
+
+
+def test_help_imports_no_heavy_library():
+    code = (
+        "import sys, json\n"
+        "import ragsweep.cli\n"
+        "from typer.testing import CliRunner\n"
+        "r = CliRunner().invoke(ragsweep.cli.app, ['--help'])\n"
+        "assert r.exit_code == 0, r.output\n"
+        "r = CliRunner().invoke(ragsweep.cli.app, ['validate', '--help'])\n"
+        "assert r.exit_code == 0, r.output\n"
+        f"heavy = {HEAVY!r}\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in heavy)))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env(), capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    loaded = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert loaded == []
+
+
+def test_validate_help_shows_the_schema_that_errors_point_to():
+    proc = cli("validate", "--help")
+    assert proc.returncode == 0
+    for key in ("splitters", "retrievers", "embeddings", "top_k", "chunk_size"):
+        assert key in proc.stdout, key
+
+
+# --------------------------------------------------------------------------- validate
+def test_validate_demo_spec_lists_30_configurations():
+    proc = cli("validate", "specs/demo.yaml")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.splitlines()
+    assert out[0].startswith("specs/demo.yaml: valid. dataset demo: 20 documents, 60 questions")
+    assert "30 configurations:" in out
+    listed = [ln.strip() for ln in out[out.index("30 configurations:") + 1:] if ln.startswith("  ")]
+    assert len(listed) == 30 == len(set(listed))
+    assert "sentence256-minilm-fusion-k5" in listed
+    assert "token128-bm25-k3" in listed
+    assert "semantic-minilm-vector-k3" in listed
+    assert "token128-minilm-bm25-k3" not in listed  # bm25 carries no embedding
+
+
+def test_validate_from_another_directory(tmp_path):
+    proc = cli("validate", DEMO_SPEC, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "30 configurations:" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "text, field",
+    [
+        ("splitters:\n  - {kind: token, chunk_size: -5}\nretrievers: [{kind: bm25}]\n", "splitters[0].chunk_size"),
+        ("splitters:\n  - {kind: token, chunk_sise: 5}\nretrievers: [{kind: bm25}]\n", "splitters[0].chunk_sise"),
+        ("splitters: [{kind: token}]\nretrievers: [{kind: bm25}]\ntop_k: [3, 3]\n", "top_k"),
+        ("splitters: [{kind: token}]\nretrievers: [{kind: bm25}]\n"
+         "dataset: {corpus: {format: jsonl, path: missing.jsonl}}\n", "dataset.corpus.path"),
+    ],
+)
+def test_validate_bad_spec_one_line_exit_2(tmp_path, text, field):
+    p = tmp_path / "bad.yaml"
+    p.write_text(text, encoding="utf-8")
+    line = one_error_line(cli("validate", p))
+    assert line.startswith(f"error: {p}: {field}: "), line
+    assert len(line) > len(f"error: {p}: {field}: ") + 5
+
+
+def test_validate_malformed_yaml(tmp_path):
+    p = tmp_path / "broken.yaml"
+    p.write_text("splitters: [\n  - {kind: token\n", encoding="utf-8")
+    line = one_error_line(cli("validate", p))
+    assert line.startswith(f"error: {p}: malformed YAML at line ")
+
+
+def test_validate_missing_spec_file(tmp_path):
+    p = tmp_path / "nothere.yaml"
+    line = one_error_line(cli("validate", p))
+    assert line == f"error: {p}: spec file not found"
+
+
+def _empty_corpus_spec(tmp_path: Path) -> Path:
+    (tmp_path / "corpus.jsonl").write_text("", encoding="utf-8")
+    (tmp_path / "questions.jsonl").write_text(
+        json.dumps({"id": "q1", "question": "What?", "reference_answer": "That."}) + "\n", encoding="utf-8")
+    p = tmp_path / "spec.yaml"
+    p.write_text("splitters: [{kind: token}]\nretrievers: [{kind: bm25}]\n"
+                 "dataset:\n  corpus: {format: jsonl, path: corpus.jsonl}\n"
+                 "  questions: {format: jsonl, path: questions.jsonl}\n", encoding="utf-8")
+    return p
+
+
+def test_validate_empty_corpus_is_one_line(tmp_path):
+    """A schema-valid spec whose dataset cannot be used also fails with one line (not a traceback)."""
+    line = one_error_line(cli("validate", _empty_corpus_spec(tmp_path)))
+    assert "no documents" in line
+
+
+def test_validate_empty_corpus_names_the_corpus_file(tmp_path):
+    line = one_error_line(cli("validate", _empty_corpus_spec(tmp_path)))
+    assert str(tmp_path / "corpus.jsonl") in line
+    assert "questions.jsonl" not in line
+
+
+# --------------------------------------------------------------------------- show
+def test_show_missing_directory(tmp_path):
+    d = tmp_path / "no-such-run"
+    line = one_error_line(cli("show", d))
+    assert line == f"error: {d}: no such run directory"
+
+
+def test_show_directory_without_manifest(tmp_path):
+    line = one_error_line(cli("show", tmp_path))
+    assert line.startswith(f"error: {tmp_path}: no manifest.json")
+    assert "ragsweep run" in line
+
+
+def test_show_invalid_manifest(tmp_path):
+    (tmp_path / "manifest.json").write_text("{not json", encoding="utf-8")
+    line = one_error_line(cli("show", tmp_path))
+    assert f"{tmp_path / 'manifest.json'}" in line and "not valid JSON" in line
+
+
+def test_show_unsupported_format_version(tmp_path):
+    (tmp_path / "manifest.json").write_text(json.dumps({"format_version": 99}), encoding="utf-8")
+    line = one_error_line(cli("show", tmp_path))
+    assert "99" in line and "not supported" in line
+
+
+# --------------------------------------------------------------------------- ask
+@pytest.fixture()
+def fake_run(tmp_path) -> Path:
+    run = tmp_path / "run"
+    run.mkdir()
+    manifest = {"format_version": 1, "spec": load_spec(DEMO_SPEC).model_dump(mode="json")}
+    (run / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return run
+
+
+def test_ask_unknown_config_id(fake_run):
+    line = one_error_line(cli("ask", fake_run, "token999-minilm-vector-k7", "What is a controller?"))
+    assert "'token999-minilm-vector-k7'" in line
+    assert str(fake_run) in line
+    # it suggests real configuration ids
+    assert "pattern-bm25-k3" in line
+
+
+def test_ask_on_missing_run(tmp_path):
+    line = one_error_line(cli("ask", tmp_path / "gone", "token128-bm25-k3", "Q?"))
+    assert "no such run directory" in line
+
+
+def test_ask_with_invalid_spec_in_manifest(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    spec = load_spec(DEMO_SPEC).model_dump(mode="json")
+    spec["top_k"] = [0]
+    (run / "manifest.json").write_text(json.dumps({"format_version": 1, "spec": spec}), encoding="utf-8")
+    line = one_error_line(cli("ask", run, "token128-bm25-k3", "Q?"))
+    assert line.startswith(f"error: {run}/manifest.json: top_k: ")
