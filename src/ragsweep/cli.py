@@ -39,7 +39,8 @@ def _fail(exc: Exception) -> None:
 def _console():
     from rich.console import Console
 
-    return Console(stderr=False)
+    # Logs and CI are not terminals: give tables room instead of rich's 80-column default.
+    return Console(stderr=False, width=None if sys.stdout.isatty() else 160)
 
 
 @app.command()
@@ -62,10 +63,18 @@ def run(
         s = load_spec(spec)
         console = _console()
         run_dir = run_sweep(s, run_dir=out, cache_dir=cache, fresh=fresh, limit=limit,
-                            progress=not no_progress and sys.stderr.isatty(), console=console)
+                            progress=not no_progress and sys.stdout.isatty(), console=console)
         console.print(f"results: {run_dir}/ (manifest.json, records.parquet, summary.csv)")
     except RagsweepError as exc:
         _fail(exc)
+    import json
+
+    manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    if manifest["status"] != "complete":
+        failed = manifest["invocations"][-1]["failed"]
+        typer.echo(f"incomplete: {failed} (configuration, question) results failed this time (see the 'error' column "
+                   "of records.parquet); run the same command again to retry them", err=True)
+        raise typer.Exit(3)
 
 
 @app.command()
@@ -161,7 +170,7 @@ def ask(
     run_dir: Path = typer.Argument(..., help="run directory"),
     config_id: str = typer.Argument(..., help="configuration id, e.g. sentence512-minilm-fusion-k5"),
     question: str = typer.Argument(..., help="the question"),
-    cache: Optional[Path] = typer.Option(None, "--cache", help="cache directory used by the run"),
+    cache: Optional[Path] = typer.Option(None, "--cache", help="cache directory (default: the one the run used)"),
 ) -> None:
     """Answer a question with one configuration of a run; show its sources with ranks and scores."""
     from ragsweep.errors import RagsweepError
@@ -180,21 +189,23 @@ def ask(
             close = sorted(configs)[:8]
             raise RagsweepError(f"{config_id!r} is not a configuration of {run_dir}; e.g. {', '.join(close)}")
         dataset = load_dataset(spec.dataset)
+        cache = cache or (Path(manifest["cache_dir"]) if manifest.get("cache_dir") else None)
         out = answer_question(spec, configs[config_id], dataset, question, cache_dir=cache)
     except RagsweepError as exc:
         _fail(exc)
+    from rich.markup import escape
     from rich.table import Table
 
     console = _console()
-    console.print(f"[bold]answer[/bold] ({out['generator']}): {out['answer'] or '(empty)'}")
+    console.print(f"[bold]answer[/bold] ({out['generator']}): {escape(out['answer'] or '(empty)')}")
     console.print(f"retrieval {out['retrieval_ms']:.1f} ms, generation {out['generation_ms']:.1f} ms")
     table = Table(title="sources")
     for col in ("rank", "score", "document", "span", "vector rank", "bm25 rank", "text"):
         table.add_column(col)
     for s in out["sources"]:
-        table.add_row(str(s["rank"]), f"{s['score']:.4f}" if s["score"] is not None else "-", str(s["doc_id"]),
+        table.add_row(str(s["rank"]), f"{s['score']:.4f}" if s["score"] is not None else "-", escape(str(s["doc_id"])),
                       f"{s['start']}-{s['end']}", str(s["rank_vector"] or "-"), str(s["rank_bm25"] or "-"),
-                      " ".join(s["text"].split())[:160])
+                      escape(" ".join(s["text"].split())[:160]))
     console.print(table)
 
 

@@ -211,6 +211,7 @@ class OpenAIEmbeddingSpec(_Strict):
     dimensions: int | None = None
     batch_size: int = Field(64, gt=0)
     timeout: float = Field(60.0, gt=0)
+    max_retries: int = Field(3, ge=0)
 
     def label(self) -> str:
         return self.name or re.sub(r"[^A-Za-z0-9]+", "", self.model).lower()

@@ -19,6 +19,7 @@ CREATE TABLE IF NOT EXISTS embedding (
     key BLOB NOT NULL,
     dim INTEGER NOT NULL,
     vec BLOB NOT NULL,
+    ms REAL,
     PRIMARY KEY (model, key)
 ) WITHOUT ROWID;
 """
@@ -55,13 +56,28 @@ class EmbeddingCache:
         self.hits += len(found)
         return found
 
-    def put_many(self, model: str, items: list[tuple[bytes, list[float]]]) -> None:
+    def put_many(self, model: str, items: list[tuple[bytes, list[float]]], ms: list[float] | None = None) -> None:
+        """Store vectors; ``ms`` optionally records how long each took to compute (query latency)."""
         rows = []
-        for key, vec in items:
+        for i, (key, vec) in enumerate(items):
             arr = np.asarray(vec, dtype=np.float32)
-            rows.append((model, key, int(arr.shape[0]), arr.tobytes()))
+            rows.append((model, key, int(arr.shape[0]), arr.tobytes(), ms[i] if ms is not None else None))
         with self._db:
-            self._db.executemany("INSERT OR REPLACE INTO embedding VALUES (?, ?, ?, ?)", rows)
+            self._db.executemany("INSERT OR REPLACE INTO embedding VALUES (?, ?, ?, ?, ?)", rows)
+
+    def get_ms(self, model: str, keys: list[bytes]) -> dict[bytes, float]:
+        """Recorded compute times (ms) of the given keys, where one was recorded."""
+        out: dict[bytes, float] = {}
+        unique = list(dict.fromkeys(keys))
+        for i in range(0, len(unique), 500):
+            batch = unique[i : i + 500]
+            marks = ",".join("?" * len(batch))
+            for key, ms in self._db.execute(
+                f"SELECT key, ms FROM embedding WHERE model = ? AND ms IS NOT NULL AND key IN ({marks})",
+                [model, *batch],
+            ):
+                out[bytes(key)] = ms
+        return out
 
     def count(self, model: str | None = None) -> int:
         if model is None:

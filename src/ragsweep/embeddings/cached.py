@@ -7,6 +7,7 @@ knowing about the cache. ``computed`` counts vectors actually produced by the mo
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -24,6 +25,7 @@ class CachedEmbedding(BaseEmbedding):
     _cache: EmbeddingCache = PrivateAttr()
     _progress: Callable[[int], None] | None = PrivateAttr(default=None)
     computed: int = 0
+    computed_queries: int = 0
 
     def __init__(self, loader: Callable[[], BaseEmbedding], cache: EmbeddingCache, model_key: str, **kw: Any) -> None:
         super().__init__(model_name=model_key, model_key=model_key, **kw)
@@ -65,6 +67,8 @@ class CachedEmbedding(BaseEmbedding):
                 self._cache.put_many(self.model_key, [(k, v) for (k, _), v in zip(batch, vecs)])
                 found.update({k: v for (k, _), v in zip(batch, vecs)})
                 self.computed += len(batch)
+                if role == "query":
+                    self.computed_queries += len(batch)
                 if self._progress is not None:
                     self._progress(len(batch))
         return [found[k] for k in keys]
@@ -76,19 +80,32 @@ class CachedEmbedding(BaseEmbedding):
         return self._get_text_embeddings([text])[0]
 
     def _get_query_embedding(self, query: str) -> list[float]:
-        return self._lookup([query], "query", self._compute_queries)[0]
+        return self._lookup([query], "query", lambda qs: [self.inner.get_query_embedding(q) for q in qs])[0]
 
-    def get_query_embeddings(self, queries: list[str]) -> list[list[float]]:
-        """Embed many queries in batches (LlamaIndex's API embeds queries one at a time)."""
-        return self._lookup(queries, "query", self._compute_queries)
+    def timed_query_embeddings(self, queries: list[str]) -> dict[str, float]:
+        """Make sure every query is embedded; return each query's embedding latency in ms.
 
-    def _compute_queries(self, queries: list[str]) -> list[list[float]]:
-        inner = self.inner
-        embed = getattr(inner, "_embed", None)
-        if embed is not None and type(inner).__name__ == "HuggingFaceEmbedding":
-            # the same call HuggingFaceEmbedding._get_query_embedding makes, for a whole batch
-            return embed(list(queries), prompt_name="query")
-        return [inner.get_query_embedding(q) for q in queries]
+        Queries are embedded one at a time, as a deployed query engine would, and the measured
+        time is stored with the vector, so a later run reports the same latency without
+        recomputing. The model is warmed up first so its load time is not charged to a query.
+        """
+        keys = {q: text_key(q, "query") for q in dict.fromkeys(queries)}
+        known = self._cache.get_ms(self.model_key, list(keys.values()))
+        missing = [q for q, k in keys.items() if k not in known]
+        if missing:
+            inner = self.inner
+            inner.get_query_embedding("warm-up query")
+            for q in missing:
+                t0 = time.perf_counter()
+                vec = inner.get_query_embedding(q)
+                ms = (time.perf_counter() - t0) * 1000
+                self._cache.put_many(self.model_key, [(keys[q], vec)], ms=[ms])
+                known[keys[q]] = ms
+                self.computed += 1
+                self.computed_queries += 1
+                if self._progress is not None:
+                    self._progress(1)
+        return {q: known[k] for q, k in keys.items()}
 
     async def _aget_query_embedding(self, query: str) -> list[float]:
         return self._get_query_embedding(query)

@@ -77,6 +77,7 @@ def load_model(spec: EmbeddingSpec):
             api_base=spec.base_url,
             embed_batch_size=spec.batch_size,
             timeout=spec.timeout,
+            max_retries=spec.max_retries,
             **kwargs,
         )
     raise TypeError(type(spec).__name__)

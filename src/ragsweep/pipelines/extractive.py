@@ -20,10 +20,12 @@ GENERATOR_LABEL = "extractive-baseline"
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SENT_END = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[A-Z0-9§])|\n+")
+_K1, _B = 1.2, 0.75  # BM25's usual constants
+# English function words plus question scaffolding ("how long", "how many") that carries no content.
 _STOP = frozenset(
     """a an and are as at be by can do does for from has have how i if in is it its may must of on or shall
     that the their there these this to under was were what when where which who whom why will with within
-    without would you your""".split()
+    without would you your long many much often""".split()
 )
 
 
@@ -42,11 +44,13 @@ def terms(text: str) -> frozenset[str]:
 
 
 def extract_answer(question: str, chunks: Sequence[str], max_sentences: int = 2) -> str:
-    """Pick up to ``max_sentences`` sentences with the highest IDF-weighted overlap with the question.
+    """Pick up to ``max_sentences`` retrieved sentences that best match the question.
 
-    IDF is computed over the retrieved sentences themselves, so a term found in every sentence
-    counts for little. Ties keep retrieval order; the answer lists sentences in retrieval order.
-    Returns "" when nothing was retrieved.
+    Sentences are ranked by BM25 (Robertson & Zaragoza 2009, "The Probabilistic Relevance
+    Framework: BM25 and Beyond") with the retrieved sentences as the collection, so a term found
+    in every sentence counts for little and long sentences are not favoured for length alone.
+    Ties keep retrieval order; the answer lists sentences in retrieval order. Returns "" when
+    nothing was retrieved.
     """
     cands: list[str] = []
     seen: set[str] = set()
@@ -63,12 +67,13 @@ def extract_answer(question: str, chunks: Sequence[str], max_sentences: int = 2)
         for t in bag:
             df[t] = df.get(t, 0) + 1
     n = len(cands)
+    avg = sum(len(b) for b in bags) / n or 1.0
     q = terms(question)
     scores = []
     for i, bag in enumerate(bags):
-        overlap = q & bag
-        s = sum(math.log(1 + n / df[t]) for t in overlap)
-        scores.append((s / math.sqrt(1 + len(bag)) if s else 0.0, -i))
+        norm = _K1 * (1 - _B + _B * len(bag) / avg)
+        s = sum(math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) * (_K1 + 1) / (1 + norm) for t in q & bag)
+        scores.append((s, -i))
     order = sorted(range(n), key=lambda i: scores[i], reverse=True)
     best = [i for i in order[:max_sentences] if scores[i][0] > 0] or order[:1]
     return " ".join(cands[i] for i in sorted(best))

@@ -36,7 +36,10 @@ class Configuration:
         return self.chunk_key, self.embedding.label() if self.embedding is not None else None
 
     def resolved(self) -> dict:
+        from ragsweep import __version__
+
         return {
+            "ragsweep": __version__,
             "config_id": self.config_id,
             "splitter": self.splitter.model_dump(mode="json"),
             "chunk_embedding": self.chunk_embedding.model_dump(mode="json") if self.chunk_embedding else None,

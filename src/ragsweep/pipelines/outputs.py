@@ -17,7 +17,7 @@ from pathlib import Path
 RETRIEVAL_METRICS = ["hit", "mrr", "ndcg", "span_recall", "span_precision", "doc_mrr"]
 BERTSCORE_METRICS = ["bertscore_p", "bertscore_r", "bertscore_f1",
                      "bertscore_p_rescaled", "bertscore_r_rescaled", "bertscore_f1_rescaled"]
-LATENCY_METRICS = ["retrieval_ms", "generation_ms"]
+LATENCY_METRICS = ["retrieval_ms", "query_embedding_ms", "generation_ms"]
 SUMMARY_METRICS = BERTSCORE_METRICS + RETRIEVAL_METRICS + LATENCY_METRICS
 TABLE_METRICS = ["bertscore_f1_rescaled", "hit", "mrr", "ndcg", "span_recall", "span_precision"]
 FORMAT_VERSION = 1
@@ -93,6 +93,12 @@ def build_summary(records, configs, spec):
         n_errors=("error", lambda s: int(s.notna().sum())),
         n_empty_answers=("answer_empty", lambda s: int(s.fillna(False).astype(bool).sum())),
     ).reset_index()
+    lat = ok.groupby("config_id").agg(
+        retrieval_ms_median=("retrieval_ms", "median"),
+        retrieval_ms_p95=("retrieval_ms", lambda s: s.quantile(0.95)),
+        generation_ms_median=("generation_ms", "median"),
+    ).reset_index()
+    counts = counts.merge(lat, on="config_id", how="left")
     meta = pd.DataFrame([{
         "config_id": c.config_id, "config_hash": c.config_hash, "splitter": c.chunk_key,
         "embedding": c.embedding.label() if c.embedding is not None else None,
@@ -102,7 +108,8 @@ def build_summary(records, configs, spec):
     return out
 
 
-def write_outputs(spec, dataset, questions, configs, journal, run_dir: Path, stats, limit, console) -> None:
+def write_outputs(spec, dataset, questions, configs, journal, run_dir: Path, stats, limit, console,
+                  cache_dir: Path | None = None) -> dict:
     records = build_records(questions, configs, journal)
     summary = build_summary(records, configs, spec)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -111,10 +118,12 @@ def write_outputs(spec, dataset, questions, configs, journal, run_dir: Path, sta
     expected = len(configs) * len(questions)
     complete = not records.empty and len(records) == expected and int(records["error"].notna().sum()) == 0
     manifest = _manifest(spec, dataset, questions, configs, stats, limit, complete, len(records), expected, run_dir)
+    manifest["cache_dir"] = str(Path(cache_dir).resolve()) if cache_dir is not None else None
     _atomic(run_dir / "manifest.json",
             lambda p: Path(p).write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8"))
     if console is not None:
         print_summary(summary, console, title=f"{spec.name}: {len(questions)} questions, {len(configs)} configurations")
+    return manifest
 
 
 def _manifest(spec, dataset, questions, configs, stats, limit, complete, n_records, expected, run_dir) -> dict:
@@ -132,7 +141,9 @@ def _manifest(spec, dataset, questions, configs, stats, limit, complete, n_recor
         "argv": [os.path.basename(sys.argv[0])] + sys.argv[1:],
         "timings_s": {k: round(v, 3) for k, v in stats.timings.items()},
         "answered": stats.answered, "failed": stats.failed, "skipped_already_done": stats.skipped_done,
-        "embeddings_computed": stats.embeddings_computed, "embeddings_from_cache": stats.embeddings_from_cache,
+        "embeddings_computed": stats.embeddings_computed,
+        "query_embeddings_computed": stats.query_embeddings_computed,
+        "embeddings_from_cache": stats.embeddings_from_cache,
         "indexes_built": stats.indexes_built, "indexes_reused": stats.indexes_reused,
         "bertscore_pairs_computed": stats.bertscore_pairs_computed,
         "bertscore_pairs_unique": stats.bertscore_pairs_total,
@@ -173,8 +184,16 @@ def _atomic(path: Path, write) -> None:
     os.replace(tmp, path)
 
 
+_SHORT = {"bertscore_f1_rescaled": "BS-F1 resc.", "bertscore_f1": "BS-F1", "hit": "hit", "mrr": "MRR",
+          "ndcg": "nDCG", "span_recall": "spanR", "span_precision": "spanP", "doc_mrr": "docMRR"}
+
+
 def print_summary(summary, console, title: str = "summary", metrics: list[str] | None = None) -> None:
-    """A rich table: one row per configuration, mean [95% CI] of the headline metrics, best first."""
+    """A rich table, best first by the first metric (shown with its 95% CI); summary.csv has every CI.
+
+    Configuration ids are never cut: when the console is narrow, trailing metric columns are
+    left out instead (and named in the caption).
+    """
     from rich.table import Table
 
     metrics = metrics or TABLE_METRICS
@@ -183,19 +202,37 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
         return
     key = metrics[0]
     ordered = summary.sort_values(key, ascending=False, na_position="last")
-    table = Table(title=title, show_lines=False)
-    table.add_column("configuration", style="bold")
-    table.add_column("n", justify="right")
-    for m in metrics:
-        table.add_column(m.replace("bertscore_", "BS ").replace("_rescaled", " (resc.)"), justify="right")
-    table.add_column("ret ms", justify="right")
+    id_w = max(len("configuration"), int(summary["config_id"].astype(str).str.len().max()))
+    width = id_w + 3 + 12 + 24 + 7  # id, n (with errors), headline with CI, ms, with separators
+    shown = [key]
+    for m in metrics[1:]:
+        if width + 8 > console.width:
+            break
+        shown.append(m)
+        width += 8
+    left_out = [m for m in metrics if m not in shown]
+    caption = (f"sorted by {key} [95% bootstrap CI]; retrieval metrics at the configuration's top_k; "
+               "BS = BERTScore; ms = median retrieval latency")
+    if left_out:
+        caption += f"; not shown (narrow terminal): {', '.join(left_out)} (see summary.csv)"
+    table = Table(title=title, caption=caption, pad_edge=False)
+    table.add_column("configuration", style="bold", no_wrap=True, min_width=id_w)
+    table.add_column("n", justify="right", no_wrap=True)
+    for m in shown:
+        table.add_column(_SHORT.get(m, m), justify="right", no_wrap=True)
+    table.add_column("ms", justify="right", no_wrap=True)
     for _, row in ordered.iterrows():
-        cells = [str(row["config_id"]), f"{int(row['n_questions'])}" + (f" ({int(row['n_errors'])} err)"
-                                                                        if row["n_errors"] else "")]
-        for m in metrics:
-            v, lo, hi = row.get(m), row.get(f"{m}_lo"), row.get(f"{m}_hi")
-            cells.append("-" if v != v or v is None else f"{v:.3f} [{lo:.2f}, {hi:.2f}]")
-        r = row.get("retrieval_ms")
-        cells.append("-" if r != r or r is None else f"{r:.1f}")
+        n = f"{int(row['n_questions'])}" + (f" ({int(row['n_errors'])} err)" if row["n_errors"] else "")
+        cells = [str(row["config_id"]), n]
+        for i, m in enumerate(shown):
+            v = row.get(m)
+            if v is None or v != v:
+                cells.append("-")
+            elif i == 0:
+                cells.append(f"{v:.3f} [{row.get(f'{m}_lo'):.3f}, {row.get(f'{m}_hi'):.3f}]")
+            else:
+                cells.append(f"{v:.3f}")
+        r = row.get("retrieval_ms_median")
+        cells.append("-" if r is None or r != r else f"{r:.1f}")
         table.add_row(*cells)
     console.print(table)

@@ -30,6 +30,7 @@ class SweepStats:
 
     timings: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     embeddings_computed: int = 0
+    query_embeddings_computed: int = 0
     embeddings_from_cache: int = 0
     chunks: dict[str, int] = field(default_factory=dict)
     unique_chunk_texts: dict[str, int] = field(default_factory=dict)
@@ -86,7 +87,13 @@ def run_sweep(
             dataset = load_dataset(spec.dataset)
     questions = dataset.questions[:limit] if limit else list(dataset.questions)
     _check_run_dir(run_dir, dataset)
+    if console is not None:
+        console.print(f"dataset {dataset.name}: {len(dataset.documents)} documents, {len(questions)} questions "
+                      f"(fingerprint {dataset.fingerprint()})")
+        for note in dataset.notes:
+            console.print(f"  note: {note}")
     configs = expand(spec)
+    _preflight(spec, configs)
     journal = Journal(run_dir / "journal.sqlite")
     bars = Progress(enabled=progress, console=console)
     try:
@@ -102,10 +109,30 @@ def run_sweep(
             with _Timer(stats, "scoring"):
                 _score_all(spec, dataset, questions, configs, journal, cache, stats, bars)
         stats.timings["total"] = time.perf_counter() - t_start
-        write_outputs(spec, dataset, questions, configs, journal, run_dir, stats, limit, console)
+        write_outputs(spec, dataset, questions, configs, journal, run_dir, stats, limit, console, cache.root)
     finally:
         journal.close()
     return run_dir
+
+
+def _preflight(spec: SweepSpec, configs: list[Configuration]) -> None:
+    """Fail at start-up, not mid-sweep: a Chroma server that does not answer, an API key not set."""
+    import os
+
+    from ragsweep.config import OpenAIEmbeddingSpec
+
+    used = {c.embedding.label(): c.embedding for c in configs if c.embedding is not None}
+    used.update({c.chunk_embedding.label(): c.chunk_embedding for c in configs if c.chunk_embedding is not None})
+    for emb in used.values():
+        if isinstance(emb, OpenAIEmbeddingSpec) and not os.environ.get(emb.api_key_env):
+            raise RagsweepError(
+                f"embeddings[{emb.label()}].api_key_env: environment variable {emb.api_key_env} is not set; export "
+                "the API key there (for a local server without auth any value works)"
+            )
+    if spec.vector_store.url and any(c.embedding is not None for c in configs):
+        from ragsweep.retrievers.chroma import client_for
+
+        client_for(None, spec.vector_store.url)
 
 
 def _check_run_dir(run_dir: Path, dataset: Dataset) -> None:
@@ -159,6 +186,7 @@ def _answer_all(spec, dataset, configs, pending, journal, cache: CacheDir, stats
     finally:
         for m in models.values():
             stats.embeddings_computed += getattr(m, "computed", 0)
+            stats.query_embeddings_computed += getattr(m, "computed_queries", 0)
         stats.embeddings_from_cache = emb_cache.hits
         emb_cache.close()
         journal.flush()
@@ -225,6 +253,7 @@ def _answer_chunk_group(spec, dataset, group, chunks, pending, journal, cache, m
     chroma_client = None
     for emb_label, cfgs in by_emb.items():
         vector_shared = None
+        query_ms: dict[str, float] = {}
         if emb_label is not None:
             emb = cfgs[0].embedding
             try:
@@ -234,9 +263,9 @@ def _answer_chunk_group(spec, dataset, group, chunks, pending, journal, cache, m
                     chroma_client = client_for(spec.vector_store.path or cache.chroma, spec.vector_store.url)
                 vector_shared = _vector_index(spec, dataset, cfgs[0], chunks, chroma_client, model_for(emb), stats,
                                               bars, k_max)
-                qs = {q.question for c in cfgs for q in pending[c.config_hash]}
+                qs = sorted({q.question for c in cfgs for q in pending[c.config_hash]})
                 with _Timer(stats, "embedding_queries"):
-                    model_for(emb).get_query_embeddings(sorted(qs))
+                    query_ms = model_for(emb).timed_query_embeddings(qs)
             except RagsweepError:
                 raise
             except Exception as exc:  # noqa: BLE001 - an embedding/index failure loses only its configurations
@@ -248,7 +277,8 @@ def _answer_chunk_group(spec, dataset, group, chunks, pending, journal, cache, m
             cfgs = [c for c in cfgs if c not in bad]
         retrievers = IndexRetrievers(bm25_shared if not isinstance(bm25_shared, Exception) else None, vector_shared)
         for config in cfgs:
-            _answer_config(spec, config, retrievers, pending[config.config_hash], journal, stats, bars, answer_bar)
+            _answer_config(spec, config, retrievers, pending[config.config_hash], journal, stats, bars, answer_bar,
+                           query_ms)
 
 
 def _vector_index(spec, dataset, config, chunks, client, embed_model, stats, bars, k_max):
@@ -288,7 +318,13 @@ def _chunk_digest(chunks) -> str:
 
 
 def _answer_config(spec, config: Configuration, retrievers, questions: list[Question], journal, stats, bars,
-                   answer_bar) -> None:
+                   answer_bar, query_ms: dict[str, float]) -> None:
+    """Answer ``questions`` with one configuration and journal each result.
+
+    ``retrieval_ms`` is the index search (and fusion) time plus the question's embedding latency,
+    measured once per (model, question) when it was embedded (``query_ms``), since the vector was
+    computed ahead of the search and served from the cache.
+    """
     from llama_index.core.query_engine import RetrieverQueryEngine
     from llama_index.core.schema import QueryBundle
 
@@ -311,7 +347,9 @@ def _answer_config(spec, config: Configuration, retrievers, questions: list[Ques
                 REPLAY.take()
                 t0 = time.perf_counter()
                 nodes = engine.retrieve(bundle)
-                retrieval_ms = (time.perf_counter() - t0) * 1000 + REPLAY.take()
+                search_ms = (time.perf_counter() - t0) * 1000 + REPLAY.take()
+                embed_ms = query_ms.get(q.question) if config.embedding is not None else None
+                retrieval_ms = search_ms + (embed_ms or 0.0)
                 t1 = time.perf_counter()
                 answer = str(engine.synthesize(bundle, nodes)) if nodes else ""
                 generation_ms = (time.perf_counter() - t1) * 1000
@@ -330,7 +368,8 @@ def _answer_config(spec, config: Configuration, retrievers, questions: list[Ques
                 metrics = all_retrieval_metrics(retrieved, q.evidence, config.top_k)
                 journal.add_answer(config.config_hash, q.qid, config.config_id, {
                     "answer": answer, "answer_empty": not answer.strip(), "generator": GENERATOR_LABEL,
-                    "sources": sources, "retrieval_ms": retrieval_ms, "generation_ms": generation_ms,
+                    "sources": sources, "retrieval_ms": retrieval_ms, "query_embedding_ms": embed_ms,
+                    "generation_ms": generation_ms,
                     **metrics, "error": None,
                 })
                 stats.answered += 1
@@ -428,9 +467,11 @@ def answer_question(spec: SweepSpec, config: Configuration, dataset: Dataset, qu
 
             client = client_for(spec.vector_store.path or cache.chroma, spec.vector_store.url)
             vector = _vector_index(spec, dataset, config, chunks, client, model_for(config.embedding), stats, bars, k)
+        query_ms = model_for(config.embedding).timed_query_embeddings([question]) if config.embedding else {}
         journal = _MemoryJournal()
         q = Question(qid="ask", question=question)
-        _answer_config(spec, config, IndexRetrievers(bm25, vector), [q], journal, stats, bars, bars.add("", 1))
+        _answer_config(spec, config, IndexRetrievers(bm25, vector), [q], journal, stats, bars, bars.add("", 1),
+                       query_ms)
         payload = journal.rows[0]
         if payload.get("error"):
             raise RagsweepError(f"{config.config_id}: {payload['error']}")
