@@ -91,7 +91,7 @@ def build_summary(records, configs, spec):
     counts = records.groupby("config_id").agg(
         n_questions=("qid", "size"),
         n_errors=("error", lambda s: int(s.notna().sum())),
-        n_empty_answers=("answer_empty", lambda s: int(s.fillna(False).astype(bool).sum())),
+        n_empty_answers=("answer_empty", lambda s: int(s.eq(True).sum())),
     ).reset_index()
     lat = ok.groupby("config_id").agg(
         retrieval_ms_median=("retrieval_ms", "median"),
