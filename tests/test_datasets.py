@@ -19,7 +19,8 @@ from ragsweep.datasets.questions_table import load_table_questions
 from ragsweep.datasets.types import Document, EvidenceSpan
 from ragsweep.errors import RagsweepError
 
-LEGALBENCH = Path("/work/shared/datasets/legalbench-rag")
+# shared/ sits beside the project root (as in CI)
+LEGALBENCH = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "legalbench-rag"
 
 DOCS = {
     "lease": "The tenant shall pay rent on the first day of each month.\nLate payment incurs a fee of 5%.",

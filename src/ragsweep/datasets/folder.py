@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragsweep.datasets.types import Document
+from ragsweep.datasets.files import read_text_strict
 from ragsweep.errors import RagsweepError
 
 if TYPE_CHECKING:
@@ -19,17 +20,6 @@ if TYPE_CHECKING:
 
 _HTML_EXTS = {".html", ".htm"}
 _PAGE_JOIN = "\n\n"
-
-
-def read_text_strict(path: Path) -> str:
-    """Decode a file as UTF-8 exactly as stored (no newline translation, so offsets stay valid)."""
-    data = Path(path).read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise RagsweepError(
-            f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); re-save it as UTF-8"
-        ) from None
 
 
 class _HTMLText(HTMLParser):

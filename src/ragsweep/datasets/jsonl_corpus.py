@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragsweep.datasets.folder import read_text_strict
+from ragsweep.datasets.files import read_text_strict
 from ragsweep.datasets.types import Document
 from ragsweep.errors import RagsweepError
 

@@ -8,14 +8,13 @@ dropped ``llama_index.core.llama_dataset``, so otherwise a pydantic mirror of th
 
 from __future__ import annotations
 
-import json
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from pydantic import BaseModel, Field, ValidationError
 
-from ragsweep.datasets.folder import read_text_strict
+from ragsweep.datasets.files import read_json_strict
 from ragsweep.datasets.questions_table import TextLocator, default_qid, unique_spans
 from ragsweep.datasets.types import Document, EvidenceSpan, Question
 from ragsweep.errors import RagsweepError
@@ -46,13 +45,7 @@ class LabelledRagDataExample(BaseModel):
 
 def _examples(path: Path) -> list[Any]:
     """Parse and validate the file; every example has ``query``/``reference_contexts``/``reference_answer``."""
-    if not path.is_file():
-        raise RagsweepError(f"{path}: file not found; fix the path in the spec")
-    try:
-        data = json.loads(read_text_strict(path))
-    except json.JSONDecodeError as exc:
-        raise RagsweepError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
-                            f"fix the file") from None
+    data = read_json_strict(path)
     if not isinstance(data, dict) or not isinstance(data.get("examples"), list):
         raise RagsweepError(f"{path}: not a LabelledRagDataset file (expected {{\"examples\": [...]}}); "
                             f"save it with LabelledRagDataset.save_json")

@@ -7,11 +7,10 @@ the files were saved), so an unknown path is retried with those replacements.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragsweep.datasets.folder import read_text_strict
+from ragsweep.datasets.files import read_json_strict, read_text_strict
 from ragsweep.datasets.questions_table import snippet, unique_spans
 from ragsweep.datasets.types import Document, EvidenceSpan, Question
 from ragsweep.errors import RagsweepError
@@ -57,12 +56,7 @@ def resolve_file_path(file_path: str, doc_ids: set[str] | dict[str, Any]) -> str
 def _tests(path: Path, root: Path, subset: str) -> list[Any]:
     if not path.is_file():
         raise _unknown_subset(root, subset, path)
-    try:
-        data = json.loads(read_text_strict(path))
-    except json.JSONDecodeError as exc:
-        raise RagsweepError(
-            f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}); restore the benchmark file"
-        ) from None
+    data = read_json_strict(path)
     if not isinstance(data, dict) or not isinstance(data.get("tests"), list):
         raise RagsweepError(f"{path}: expected {{\"tests\": [...]}} (LegalBench-RAG benchmark format)")
     return data["tests"]

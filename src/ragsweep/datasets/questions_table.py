@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragsweep.datasets.folder import read_text_strict
+from ragsweep.datasets.files import read_text_strict
 from ragsweep.datasets.jsonl_corpus import iter_jsonl
 from ragsweep.datasets.locate import locate_in_corpus
 from ragsweep.datasets.types import Document, EvidenceSpan, Question

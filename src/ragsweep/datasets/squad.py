@@ -7,11 +7,10 @@ paragraphs, as in the usual open-domain SQuAD setting. v2 unanswerable questions
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragsweep.datasets.folder import read_text_strict
+from ragsweep.datasets.files import read_json_strict
 from ragsweep.datasets.locate import find_span
 from ragsweep.datasets.types import Document, EvidenceSpan, Question
 from ragsweep.errors import RagsweepError
@@ -21,13 +20,7 @@ if TYPE_CHECKING:
 
 
 def _articles(path: Path) -> list[Any]:
-    if not path.is_file():
-        raise RagsweepError(f"{path}: file not found; fix the path in the spec")
-    try:
-        data = json.loads(read_text_strict(path))
-    except json.JSONDecodeError as exc:
-        raise RagsweepError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
-                            f"fix the file") from None
+    data = read_json_strict(path)
     if not isinstance(data, dict) or not isinstance(data.get("data"), list):
         raise RagsweepError(f"{path}: not a SQuAD file (expected {{\"data\": [{{\"title\", \"paragraphs\"}}]}})")
     return data["data"]

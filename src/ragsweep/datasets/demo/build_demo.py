@@ -10,7 +10,7 @@ Questions carry their gold evidence as quoted text plus a doc_id; this script lo
 with ``str.find`` and refuses to write anything if a quote is missing from its document or occurs
 in it more than once. Output is deterministic, so re-running regenerates identical files:
 
-    cd /work/main && .venv/bin/python src/ragsweep/datasets/demo/build_demo.py
+    .venv/bin/python src/ragsweep/datasets/demo/build_demo.py   # from the project root
 """
 
 from __future__ import annotations
