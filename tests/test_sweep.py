@@ -508,6 +508,11 @@ def test_failing_configuration_does_not_lose_the_run(base_run, make_spec, run_cl
 
     run = read_run(spec.run_dir, proc)
     m, rec, inv = run.manifest, run.records, run.invocation
+    # the key is used on the wire, but never written to the output, the manifest, the records or the journal
+    for blob in (proc.stdout, proc.stderr, (spec.run_dir / "manifest.json").read_text(),
+                 (spec.run_dir / "records.parquet").read_bytes().decode("latin-1"),
+                 (spec.run_dir / "journal.sqlite").read_bytes().decode("latin-1")):
+        assert "sk-itest" not in blob
     bad = {"sentence256-textembedding3small-vector-k3", "sentence256-textembedding3small-fusion-k3"}
     good = {"sentence256-bm25-k3", "sentence256-minilm-vector-k3", "sentence256-minilm-fusion-k3"}
     assert set(config_ids(m)) == bad | good

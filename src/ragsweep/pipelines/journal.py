@@ -26,7 +26,11 @@ CREATE TABLE IF NOT EXISTS score (
 
 
 class Journal:
-    def __init__(self, path: Path, flush_seconds: float = 0.5, flush_rows: int = 500) -> None:
+    """``secrets``: values (API keys) scrubbed from everything written, e.g. a server's error text."""
+
+    def __init__(self, path: Path, flush_seconds: float = 0.5, flush_rows: int = 500,
+                 secrets: tuple[str, ...] = ()) -> None:
+        self._secrets = tuple(s for s in secrets if s)
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(path), timeout=60)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -44,7 +48,12 @@ class Journal:
     def add_answer(self, config_hash: str, qid: str, config_id: str, payload: dict) -> None:
         ok = 0 if payload.get("error") else 1
         self._add("INSERT OR REPLACE INTO answer VALUES (?, ?, ?, ?, ?)",
-                  (config_hash, qid, config_id, ok, json.dumps(payload, ensure_ascii=False)))
+                  (config_hash, qid, config_id, ok, self._scrub(json.dumps(payload, ensure_ascii=False))))
+
+    def _scrub(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+        return text
 
     def add_score(self, config_hash: str, qid: str, payload: dict) -> None:
         self._add("INSERT OR REPLACE INTO score VALUES (?, ?, ?)", (config_hash, qid, json.dumps(payload)))

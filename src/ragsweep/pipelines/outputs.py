@@ -203,7 +203,10 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
     key = metrics[0]
     ordered = summary.sort_values(key, ascending=False, na_position="last")
     id_w = max(len("configuration"), int(summary["config_id"].astype(str).str.len().max()))
-    width = id_w + 3 + 12 + 24 + 7  # id, n (with errors), headline with CI, ms, with separators
+    n_w = max(len(f"{int(n)} ({int(e)} err)" if e else str(int(n)))
+              for n, e in zip(summary["n_questions"], summary["n_errors"]))
+    # each column takes its content + 2 padding + 1 rule: id, n, headline with CI, ms, then 5-wide metrics
+    width = 1 + (id_w + 3) + (n_w + 3) + (22 + 3) + (5 + 3)
     shown = [key]
     for m in metrics[1:]:
         if width + 8 > console.width:

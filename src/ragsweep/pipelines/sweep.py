@@ -94,7 +94,7 @@ def run_sweep(
             console.print(f"  note: {note}")
     configs = expand(spec)
     _preflight(spec, configs)
-    journal = Journal(run_dir / "journal.sqlite")
+    journal = Journal(run_dir / "journal.sqlite", secrets=_secret_values(configs))
     bars = Progress(enabled=progress, console=console)
     try:
         with bars:
@@ -133,6 +133,17 @@ def _preflight(spec: SweepSpec, configs: list[Configuration]) -> None:
         from ragsweep.retrievers.chroma import client_for
 
         client_for(None, spec.vector_store.url)
+
+
+def _secret_values(configs: list[Configuration]) -> tuple[str, ...]:
+    """The API keys in use (read from the environment), so they can be scrubbed from stored errors."""
+    import os
+
+    from ragsweep.config import OpenAIEmbeddingSpec
+
+    envs = {e.api_key_env for c in configs for e in (c.embedding, c.chunk_embedding)
+            if isinstance(e, OpenAIEmbeddingSpec)}
+    return tuple(v for v in (os.environ.get(name, "") for name in sorted(envs)) if len(v) >= 4)
 
 
 def _check_run_dir(run_dir: Path, dataset: Dataset) -> None:
