@@ -86,7 +86,8 @@ def test_demo_spec_loads_and_expands_to_30_configurations():
     assert by_id["semantic-bm25-k3"].chunk_embedding.label() == "minilm"
     assert by_id["semantic-bm25-k3"].chunk_key == "semantic@minilm"
     assert by_id["token128-minilm-vector-k5"].chunk_key == "token128"
-    assert by_id["token128-minilm-vector-k5"].index_key == ("token128", "minilm")
+    assert by_id["token128-minilm-vector-k5"].chunk_key == "token128"
+    assert by_id["token128-minilm-vector-k5"].embedding.label() == "minilm"
 
 
 GRID_12 = """\
@@ -174,6 +175,18 @@ def test_config_hash_changes_when_a_parameter_changes_but_id_does_not(tmp_path):
     gen = GRID_12 + "generator: {max_sentences: 3}\n"
     after_gen = {c.config_id: c.config_hash for c in expand(load_spec(write(tmp_path, gen, "gen.yaml")))}
     assert all(after_gen[cid] != base[cid] for cid in base)
+
+
+def test_config_hash_ignores_names_batch_sizes_and_devices(tmp_path):
+    """Settings that cannot change results must not invalidate journaled results or cached chunks."""
+    base = [c.config_hash for c in expand(load_spec(write(tmp_path, GRID_12)))]
+    cosmetic = (GRID_12.replace("{kind: sentence_transformers, model: minilm}",
+                                "{kind: sentence_transformers, model: minilm, batch_size: 8, device: cpu}")
+                .replace("{kind: vector}", "{kind: vector, name: dense}")
+                .replace("{kind: sentence, chunk_size: 128}", "{kind: sentence, chunk_size: 128, name: sent}"))
+    configs = expand(load_spec(write(tmp_path, cosmetic, "cosmetic.yaml")))
+    assert "sent-minilm-dense-k3" in {c.config_id for c in configs}  # the ids follow the names...
+    assert [c.config_hash for c in configs] == base  # ...the hashes do not
 
 
 def test_parse_spec_round_trips_a_dumped_spec():

@@ -147,10 +147,13 @@ def test_overlapping_gold_spans_for_span_recall():
     # covered 20 of 100 union characters -> 0.2 (per-span counting would give (20 + 20)/120 = 0.333)
     assert span_recall_at_k(retrieved, gold, 3) == pytest.approx(0.2)
     assert span_precision_at_k(retrieved, gold, 3) == pytest.approx(1.0)  # all 20 characters are gold
-    # the chunk finds both spans at once: one gain of 1 at rank 1
+    # the chunk finds both spans at once: a gain of 2 at rank 1
     assert first_new_gold(retrieved, gold) == [2]
-    # DCG = 1; IDCG = min(3, 2) gains = 1 + 1/log2 3 -> 1/1.63093 = 0.61315
-    assert ndcg_at_k(retrieved, gold, 3) == pytest.approx(1 / (1 + 1 / math.log2(3)))
+    # DCG = 2; IDCG = 1 + 1/log2 3 = 1.63093 -> 1.226, capped at 1: as good as two chunks at ranks 1 and 2
+    assert ndcg_at_k(retrieved, gold, 3) == pytest.approx(1.0)
+    assert ndcg_at_k([("d", 0, 50), ("d", 50, 100)], gold, 3) == pytest.approx(1.0)
+    # found at rank 2 instead: DCG = 2/log2 3 = 1.26186 -> 1.26186 / 1.63093 = 0.77371
+    assert ndcg_at_k([("x", 0, 5), ("d", 40, 60)], gold, 3) == pytest.approx((2 / math.log2(3)) / (1 + 1 / math.log2(3)))
 
 
 def test_duplicate_gold_spans_count_once():

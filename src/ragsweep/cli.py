@@ -132,8 +132,9 @@ def show(
         _fail(exc)
     from ragsweep.pipelines.outputs import TABLE_METRICS, print_summary
 
-    if metric not in summary.columns:
-        _fail(RagsweepError(f"--metric: {metric!r} is not in the summary; choose one of {TABLE_METRICS}"))
+    ranked = sorted(c[:-3] for c in summary.columns if c.endswith("_lo") and not c.endswith("_ms_lo"))
+    if metric not in ranked:
+        _fail(RagsweepError(f"--metric: {metric!r} is not a metric of this run; choose one of {', '.join(ranked)}"))
     metrics = [metric] + [m for m in TABLE_METRICS if m != metric]
     ds = manifest["dataset"]
     console = _console()

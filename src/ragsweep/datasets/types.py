@@ -60,15 +60,24 @@ class Dataset:
         return cached
 
     def corpus_fingerprint(self) -> str:
+        """Content hash of the documents (memoised: a loaded dataset is not mutated)."""
+        cached = self.__dict__.get("_corpus_fp")
+        if cached is not None:
+            return cached
         h = hashlib.sha256()
         for d in sorted(self.documents, key=lambda d: d.doc_id):
             h.update(d.doc_id.encode())
             h.update(b"\0")
             h.update(d.text.encode())
             h.update(b"\0")
-        return h.hexdigest()[:16]
+        self._corpus_fp = h.hexdigest()[:16]
+        return self._corpus_fp
 
     def fingerprint(self) -> str:
+        """Content hash of documents and questions (memoised)."""
+        cached = self.__dict__.get("_fp")
+        if cached is not None:
+            return cached
         h = hashlib.sha256(self.corpus_fingerprint().encode())
         for q in self.questions:
             h.update(
@@ -77,7 +86,8 @@ class Dataset:
                     ensure_ascii=False,
                 ).encode()
             )
-        return h.hexdigest()[:16]
+        self._fp = h.hexdigest()[:16]
+        return self._fp
 
     def validate(self, source: str, corpus_source: str | None = None) -> None:
         """Check that the dataset is usable; raise one clear line naming the file otherwise."""

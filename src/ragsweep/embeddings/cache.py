@@ -40,21 +40,21 @@ class EmbeddingCache:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
-        self.hits = 0
 
-    def get_many(self, model: str, keys: list[bytes]) -> dict[bytes, list[float]]:
-        found: dict[bytes, list[float]] = {}
+    def _select(self, model: str, keys: list[bytes], column: str, where: str = "") -> dict[bytes, object]:
+        out: dict[bytes, object] = {}
         unique = list(dict.fromkeys(keys))
         for i in range(0, len(unique), 500):
             batch = unique[i : i + 500]
             marks = ",".join("?" * len(batch))
             rows = self._db.execute(
-                f"SELECT key, vec FROM embedding WHERE model = ? AND key IN ({marks})", [model, *batch]
-            ).fetchall()
-            for key, vec in rows:
-                found[bytes(key)] = np.frombuffer(vec, dtype=np.float32).tolist()
-        self.hits += len(found)
-        return found
+                f"SELECT key, {column} FROM embedding WHERE model = ? {where} AND key IN ({marks})", [model, *batch]
+            )
+            out.update((bytes(key), value) for key, value in rows)
+        return out
+
+    def get_many(self, model: str, keys: list[bytes]) -> dict[bytes, list[float]]:
+        return {k: np.frombuffer(v, dtype=np.float32).tolist() for k, v in self._select(model, keys, "vec").items()}
 
     def put_many(self, model: str, items: list[tuple[bytes, list[float]]], ms: list[float] | None = None) -> None:
         """Store vectors; ``ms`` optionally records how long each took to compute (query latency)."""
@@ -67,17 +67,7 @@ class EmbeddingCache:
 
     def get_ms(self, model: str, keys: list[bytes]) -> dict[bytes, float]:
         """Recorded compute times (ms) of the given keys, where one was recorded."""
-        out: dict[bytes, float] = {}
-        unique = list(dict.fromkeys(keys))
-        for i in range(0, len(unique), 500):
-            batch = unique[i : i + 500]
-            marks = ",".join("?" * len(batch))
-            for key, ms in self._db.execute(
-                f"SELECT key, ms FROM embedding WHERE model = ? AND ms IS NOT NULL AND key IN ({marks})",
-                [model, *batch],
-            ):
-                out[bytes(key)] = ms
-        return out
+        return self._select(model, keys, "ms", "AND ms IS NOT NULL")  # type: ignore[return-value]
 
     def count(self, model: str | None = None) -> int:
         if model is None:

@@ -26,6 +26,7 @@ class CachedEmbedding(BaseEmbedding):
     _progress: Callable[[int], None] | None = PrivateAttr(default=None)
     computed: int = 0
     computed_queries: int = 0
+    from_cache: int = 0  # chunk vectors (index builds) and question vectors served by the persistent cache
 
     def __init__(self, loader: Callable[[], BaseEmbedding], cache: EmbeddingCache, model_key: str, **kw: Any) -> None:
         super().__init__(model_name=model_key, model_key=model_key, **kw)
@@ -50,6 +51,8 @@ class CachedEmbedding(BaseEmbedding):
     def _lookup(self, texts: list[str], role: str, compute: Callable[[list[str]], list[list[float]]]) -> list[list[float]]:
         keys = [text_key(t, role) for t in texts]
         found = self._cache.get_many(self.model_key, keys)
+        if role == "text":
+            self.from_cache += len(found)
         missing: dict[bytes, str] = {}
         for k, t in zip(keys, texts):
             if k not in found and k not in missing:
@@ -92,6 +95,7 @@ class CachedEmbedding(BaseEmbedding):
         keys = {q: text_key(q, "query") for q in dict.fromkeys(queries)}
         known = self._cache.get_ms(self.model_key, list(keys.values()))
         missing = [q for q, k in keys.items() if k not in known]
+        self.from_cache += len(keys) - len(missing)
         if missing:
             inner = self.inner
             inner.get_query_embedding("warm-up query")

@@ -30,16 +30,40 @@ def resolve_hf_model(model: str) -> str:
     return model
 
 
+def local_model_fingerprint(path: str) -> str | None:
+    """For a model in a local directory: a hash of its config and of its weight files' names, sizes
+    and modification times, so retrained weights in the same place do not reuse cached results."""
+    p = Path(path)
+    if not (p.is_dir() and (p / "config.json").is_file()):
+        return None
+    h = hashlib.sha256((p / "config.json").read_bytes())
+    for f in sorted(p.rglob("*")):
+        if f.suffix in {".safetensors", ".bin", ".onnx", ".pt"} and f.is_file():
+            st = f.stat()
+            h.update(f"{f.relative_to(p)}|{st.st_size}|{st.st_mtime_ns}".encode())
+    return f"local:{h.hexdigest()[:12]}:{p.name}"
+
+
 def model_key(spec: EmbeddingSpec) -> str:
     """Cache key of a model: stable across machines for hub ids and the bundled model."""
     if isinstance(spec, OpenAIEmbeddingSpec):
         base = (spec.base_url or "https://api.openai.com/v1").rstrip("/")
         return f"openai|{base}|{spec.model}|{spec.dimensions or ''}"
-    name = MINILM_ID if spec.model == "minilm" else spec.model
-    p = Path(spec.model)
-    if spec.model != "minilm" and p.is_dir() and (p / "config.json").is_file():
-        name = f"local:{hashlib.sha256((p / 'config.json').read_bytes()).hexdigest()[:12]}:{p.name}"
+    name = MINILM_ID if spec.model == "minilm" else (local_model_fingerprint(spec.model) or spec.model)
     return f"st|{name}|q={spec.query_prefix}|t={spec.text_prefix}"
+
+
+def require_api_key(spec: EmbeddingSpec) -> str | None:
+    """The API key of an OpenAI(-compatible) embedding, read from its ``api_key_env``; one clear line if unset."""
+    if not isinstance(spec, OpenAIEmbeddingSpec):
+        return None
+    key = os.environ.get(spec.api_key_env)
+    if not key:
+        raise RagsweepError(
+            f"embeddings[{spec.label()}].api_key_env: environment variable {spec.api_key_env} is not set; export "
+            "the API key there (for a local server without auth any value works)"
+        )
+    return key
 
 
 def load_model(spec: EmbeddingSpec):
@@ -64,12 +88,7 @@ def load_model(spec: EmbeddingSpec):
     if isinstance(spec, OpenAIEmbeddingSpec):
         from llama_index.embeddings.openai import OpenAIEmbedding
 
-        key = os.environ.get(spec.api_key_env)
-        if not key:
-            raise RagsweepError(
-                f"embeddings: environment variable {spec.api_key_env} is not set; export the API key there "
-                "(for a local server without auth any value works)"
-            )
+        key = require_api_key(spec)
         kwargs = {"dimensions": spec.dimensions} if spec.dimensions else {}
         return OpenAIEmbedding(
             model_name=spec.model,

@@ -47,30 +47,52 @@ def rescale(value: float, base: float) -> float:
     return (value - base) / (1.0 - base)
 
 
+@dataclass(frozen=True)
+class ScorerSettings:
+    """What determines a BERTScore value: backbone, layer, and how the baseline is made."""
+
+    backbone: str  # what bert-score loads (a path or hub id)
+    model_id: str  # a stable name for caches and the manifest
+    num_layers: int
+    baseline: str
+
+    @property
+    def pair_key(self) -> str:
+        return f"{self.model_id}|L{self.num_layers}"
+
+    @property
+    def key(self) -> str:
+        return f"{self.pair_key}|{self.baseline}"
+
+
+def scorer_settings(spec: BERTScoreSpec, seed: int = 0) -> ScorerSettings:
+    """Resolve the backbone and layer without loading anything (used at start-up to fail early)."""
+    baseline = "none" if spec.baseline == "none" else f"auto:{spec.baseline_pairs}:{seed}"
+    if spec.model == "minilm":
+        from ragsweep.embeddings.factory import bundled_minilm_dir
+
+        return ScorerSettings(str(bundled_minilm_dir()), MINILM_ID, spec.num_layers or MINILM_LAYER, baseline)
+    from bert_score.utils import model2layers
+
+    layers = spec.num_layers or model2layers.get(spec.model)
+    if layers is None:
+        raise RagsweepError(
+            f"scoring.bertscore.num_layers: bert-score has no tuned layer for {spec.model!r}; set num_layers"
+        )
+    from ragsweep.embeddings.factory import local_model_fingerprint
+
+    return ScorerSettings(spec.model, local_model_fingerprint(spec.model) or spec.model, layers, baseline)
+
+
 class BERTScoreRunner:
     """Cache-first BERTScore with a lazily built ``bert_score.BERTScorer``."""
 
     def __init__(self, spec: BERTScoreSpec, cache_path: Path, device: str | None = None) -> None:
         self.spec = spec
         self.device = device
-        if spec.model == "minilm":
-            from ragsweep.embeddings.factory import bundled_minilm_dir
-
-            self.backbone = str(bundled_minilm_dir())
-            self.model_id = MINILM_ID
-            self.num_layers = spec.num_layers or MINILM_LAYER
-        else:
-            from bert_score.utils import model2layers
-
-            self.backbone = spec.model
-            self.model_id = spec.model
-            layers = spec.num_layers or model2layers.get(spec.model)
-            if layers is None:
-                raise RagsweepError(
-                    f"scoring.bertscore.num_layers: bert-score has no tuned layer for {spec.model!r}; set num_layers"
-                )
-            self.num_layers = layers
-        self.key = f"{self.model_id}|L{self.num_layers}"
+        settings = scorer_settings(spec)
+        self.backbone, self.model_id, self.num_layers = settings.backbone, settings.model_id, settings.num_layers
+        self.key = settings.pair_key
         cache_path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(cache_path), timeout=60)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -159,8 +181,11 @@ class BERTScoreRunner:
         return Baseline(float(row["P"].iloc[0]), float(row["R"].iloc[0]), float(row["F"].iloc[0]),
                         "bert-score published")
 
-    def baseline(self, corpus_sentences: list[str], corpus_fingerprint: str, seed: int = 0) -> Baseline:
-        """Published baseline when available, else mean scores of random corpus sentence pairs (cached)."""
+    def baseline(self, corpus_sentences, corpus_fingerprint: str, seed: int = 0) -> Baseline:
+        """Published baseline when available, else mean scores of random corpus sentence pairs (cached).
+
+        ``corpus_sentences`` is a list or a callable returning one, called only when a corpus
+        baseline has to be computed."""
         if self.spec.baseline == "none":
             return Baseline(0.0, 0.0, 0.0, "none")
         pub = self.published_baseline()
@@ -171,6 +196,8 @@ class BERTScoreRunner:
         row = self._db.execute("SELECT p, r, f, source FROM baseline WHERE key = ?", [key]).fetchone()
         if row is not None:
             return Baseline(*row)
+        if callable(corpus_sentences):
+            corpus_sentences = corpus_sentences()
         pairs = sample_unrelated_pairs(corpus_sentences, n, seed)
         if not pairs:
             return Baseline(0.0, 0.0, 0.0, "none (corpus has too few sentences)")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from functools import cached_property
 
 from ragsweep.config import EmbeddingSpec, RetrieverSpec, SemanticSplitterSpec, SplitterSpec, SweepSpec
 
@@ -31,9 +32,27 @@ class Configuration:
         emb = f"@{self.chunk_embedding.label()}" if self.chunk_embedding is not None else ""
         return self.splitter.label() + emb
 
-    @property
-    def index_key(self) -> tuple[str, str | None]:
-        return self.chunk_key, self.embedding.label() if self.embedding is not None else None
+    def chunk_identity(self) -> dict:
+        """Everything that determines the chunks, and nothing else (names and batch sizes do not)."""
+        from ragsweep.embeddings.factory import model_key
+
+        splitter = self.splitter.model_dump(mode="json", exclude={"name", "embedding"})
+        return {"splitter": splitter,
+                "chunk_embedding": model_key(self.chunk_embedding) if self.chunk_embedding is not None else None}
+
+    def identity(self) -> dict:
+        """Everything that determines this configuration's results: hashed into ``config_hash``."""
+        from ragsweep import __version__
+        from ragsweep.embeddings.factory import model_key
+
+        return {
+            "ragsweep": __version__,
+            **self.chunk_identity(),
+            "embedding": model_key(self.embedding) if self.embedding is not None else None,
+            "retriever": self.retriever.model_dump(mode="json", exclude={"name"}),
+            "top_k": self.top_k,
+            "generator": self.generator,
+        }
 
     def resolved(self) -> dict:
         from ragsweep import __version__
@@ -49,9 +68,9 @@ class Configuration:
             "generator": self.generator,
         }
 
-    @property
+    @cached_property
     def config_hash(self) -> str:
-        return hashlib.sha256(json.dumps(self.resolved(), sort_keys=True).encode()).hexdigest()[:12]
+        return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:12]
 
 
 def _chunk_embedding(splitter: SplitterSpec, embedding: EmbeddingSpec | None, spec: SweepSpec) -> EmbeddingSpec | None:

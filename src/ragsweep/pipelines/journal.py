@@ -18,6 +18,7 @@ CREATE TABLE IF NOT EXISTS answer (
     config_hash TEXT NOT NULL, qid TEXT NOT NULL, config_id TEXT NOT NULL, ok INTEGER NOT NULL, payload TEXT NOT NULL,
     PRIMARY KEY (config_hash, qid)
 );
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS score (
     config_hash TEXT NOT NULL, qid TEXT NOT NULL, payload TEXT NOT NULL,
     PRIMARY KEY (config_hash, qid)
@@ -39,6 +40,14 @@ class Journal:
         self._last = time.monotonic()
         self._flush_seconds = flush_seconds
         self._flush_rows = flush_rows
+
+    def meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._db:
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, value])
 
     def done(self) -> set[tuple[str, str]]:
         """(config hash, qid) pairs answered without error; failed ones are retried by the next run."""

@@ -39,13 +39,14 @@ def package_versions() -> dict[str, str]:
     return out
 
 
-def build_records(questions, configs, journal):
-    """One row per (configuration, question) present in the journal, with scores joined in."""
+def build_records(questions, configs, journal, scorer_key: str | None = None):
+    """One row per (configuration, question) present in the journal, with scores joined in
+    (only scores made with the current BERTScore settings, ``scorer_key``, when given)."""
     import pandas as pd
 
     by_hash = {c.config_hash: c for c in configs}
     qs = {q.qid: q for q in questions}
-    scores = journal.scores()
+    scores = {k: v for k, v in journal.scores().items() if scorer_key is None or v.get("scorer") == scorer_key}
     rows = []
     for h, qid, config_id, payload in journal.answers(set(by_hash)):
         q = qs.get(qid)
@@ -109,14 +110,17 @@ def build_summary(records, configs, spec):
 
 
 def write_outputs(spec, dataset, questions, configs, journal, run_dir: Path, stats, limit, console,
-                  cache_dir: Path | None = None) -> dict:
-    records = build_records(questions, configs, journal)
+                  cache_dir: Path | None = None, scorer_key: str | None = None) -> dict:
+    records = build_records(questions, configs, journal, scorer_key)
     summary = build_summary(records, configs, spec)
     run_dir.mkdir(parents=True, exist_ok=True)
     _atomic(run_dir / "records.parquet", lambda p: records.to_parquet(p, index=False))
     _atomic(run_dir / "summary.csv", lambda p: summary.to_csv(p, index=False))
     expected = len(configs) * len(questions)
-    complete = not records.empty and len(records) == expected and int(records["error"].notna().sum()) == 0
+    # complete: every (configuration, question) answered without error, and scored wherever a reference exists
+    complete = (not records.empty and len(records) == expected and int(records["error"].notna().sum()) == 0
+                and bool((records["bertscore_f1"].notna()
+                          | records["reference_answer"].fillna("").str.strip().eq("")).all()))
     manifest = _manifest(spec, dataset, questions, configs, stats, limit, complete, len(records), expected, run_dir)
     manifest["cache_dir"] = str(Path(cache_dir).resolve()) if cache_dir is not None else None
     _atomic(run_dir / "manifest.json",

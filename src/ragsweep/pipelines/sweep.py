@@ -86,17 +86,18 @@ def run_sweep(
 
             dataset = load_dataset(spec.dataset)
     questions = dataset.questions[:limit] if limit else list(dataset.questions)
-    _check_run_dir(run_dir, dataset)
     if console is not None:
         console.print(f"dataset {dataset.name}: {len(dataset.documents)} documents, {len(questions)} questions "
                       f"(fingerprint {dataset.fingerprint()})")
         for note in dataset.notes:
             console.print(f"  note: {note}")
     configs = expand(spec)
-    _preflight(spec, configs)
+    scorer_key = _preflight(spec, configs)
     journal = Journal(run_dir / "journal.sqlite", secrets=_secret_values(configs))
+    scoring_error: RagsweepError | None = None
     bars = Progress(enabled=progress, console=console)
     try:
+        _check_dataset(journal, run_dir, dataset)
         with bars:
             done = journal.done()
             pending = {
@@ -107,59 +108,62 @@ def run_sweep(
             if total:
                 _answer_all(spec, dataset, configs, pending, journal, cache, stats, bars, total)
             with _Timer(stats, "scoring"):
-                _score_all(spec, dataset, questions, configs, journal, cache, stats, bars)
+                try:
+                    _score_all(spec, dataset, questions, configs, journal, cache, stats, bars, scorer_key)
+                except RagsweepError as exc:  # answers are kept and written; the scores are missing
+                    scoring_error = exc
         stats.timings["total"] = time.perf_counter() - t_start
-        write_outputs(spec, dataset, questions, configs, journal, run_dir, stats, limit, console, cache.root)
+        write_outputs(spec, dataset, questions, configs, journal, run_dir, stats, limit, console, cache.root,
+                      scorer_key)
     finally:
         journal.close()
+    if scoring_error is not None:
+        raise scoring_error
     return run_dir
 
 
-def _preflight(spec: SweepSpec, configs: list[Configuration]) -> None:
-    """Fail at start-up, not mid-sweep: a Chroma server that does not answer, an API key not set."""
-    import os
+def _preflight(spec: SweepSpec, configs: list[Configuration]) -> str:
+    """Fail at start-up, not mid-sweep: an API key not set, a Chroma server that does not answer,
+    a BERTScore backbone without a layer. Returns the BERTScore settings key scores are stored under."""
+    from ragsweep.embeddings.factory import require_api_key
+    from ragsweep.evaluation.bertscore import scorer_settings
 
-    from ragsweep.config import OpenAIEmbeddingSpec
-
-    used = {c.embedding.label(): c.embedding for c in configs if c.embedding is not None}
-    used.update({c.chunk_embedding.label(): c.chunk_embedding for c in configs if c.chunk_embedding is not None})
-    for emb in used.values():
-        if isinstance(emb, OpenAIEmbeddingSpec) and not os.environ.get(emb.api_key_env):
-            raise RagsweepError(
-                f"embeddings[{emb.label()}].api_key_env: environment variable {emb.api_key_env} is not set; export "
-                "the API key there (for a local server without auth any value works)"
-            )
+    for emb in _embeddings_in_use(configs):
+        require_api_key(emb)
     if spec.vector_store.url and any(c.embedding is not None for c in configs):
         from ragsweep.retrievers.chroma import client_for
 
         client_for(None, spec.vector_store.url)
+    return scorer_settings(spec.scoring.bertscore, spec.seed).key
+
+
+def _embeddings_in_use(configs: list[Configuration]) -> list:
+    used = {}
+    for c in configs:
+        for emb in (c.embedding, c.chunk_embedding):
+            if emb is not None:
+                used[emb.label()] = emb
+    return list(used.values())
 
 
 def _secret_values(configs: list[Configuration]) -> tuple[str, ...]:
     """The API keys in use (read from the environment), so they can be scrubbed from stored errors."""
     import os
 
-    from ragsweep.config import OpenAIEmbeddingSpec
-
-    envs = {e.api_key_env for c in configs for e in (c.embedding, c.chunk_embedding)
-            if isinstance(e, OpenAIEmbeddingSpec)}
-    return tuple(v for v in (os.environ.get(name, "") for name in sorted(envs)) if len(v) >= 4)
+    names = sorted({e.api_key_env for e in _embeddings_in_use(configs) if getattr(e, "api_key_env", None)})
+    return tuple(v for v in (os.environ.get(name, "") for name in names) if len(v) >= 4)
 
 
-def _check_run_dir(run_dir: Path, dataset: Dataset) -> None:
-    """Refuse to mix results of different datasets in one run directory."""
-    import json
-
-    manifest = run_dir / "manifest.json"
-    if not manifest.is_file():
-        return
-    try:
-        old = json.loads(manifest.read_text(encoding="utf-8")).get("dataset", {}).get("fingerprint")
-    except ValueError:
-        return
-    if old and old != dataset.fingerprint():
+def _check_dataset(journal: Journal, run_dir: Path, dataset: Dataset) -> None:
+    """Refuse to mix results of different datasets in one run directory (checked in the journal,
+    which exists from the first answer on, so a killed first run is covered too)."""
+    fp = dataset.fingerprint()
+    old = journal.meta("dataset_fingerprint")
+    if old is None:
+        journal.set_meta("dataset_fingerprint", fp)
+    elif old != fp:
         raise RagsweepError(
-            f"{run_dir}: holds a run over another dataset (fingerprint {old}, now {dataset.fingerprint()}); "
+            f"{run_dir}: holds a run over another dataset (fingerprint {old}, now {fp}); "
             "pass --fresh to start over or change the spec's name"
         )
 
@@ -187,8 +191,6 @@ def _answer_all(spec, dataset, configs, pending, journal, cache: CacheDir, stats
         for chunk_key, group in by_chunk.items():
             try:
                 chunks = _chunks_for(spec, dataset, group[0], cache, model_for, stats, bars)
-            except RagsweepError:
-                raise
             except Exception as exc:  # noqa: BLE001 - one splitter failing must not lose the others
                 _fail_group(group, pending, journal, stats, answer_bar, f"chunking failed: {_reason(exc)}")
                 continue
@@ -198,7 +200,7 @@ def _answer_all(spec, dataset, configs, pending, journal, cache: CacheDir, stats
         for m in models.values():
             stats.embeddings_computed += getattr(m, "computed", 0)
             stats.query_embeddings_computed += getattr(m, "computed_queries", 0)
-        stats.embeddings_from_cache = emb_cache.hits
+            stats.embeddings_from_cache += getattr(m, "from_cache", 0)
         emb_cache.close()
         journal.flush()
 
@@ -209,9 +211,8 @@ def _chunks_for(spec, dataset, config: Configuration, cache: CacheDir, model_for
 
     from ragsweep import __version__
 
-    key = json.dumps([config.chunk_key, config.splitter.model_dump(mode="json"),
-                      config.chunk_embedding.model_dump(mode="json") if config.chunk_embedding else None,
-                      dataset.corpus_fingerprint(), _splitter_versions(), __version__], sort_keys=True)
+    key = json.dumps([config.chunk_identity(), dataset.corpus_fingerprint(), _splitter_versions(), __version__],
+                     sort_keys=True)
     path = cache.chunks_path(key)
     chunks = load_chunks(path)
     if chunks is None:
@@ -277,8 +278,6 @@ def _answer_chunk_group(spec, dataset, group, chunks, pending, journal, cache, m
                 qs = sorted({q.question for c in cfgs for q in pending[c.config_hash]})
                 with _Timer(stats, "embedding_queries"):
                     query_ms = model_for(emb).timed_query_embeddings(qs)
-            except RagsweepError:
-                raise
             except Exception as exc:  # noqa: BLE001 - an embedding/index failure loses only its configurations
                 _fail_group(cfgs, pending, journal, stats, answer_bar, f"indexing failed: {_reason(exc)}")
                 continue
@@ -406,14 +405,15 @@ def _reason(exc: BaseException) -> str:
 
 
 # ---------------------------------------------------------------------------- scoring
-def _score_all(spec, dataset, questions, configs, journal, cache: CacheDir, stats, bars) -> None:
-    """BERTScore every journaled answer that has no score yet; identical pairs are scored once."""
+def _score_all(spec, dataset, questions, configs, journal, cache: CacheDir, stats, bars, scorer_key: str) -> None:
+    """BERTScore every journaled answer without a score under the current settings; identical pairs
+    are scored once. A score made with other settings (backbone, layer, baseline) is redone."""
     from ragsweep.evaluation.bertscore import BERTScoreRunner, score_fields
     from ragsweep.pipelines.extractive import sentences
 
     hashes = {c.config_hash for c in configs}
     qs = {q.qid: q for q in questions}
-    scored = journal.scores()
+    scored = {k for k, v in journal.scores().items() if v.get("scorer") == scorer_key}
     todo = [(h, qid, p) for h, qid, _, p in journal.answers(hashes)
             if qid in qs and not p.get("error") and (h, qid) not in scored]
     if not todo:
@@ -432,8 +432,8 @@ def _score_all(spec, dataset, questions, configs, journal, cache: CacheDir, stat
         raw = runner.score(pairs, progress=lambda n, _total: bars.advance(bar, n))
         stats.bertscore_pairs_computed += runner.computed
         stats.bertscore_pairs_total += len(set(pairs))
-        corpus_sents = [s for d in dataset.documents for s in sentences(d.text)]
-        base = runner.baseline(corpus_sents, dataset.corpus_fingerprint(), seed=spec.seed)
+        base = runner.baseline(lambda: [s for d in dataset.documents for s in sentences(d.text)],
+                               dataset.corpus_fingerprint(), seed=spec.seed)
         for (h, qid, p), i in zip(todo, index):
             ref = qs[qid].reference_answer or ""
             if i is not None:
@@ -443,7 +443,7 @@ def _score_all(spec, dataset, questions, configs, journal, cache: CacheDir, stat
             else:  # no reference answer: BERTScore is undefined for this question
                 fields = score_fields(None, base)
             journal.add_score(h, qid, {**fields, "baseline": [base.p, base.r, base.f], "baseline_source": base.source,
-                                       "backbone": runner.model_id, "layer": runner.num_layers})
+                                       "backbone": runner.model_id, "layer": runner.num_layers, "scorer": scorer_key})
         journal.flush()
     finally:
         runner.close()

@@ -43,14 +43,13 @@ def collection_name(index_key: str) -> str:
     return "rs-" + hashlib.sha256(index_key.encode()).hexdigest()[:40]
 
 
-def open_or_build(client, index_key: str, chunks, embed_model, progress=None):
+def open_or_build(client, index_key: str, chunks, embed_model):
     """Return a LlamaIndex VectorStoreIndex over a Chroma collection holding exactly ``chunks``.
 
     Reuses the collection when its size and key match; otherwise (re)creates it, embedding the
     chunks through ``embed_model`` (the persistent cache makes repeated vectors free).
     """
     from llama_index.core import StorageContext, VectorStoreIndex
-    from llama_index.core.schema import TextNode
     from llama_index.vector_stores.chroma import ChromaVectorStore
 
     name = collection_name(index_key)
@@ -67,18 +66,7 @@ def open_or_build(client, index_key: str, chunks, embed_model, progress=None):
     if existing is not None:
         client.delete_collection(name)
     collection = client.create_collection(name, metadata=meta)
-    nodes = [
-        TextNode(
-            id_=c.node_id,
-            text=c.text,
-            metadata={"doc_id": c.doc_id},
-            start_char_idx=c.start,
-            end_char_idx=c.end,
-            excluded_embed_metadata_keys=["doc_id"],
-            excluded_llm_metadata_keys=["doc_id"],
-        )
-        for c in chunks
-    ]
+    nodes = [c.to_node() for c in chunks]
     vectors = embed_model.get_text_embedding_batch([c.text for c in chunks])
     for node, vec in zip(nodes, vectors):
         node.embedding = vec

@@ -8,14 +8,9 @@ from ragsweep.retrievers.memo import MemoRetriever, SharedResults
 
 def bm25_retriever(chunks, k_max: int):
     """LlamaIndex's BM25Retriever (bm25s, English stemming) over the chunks."""
-    from llama_index.core.schema import TextNode
     from llama_index.retrievers.bm25 import BM25Retriever
 
-    nodes = [
-        TextNode(id_=c.node_id, text=c.text, metadata={"doc_id": c.doc_id}, start_char_idx=c.start,
-                 end_char_idx=c.end, excluded_embed_metadata_keys=["doc_id"], excluded_llm_metadata_keys=["doc_id"])
-        for c in chunks
-    ]
+    nodes = [c.to_node() for c in chunks]
     return BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=max(1, min(k_max, len(nodes))))
 
 

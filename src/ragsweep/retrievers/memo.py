@@ -54,9 +54,6 @@ class SharedResults:
         hit = self._store.get(query_str)
         return hit[0] if hit else []
 
-    def forget(self, query_str: str) -> None:
-        self._store.pop(query_str, None)
-
 
 class MemoRetriever(BaseRetriever):
     """A ``top_k`` view of shared results; returns fresh NodeWithScore copies (fusion mutates scores)."""

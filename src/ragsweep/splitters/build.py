@@ -34,6 +34,15 @@ class Chunk:
     end: int
     text: str
 
+    def to_node(self):
+        """A LlamaIndex TextNode carrying the offsets; the doc id is metadata the embedding and the
+        answer never see."""
+        from llama_index.core.schema import TextNode
+
+        return TextNode(id_=self.node_id, text=self.text, metadata={"doc_id": self.doc_id},
+                        start_char_idx=self.start, end_char_idx=self.end,
+                        excluded_embed_metadata_keys=["doc_id"], excluded_llm_metadata_keys=["doc_id"])
+
 
 def parser_is_contiguous(parser) -> bool:
     """True for parsers whose chunks never overlap: pattern, semantic, or a zero chunk overlap."""

@@ -1,4 +1,4 @@
-"""nDCG with novelty-aware binary gains."""
+"""nDCG with novelty-aware gains counted in gold spans."""
 
 from __future__ import annotations
 
@@ -12,15 +12,19 @@ def ndcg_at_k(retrieved: Iterable[Sequence], gold: Sequence[Span], k: int) -> fl
     """Normalised discounted cumulative gain at ``k`` with a log2(rank + 1) discount.
 
     Järvelin & Kekäläinen 2002, "Cumulated gain-based evaluation of IR
-    techniques" (ACM TOIS 20(4)). The gain at a rank is 1 only if the chunk
-    overlaps a gold span no higher-ranked chunk overlapped, so a span cut into
-    several chunks is rewarded once; the ideal ranking puts min(k, #gold spans)
-    gains of 1 first, so the score lies in [0, 1]. NaN when ``gold`` is empty.
+    techniques" (ACM TOIS 20(4)). Gold spans are the relevant items. The gain
+    at a rank is the number of gold spans the chunk is the first to overlap, so
+    a span cut into several chunks is rewarded once, and a large chunk that
+    covers several spans earns one gain per span. The ideal ranking finds one
+    new span per rank (min(k, #gold spans) ranks); a coarse chunk that finds
+    several spans at once can beat it, so the ratio is capped at 1: fine and
+    coarse chunkers both score 1 when all gold is retrieved at the top. NaN
+    when ``gold`` is empty.
     """
     ranked = top_k(retrieved, k)
     gold = gold_ranges(gold)
     if not gold:
         return float("nan")
-    dcg = sum(1.0 / math.log2(rank + 1) for rank, new in enumerate(first_new_gold(ranked, gold), start=1) if new)
+    dcg = sum(new / math.log2(rank + 1) for rank, new in enumerate(first_new_gold(ranked, gold), start=1))
     idcg = sum(1.0 / math.log2(rank + 1) for rank in range(1, min(k, len(gold)) + 1))
-    return dcg / idcg
+    return min(1.0, dcg / idcg)
