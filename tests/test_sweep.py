@@ -623,3 +623,46 @@ def test_ask_prints_corpus_text_verbatim(base_run, monkeypatch):
     assert result.exit_code == 0, result.output
     assert "The Tenant [sic] must pay rent." in result.output
     assert "Rent is due [/b] monthly, see [note]." in result.output
+
+
+def test_changing_bertscore_settings_rescores_without_reanswering(base_run, run_cli, read_run, shared_cache, tmp_path):
+    """Scores are stored with the settings that made them: a new layer rescoring, not a silent reuse."""
+    import yaml
+
+    spec = base_run.extra["spec"]
+    data = yaml.safe_load(spec.path.read_text(encoding="utf-8"))
+    data["scoring"] = {"bertscore": {"num_layers": 3}}
+    path = tmp_path / "layer3.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    out = tmp_path / "run"
+    shutil.copytree(base_run.run_dir, out)
+    proc = run_cli("run", path, "--cache", shared_cache, "--limit", BASE_LIMIT, "--out", out)
+    assert proc.returncode == 0, describe(proc)
+    run = read_run(out, proc)
+    inv = run.invocation
+    assert inv["answered"] == 0 and inv["skipped_already_done"] == 12 * BASE_LIMIT  # answers reused
+    assert inv["bertscore_pairs_computed"] > 0  # ...but every pair rescored at layer 3
+    assert run.manifest["bertscore"]["num_layers"] == 3
+    merged = run.records.merge(base_run.records, on=["config_id", "qid"], suffixes=("", "_l6"))
+    scored = merged["bertscore_f1"].notna()
+    assert scored.any() and (merged.loc[scored, "bertscore_f1"] != merged.loc[scored, "bertscore_f1_l6"]).any()
+
+
+def test_a_run_directory_refuses_another_dataset_even_before_its_manifest(tmp_path):
+    """The dataset guard lives in the journal, so a first run killed before writing outputs is covered."""
+    from ragsweep.datasets.types import Dataset, Document, Question
+    from ragsweep.errors import RagsweepError
+    from ragsweep.pipelines.journal import Journal
+    from ragsweep.pipelines.sweep import _check_dataset
+
+    one = Dataset("d", [Document("a", "text one")], [Question("q1", "what?")])
+    two = Dataset("d", [Document("a", "text two")], [Question("q1", "what?")])
+    journal = Journal(tmp_path / "journal.sqlite")
+    _check_dataset(journal, tmp_path, one)
+    _check_dataset(journal, tmp_path, one)  # same dataset: fine
+    journal.close()
+    assert not (tmp_path / "manifest.json").exists()
+    journal = Journal(tmp_path / "journal.sqlite")
+    with pytest.raises(RagsweepError, match=r"holds a run over another dataset .* pass --fresh"):
+        _check_dataset(journal, tmp_path, two)
+    journal.close()
