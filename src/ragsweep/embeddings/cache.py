@@ -40,6 +40,10 @@ class EmbeddingCache:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(embedding)")}
+        if "ms" not in columns:  # caches written before query latencies were recorded
+            with self._db:
+                self._db.execute("ALTER TABLE embedding ADD COLUMN ms REAL")
 
     def _select(self, model: str, keys: list[bytes], column: str, where: str = "") -> dict[bytes, object]:
         out: dict[bytes, object] = {}

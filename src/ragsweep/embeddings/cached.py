@@ -98,7 +98,8 @@ class CachedEmbedding(BaseEmbedding):
         self.from_cache += len(keys) - len(missing)
         if missing:
             inner = self.inner
-            inner.get_query_embedding("warm-up query")
+            for i in range(3):  # the first calls after loading are slower; do not charge them to a question
+                inner.get_query_embedding(f"warm-up query {i}")
             for q in missing:
                 t0 = time.perf_counter()
                 vec = inner.get_query_embedding(q)

@@ -408,9 +408,6 @@ def _reason(exc: BaseException) -> str:
 def _score_all(spec, dataset, questions, configs, journal, cache: CacheDir, stats, bars, scorer_key: str) -> None:
     """BERTScore every journaled answer without a score under the current settings; identical pairs
     are scored once. A score made with other settings (backbone, layer, baseline) is redone."""
-    from ragsweep.evaluation.bertscore import BERTScoreRunner, score_fields
-    from ragsweep.pipelines.extractive import sentences
-
     hashes = {c.config_hash for c in configs}
     qs = {q.qid: q for q in questions}
     scored = {k for k, v in journal.scores().items() if v.get("scorer") == scorer_key}
@@ -418,6 +415,9 @@ def _score_all(spec, dataset, questions, configs, journal, cache: CacheDir, stat
             if qid in qs and not p.get("error") and (h, qid) not in scored]
     if not todo:
         return
+    from ragsweep.evaluation.bertscore import BERTScoreRunner, score_fields
+    from ragsweep.pipelines.extractive import sentences
+
     runner = BERTScoreRunner(spec.scoring.bertscore, cache.bertscore)
     try:
         pairs, index = [], []
@@ -428,10 +428,11 @@ def _score_all(spec, dataset, questions, configs, journal, cache: CacheDir, stat
                 pairs.append((p["answer"], ref))
             else:
                 index.append(None)
-        bar = bars.add("scoring (BERTScore)", len(set(pairs)))
+        n_unique = len(set(pairs))
+        bar = bars.add("scoring (BERTScore)", n_unique)
         raw = runner.score(pairs, progress=lambda n, _total: bars.advance(bar, n))
         stats.bertscore_pairs_computed += runner.computed
-        stats.bertscore_pairs_total += len(set(pairs))
+        stats.bertscore_pairs_total += n_unique
         base = runner.baseline(lambda: [s for d in dataset.documents for s in sentences(d.text)],
                                dataset.corpus_fingerprint(), seed=spec.seed)
         for (h, qid, p), i in zip(todo, index):
