@@ -168,8 +168,11 @@ def load_run(run_dir: Path, proc: subprocess.CompletedProcess | None = None) -> 
 
     manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
     records = pd.read_parquet(run_dir / "records.parquet")
-    summary = pd.read_csv(run_dir / "summary.csv")
-    return Run(run_dir, manifest, records, summary, proc.stdout if proc else "", proc.stderr if proc else "")
+    full = pd.read_csv(run_dir / "summary.csv")
+    # summary.csv has one row per (configuration, split); most tests look at all questions
+    summary = full[full["split"] == "all"].reset_index(drop=True) if "split" in full.columns else full
+    return Run(run_dir, manifest, records, summary, proc.stdout if proc else "", proc.stderr if proc else "",
+               extra={"summary_by_split": full})
 
 
 @pytest.fixture(scope="session")

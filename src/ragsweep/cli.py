@@ -51,22 +51,46 @@ def run(
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="use only the first N questions"),
     out: Optional[Path] = typer.Option(None, "--out", help="run directory (default: OUTPUT_DIR/NAME from the spec)"),
     no_progress: bool = typer.Option(False, "--no-progress", help="hide progress bars"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="print the LLM calls, tokens and cost per stage that the "
+                                 "run would need, and spend nothing"),
+    budget: Optional[float] = typer.Option(None, "--budget", min=0, help="stop cleanly before this invocation's "
+                                           "LLM spending would pass USD (finished work is kept; exit code 4)"),
 ) -> None:
-    """Run (or resume) a sweep: chunk, index, answer every question with every configuration, score."""
+    """Run (or resume) a sweep: chunk, index, answer every question with every configuration, score;
+    then, with a stage2 section, LLM-judge the configurations stage 1 selects.
+
+    Exit codes: 0 complete, 2 error (bad spec, key refused, ...), 3 finished with failures (run the
+    same command again to retry them), 4 stopped by --budget.
+    """
     from ragsweep.errors import RagsweepError
 
     _quiet_libraries()
+    stopped_by_budget = None
     try:
         from ragsweep.config import load_spec
-        from ragsweep.pipelines.sweep import run_sweep
 
         s = load_spec(spec)
         console = _console()
-        run_dir = run_sweep(s, run_dir=out, cache_dir=cache, fresh=fresh, limit=limit,
-                            progress=not no_progress and sys.stdout.isatty(), console=console)
-        console.print(f"results: {run_dir}/ (manifest.json, records.parquet, summary.csv)")
+        if dry_run:
+            from ragsweep.pipelines.estimate import estimate_run, print_estimate
+
+            print_estimate(estimate_run(s, run_dir=out, cache_dir=cache, limit=limit), console)
+            return
+        from ragsweep.llm.budget import BudgetExhausted
+        from ragsweep.pipelines.sweep import run_dir_for, run_sweep
+
+        try:
+            run_dir = run_sweep(s, run_dir=out, cache_dir=cache, fresh=fresh, limit=limit,
+                                progress=not no_progress and sys.stdout.isatty(), console=console, budget=budget)
+        except BudgetExhausted as exc:
+            stopped_by_budget = exc
+            run_dir = Path(out or run_dir_for(s))
+        console.print(f"results: {run_dir}/ (manifest.json, records.parquet, summary.csv, comparisons.csv)")
     except RagsweepError as exc:
         _fail(exc)
+    if stopped_by_budget is not None:
+        typer.echo(f"stopped: {stopped_by_budget}", err=True)
+        raise typer.Exit(4)
     import json
 
     manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
@@ -89,10 +113,16 @@ def validate(spec: Path = typer.Argument(..., help="YAML sweep spec")) -> None:
                 unlocated_evidence: error|drop_question|keep_question}
       splitters: [{kind: token|sentence|recursive|semantic|pattern, chunk_size, chunk_overlap, name, ...}]
       embeddings: [{kind: sentence_transformers|openai, model, batch_size, base_url, api_key_env, ...}]
-      retrievers: [{kind: bm25|vector|fusion, mode, weights, name}]
+      retrievers: [{kind: bm25|vector|fusion, mode, weights, num_queries, name}]
       top_k: [3, 5, 10]
       vector_store: {path | url}
-      generator: {kind: extractive, max_sentences}
+      generator: {kind: extractive, max_sentences} | {kind: llm, response_mode, prompt_file}
+      llm: {model, base_url, api_key_env, temperature, seed, max_tokens, timeout, context_window,
+            concurrency, requests_per_minute, tokens_per_minute, max_retries, max_backoff}
+      prices: {MODEL: {input: USD per 1M tokens, output: USD per 1M tokens}}
+      split: {validation_fraction, stratify}
+      stage2: {judges: [correctness, faithfulness, relevancy], llm, select_metric, top_n, max_configs,
+               alpha, correctness_threshold, prompts: {correctness, faithfulness, relevancy, ...}}
       scoring: {bertscore: {model, num_layers, batch_size, baseline, baseline_pairs},
                 bootstrap_samples, confidence}
     """
@@ -122,6 +152,8 @@ def validate(spec: Path = typer.Argument(..., help="YAML sweep spec")) -> None:
 def show(
     run_dir: Path = typer.Argument(..., help="run directory"),
     metric: str = typer.Option("bertscore_f1_rescaled", "--metric", help="metric to sort by"),
+    split: str = typer.Option("test", "--split", help="questions to summarise: test (final figures), validation "
+                              "(used to select stage-2 configurations) or all"),
 ) -> None:
     """Print a finished (or partial) run's summary table."""
     from ragsweep.errors import RagsweepError
@@ -132,6 +164,10 @@ def show(
         _fail(exc)
     from ragsweep.pipelines.outputs import TABLE_METRICS, print_summary
 
+    if "split" in summary.columns:
+        if split not in ("test", "validation", "all"):
+            _fail(RagsweepError(f"--split: {split!r}; choose test, validation or all"))
+        summary = summary[summary["split"] == split]
     ranked = sorted(c[:-3] for c in summary.columns if c.endswith("_lo") and not c.endswith("_ms_lo"))
     if metric not in ranked:
         _fail(RagsweepError(f"--metric: {metric!r} is not a metric of this run; choose one of {', '.join(ranked)}"))
@@ -140,7 +176,7 @@ def show(
     console = _console()
     console.print(f"{run_dir}: {manifest['status']} ({manifest['records']}/{manifest['expected_records']} records); "
                   f"dataset {ds['name']} {ds['fingerprint']}; generator {manifest['generator']['label']}")
-    print_summary(summary, console, title=manifest["spec"]["name"], metrics=metrics)
+    print_summary(summary, console, title=f"{manifest['spec']['name']} ({split} questions)", metrics=metrics)
 
 
 def _read_run(run_dir: Path):
@@ -159,7 +195,7 @@ def _read_run(run_dir: Path):
         manifest = json.loads(mpath.read_text(encoding="utf-8"))
     except ValueError:
         raise RagsweepError(f"{mpath}: not valid JSON; re-run the sweep to rewrite it") from None
-    if manifest.get("format_version") != 1:
+    if manifest.get("format_version") not in (1, 2):
         raise RagsweepError(f"{mpath}: run format {manifest.get('format_version')!r} is not supported by this version")
     spath = run_dir / "summary.csv"
     summary = pd.read_csv(spath) if spath.is_file() and spath.stat().st_size > 1 else pd.DataFrame()

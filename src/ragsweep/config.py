@@ -259,13 +259,14 @@ _FUSION_LABELS = {"reciprocal_rerank": "fusion", "relative_score": "fusion-rel",
 
 
 class FusionSpec(_Strict):
-    """QueryFusionRetriever over vector + BM25; one query (no LLM rewrites) by default."""
+    """QueryFusionRetriever over vector + BM25; one query by default, ``num_queries > 1`` adds
+    LLM-written rewrites of the question (needs the spec's ``llm``)."""
 
     kind: Literal["fusion"]
     name: str | None = None
     mode: Literal["reciprocal_rerank", "relative_score", "dist_based_score"] = "reciprocal_rerank"
     weights: tuple[float, float] | None = Field(default=None, description="[vector, bm25]")
-    num_queries: Literal[1] = 1
+    num_queries: int = Field(1, ge=1, le=10, description="queries per question, the original included")
 
     @field_validator("weights")
     @classmethod
@@ -280,6 +281,8 @@ class FusionSpec(_Strict):
         base = _FUSION_LABELS[self.mode]
         if self.weights is not None:
             base += "-w" + "-".join(f"{w:g}" for w in self.weights)
+        if self.num_queries > 1:
+            base += f"-q{self.num_queries}"
         return base
 
     @property
@@ -313,6 +316,107 @@ class ExtractiveGeneratorSpec(_Strict):
     kind: Literal["extractive"] = "extractive"
     max_sentences: int = Field(2, gt=0)
 
+    def label(self) -> str:
+        return "extractive-baseline"
+
+
+class LLMGeneratorSpec(_Strict):
+    """Answers written by the spec's ``llm`` from the retrieved chunks (a LlamaIndex response synthesizer)."""
+
+    kind: Literal["llm"]
+    response_mode: Literal["compact", "refine", "simple_summarize", "tree_summarize"] = "compact"
+    prompt_file: Path | None = Field(
+        None, description="text-QA prompt template file with {context_str} and {query_str}")
+
+    def label(self) -> str:
+        return "llm"
+
+
+GeneratorSpec = Annotated[
+    Union[Annotated[ExtractiveGeneratorSpec, Tag("extractive")], Annotated[LLMGeneratorSpec, Tag("llm")]],
+    Discriminator(lambda v: v.get("kind", "extractive") if isinstance(v, dict) else getattr(v, "kind", None)),
+]
+
+
+# --------------------------------------------------------------------------- LLM, stage 2
+class LLMSpec(_Strict):
+    """OpenAI or any OpenAI-compatible chat endpoint (vLLM, Ollama, llama.cpp server, LM Studio).
+
+    Only the *name* of the environment variable holding the key is stored; ``api_key_env: null``
+    for a local server that needs none.
+    """
+
+    model: str
+    base_url: str | None = Field(None, description="default: https://api.openai.com/v1")
+    api_key_env: str | None = "OPENAI_API_KEY"
+    temperature: float = Field(0.0, ge=0, le=2)
+    seed: int | None = Field(0, description="sent to the endpoint for reproducibility; null: not sent")
+    max_tokens: int = Field(512, gt=0)
+    timeout: float = Field(60.0, gt=0, description="seconds per request")
+    context_window: int = Field(8192, gt=0)
+    concurrency: int = Field(8, gt=0, description="requests in flight at once")
+    requests_per_minute: float | None = Field(None, gt=0)
+    tokens_per_minute: float | None = Field(None, gt=0)
+    max_retries: int = Field(6, ge=0, description="retries on 429, 5xx, timeouts and dropped connections")
+    max_backoff: float = Field(60.0, gt=0, description="seconds; the longest wait between retries")
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, v: str | None) -> str | None:
+        if v is not None and not re.match(r"^https?://", v):
+            raise ValueError(f"base_url {v!r} must start with http:// or https:// (e.g. http://127.0.0.1:8000/v1)")
+        return v
+
+    def label(self) -> str:
+        return self.model
+
+
+class PriceSpec(_Strict):
+    """US dollars per million tokens."""
+
+    input: float = Field(ge=0)
+    output: float = Field(0.0, ge=0)
+
+
+class SplitSpec(_Strict):
+    """Deterministic validation/test split: stage 1 selects on validation, final figures use test."""
+
+    validation_fraction: float = Field(0.5, gt=0, lt=1)
+    stratify: bool = Field(True, description="by question type, when the dataset has types")
+
+
+JudgeName = Literal["correctness", "faithfulness", "relevancy"]
+
+
+class JudgePrompts(_Strict):
+    """Template files replacing LlamaIndex's default judge prompts (same placeholders)."""
+
+    correctness: Path | None = Field(None, description="placeholders {query} {reference_answer} {generated_answer}")
+    faithfulness: Path | None = Field(None, description="placeholders {query_str} {context_str}")
+    faithfulness_refine: Path | None = None
+    relevancy: Path | None = Field(None, description="placeholders {query_str} {context_str}")
+    relevancy_refine: Path | None = None
+
+
+class Stage2Spec(_Strict):
+    """LLM judges on the configurations stage 1 selects, on the test questions."""
+
+    judges: list[JudgeName] = Field(["correctness", "faithfulness", "relevancy"], min_length=1)
+    llm: LLMSpec | None = Field(None, description="judge model; default: the spec's llm")
+    select_metric: str = "bertscore_f1_rescaled"
+    top_n: int = Field(3, gt=0)
+    max_configs: int = Field(10, gt=0)
+    alpha: float = Field(0.05, gt=0, lt=1)
+    correctness_threshold: float = Field(4.0, ge=1, le=5, description="passing score (1-5 scale)")
+    prompts: JudgePrompts = JudgePrompts()
+
+    @field_validator("judges")
+    @classmethod
+    def _distinct(cls, v: list[str]) -> list[str]:
+        if len(set(v)) != len(v):
+            raise ValueError("judges must be distinct")
+        return v
+
 
 class BERTScoreSpec(_Strict):
     model: str = Field("minilm", description="'minilm' (bundled), an HF model id or a local path")
@@ -338,7 +442,11 @@ class SweepSpec(_Strict):
     retrievers: list[RetrieverSpec] = Field(min_length=1)
     top_k: list[int] = Field([5], min_length=1)
     vector_store: VectorStoreSpec = VectorStoreSpec()
-    generator: ExtractiveGeneratorSpec = ExtractiveGeneratorSpec()
+    generator: GeneratorSpec = ExtractiveGeneratorSpec()
+    llm: LLMSpec | None = Field(None, description="the LLM for generation, query rewrites and (default) judges")
+    prices: dict[str, PriceSpec] = Field(default_factory=dict, description="USD per million tokens, by model")
+    split: SplitSpec = SplitSpec()
+    stage2: Stage2Spec | None = None
     scoring: ScoringSpec = ScoringSpec()
     cache_dir: Path | None = Field(default=None, description="default: .ragsweep/cache")
     output_dir: Path = Path("runs")
@@ -383,6 +491,14 @@ class SweepSpec(_Strict):
         )
         if needs_emb and not self.embeddings:
             raise ValueError("embeddings: a vector, fusion retriever or semantic splitter needs at least one embedding")
+        if self.llm is None:
+            if self.generator.kind == "llm":
+                raise ValueError("generator: kind llm needs an 'llm' section (model, base_url, api_key_env)")
+            if any(getattr(r, "num_queries", 1) > 1 for r in self.retrievers):
+                raise ValueError("retrievers: fusion with num_queries > 1 writes query rewrites with an LLM; "
+                                 "add an 'llm' section or set num_queries: 1")
+            if self.stage2 is not None and self.stage2.llm is None:
+                raise ValueError("stage2: the judges need an LLM; add an 'llm' section or stage2.llm")
         return self
 
 
@@ -402,7 +518,8 @@ def _clean_loc(loc: tuple) -> tuple:
     out: list = []
     for i, part in enumerate(loc):
         prev = loc[i - 1] if i else None
-        if isinstance(part, str) and part in _TAGS and (isinstance(prev, int) or prev in ("corpus", "questions")):
+        if isinstance(part, str) and part in _TAGS and (isinstance(prev, int) or prev in ("corpus", "questions",
+                                                                                             "generator")):
             continue
         out.append(part)
     return tuple(out)
@@ -479,7 +596,7 @@ def _first_error(exc) -> str:
 
 
 _TAGS = {"demo", "folder", "jsonl", "csv", "legalbench", "squad", "labelled_rag", "token", "sentence", "recursive",
-         "semantic", "pattern", "sentence_transformers", "openai", "bm25", "vector", "fusion"}
+         "semantic", "pattern", "sentence_transformers", "openai", "bm25", "vector", "fusion", "extractive", "llm"}
 
 
 def parse_spec(data: object, source: str = "<spec>", base_dir: Path | None = None) -> SweepSpec:
@@ -518,17 +635,33 @@ def load_spec(path: str | Path) -> SweepSpec:
 
 
 def _resolve_paths(spec: SweepSpec, base: Path) -> SweepSpec:
-    def fix(model: BaseModel) -> BaseModel:
+    def fix(model: BaseModel, names: tuple[str, ...] = ("path",)) -> BaseModel:
         updates = {}
-        for name in ("path",):
+        for name in names:
             v = getattr(model, name, None)
             if isinstance(v, Path) and not v.is_absolute():
                 updates[name] = (base / v).resolve()
         return model.model_copy(update=updates) if updates else model
 
     ds = spec.dataset.model_copy(update={"corpus": fix(spec.dataset.corpus), "questions": fix(spec.dataset.questions)})
-    updates: dict = {"dataset": ds, "vector_store": fix(spec.vector_store)}
+    updates: dict = {"dataset": ds, "vector_store": fix(spec.vector_store),
+                     "generator": fix(spec.generator, ("prompt_file",))}
+    if spec.stage2 is not None:
+        prompts = fix(spec.stage2.prompts, tuple(JudgePrompts.model_fields))
+        updates["stage2"] = spec.stage2.model_copy(update={"prompts": prompts})
     return spec.model_copy(update=updates)
+
+
+def _prompt_files(spec: SweepSpec) -> list[tuple[str, Path]]:
+    out = []
+    if getattr(spec.generator, "prompt_file", None) is not None:
+        out.append(("generator.prompt_file", spec.generator.prompt_file))
+    if spec.stage2 is not None:
+        for name in JudgePrompts.model_fields:
+            v = getattr(spec.stage2.prompts, name)
+            if v is not None:
+                out.append((f"stage2.prompts.{name}", v))
+    return out
 
 
 def _check_files(spec: SweepSpec, source: str) -> None:
@@ -536,3 +669,6 @@ def _check_files(spec: SweepSpec, source: str) -> None:
         path = getattr(model, "path", None)
         if path is not None and not Path(path).exists():
             raise RagsweepError(f"{source}: {part}.path: {path} does not exist; fix the path (relative to the spec file)")
+    for part, path in _prompt_files(spec):
+        if not Path(path).is_file():
+            raise RagsweepError(f"{source}: {part}: {path} does not exist; fix the path (relative to the spec file)")

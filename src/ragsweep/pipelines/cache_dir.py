@@ -1,7 +1,7 @@
 """The persistent cache directory shared by runs and sweeps (default ``.ragsweep/cache``).
 
 Layout: ``embeddings.sqlite`` (vectors by model and text hash), ``bertscore.sqlite`` (pair scores
-and baselines), ``chunks/`` (splitter output per corpus and splitter), ``chroma/`` (embedded
+and baselines), ``llm_calls.sqlite`` (every LLM call's reply, tokens and cost), ``chunks/`` (splitter output per corpus and splitter), ``chroma/`` (embedded
 Chroma collections per corpus, splitter and embedding).
 """
 
@@ -27,6 +27,10 @@ class CacheDir:
     @property
     def bertscore(self) -> Path:
         return self.root / "bertscore.sqlite"
+
+    @property
+    def llm_calls(self) -> Path:
+        return self.root / "llm_calls.sqlite"
 
     @property
     def chroma(self) -> Path:

@@ -12,6 +12,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
 from ragsweep.config import EmbeddingSpec, RetrieverSpec, SemanticSplitterSpec, SplitterSpec, SweepSpec
 
@@ -25,6 +26,7 @@ class Configuration:
     retriever: RetrieverSpec
     top_k: int
     generator: dict
+    rewrite_llm: dict | None = None  # the LLM writing fusion query rewrites (num_queries > 1)
 
     @property
     def chunk_key(self) -> str:
@@ -52,6 +54,7 @@ class Configuration:
             "retriever": self.retriever.model_dump(mode="json", exclude={"name"}),
             "top_k": self.top_k,
             "generator": self.generator,
+            **({"rewrite_llm": self.rewrite_llm} if self.rewrite_llm else {}),
         }
 
     def resolved(self) -> dict:
@@ -82,8 +85,28 @@ def _chunk_embedding(splitter: SplitterSpec, embedding: EmbeddingSpec | None, sp
     return embedding if embedding is not None else spec.embeddings[0]
 
 
+def llm_identity(llm) -> dict:
+    """What about an LLM changes its replies (not its URL, limits or timeouts)."""
+    return {"model": llm.model, "temperature": llm.temperature, "seed": llm.seed, "max_tokens": llm.max_tokens,
+            "context_window": llm.context_window}
+
+
+def generator_identity(spec: SweepSpec) -> dict:
+    """The generator as it affects answers: for an LLM, the model settings and the prompt text."""
+    import hashlib
+
+    gen = spec.generator.model_dump(mode="json", exclude={"prompt_file"})
+    if spec.generator.kind == "llm":
+        assert spec.llm is not None
+        gen["llm"] = llm_identity(spec.llm)
+        if spec.generator.prompt_file is not None:
+            text = Path(spec.generator.prompt_file).read_text(encoding="utf-8")
+            gen["prompt_sha256"] = hashlib.sha256(text.encode()).hexdigest()
+    return gen
+
+
 def expand(spec: SweepSpec) -> list[Configuration]:
-    generator = spec.generator.model_dump(mode="json")
+    generator = generator_identity(spec)
     out: list[Configuration] = []
     for splitter in spec.splitters:
         for retriever in spec.retrievers:
@@ -92,5 +115,8 @@ def expand(spec: SweepSpec) -> list[Configuration]:
                 chunk_emb = _chunk_embedding(splitter, emb, spec)
                 for k in spec.top_k:
                     parts = [splitter.label()] + ([emb.label()] if emb is not None else []) + [retriever.label(), f"k{k}"]
-                    out.append(Configuration("-".join(parts), splitter, chunk_emb, emb, retriever, k, generator))
+                    rewrite = (llm_identity(spec.llm) if getattr(retriever, "num_queries", 1) > 1 and spec.llm
+                               else None)
+                    out.append(Configuration("-".join(parts), splitter, chunk_emb, emb, retriever, k, generator,
+                                             rewrite))
     return out

@@ -23,6 +23,10 @@ CREATE TABLE IF NOT EXISTS score (
     config_hash TEXT NOT NULL, qid TEXT NOT NULL, payload TEXT NOT NULL,
     PRIMARY KEY (config_hash, qid)
 );
+CREATE TABLE IF NOT EXISTS judgement (
+    config_hash TEXT NOT NULL, qid TEXT NOT NULL, judge TEXT NOT NULL, judge_key TEXT NOT NULL, ok INTEGER NOT NULL,
+    payload TEXT NOT NULL, PRIMARY KEY (config_hash, qid, judge)
+);
 """
 
 
@@ -66,6 +70,22 @@ class Journal:
 
     def add_score(self, config_hash: str, qid: str, payload: dict) -> None:
         self._add("INSERT OR REPLACE INTO score VALUES (?, ?, ?)", (config_hash, qid, json.dumps(payload)))
+
+    def add_judgement(self, config_hash: str, qid: str, judge: str, judge_key: str, payload: dict) -> None:
+        """A stage-2 judgement; ``ok`` = 0 (a call that failed) is retried by the next run, while an
+        unparseable reply is a finished, *unmeasured* judgement."""
+        ok = 0 if payload.get("status") == "failed" else 1
+        self._add("INSERT OR REPLACE INTO judgement VALUES (?, ?, ?, ?, ?, ?)",
+                  (config_hash, qid, judge, judge_key, ok, self._scrub(json.dumps(payload, ensure_ascii=False))))
+
+    def judgements(self, judge_keys: dict[str, str] | None = None) -> dict[tuple[str, str, str], dict]:
+        """(config hash, qid, judge) -> payload, only those made with the judge's current settings."""
+        self.flush()
+        out = {}
+        for h, q, j, key, ok, p in self._db.execute("SELECT * FROM judgement"):
+            if judge_keys is None or judge_keys.get(j) == key:
+                out[(h, q, j)] = {**json.loads(p), "ok": bool(ok)}
+        return out
 
     def _add(self, sql: str, row: tuple) -> None:
         self._pending.append((sql, row))

@@ -19,8 +19,14 @@ BERTSCORE_METRICS = ["bertscore_p", "bertscore_r", "bertscore_f1",
                      "bertscore_p_rescaled", "bertscore_r_rescaled", "bertscore_f1_rescaled"]
 LATENCY_METRICS = ["retrieval_ms", "query_embedding_ms", "generation_ms"]
 SUMMARY_METRICS = BERTSCORE_METRICS + RETRIEVAL_METRICS + LATENCY_METRICS
+SELECTABLE_METRICS = BERTSCORE_METRICS + RETRIEVAL_METRICS
 TABLE_METRICS = ["bertscore_f1_rescaled", "hit", "mrr", "ndcg", "span_recall", "span_precision"]
-FORMAT_VERSION = 1
+# stage 2: per question, correctness is the 1-5 score, the others 1/0 (YES/NO); NaN when unmeasured
+JUDGE_METRICS = ["correctness", "correctness_pass", "faithfulness", "relevancy"]
+JUDGE_OF = {"correctness": "correctness", "correctness_pass": "correctness", "faithfulness": "faithfulness",
+            "relevancy": "relevancy"}
+SPLITS = ["test", "validation", "all"]
+FORMAT_VERSION = 2
 
 _PACKAGES = ["ragsweep", "llama-index-core", "llama-index-retrievers-bm25", "llama-index-vector-stores-chroma",
              "chromadb", "langchain-text-splitters", "langchain-experimental", "bert-score", "sentence-transformers",
@@ -39,14 +45,17 @@ def package_versions() -> dict[str, str]:
     return out
 
 
-def build_records(questions, configs, journal, scorer_key: str | None = None):
+def build_records(questions, configs, journal, scorer_key: str | None = None, split: dict | None = None,
+                  judge_keys: dict | None = None):
     """One row per (configuration, question) present in the journal, with scores joined in
-    (only scores made with the current BERTScore settings, ``scorer_key``, when given)."""
+    (only scores made with the current BERTScore settings, ``scorer_key``, when given) and, with
+    ``judge_keys``, the stage-2 judgements made with the current judge settings."""
     import pandas as pd
 
     by_hash = {c.config_hash: c for c in configs}
     qs = {q.qid: q for q in questions}
     scores = {k: v for k, v in journal.scores().items() if scorer_key is None or v.get("scorer") == scorer_key}
+    judged = journal.judgements(judge_keys) if judge_keys else {}
     rows = []
     for h, qid, config_id, payload in journal.answers(set(by_hash)):
         q = qs.get(qid)
@@ -64,13 +73,29 @@ def build_records(questions, configs, journal, scorer_key: str | None = None):
             **{m: payload.get(m) for m in RETRIEVAL_METRICS + LATENCY_METRICS},
             "error": payload.get("error"),
         }
+        llm = payload.get("llm") or {}
+        row.update({"split": (split or {}).get(qid, "all"),
+                    "llm_calls": llm.get("llm_calls"), "llm_cached": llm.get("llm_cached"),
+                    "prompt_tokens": llm.get("prompt_tokens"), "completion_tokens": llm.get("completion_tokens"),
+                    "cost_usd": llm.get("cost_usd")})
         s = scores.get((h, qid), {})
         row.update({m: s.get(m) for m in BERTSCORE_METRICS})
+        if judge_keys:
+            for j in judge_keys:
+                jv = judged.get((h, qid, j))
+                row[f"{j}_status"] = jv.get("status") if jv else None
+                row[f"{j}_reason"] = jv.get("reason") if jv else None
+                row[f"{j}_raw"] = jv.get("raw") if jv else None
+                row[j] = jv.get("score") if jv and jv.get("status") == "ok" else None
+                if j == "correctness":
+                    row["correctness_reasoning"] = jv.get("reasoning") if jv else None
+                    row["correctness_pass"] = (float(jv["passing"]) if jv and jv.get("status") == "ok" else None)
+                row[f"{j}_cost_usd"] = (jv.get("llm") or {}).get("cost_usd") if jv else None
         rows.append(row)
     df = pd.DataFrame(rows)
     if df.empty:
         return df
-    for m in SUMMARY_METRICS:
+    for m in SUMMARY_METRICS + [m for m in JUDGE_METRICS if m in df.columns]:
         df[m] = pd.to_numeric(df[m], errors="coerce").astype("float64")
     order = {c.config_hash: i for i, c in enumerate(configs)}
     qorder = {q.qid: i for i, q in enumerate(questions)}
@@ -78,56 +103,185 @@ def build_records(questions, configs, journal, scorer_key: str | None = None):
     return df.reset_index(drop=True)
 
 
-def build_summary(records, configs, spec):
-    """Per configuration: mean and bootstrap CI of every metric, plus counts of errors and empties."""
+def build_summary(records, configs, spec, selection: dict | None = None):
+    """Per configuration and split (test, validation, all): mean and bootstrap CI of every metric,
+    counts of errors and empty answers, and for stage-2 judges the unmeasured count next to the
+    mean (which excludes them)."""
     import pandas as pd
 
     from ragsweep.evaluation.bootstrap import summarise
 
     if records.empty:
         return pd.DataFrame()
-    ok = records[records["error"].isna()]
-    summ = summarise(ok, ["config_id"], SUMMARY_METRICS, n_resamples=spec.scoring.bootstrap_samples,
-                     confidence=spec.scoring.confidence, seed=spec.seed)
-    counts = records.groupby("config_id").agg(
-        n_questions=("qid", "size"),
-        n_errors=("error", lambda s: int(s.notna().sum())),
-        n_empty_answers=("answer_empty", lambda s: int(s.eq(True).sum())),
-    ).reset_index()
-    lat = ok.groupby("config_id").agg(
-        retrieval_ms_median=("retrieval_ms", "median"),
-        retrieval_ms_p95=("retrieval_ms", lambda s: s.quantile(0.95)),
-        generation_ms_median=("generation_ms", "median"),
-    ).reset_index()
-    counts = counts.merge(lat, on="config_id", how="left")
+    judge_metrics = [m for m in JUDGE_METRICS if m in records.columns]
+    parts = []
+    for split in SPLITS:
+        recs = records if split == "all" else records[records["split"] == split]
+        if recs.empty:
+            continue
+        ok = recs[recs["error"].isna()]
+        summ = summarise(ok, ["config_id"], SUMMARY_METRICS + judge_metrics,
+                         n_resamples=spec.scoring.bootstrap_samples, confidence=spec.scoring.confidence,
+                         seed=spec.seed)
+        aggs = dict(
+            n_questions=("qid", "size"),
+            n_errors=("error", lambda s: int(s.notna().sum())),
+            n_empty_answers=("answer_empty", lambda s: int(s.eq(True).sum())),
+        )
+        counts = recs.groupby("config_id").agg(**aggs).reset_index()
+        for m in judge_metrics:
+            status = recs[f"{JUDGE_OF[m]}_status"]
+            extra = recs.assign(_u=status.eq("unmeasured"), _f=status.eq("failed")).groupby("config_id").agg(
+                **{f"{m}_unmeasured": ("_u", "sum"), f"{m}_failed": ("_f", "sum")}).reset_index()
+            counts = counts.merge(extra, on="config_id", how="left")
+        cost = recs.groupby("config_id").agg(
+            generation_cost_usd=("cost_usd", lambda s: float(s.sum()) if s.notna().any() else None),
+            generation_prompt_tokens=("prompt_tokens", "sum"),
+            generation_completion_tokens=("completion_tokens", "sum"),
+        ).reset_index()
+        lat = ok.groupby("config_id").agg(
+            retrieval_ms_median=("retrieval_ms", "median"),
+            retrieval_ms_p95=("retrieval_ms", lambda s: s.quantile(0.95)),
+            generation_ms_median=("generation_ms", "median"),
+        ).reset_index()
+        part = counts.merge(lat, on="config_id", how="left").merge(cost, on="config_id", how="left")
+        part = part.merge(summ, on="config_id", how="left")
+        part.insert(1, "split", split)
+        parts.append(part)
     meta = pd.DataFrame([{
         "config_id": c.config_id, "config_hash": c.config_hash, "splitter": c.chunk_key,
         "embedding": c.embedding.label() if c.embedding is not None else None,
         "retriever": c.retriever.label(), "top_k": c.top_k,
     } for c in configs])
-    out = meta.merge(counts, on="config_id", how="inner").merge(summ, on="config_id", how="left")
-    return out
+    if selection and selection.get("ranking"):
+        rank = pd.DataFrame(selection["ranking"])[["config_id", "rank", "selected", "reason"]].rename(
+            columns={"rank": "selection_rank", "selected": "stage2_selected", "reason": "selection_reason"})
+        meta = meta.merge(rank, on="config_id", how="left")
+    return meta.merge(pd.concat(parts, ignore_index=True), on="config_id", how="inner")
+
+
+def build_comparisons(records, spec, selection: dict | None):
+    """On the test questions: the best configuration against each other one, paired permutation
+    test with Holm correction and effect size; stage 1 by the selection metric over all
+    configurations, stage 2 by each judge metric over the judged ones."""
+    import pandas as pd
+
+    from ragsweep.evaluation.significance import COMPARE_COLUMNS, compare_to_best
+
+    if records.empty:
+        return pd.DataFrame(columns=["stage"] + COMPARE_COLUMNS)
+    test = records[(records["split"] == "test") & records["error"].isna()]
+    metric = spec.stage2.select_metric if spec.stage2 is not None else TABLE_METRICS[0]
+    frames = []
+    if test[metric].notna().any():
+        frames.append(compare_to_best(test[["config_id", "qid", metric]], metric, seed=spec.seed,
+                                      n_boot=spec.scoring.bootstrap_samples,
+                                      confidence=spec.scoring.confidence).assign(stage="stage1"))
+    if selection and selection.get("selected"):
+        judged = test[test["config_id"].isin(selection["selected"])]
+        for m in [m for m in JUDGE_METRICS if m in judged.columns]:
+            if judged[m].notna().any():
+                frames.append(compare_to_best(judged[["config_id", "qid", m]], m, seed=spec.seed,
+                                              n_boot=spec.scoring.bootstrap_samples,
+                                              confidence=spec.scoring.confidence).assign(stage="stage2"))
+    if not frames:
+        return pd.DataFrame(columns=["stage"] + COMPARE_COLUMNS)
+    out = pd.concat(frames, ignore_index=True)
+    return out[["stage"] + [c for c in out.columns if c != "stage"]]
 
 
 def write_outputs(spec, dataset, questions, configs, journal, run_dir: Path, stats, limit, console,
-                  cache_dir: Path | None = None, scorer_key: str | None = None) -> dict:
-    records = build_records(questions, configs, journal, scorer_key)
-    summary = build_summary(records, configs, spec)
+                  cache_dir: Path | None = None, scorer_key: str | None = None, split: dict | None = None,
+                  stage2: dict | None = None) -> dict:
+    keys = stage2.get("judge_keys") if stage2 else None
+    records = build_records(questions, configs, journal, scorer_key, split, keys)
+    summary = build_summary(records, configs, spec, stage2)
+    comparisons = build_comparisons(records, spec, stage2)
     run_dir.mkdir(parents=True, exist_ok=True)
     _atomic(run_dir / "records.parquet", lambda p: records.to_parquet(p, index=False))
     _atomic(run_dir / "summary.csv", lambda p: summary.to_csv(p, index=False))
+    _atomic(run_dir / "comparisons.csv", lambda p: comparisons.to_csv(p, index=False))
     expected = len(configs) * len(questions)
-    # complete: every (configuration, question) answered without error, and scored wherever a reference exists
+    # complete: every (configuration, question) answered without error, scored wherever a reference
+    # exists, and (stage 2) every selected configuration judged on every test question
     complete = (not records.empty and len(records) == expected and int(records["error"].notna().sum()) == 0
                 and bool((records["bertscore_f1"].notna()
                           | records["reference_answer"].fillna("").str.strip().eq("")).all()))
+    if spec.stage2 is not None:
+        complete = complete and _stage2_complete(records, stage2, spec)
     manifest = _manifest(spec, dataset, questions, configs, stats, limit, complete, len(records), expected, run_dir)
     manifest["cache_dir"] = str(Path(cache_dir).resolve()) if cache_dir is not None else None
+    if split is not None:
+        from ragsweep.evaluation.split import split_counts
+
+        used = {q.qid for q in questions}
+        manifest["split"] = {"validation_fraction": spec.split.validation_fraction, "seed": spec.seed,
+                             "stratify": spec.split.stratify,
+                             "counts": split_counts({k: v for k, v in split.items() if k in used}, questions)}
+    manifest["stage2"] = stage2
+    if stats.stopped:
+        manifest["status"] = "stopped_budget" if stats.stopped == "budget" else "incomplete"
     _atomic(run_dir / "manifest.json",
-            lambda p: Path(p).write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8"))
+            lambda p: Path(p).write_text(json.dumps(manifest, indent=2, ensure_ascii=False, default=str),
+                                         encoding="utf-8"))
     if console is not None:
-        print_summary(summary, console, title=f"{spec.name}: {len(questions)} questions, {len(configs)} configurations")
+        test = summary[summary["split"] == "test"] if not summary.empty else summary
+        metrics = TABLE_METRICS
+        if stage2 and stage2.get("selected") and not test.empty:
+            test = test[test["config_id"].isin(stage2["selected"])]
+            metrics = [m for m in JUDGE_METRICS if m in test.columns] + TABLE_METRICS[:2]
+        print_summary(test, console, title=f"{spec.name}: test questions ({len(test)} configurations shown of "
+                      f"{len(configs)})", metrics=metrics)
+        if stage2 and stage2.get("selected"):
+            console.print(f"stage 2 judged: {', '.join(stage2['selected'])} ({stage2['rule']})")
+        usage = manifest.get("usage")
+        if usage and usage.get("calls"):
+            console.print(_usage_line(usage))
     return manifest
+
+
+def _stage2_complete(records, stage2, spec) -> bool:
+    if not stage2 or not stage2.get("selected"):
+        return False
+    sel = records[records["config_id"].isin(stage2["selected"]) & records["split"].eq("test")]
+    for j in spec.stage2.judges:
+        col = f"{j}_status"
+        if col not in sel.columns or not sel[col].isin(["ok", "unmeasured"]).all():
+            return False
+    return True
+
+
+def usage_summary(spending: list[dict]) -> dict:
+    """Calls, tokens and dollars this run paid for, in total and by stage, judge and configuration."""
+    def add(bucket: dict, row: dict) -> None:
+        b = bucket.setdefault("calls", 0)
+        bucket["calls"] = b + row["calls"]
+        for k in ("prompt_tokens", "completion_tokens"):
+            bucket[k] = bucket.get(k, 0) + row[k]
+        if row["cost_usd"] is None:
+            bucket["unpriced_calls"] = bucket.get("unpriced_calls", 0) + row["calls"]
+        else:
+            bucket["cost_usd"] = bucket.get("cost_usd", 0.0) + row["cost_usd"]
+
+    total: dict = {}
+    by_stage: dict = {}
+    by_judge: dict = {}
+    by_config: dict = {}
+    for row in spending:
+        add(total, row)
+        add(by_stage.setdefault(row["stage"] or "other", {}), row)
+        if row.get("judge"):
+            add(by_judge.setdefault(row["judge"], {}), row)
+        add(by_config.setdefault(row["config_id"] or "(shared)", {}), row)
+    return {**total, "by_stage": by_stage, "by_judge": by_judge, "by_configuration": by_config}
+
+
+def _usage_line(usage: dict) -> str:
+    cost = f"${usage['cost_usd']:.4f}" if "cost_usd" in usage else "cost unknown"
+    if usage.get("unpriced_calls"):
+        cost += f" (+{usage['unpriced_calls']} calls without a price)"
+    return (f"LLM: {usage['calls']} calls paid by this run, {usage.get('prompt_tokens', 0)} prompt + "
+            f"{usage.get('completion_tokens', 0)} completion tokens, {cost}")
 
 
 def _manifest(spec, dataset, questions, configs, stats, limit, complete, n_records, expected, run_dir) -> dict:
@@ -152,6 +306,9 @@ def _manifest(spec, dataset, questions, configs, stats, limit, complete, n_recor
         "bertscore_pairs_computed": stats.bertscore_pairs_computed,
         "bertscore_pairs_unique": stats.bertscore_pairs_total,
         "chunks": stats.chunks, "unique_chunk_texts": stats.unique_chunk_texts,
+        "judgements_made": stats.judged, "judgements_failed": stats.judge_failed,
+        **{k: v for k, v in stats.llm.items() if k != "spending"},
+        "stopped": stats.stopped,
     }
     from ragsweep.evaluation.bertscore import MINILM_ID
 
@@ -170,8 +327,9 @@ def _manifest(spec, dataset, questions, configs, stats, limit, complete, n_recor
             "documents": len(dataset.documents), "questions": len(dataset.questions),
             "questions_used": len(questions), "notes": list(dataset.notes),
         },
-        "generator": {"label": "extractive-baseline", "llm": None,
-                      "note": "offline baseline: answers are retrieved sentences, not generated text"},
+        "generator": _generator_info(spec),
+        "llm": _llm_info(spec),
+        "usage": usage_summary(stats.llm.get("spending", [])) if stats.llm else None,
         "bertscore": {"backbone": MINILM_ID if bs.model == "minilm" else bs.model, "num_layers": bs.num_layers or
                       (6 if bs.model == "minilm" else None), "baseline": bs.baseline},
         "configurations": [{"config_id": c.config_id, "config_hash": c.config_hash, **c.resolved()} for c in configs],
@@ -180,6 +338,28 @@ def _manifest(spec, dataset, questions, configs, stats, limit, complete, n_recor
         "invocations": previous + [invocation],
         "written_at": time.time(),
     }
+
+
+def _generator_info(spec) -> dict:
+    if spec.generator.kind == "llm":
+        return {"label": f"llm:{spec.llm.model}", "llm": spec.llm.model,
+                "response_mode": spec.generator.response_mode,
+                "prompt_file": str(spec.generator.prompt_file) if spec.generator.prompt_file else None}
+    return {"label": "extractive-baseline", "llm": None,
+            "note": "offline baseline: answers are retrieved sentences, not generated text"}
+
+
+def _llm_info(spec) -> dict:
+    """The LLMs in use: model, endpoint and the *name* of the key's variable (never the key)."""
+    from ragsweep.llm.clients import llms_in_use
+    from ragsweep.llm.pricing import price_for
+
+    out = {}
+    for role, llm in llms_in_use(spec):
+        price = price_for(llm.model, spec.prices)
+        out[role] = {**llm.model_dump(mode="json"),
+                     "price_usd_per_million": price.model_dump() if price else None}
+    return out
 
 
 def _atomic(path: Path, write) -> None:

@@ -41,6 +41,10 @@ class SweepStats:
     skipped_done: int = 0
     bertscore_pairs_computed: int = 0
     bertscore_pairs_total: int = 0
+    judged: int = 0
+    judge_failed: int = 0
+    llm: dict = field(default_factory=dict)
+    stopped: str | None = None
 
 
 class _Timer:
@@ -68,8 +72,15 @@ def run_sweep(
     progress: bool = True,
     console=None,
     dataset: Dataset | None = None,
+    budget: float | None = None,
 ) -> Path:
-    """Run (or resume) ``spec``; return the run directory holding manifest, records and summary."""
+    """Run (or resume) ``spec``; return the run directory holding manifest, records and summary.
+
+    Stage 1 answers every (configuration, question) and scores it (BERTScore, retrieval metrics);
+    stage 2, when the spec has one, runs the LLM judges on the configurations stage 1 selects on
+    the validation questions, over the test questions. ``budget`` (USD) bounds this invocation's
+    LLM spending: the run stops cleanly before passing it, keeping what is done.
+    """
     from ragsweep.pipelines.outputs import write_outputs
     from ragsweep.pipelines.progress import Progress
 
@@ -92,12 +103,22 @@ def run_sweep(
         for note in dataset.notes:
             console.print(f"  note: {note}")
     configs = expand(spec)
-    scorer_key = _preflight(spec, configs)
-    journal = Journal(run_dir / "journal.sqlite", secrets=_secret_values(configs))
-    scoring_error: RagsweepError | None = None
+    scorer_key = _preflight(spec, configs, budget)
+    from ragsweep.llm.clients import llms_in_use, secret_values
+
+    journal = Journal(run_dir / "journal.sqlite", secrets=_secret_values(configs) + secret_values(spec))
+    error: RagsweepError | None = None
     bars = Progress(enabled=progress, console=console)
+    clients = None
+    stage2_info: dict | None = None
     try:
         _check_dataset(journal, run_dir, dataset)
+        run_id = _run_id(journal)
+        if llms_in_use(spec):
+            from ragsweep.llm.clients import LLMClients
+
+            clients = LLMClients(spec, cache.llm_calls, run_id=run_id, budget_usd=budget)
+        split = _split(spec, dataset)
         with bars:
             done = journal.done()
             pending = {
@@ -106,27 +127,87 @@ def run_sweep(
             stats.skipped_done = sum(len(questions) - len(v) for v in pending.values())
             total = sum(len(v) for v in pending.values())
             if total:
-                _answer_all(spec, dataset, configs, pending, journal, cache, stats, bars, total)
+                error = _answer_all(spec, dataset, configs, pending, journal, cache, stats, bars, total, clients)
             with _Timer(stats, "scoring"):
                 try:
                     _score_all(spec, dataset, questions, configs, journal, cache, stats, bars, scorer_key)
                 except RagsweepError as exc:  # answers are kept and written; the scores are missing
-                    scoring_error = exc
+                    error = error or exc
+            if spec.stage2 is not None and error is None:
+                from ragsweep.pipelines.stage2 import run_stage2
+
+                with _Timer(stats, "stage2"):
+                    stage2_info, error = run_stage2(spec, dataset, questions, configs, journal, clients, stats, bars,
+                                                    split, scorer_key)
+        if error is not None:
+            from ragsweep.llm.budget import BudgetExhausted
+
+            stats.stopped = "budget" if isinstance(error, BudgetExhausted) else "error"
+        if clients is not None:
+            stats.llm = clients.counters()
+            stats.llm["spending"] = _spending(cache, run_id)
         stats.timings["total"] = time.perf_counter() - t_start
         write_outputs(spec, dataset, questions, configs, journal, run_dir, stats, limit, console, cache.root,
-                      scorer_key)
+                      scorer_key, split=split, stage2=stage2_info)
     finally:
+        if clients is not None:
+            clients.close()
         journal.close()
-    if scoring_error is not None:
-        raise scoring_error
+    if error is not None:
+        raise error
     return run_dir
 
 
-def _preflight(spec: SweepSpec, configs: list[Configuration]) -> str:
+def _run_id(journal: Journal) -> str:
+    """A random id of this run directory, tagging the LLM calls it paid for (in the shared cache)."""
+    import uuid
+
+    rid = journal.meta("run_id")
+    if rid is None:
+        rid = uuid.uuid4().hex
+        journal.set_meta("run_id", rid)
+    return rid
+
+
+def _spending(cache: CacheDir, run_id: str) -> list[dict]:
+    from ragsweep.llm.cache import LLMCallCache
+
+    db = LLMCallCache(cache.llm_calls)
+    try:
+        return db.spending(run_id)
+    finally:
+        db.close()
+
+
+def _split(spec: SweepSpec, dataset: Dataset) -> dict[str, str]:
+    """qid -> validation | test, over the whole question set (so ``--limit`` does not reshuffle it)."""
+    from ragsweep.evaluation.split import split_questions
+
+    return split_questions(dataset.questions, spec.split.validation_fraction, spec.seed, spec.split.stratify)
+
+
+def _preflight(spec: SweepSpec, configs: list[Configuration], budget: float | None = None) -> str:
     """Fail at start-up, not mid-sweep: an API key not set, a Chroma server that does not answer,
-    a BERTScore backbone without a layer. Returns the BERTScore settings key scores are stored under."""
+    a BERTScore backbone without a layer, a model without a price under ``--budget``, a judge
+    template without its placeholders. Returns the BERTScore settings key scores are stored under."""
     from ragsweep.embeddings.factory import require_api_key
     from ragsweep.evaluation.bertscore import scorer_settings
+    from ragsweep.llm.clients import check_llms
+
+    check_llms(spec, budget)
+    if spec.stage2 is not None:
+        from ragsweep.evaluation.judges import check_prompt_files
+        from ragsweep.pipelines.outputs import SELECTABLE_METRICS
+
+        check_prompt_files(spec.stage2.prompts)
+        if spec.stage2.select_metric not in SELECTABLE_METRICS:
+            raise RagsweepError(f"stage2.select_metric: unknown metric {spec.stage2.select_metric!r}; "
+                                f"choose one of {', '.join(SELECTABLE_METRICS)}")
+    if spec.generator.kind == "llm" and spec.generator.prompt_file is not None:
+        text = Path(spec.generator.prompt_file).read_text(encoding="utf-8")
+        if "{context_str}" not in text or "{query_str}" not in text:
+            raise RagsweepError(f"generator.prompt_file: {spec.generator.prompt_file} needs the placeholders "
+                                "{context_str} and {query_str}")
 
     for emb in _embeddings_in_use(configs):
         require_api_key(emb)
@@ -169,8 +250,13 @@ def _check_dataset(journal: Journal, run_dir: Path, dataset: Dataset) -> None:
 
 
 # ---------------------------------------------------------------------------- answering
-def _answer_all(spec, dataset, configs, pending, journal, cache: CacheDir, stats, bars, total) -> None:
+def _answer_all(spec, dataset, configs, pending, journal, cache: CacheDir, stats, bars, total,
+                clients=None) -> RagsweepError | None:
+    """Retrieve for every pending (configuration, question), then generate; returns the error that
+    stopped the stage (budget reached, endpoint refusing every call), if any."""
     from ragsweep.embeddings.cache import EmbeddingCache
+    from ragsweep.llm.budget import BudgetExhausted
+    from ragsweep.llm.engine import LLMFatalError
 
     emb_cache = EmbeddingCache(cache.embeddings)
     models: dict[str, object] = {}
@@ -187,7 +273,11 @@ def _answer_all(spec, dataset, configs, pending, journal, cache: CacheDir, stats
     for c in configs:
         if pending[c.config_hash]:
             by_chunk[c.chunk_key].append(c)
+    gen_items: list = []
+    llm = clients.get(spec.llm) if clients is not None and spec.llm is not None else None
     try:
+        if llm is not None:
+            _prefetch_rewrites(configs, pending, llm, stats)
         for chunk_key, group in by_chunk.items():
             try:
                 chunks = _chunks_for(spec, dataset, group[0], cache, model_for, stats, bars)
@@ -195,7 +285,13 @@ def _answer_all(spec, dataset, configs, pending, journal, cache: CacheDir, stats
                 _fail_group(group, pending, journal, stats, answer_bar, f"chunking failed: {_reason(exc)}")
                 continue
             _answer_chunk_group(spec, dataset, group, chunks, pending, journal, cache, model_for, stats, bars,
-                                answer_bar)
+                                answer_bar, llm, gen_items)
+        if gen_items:
+            with _Timer(stats, "generation"):
+                return _generate_all(spec, gen_items, journal, clients, stats, bars, answer_bar)
+        return None
+    except (BudgetExhausted, LLMFatalError) as exc:
+        return exc
     finally:
         for m in models.values():
             stats.embeddings_computed += getattr(m, "computed", 0)
@@ -247,7 +343,8 @@ def _splitter_versions() -> list[str]:
     return out
 
 
-def _answer_chunk_group(spec, dataset, group, chunks, pending, journal, cache, model_for, stats, bars, answer_bar):
+def _answer_chunk_group(spec, dataset, group, chunks, pending, journal, cache, model_for, stats, bars, answer_bar,
+                        llm=None, gen_items=None):
     from ragsweep.retrievers.factory import IndexRetrievers, bm25_retriever
     from ragsweep.retrievers.memo import SharedResults
 
@@ -285,10 +382,11 @@ def _answer_chunk_group(spec, dataset, group, chunks, pending, journal, cache, m
             bad = [c for c in cfgs if c.retriever.kind in ("bm25", "fusion")]
             _fail_group(bad, pending, journal, stats, answer_bar, f"BM25 index failed: {_reason(bm25_shared)}")
             cfgs = [c for c in cfgs if c not in bad]
-        retrievers = IndexRetrievers(bm25_shared if not isinstance(bm25_shared, Exception) else None, vector_shared)
+        retrievers = IndexRetrievers(bm25_shared if not isinstance(bm25_shared, Exception) else None, vector_shared,
+                                     llm=llm)
         for config in cfgs:
             _answer_config(spec, config, retrievers, pending[config.config_hash], journal, stats, bars, answer_bar,
-                           query_ms)
+                           query_ms, gen_items)
 
 
 def _vector_index(spec, dataset, config, chunks, client, embed_model, stats, bars, k_max):
@@ -328,13 +426,17 @@ def _chunk_digest(chunks) -> str:
 
 
 def _answer_config(spec, config: Configuration, retrievers, questions: list[Question], journal, stats, bars,
-                   answer_bar, query_ms: dict[str, float]) -> None:
+                   answer_bar, query_ms: dict[str, float], gen_items: list | None = None) -> None:
     """Answer ``questions`` with one configuration and journal each result.
 
     ``retrieval_ms`` is the index search (and fusion) time plus the question's embedding latency,
     measured once per (model, question) when it was embedded (``query_ms``), since the vector was
-    computed ahead of the search and served from the cache.
+    computed ahead of the search and served from the cache. With an LLM generator, the retrieved
+    nodes go to ``gen_items`` and are answered concurrently afterwards (``_generate_all``).
     """
+    from ragsweep.llm.budget import BudgetExhausted
+    from ragsweep.llm.engine import LLMFatalError
+    from ragsweep.llm.usage import Trace, llm_scope
     from llama_index.core.query_engine import RetrieverQueryEngine
     from llama_index.core.schema import QueryBundle
 
@@ -342,10 +444,11 @@ def _answer_config(spec, config: Configuration, retrievers, questions: list[Ques
     from ragsweep.pipelines.extractive import GENERATOR_LABEL, ExtractiveSynthesizer
     from ragsweep.retrievers.memo import REPLAY
 
+    llm_generated = spec.generator.kind == "llm"
     try:
         retriever = retrievers.make(config.retriever, config.top_k)
-        engine = RetrieverQueryEngine(retriever=retriever,
-                                      response_synthesizer=ExtractiveSynthesizer(spec.generator.max_sentences))
+        synth = None if llm_generated else ExtractiveSynthesizer(spec.generator.max_sentences)
+        engine = RetrieverQueryEngine(retriever=retriever, response_synthesizer=synth) if synth else None
     except Exception as exc:  # noqa: BLE001
         _fail_group([config], {config.config_hash: questions}, journal, stats, answer_bar,
                     f"building the query engine failed: {_reason(exc)}")
@@ -355,14 +458,19 @@ def _answer_config(spec, config: Configuration, retrievers, questions: list[Ques
             try:
                 bundle = QueryBundle(q.question)
                 REPLAY.take()
+                rewrites = Trace()
                 t0 = time.perf_counter()
-                nodes = engine.retrieve(bundle)
-                search_ms = (time.perf_counter() - t0) * 1000 + REPLAY.take()
+                with llm_scope(rewrites, stage="query_rewrite", config_id=None):
+                    nodes = retriever.retrieve(bundle)
+                # LLM rewrites count at their original call time, even when served from the cache
+                search_ms = ((time.perf_counter() - t0) * 1000 + REPLAY.take()
+                             + rewrites.ms - _wall_of_cached(rewrites))
                 embed_ms = query_ms.get(q.question) if config.embedding is not None else None
                 retrieval_ms = search_ms + (embed_ms or 0.0)
-                t1 = time.perf_counter()
-                answer = str(engine.synthesize(bundle, nodes)) if nodes else ""
-                generation_ms = (time.perf_counter() - t1) * 1000
+                if engine is not None:
+                    t1 = time.perf_counter()
+                    answer = str(engine.synthesize(bundle, nodes)) if nodes else ""
+                    generation_ms = (time.perf_counter() - t1) * 1000
                 ranks = retrievers.source_ranks(config.retriever, config.top_k, q.question)
                 sources = []
                 for rank, nws in enumerate(nodes, start=1):
@@ -376,18 +484,133 @@ def _answer_config(spec, config: Configuration, retrievers, questions: list[Ques
                     })
                 retrieved = [(s["doc_id"], s["start"], s["end"]) for s in sources]
                 metrics = all_retrieval_metrics(retrieved, q.evidence, config.top_k)
+                payload = {"sources": sources, "retrieval_ms": retrieval_ms, "query_embedding_ms": embed_ms,
+                           **metrics, "error": None}
+                if rewrites.calls:
+                    payload["rewrite_llm"] = rewrites.as_dict()
+                if engine is None:
+                    gen_items.append((config, q, nodes, payload))
+                    continue
                 journal.add_answer(config.config_hash, q.qid, config.config_id, {
-                    "answer": answer, "answer_empty": not answer.strip(), "generator": GENERATOR_LABEL,
-                    "sources": sources, "retrieval_ms": retrieval_ms, "query_embedding_ms": embed_ms,
+                    **payload, "answer": answer, "answer_empty": not answer.strip(), "generator": GENERATOR_LABEL,
                     "generation_ms": generation_ms,
-                    **metrics, "error": None,
                 })
                 stats.answered += 1
+            except (BudgetExhausted, LLMFatalError):
+                raise
             except Exception as exc:  # noqa: BLE001 - one question failing must not lose the rest
                 journal.add_answer(config.config_hash, q.qid, config.config_id,
                                    {"error": _reason(exc), "traceback": traceback.format_exc(limit=5)})
                 stats.failed += 1
             bars.advance(answer_bar, 1)
+
+
+def _wall_of_cached(trace) -> float:
+    """Rewrites served from the cache took ~0 ms now; their stored call time replaces it (``trace.ms``
+    sums stored times of all calls), and fresh calls were already inside the measured wall time."""
+    return trace.ms if trace.cached == trace.calls else 0.0
+
+
+def _prefetch_rewrites(configs, pending, llm, stats) -> None:
+    """Ask for every fusion query rewrite at once (concurrently), so that retrieval, which asks one
+    question at a time, finds them in the LLM cache. Same prompt text as QueryFusionRetriever's."""
+    import asyncio
+
+    from llama_index.core.retrievers.fusion_retriever import QUERY_GEN_PROMPT
+
+    from ragsweep.llm.budget import BudgetExhausted
+    from ragsweep.llm.engine import LLMFatalError
+    from ragsweep.llm.usage import llm_scope
+
+    prompts = sorted({QUERY_GEN_PROMPT.format(num_queries=c.retriever.num_queries - 1, query=q.question)
+                      for c in configs if getattr(c.retriever, "num_queries", 1) > 1
+                      for q in pending[c.config_hash]})
+    if not prompts:
+        return
+
+    async def one(prompt: str) -> None:
+        try:
+            with llm_scope(None, stage="query_rewrite", config_id=None):
+                await llm.acomplete(prompt)
+        except (BudgetExhausted, LLMFatalError):
+            raise
+        except Exception:  # noqa: BLE001 - the retrieval step retries it and records the failure
+            pass
+
+    async def main() -> None:
+        await asyncio.gather(*(one(p) for p in prompts))
+
+    with _Timer(stats, "query_rewrites"):
+        asyncio.run(main())
+
+
+def _generate_all(spec, items, journal, clients, stats, bars, answer_bar) -> RagsweepError | None:
+    """Write the answers with the LLM, many at once (the engine bounds concurrency and rate)."""
+    import asyncio
+
+    return asyncio.run(_agenerate(spec, items, journal, clients, stats, bars, answer_bar))
+
+
+def generator_label(spec) -> str:
+    from ragsweep.pipelines.extractive import GENERATOR_LABEL
+
+    return f"llm:{spec.llm.model}" if spec.generator.kind == "llm" else GENERATOR_LABEL
+
+
+def make_llm_synthesizer(spec, llm):
+    from llama_index.core import get_response_synthesizer
+    from llama_index.core.prompts import PromptTemplate
+
+    template = None
+    if spec.generator.prompt_file is not None:
+        template = PromptTemplate(Path(spec.generator.prompt_file).read_text(encoding="utf-8"))
+    kwargs = {"text_qa_template": template} if template is not None else {}
+    return get_response_synthesizer(llm=llm, response_mode=spec.generator.response_mode, **kwargs)
+
+
+async def _agenerate(spec, items, journal, clients, stats, bars, answer_bar) -> RagsweepError | None:
+    from llama_index.core.schema import QueryBundle
+
+    from ragsweep.llm.budget import BudgetExhausted
+    from ragsweep.llm.engine import LLMFatalError
+    from ragsweep.llm.usage import Trace, llm_scope
+
+    synth = make_llm_synthesizer(spec, clients.get(spec.llm))
+    label = generator_label(spec)
+    queue = list(reversed(items))
+    stop: list[RagsweepError] = []
+
+    async def worker() -> None:
+        while queue and not stop:
+            config, q, nodes, payload = queue.pop()
+            trace = Trace()
+            try:
+                with llm_scope(trace, stage="generation", config_id=config.config_id):
+                    response = await synth.asynthesize(QueryBundle(q.question), nodes) if nodes else None
+                answer = (response.response or "") if response is not None else ""
+                journal.add_answer(config.config_hash, q.qid, config.config_id, {
+                    **payload, "answer": answer, "answer_empty": not answer.strip(), "generator": label,
+                    "generation_ms": trace.ms, "llm": trace.as_dict(),
+                })
+                stats.answered += 1
+            except (BudgetExhausted, LLMFatalError) as exc:
+                stop.append(exc)
+                return
+            except Exception as exc:  # noqa: BLE001 - one question failing must not lose the rest
+                journal.add_answer(config.config_hash, q.qid, config.config_id,
+                                   {"error": f"generation failed: {_reason(exc)}", "llm": trace.as_dict()})
+                stats.failed += 1
+            bars.advance(answer_bar, 1)
+
+    await asyncio_gather_workers(worker, 2 * spec.llm.concurrency)
+    journal.flush()
+    return stop[0] if stop else None
+
+
+async def asyncio_gather_workers(worker, n: int) -> None:
+    import asyncio
+
+    await asyncio.gather(*(worker() for _ in range(max(1, n))))
 
 
 def _fail_group(configs, pending, journal, stats, answer_bar, reason: str) -> None:
@@ -464,11 +687,20 @@ def answer_question(spec: SweepSpec, config: Configuration, dataset: Dataset, qu
     stats = SweepStats()
     bars = Progress(enabled=False)
     emb_cache = EmbeddingCache(cache.embeddings)
+    clients = None
     try:
         models: dict[str, object] = {}
 
         def model_for(emb):
             return models.setdefault(emb.label(), cached_model(emb, emb_cache))
+
+        from ragsweep.llm.clients import LLMClients, check_llms, llms_in_use
+
+        llm = None
+        if llms_in_use(spec, with_stage2=False):
+            check_llms(spec, None)
+            clients = LLMClients(spec, cache.llm_calls, run_id="ask")
+            llm = clients.get(spec.llm)
 
         chunks = _chunks_for(spec, dataset, config, cache, model_for, stats, bars)
         k = config.top_k
@@ -482,8 +714,14 @@ def answer_question(spec: SweepSpec, config: Configuration, dataset: Dataset, qu
         query_ms = model_for(config.embedding).timed_query_embeddings([question]) if config.embedding else {}
         journal = _MemoryJournal()
         q = Question(qid="ask", question=question)
-        _answer_config(spec, config, IndexRetrievers(bm25, vector), [q], journal, stats, bars, bars.add("", 1),
-                       query_ms)
+        gen_items: list = []
+        bar = bars.add("", 1)
+        _answer_config(spec, config, IndexRetrievers(bm25, vector, llm=llm), [q], journal, stats, bars, bar,
+                       query_ms, gen_items)
+        if gen_items:
+            stop = _generate_all(spec, gen_items, journal, clients, stats, bars, bar)
+            if stop is not None:
+                raise stop
         payload = journal.rows[0]
         if payload.get("error"):
             raise RagsweepError(f"{config.config_id}: {payload['error']}")
@@ -492,6 +730,8 @@ def answer_question(spec: SweepSpec, config: Configuration, dataset: Dataset, qu
             s["text"] = texts.get(s["node_id"], "")
         return payload
     finally:
+        if clients is not None:
+            clients.close()
         emb_cache.close()
 
 

@@ -17,9 +17,10 @@ def bm25_retriever(chunks, k_max: int):
 class IndexRetrievers:
     """Shared base retrievers of one (splitter, embedding) index and memoised views per top_k."""
 
-    def __init__(self, bm25_shared: SharedResults | None, vector_shared: SharedResults | None) -> None:
+    def __init__(self, bm25_shared: SharedResults | None, vector_shared: SharedResults | None, llm=None) -> None:
         self.bm25 = bm25_shared
         self.vector = vector_shared
+        self.llm = llm  # writes fusion query rewrites (num_queries > 1)
 
     def make(self, spec: RetrieverSpec, k: int):
         if isinstance(spec, BM25Spec):
@@ -35,6 +36,8 @@ class IndexRetrievers:
             from ragsweep.retrievers.fusion import WeightedFusionRetriever
 
             assert self.bm25 is not None and self.vector is not None
+            if spec.num_queries > 1 and self.llm is None:
+                raise ValueError("fusion with num_queries > 1 needs the spec's llm for query rewrites")
             return WeightedFusionRetriever(
                 [MemoRetriever(self.vector, k), MemoRetriever(self.bm25, k)],
                 mode=FUSION_MODES(spec.mode),
@@ -45,7 +48,7 @@ class IndexRetrievers:
                 rrf_weighted=spec.weights is not None,
                 # num_queries == 1: no query rewriting, so no LLM is ever called; MockLLM only
                 # keeps LlamaIndex from resolving its default OpenAI LLM (which needs a key).
-                llm=MockLLM(),
+                llm=self.llm if spec.num_queries > 1 else MockLLM(),
             )
         raise TypeError(type(spec).__name__)
 

@@ -1,0 +1,1 @@
+"""One LLM client for generation, judging and query rewrites: cached, rate-limited, retried, priced."""

@@ -1,0 +1,113 @@
+"""The LLMs of one invocation: the generator's (also used for query rewrites) and the judges'.
+
+Calls to the same endpoint and model share one engine (one concurrency ceiling, one set of rate
+limits); all share the call cache and the invocation's budget.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ragsweep.config import LLMSpec, SweepSpec
+from ragsweep.errors import RagsweepError
+from ragsweep.llm.budget import Budget
+
+
+def llms_in_use(spec: SweepSpec, with_stage2: bool = True) -> list[tuple[str, LLMSpec]]:
+    """(role, spec) for every LLM the sweep will call."""
+    out: list[tuple[str, LLMSpec]] = []
+    if spec.llm is not None and (spec.generator.kind == "llm"
+                                 or any(getattr(r, "num_queries", 1) > 1 for r in spec.retrievers)):
+        out.append(("llm", spec.llm))
+    if with_stage2 and spec.stage2 is not None:
+        judge = spec.stage2.llm or spec.llm
+        if judge is not None:
+            out.append(("stage2.llm" if spec.stage2.llm else "llm", judge))
+    return out
+
+
+def api_key_for(llm: LLMSpec, field: str = "llm") -> str | None:
+    if llm.api_key_env is None:
+        return None
+    value = os.environ.get(llm.api_key_env, "")
+    if not value:
+        raise RagsweepError(
+            f"{field}.api_key_env: environment variable {llm.api_key_env} is not set; export it, or set "
+            f"api_key_env: null for a local server that needs no key")
+    return value
+
+
+def secret_values(spec: SweepSpec) -> tuple[str, ...]:
+    names = {llm.api_key_env for _, llm in llms_in_use(spec) if llm.api_key_env}
+    return tuple(v for v in (os.environ.get(n, "") for n in sorted(names)) if len(v) >= 4)
+
+
+def check_llms(spec: SweepSpec, budget_usd: float | None) -> None:
+    """Preflight: keys are set and, under a budget, every model has a price."""
+    from ragsweep.llm.pricing import price_for
+
+    for role, llm in llms_in_use(spec):
+        api_key_for(llm, role)
+        if budget_usd is not None and price_for(llm.model, spec.prices) is None:
+            raise RagsweepError(
+                f"--budget: model {llm.model!r} ({role}.model) has no price, so spending cannot be bounded; "
+                f"add it to the spec's prices, e.g. prices: {{{llm.model}: {{input: 0.5, output: 1.5}}}} (USD per "
+                "million tokens)")
+
+
+def _identity(llm: LLMSpec) -> str:
+    return json.dumps(llm.model_dump(mode="json"), sort_keys=True)
+
+
+class LLMClients:
+    def __init__(self, spec: SweepSpec, cache_path: Path, *, run_id: str, budget_usd: float | None = None) -> None:
+        self.spec = spec
+        self.cache_path = cache_path
+        self.run_id = run_id
+        self.budget = Budget(budget_usd) if budget_usd is not None else None
+        self._llms: dict[str, object] = {}
+        self._engines: dict[str, object] = {}
+        self._caches: list = []
+        self._secrets = secret_values(spec)
+
+    def get(self, llm: LLMSpec):
+        """The ``SweepLLM`` for ``llm`` (one per distinct spec, one engine per endpoint and model)."""
+        from ragsweep.llm.cache import LLMCallCache
+        from ragsweep.llm.engine import LLMEngine
+        from ragsweep.llm.openai_like import SweepLLM
+        from ragsweep.llm.pricing import price_for
+
+        ident = _identity(llm)
+        if ident not in self._llms:
+            ekey = json.dumps([llm.base_url, llm.model])
+            if ekey not in self._engines:
+                cache = LLMCallCache(self.cache_path)
+                self._caches.append(cache)
+                self._engines[ekey] = LLMEngine(llm, cache, price=price_for(llm.model, self.spec.prices),
+                                                budget=self.budget, run_id=self.run_id, secrets=self._secrets,
+                                                seed=self.spec.seed)
+            self._llms[ident] = SweepLLM(llm, self._engines[ekey], api_key_for(llm))
+        return self._llms[ident]
+
+    @property
+    def engines(self) -> list:
+        return list(self._engines.values())
+
+    def counters(self) -> dict:
+        return {
+            "llm_calls_made": sum(e.calls for e in self.engines),
+            "llm_cache_hits": sum(e.cache_hits for e in self.engines),
+            "llm_retries": sum(e.retries for e in self.engines),
+            "llm_failed_calls": sum(e.failures for e in self.engines),
+            "llm_max_in_flight": max((e.max_in_flight for e in self.engines), default=0),
+            "budget_usd": self.budget.limit if self.budget else None,
+            "spent_usd": self.budget.spent if self.budget else None,
+        }
+
+    def close(self) -> None:
+        for e in self.engines:
+            e.close()
+        for c in self._caches:
+            c.close()

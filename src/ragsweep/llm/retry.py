@@ -1,0 +1,69 @@
+"""Which LLM failures are worth retrying, and how long to wait before the next try.
+
+Retry 429, 5xx, timeouts and dropped connections; never 401/403 (the key), 404 (the model) or
+400 (the request). Waits use exponential backoff with "equal jitter" (Brooker 2015, "Exponential
+Backoff and Jitter", AWS Architecture Blog) and honour a server's ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import random
+from email.utils import parsedate_to_datetime
+
+
+def status_of(exc: BaseException) -> int | None:
+    return getattr(exc, "status_code", None)
+
+
+def is_retryable(exc: BaseException) -> bool:
+    import openai
+
+    if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError)):
+        return True
+    status = status_of(exc)
+    return status is not None and (status == 429 or status == 408 or status >= 500)
+
+
+def is_fatal(exc: BaseException) -> bool:
+    """Failures that every later call would repeat: a bad key, no access, an unknown model."""
+    return status_of(exc) in (401, 403, 404)
+
+
+def retry_after_seconds(exc: BaseException) -> float | None:
+    """The wait a server asked for (``retry-after-ms``, ``retry-after`` seconds or HTTP date)."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if not headers:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        import time
+
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
+def backoff_delay(attempt: int, retry_after: float | None = None, *, base: float = 0.5, cap: float = 60.0,
+                  rng: random.Random | None = None) -> float:
+    """Seconds to wait before retry number ``attempt`` (0-based).
+
+    With a ``Retry-After`` the server's wait is used (capped at ``cap``); otherwise
+    ``d = min(cap, base * 2**attempt)`` and the wait is uniform in [d/2, d].
+    """
+    if retry_after is not None:
+        return min(cap, retry_after)
+    d = min(cap, base * (2 ** attempt))
+    return d / 2 + (rng or random).uniform(0, d / 2)

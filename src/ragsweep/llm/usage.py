@@ -1,0 +1,57 @@
+"""Who is calling the LLM (stage, configuration, judge), and what each unit of work consumed.
+
+The scope travels in a context variable, so LlamaIndex components that call the LLM deep inside
+(synthesizers, evaluators, QueryFusionRetriever) are accounted without knowing about it; asyncio
+tasks copy it when created.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Trace:
+    """LLM calls made for one unit of work (an answer, a judgement)."""
+
+    calls: int = 0
+    cached: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    ms: float = 0.0
+    cost_usd: float = 0.0
+    unpriced: int = 0
+    retries: int = 0
+    replies: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"llm_calls": self.calls, "llm_cached": self.cached, "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens, "llm_ms": self.ms,
+                "cost_usd": None if self.unpriced and not self.cost_usd else self.cost_usd,
+                "llm_retries": self.retries}
+
+
+_SCOPE: contextvars.ContextVar[dict] = contextvars.ContextVar("ragsweep_llm_scope", default={})
+_TRACE: contextvars.ContextVar[Trace | None] = contextvars.ContextVar("ragsweep_llm_trace", default=None)
+
+
+@contextmanager
+def llm_scope(trace: Trace | None = None, **scope):
+    """Attribute LLM calls made inside to ``scope`` (stage, config_id, judge) and record them in ``trace``."""
+    t1 = _SCOPE.set({**_SCOPE.get(), **scope})
+    t2 = _TRACE.set(trace)
+    try:
+        yield trace
+    finally:
+        _SCOPE.reset(t1)
+        _TRACE.reset(t2)
+
+
+def current_scope() -> dict:
+    return dict(_SCOPE.get())
+
+
+def current_trace() -> Trace | None:
+    return _TRACE.get()

@@ -1,0 +1,198 @@
+"""``ragsweep run --dry-run``: the LLM calls, tokens and dollars a run would need, before any is spent.
+
+Nothing here calls an LLM or an embedding API. Work already in the run's journal is not counted.
+Prompt tokens are estimated from the real prompt templates, the questions, and the mean chunk
+length of each splitter at the configuration's top_k (chunks come from the cache, or from running
+the splitter locally; a semantic splitter whose chunks are not cached is assumed to give 256-token
+chunks). Completion tokens are counted at ``max_tokens``, so the cost is an upper bound. Stage 2
+is counted for the top N configurations (ties may add more). LLM cache hits are not predicted:
+a re-run usually costs less.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_SEMANTIC_GUESS = 256
+_EXTRACTIVE_ANSWER = 60
+
+
+@dataclass
+class StageEstimate:
+    stage: str
+    model: str
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, calls: int, prompt: int, completion: int, price) -> None:
+        from ragsweep.llm.pricing import cost_usd
+
+        self.calls += calls
+        self.prompt_tokens += prompt
+        self.completion_tokens += completion
+        c = cost_usd(price, prompt, completion)
+        self.cost_usd = None if c is None or self.cost_usd is None else self.cost_usd + c
+
+
+def estimate_run(spec, run_dir: Path | None = None, cache_dir: Path | None = None, limit: int | None = None
+                 ) -> list[StageEstimate]:
+    from llama_index.core.prompts.default_prompts import DEFAULT_TEXT_QA_PROMPT_TMPL
+    from llama_index.core.retrievers.fusion_retriever import QUERY_GEN_PROMPT
+
+    from ragsweep.datasets.load import load_dataset
+    from ragsweep.llm.pricing import price_for
+    from ragsweep.llm.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, count_tokens
+    from ragsweep.pipelines.cache_dir import DEFAULT_CACHE, CacheDir
+    from ragsweep.pipelines.grid import expand
+    from ragsweep.pipelines.sweep import run_dir_for
+
+    dataset = load_dataset(spec.dataset)
+    questions = dataset.questions[:limit] if limit else list(dataset.questions)
+    configs = expand(spec)
+    cache = CacheDir(Path(cache_dir or spec.cache_dir or DEFAULT_CACHE))
+    run_dir = Path(run_dir or run_dir_for(spec))
+    done, judged = _done(run_dir)
+    q_tokens = {q.qid: count_tokens(q.question) for q in questions}
+    overhead = REPLY_PRIMING + MESSAGE_OVERHEAD
+    out: list[StageEstimate] = []
+
+    chunk_tokens: dict[str, float] = {}
+
+    def mean_chunk(config) -> float:
+        if config.chunk_key not in chunk_tokens:
+            chunk_tokens[config.chunk_key] = _mean_chunk_tokens(spec, dataset, config, cache)
+        return chunk_tokens[config.chunk_key]
+
+    # ---- stage 1: query rewrites and generation
+    if spec.llm is not None:
+        price = price_for(spec.llm.model, spec.prices)
+        rewrites = {(q.qid, c.retriever.num_queries) for c in configs if getattr(c.retriever, "num_queries", 1) > 1
+                    for q in questions if (c.config_hash, q.qid) not in done}
+        if rewrites:
+            est = StageEstimate("query_rewrite", spec.llm.model)
+            base = count_tokens(QUERY_GEN_PROMPT.format(num_queries=2, query=""))
+            for qid, _ in rewrites:
+                est.add(1, overhead + base + q_tokens[qid], spec.llm.max_tokens, price)
+            out.append(est)
+        if spec.generator.kind == "llm":
+            template = (Path(spec.generator.prompt_file).read_text(encoding="utf-8") if spec.generator.prompt_file
+                        else DEFAULT_TEXT_QA_PROMPT_TMPL)
+            base = count_tokens(template.format(context_str="", query_str="")) + 40  # + system prompt
+            room = max(1, spec.llm.context_window - spec.llm.max_tokens - base)
+            est = StageEstimate("generation", spec.llm.model)
+            for c in configs:
+                ctx = c.top_k * mean_chunk(c)
+                calls_per_q = max(1, math.ceil(ctx / room))
+                for q in questions:
+                    if (c.config_hash, q.qid) in done:
+                        continue
+                    est.add(calls_per_q, calls_per_q * (overhead + base + q_tokens[q.qid]) + int(ctx),
+                            calls_per_q * spec.llm.max_tokens, price)
+            out.append(est)
+
+    # ---- stage 2: judges on the top N configurations, test questions
+    if spec.stage2 is not None:
+        from llama_index.core.evaluation.correctness import DEFAULT_EVAL_TEMPLATE as CORRECTNESS
+        from llama_index.core.evaluation.faithfulness import DEFAULT_EVAL_TEMPLATE as FAITHFULNESS
+        from llama_index.core.evaluation.relevancy import DEFAULT_EVAL_TEMPLATE as RELEVANCY
+
+        from ragsweep.evaluation.judges import prompt_texts
+        from ragsweep.pipelines.sweep import _split
+
+        s2 = spec.stage2
+        judge_llm = s2.llm or spec.llm
+        price = price_for(judge_llm.model, spec.prices)
+        texts = prompt_texts(s2.prompts)
+        split = _split(spec, dataset)
+        test = [q for q in questions if split.get(q.qid) == "test"]
+        n_sel = min(s2.top_n, s2.max_configs, len(configs))
+        answer = spec.llm.max_tokens if spec.generator.kind == "llm" and spec.llm else _EXTRACTIVE_ANSWER
+        top_k = max(spec.top_k)
+        ctx = top_k * (sum(mean_chunk(c) for c in configs) / max(1, len(configs)))
+        templates = {
+            "correctness": texts.get("correctness") or "\n".join(m.content or "" for m in CORRECTNESS.message_templates),
+            "faithfulness": texts.get("faithfulness") or FAITHFULNESS.get_template(),
+            "relevancy": texts.get("relevancy") or RELEVANCY.get_template(),
+        }
+        for name in s2.judges:
+            est = StageEstimate(f"judge:{name}", judge_llm.model)
+            base = count_tokens(templates[name]) + overhead
+            left = max(0, len(test) * n_sel - sum(1 for k in judged if k[2] == name))
+            for q in test[: max(0, math.ceil(left / max(1, n_sel)))]:
+                ref = count_tokens(q.reference_answer or "")
+                prompt = base + q_tokens[q.qid] + answer + (ref if name == "correctness" else int(ctx))
+                est.add(n_sel, n_sel * prompt, n_sel * judge_llm.max_tokens, price)
+            est.notes.append(f"top {n_sel} configurations x {len(test)} test questions (ties may add more)")
+            out.append(est)
+    for e in out:
+        if price_for(e.model, spec.prices) is None:
+            e.notes.append("no price for this model: tokens only (add it to the spec's prices)")
+    return out
+
+
+def _done(run_dir: Path) -> tuple[set, set]:
+    path = run_dir / "journal.sqlite"
+    if not path.is_file():
+        return set(), set()
+    from ragsweep.pipelines.journal import Journal
+
+    j = Journal(path)
+    try:
+        return j.done(), {k for k, v in j.judgements().items() if v["ok"]}
+    finally:
+        j.close()
+
+
+def _mean_chunk_tokens(spec, dataset, config, cache) -> float:
+    import json
+
+    from ragsweep import __version__
+    from ragsweep.llm.tokens import count_tokens
+    from ragsweep.pipelines.cache_dir import load_chunks
+    from ragsweep.pipelines.sweep import _splitter_versions
+
+    key = json.dumps([config.chunk_identity(), dataset.corpus_fingerprint(), _splitter_versions(), __version__],
+                     sort_keys=True)
+    chunks = load_chunks(cache.chunks_path(key))
+    if chunks is None:
+        if config.chunk_embedding is not None:  # semantic: would need embeddings; do not compute them here
+            return float(_SEMANTIC_GUESS)
+        from ragsweep.splitters.build import make_parser, split_corpus
+
+        chunks = split_corpus(dataset.documents, make_parser(config.splitter, None), config.chunk_key)
+    if not chunks:
+        return 0.0
+    sample = chunks[:: max(1, len(chunks) // 500)]
+    return sum(count_tokens(c.text) for c in sample) / len(sample)
+
+
+def print_estimate(estimates: list[StageEstimate], console) -> None:
+    from rich.table import Table
+
+    if not estimates:
+        console.print("dry run: this run makes no LLM calls (nothing to spend)")
+        return
+    table = Table(title="dry run: LLM calls this run would make (nothing was spent)",
+                  caption="prompt tokens estimated with cl100k; completion tokens and cost at max_tokens "
+                          "(upper bound); cache hits not predicted")
+    for col in ("stage", "model", "calls", "prompt tokens", "completion tokens (max)", "cost USD (max)"):
+        table.add_column(col, justify="left" if col in ("stage", "model") else "right")
+    total_calls, total_cost, unknown = 0, 0.0, False
+    for e in estimates:
+        cost = "-" if e.cost_usd is None else f"{e.cost_usd:.4f}"
+        table.add_row(e.stage, e.model, str(e.calls), str(e.prompt_tokens), str(e.completion_tokens), cost)
+        total_calls += e.calls
+        if e.cost_usd is None:
+            unknown = True
+        else:
+            total_cost += e.cost_usd
+    table.add_row("total", "", str(total_calls), "", "", f"{total_cost:.4f}" + (" + unpriced" if unknown else ""))
+    console.print(table)
+    for e in estimates:
+        for note in e.notes:
+            console.print(f"  {e.stage}: {note}")

@@ -1,0 +1,126 @@
+"""Stage 2: select configurations on the validation questions, then judge them on the test ones.
+
+Selection (``evaluation.selection``): rank by the stage-1 metric on validation questions; keep the
+top N and every configuration not significantly worse than the N-th. Judging: LlamaIndex's
+evaluators through the shared LLM client (cached, limited, retried, priced), many at once; every
+judgement is journaled as it completes, so a killed stage 2 resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+
+from ragsweep.errors import RagsweepError
+
+
+def judge_keys(spec) -> dict[str, str]:
+    """Per judge, a hash of what determines its verdicts: judge model settings, prompt, threshold."""
+    from ragsweep import __version__
+    from ragsweep.evaluation.judges import prompt_texts
+    from ragsweep.pipelines.grid import llm_identity
+
+    s2 = spec.stage2
+    llm = s2.llm or spec.llm
+    texts = prompt_texts(s2.prompts)
+    out = {}
+    for name in s2.judges:
+        ident = {"ragsweep": __version__, "judge": name, "llm": llm_identity(llm),
+                 "prompts": {k: v for k, v in texts.items() if k.startswith(name)},
+                 "threshold": s2.correctness_threshold if name == "correctness" else None}
+        out[name] = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:12]
+    return out
+
+
+def select(spec, records, split: dict[str, str]):
+    """The stage-2 selection from stage-1 records (validation questions only)."""
+    from ragsweep.evaluation.selection import select_configurations
+
+    s2 = spec.stage2
+    metric = s2.select_metric
+    ok = records[records["error"].isna()] if not records.empty else records
+    val = ok[ok["qid"].map(split).eq("validation")] if not ok.empty else ok
+    if val.empty or val[metric].notna().sum() == 0:
+        raise RagsweepError(
+            f"stage2.select_metric: {metric} has no values on the validation questions (no reference answers "
+            "or no answers yet); choose a retrieval metric such as ndcg")
+    return select_configurations(val[["config_id", "qid", metric]], metric, top_n=s2.top_n, alpha=s2.alpha,
+                                 max_configs=s2.max_configs, seed=spec.seed)
+
+
+def contexts_of(payload: dict, docs: dict[str, str]) -> list[str]:
+    """The retrieved chunk texts, cut from the corpus by their character offsets."""
+    out = []
+    for s in payload.get("sources") or []:
+        text = docs.get(s.get("doc_id"))
+        if text is not None and s.get("start") is not None and s.get("end") is not None:
+            out.append(text[s["start"]:s["end"]])
+    return out
+
+
+def run_stage2(spec, dataset, questions, configs, journal, clients, stats, bars, split, scorer_key):
+    """Select, then judge what is not judged yet. Returns (info for the manifest, stopping error)."""
+    from ragsweep.pipelines.outputs import build_records
+
+    records = build_records(questions, configs, journal, scorer_key)
+    try:
+        selection = select(spec, records, split)
+    except RagsweepError as exc:
+        return {"error": str(exc)}, exc
+    keys = judge_keys(spec)
+    info = {"metric": spec.stage2.select_metric, "rule": selection.rule, "selected": list(selection.selected),
+            "ranking": json.loads(selection.ranking.to_json(orient="records")), "judge_keys": keys,
+            "judges": list(spec.stage2.judges)}
+    by_id = {c.config_id: c for c in configs}
+    chosen = [by_id[i] for i in selection.selected]
+    test_qs = [q for q in questions if split.get(q.qid) == "test"]
+    answers = {(h, qid): p for h, qid, _, p in journal.answers({c.config_hash for c in chosen}) if not p.get("error")}
+    done = {k for k, v in journal.judgements(keys).items() if v["ok"]}
+    todo = [(c, q, name) for c in chosen for q in test_qs for name in spec.stage2.judges
+            if (c.config_hash, q.qid) in answers and (c.config_hash, q.qid, name) not in done]
+    info["judgements_todo"] = len(todo)
+    if not todo:
+        return info, None
+    judge_llm = clients.get(spec.stage2.llm or spec.llm)
+    docs = {d.doc_id: d.text for d in dataset.documents}
+    bar = bars.add("stage 2 (LLM judges)", len(todo))
+    stop = asyncio.run(_judge_all(spec, todo, answers, docs, judge_llm, keys, journal, stats, bars, bar))
+    journal.flush()
+    return info, stop
+
+
+async def _judge_all(spec, todo, answers, docs, llm, keys, journal, stats, bars, bar):
+    from ragsweep.evaluation.judges import build_judges, judge
+    from ragsweep.llm.budget import BudgetExhausted
+    from ragsweep.llm.engine import LLMFatalError
+    from ragsweep.llm.usage import Trace, llm_scope
+    from ragsweep.pipelines.sweep import _reason
+
+    s2 = spec.stage2
+    evaluators = build_judges(s2.judges, llm, s2.prompts, s2.correctness_threshold)
+    queue = list(reversed(todo))
+    stop: list[RagsweepError] = []
+
+    async def worker() -> None:
+        while queue and not stop:
+            config, q, name = queue.pop()
+            payload = answers[(config.config_hash, q.qid)]
+            trace = Trace()
+            try:
+                with llm_scope(trace, stage="judge", judge=name, config_id=config.config_id):
+                    result = await judge(name, evaluators[name], query=q.question, answer=payload.get("answer") or "",
+                                         contexts=contexts_of(payload, docs), reference=q.reference_answer,
+                                         threshold=s2.correctness_threshold)
+                stats.judged += 1
+            except (BudgetExhausted, LLMFatalError) as exc:
+                stop.append(exc)
+                return
+            except Exception as exc:  # noqa: BLE001 - one judgement failing must not lose the rest
+                result = {"status": "failed", "reason": _reason(exc), "score": None, "passing": None, "raw": None}
+                stats.judge_failed += 1
+            journal.add_judgement(config.config_hash, q.qid, name, keys[name], {**result, "llm": trace.as_dict()})
+            bars.advance(bar, 1)
+
+    await asyncio.gather(*(worker() for _ in range(max(1, 2 * llm._engine.spec.concurrency))))
+    return stop[0] if stop else None

@@ -1,0 +1,657 @@
+#!/usr/bin/env python3
+"""A scripted, local OpenAI-compatible HTTP server for tests and benchmarks (standard library only).
+
+Why: the LLM-judge and OpenAI-embedding paths of ragsweep must be testable offline, deterministically,
+and under failure (429/5xx, timeouts, dropped connections, malformed judge replies) without a real key.
+
+Run as a script::
+
+    python tests/fake_openai.py --port 0 [--script rules.json] [--log calls.jsonl] [--latency-ms 0]
+                                [--api-key KEY] [--models m1,m2]
+
+It prints exactly one line ``listening on http://127.0.0.1:PORT/v1`` once ready and serves until killed.
+Or in-process::
+
+    with FakeOpenAI(rules=[...]).start() as fake:
+        client = openai.OpenAI(base_url=fake.base_url, api_key="x")
+
+Endpoints (with or without the ``/v1`` prefix): ``POST /chat/completions``, ``POST /embeddings``,
+``GET /models``; admin: ``GET|POST /_rules``, ``GET /_stats``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import json
+import math
+import re
+import socket
+import struct
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+# --- request classification -------------------------------------------------------------------------------------
+# Marker strings from LlamaIndex 0.14's default prompts. Order matters only for robustness: the judge prompts embed
+# the retrieved context and the answer under test, so the most specific markers are checked first.
+CORRECTNESS_MARKER = "You are an expert evaluation system for a question answering chatbot"
+# relevancy.DEFAULT_REFINE_TEMPLATE concatenates "...query and response is" + "in line with the context information"
+# with no space ("isin line"), so the shared marker deliberately omits the leading "is ".
+RELEVANCY_MARKERS = ("in line with the context information",)
+FAITHFULNESS_MARKERS = ("is supported by the context", "if the following information is present")
+QUERY_GEN_MARKER = "search queries"
+KINDS = ("correctness", "faithfulness", "relevancy", "query_gen", "generation")
+EMBEDDINGS_KIND = "embeddings"
+RULE_KINDS = (*KINDS, EMBEDDINGS_KIND, "any")
+ACTIONS = ("reply", "malformed", "status", "sleep", "drop")
+
+DEFAULT_CORRECTNESS_REPLY = "4.0\nThe generated answer is relevant and correct."
+DEFAULT_MALFORMED_REPLY = "I think the answer is fine."
+DEFAULT_DIMENSIONS = 64
+
+
+def classify(text: str) -> str:
+    """The kind of a chat request, from its concatenated message text (see the module markers)."""
+    if CORRECTNESS_MARKER in text:
+        return "correctness"
+    if any(m in text for m in RELEVANCY_MARKERS):
+        return "relevancy"
+    if any(m in text for m in FAITHFULNESS_MARKERS):
+        return "faithfulness"
+    if QUERY_GEN_MARKER in text:
+        return "query_gen"
+    return "generation"
+
+
+def content_text(content: Any) -> str:
+    """A message's text: plain strings, or the text parts of a multi-part content list."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+            elif isinstance(part, str):
+                parts.append(part)
+        return " ".join(parts)
+    return str(content)
+
+
+def messages_text(messages: Any) -> str:
+    """All message contents joined with a single space (what token counts and matching see)."""
+    if not isinstance(messages, list):
+        return ""
+    return " ".join(content_text(m.get("content")) if isinstance(m, dict) else str(m) for m in messages)
+
+
+def count_words(text: str) -> int:
+    """The fake tokenizer: whitespace-separated words, simple enough for tests to recompute."""
+    return len(text.split())
+
+
+def request_key(model: Any, messages: Any, temperature: Any = None, max_tokens: Any = None, seed: Any = None) -> str:
+    """A stable fingerprint of a chat request, so tests can tell repeated (e.g. retried or cached) calls apart."""
+    blob = json.dumps([model, messages, temperature, max_tokens, seed], sort_keys=True)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def fake_embedding(text: str, dimensions: int = DEFAULT_DIMENSIONS) -> list[float]:
+    """A deterministic unit-norm vector from sha256(text): equal texts give equal vectors, different ones differ."""
+    values: list[float] = []
+    counter = 0
+    seed = text.encode("utf-8")
+    while len(values) < dimensions:
+        digest = hashlib.sha256(seed + b"\x00" + str(counter).encode()).digest()
+        for i in range(0, len(digest), 4):
+            (n,) = struct.unpack("<I", digest[i : i + 4])
+            values.append(n / 0xFFFFFFFF * 2.0 - 1.0)
+        counter += 1
+    values = values[:dimensions]
+    norm = math.sqrt(sum(v * v for v in values)) or 1.0
+    return [v / norm for v in values]
+
+
+def generation_reply(text: str) -> str:
+    """First sentence (max 40 words) of the context in LlamaIndex's text-QA prompt, else "I don't know."."""
+    idx = text.find("Context information is below.")
+    if idx < 0:
+        return "I don't know."
+    rest = text[idx + len("Context information is below.") :]
+    dash = re.search(r"-{3,}[ \t]*\n", rest)
+    if not dash:
+        return "I don't know."
+    context = rest[dash.end() :]
+    end = re.search(r"\n-{3,}", context)
+    if end:
+        context = context[: end.start()]
+    context = context.strip()
+    dot = context.find(".")
+    sentence = context[: dot + 1] if dot >= 0 else context
+    words = sentence.split()[:40]
+    return " ".join(words) if words else "I don't know."
+
+
+def query_gen_reply(text: str) -> str:
+    """N lines "<query> variant i", N from "Generate N search queries" (the fusion retriever asks num_queries-1)."""
+    m = re.search(r"Generate (\d+) search queries", text)
+    n = int(m.group(1)) if m else 3
+    q = re.search(r"Query: (.*?)\nQueries:", text, re.DOTALL) or re.search(r"Query: (.*)", text)
+    query = q.group(1).strip() if q else "query"
+    return "\n".join(f"{query} variant {i}" for i in range(1, n + 1))
+
+
+def default_reply(kind: str, text: str) -> str:
+    """The scripted-free answer for each kind: passing judge verdicts, fusion variants, an extractive answer."""
+    if kind == "correctness":
+        return DEFAULT_CORRECTNESS_REPLY
+    if kind in ("faithfulness", "relevancy"):
+        return "YES"
+    if kind == "query_gen":
+        return query_gen_reply(text)
+    return generation_reply(text)
+
+
+# --- rules ------------------------------------------------------------------------------------------------------
+
+
+def validate_rules(rules: Any) -> list[dict[str, Any]]:
+    """Check a rule list up front, so a typo in a test script fails loudly instead of silently never matching."""
+    if not isinstance(rules, list):
+        raise ValueError("rules must be a JSON list of objects")
+    out: list[dict[str, Any]] = []
+    for i, rule in enumerate(rules):
+        if not isinstance(rule, dict):
+            raise ValueError(f"rule {i} is not an object")
+        known = {"kind", "match", "times", "action", "reply", "status", "retry_after", "delay_ms", "message"}
+        unknown = set(rule) - known
+        if unknown:
+            raise ValueError(f"rule {i}: unknown field(s) {sorted(unknown)}")
+        rule = dict(rule)
+        rule.setdefault("kind", "any")
+        rule.setdefault("action", "reply")
+        if rule["kind"] not in RULE_KINDS:
+            raise ValueError(f"rule {i}: kind must be one of {RULE_KINDS}")
+        if rule["action"] not in ACTIONS:
+            raise ValueError(f"rule {i}: action must be one of {ACTIONS}")
+        if rule["action"] == "status" and not isinstance(rule.get("status"), int):
+            raise ValueError(f"rule {i}: action 'status' needs an integer 'status'")
+        if "times" in rule and not isinstance(rule["times"], int):
+            raise ValueError(f"rule {i}: 'times' must be an integer")
+        out.append(rule)
+    return out
+
+
+def error_body(message: str, type_: str, code: str | None) -> dict[str, Any]:
+    """An OpenAI-style error object (the openai client reads error.message/type/code from it)."""
+    return {"error": {"message": message, "type": type_, "param": None, "code": code}}
+
+
+_STATUS_ERRORS: dict[int, tuple[str, str]] = {
+    400: ("invalid_request_error", "bad_request"),
+    401: ("invalid_request_error", "invalid_api_key"),
+    404: ("invalid_request_error", "not_found"),
+    429: ("rate_limit_error", "rate_limit_exceeded"),
+    500: ("server_error", "server_error"),
+    502: ("server_error", "bad_gateway"),
+    503: ("server_error", "service_unavailable"),
+}
+
+
+# --- server -----------------------------------------------------------------------------------------------------
+
+
+class _Server(ThreadingHTTPServer):
+    """ThreadingHTTPServer tuned for many concurrent keep-alive clients."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 512
+    fake: "FakeOpenAI"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Routes requests to the owning FakeOpenAI; every response is written in one send with Content-Length."""
+
+    protocol_version = "HTTP/1.1"
+    server: _Server
+    # Called once with the status right before a response's bytes go out, so the call log and stats are
+    # complete by the time the client sees its response (tests may read them right after a call returns).
+    before_send: Callable[[int], None] | None = None
+
+    def setup(self) -> None:
+        """Disable Nagle: small request/response pairs on keep-alive connections would otherwise stall ~40 ms."""
+        super().setup()
+        try:
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except OSError:
+            pass
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - signature of the base class
+        """No per-request stderr logging: it costs throughput and floods test output."""
+
+    # -- plumbing --
+    def _read_body(self) -> bytes:
+        """Read the whole request body (keep-alive needs it consumed even when we answer with an error)."""
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            chunks = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    break
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+            return b"".join(chunks)
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length > 0 else b""
+
+    def _send(self, status: int, body: bytes, content_type: str = "application/json",
+              extra: dict[str, str] | None = None) -> None:
+        """Write status line, headers and body in one write; swallow errors from clients that already left."""
+        reason = self.responses.get(status, ("",))[0]
+        lines = [f"HTTP/1.1 {status} {reason}", f"Content-Type: {content_type}", f"Content-Length: {len(body)}"]
+        for k, v in (extra or {}).items():
+            lines.append(f"{k}: {v}")
+        if self.close_connection:
+            lines.append("Connection: close")
+        head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+        hook, self.before_send = self.before_send, None
+        if hook is not None:
+            hook(status)
+        try:
+            self.wfile.write(head + body)
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            self.close_connection = True
+
+    def _send_json(self, status: int, obj: Any, extra: dict[str, str] | None = None) -> None:
+        self._send(status, json.dumps(obj).encode("utf-8"), extra=extra)
+
+    def _route(self) -> str:
+        path = self.path.split("?", 1)[0].rstrip("/")
+        if path.startswith("/v1/") or path == "/v1":
+            path = path[3:]
+        return path or "/"
+
+    # -- verbs --
+    def do_GET(self) -> None:
+        """Models list and admin endpoints."""
+        self._read_body()
+        route = self._route()
+        fake = self.server.fake
+        if route == "/_stats":
+            self._send_json(200, fake.stats())
+        elif route == "/_rules":
+            self._send_json(200, fake.rules())
+        elif route == "/models":
+            if not self._check_auth():
+                return
+            data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in fake.models or ["fake-model"]]
+            self._send_json(200, {"object": "list", "data": data})
+        else:
+            self._send_json(404, error_body(f"Unknown path {self.path}", "invalid_request_error", "not_found"))
+
+    def do_POST(self) -> None:
+        """Chat completions, embeddings, and runtime rule replacement."""
+        raw = self._read_body()
+        route = self._route()
+        fake = self.server.fake
+        if route == "/_rules":
+            try:
+                fake.set_rules(json.loads(raw or b"[]"))
+            except (ValueError, TypeError) as exc:
+                self._send_json(400, error_body(str(exc), "invalid_request_error", "bad_rules"))
+                return
+            self._send_json(200, {"ok": True, "rules": len(fake.rules())})
+            return
+        if route not in ("/chat/completions", "/embeddings"):
+            self._send_json(404, error_body(f"Unknown path {self.path}", "invalid_request_error", "not_found"))
+            return
+        fake._handle_api(self, route, raw)
+
+    def _bad_key(self) -> str | None:
+        """The key the client sent when it is wrong (None when auth is off or the key is right)."""
+        fake = self.server.fake
+        header = self.headers.get("Authorization") or ""
+        if fake.api_key is None or header == f"Bearer {fake.api_key}":
+            return None
+        return header[len("Bearer "):] if header.startswith("Bearer ") else header
+
+    def _send_401(self, sent: str) -> None:
+        """401 with the sent key echoed (like OpenAI does), so products under test must scrub it from errors."""
+        self._send_json(401, error_body(f"Incorrect API key provided: {sent}", "invalid_request_error",
+                                        "invalid_api_key"))
+
+    def _check_auth(self) -> bool:
+        sent = self._bad_key()
+        if sent is not None:
+            self._send_401(sent)
+        return sent is None
+
+
+class FakeOpenAI:
+    """The fake server's state (rules, call log, stats) plus its HTTP server; usable in-process or via the CLI."""
+
+    def __init__(self, rules: list[dict[str, Any]] | None = None, log_path: str | None = None,
+                 latency_ms: float = 0.0, api_key: str | None = None, models: list[str] | None = None,
+                 host: str = "127.0.0.1") -> None:
+        self.host = host
+        self.latency_ms = float(latency_ms)
+        self.api_key = api_key
+        self.models = list(models) if models else None
+        self.log_path = log_path
+        self._lock = threading.Lock()
+        self._rules: list[dict[str, Any]] = []
+        self._used: list[int] = []
+        self._log: list[dict[str, Any]] = []
+        self._log_file = open(log_path, "a", encoding="utf-8") if log_path else None
+        self._in_flight = 0
+        self._max_in_flight = 0
+        self._by_kind: dict[str, int] = {}
+        self._by_status: dict[str, int] = {}
+        self._completed = 0
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+        self.set_rules(rules or [])
+
+    # -- lifecycle --
+    def _bind(self, port: int) -> _Server:
+        server = _Server((self.host, port), _Handler)
+        server.fake = self
+        self._server = server
+        return server
+
+    def start(self, port: int = 0) -> "FakeOpenAI":
+        """Serve from a background daemon thread of this process; returns self once the socket is bound."""
+        server = self._bind(port)
+        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="fake-openai", daemon=True)
+        self._thread.start()
+        return self
+
+    def serve_forever(self, port: int = 0, announce: bool = True) -> None:
+        """Serve in the calling thread (the CLI); prints the "listening on" line once bound."""
+        server = self._bind(port)
+        if announce:
+            print(f"listening on {self.base_url}", flush=True)
+        try:
+            server.serve_forever(poll_interval=0.05)
+        finally:
+            server.server_close()
+
+    def stop(self) -> None:
+        """Stop serving and close the log file; safe to call twice."""
+        if self._server is not None:
+            if self._thread is not None:
+                self._server.shutdown()
+                self._thread.join(timeout=5)
+            self._server.server_close()
+            self._server = None
+            self._thread = None
+        with self._lock:
+            if self._log_file is not None:
+                self._log_file.close()
+                self._log_file = None
+
+    def __enter__(self) -> "FakeOpenAI":
+        if self._server is None:
+            self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("FakeOpenAI is not started")
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """The URL to hand to openai.OpenAI(base_url=...) / LlamaIndex's api_base."""
+        return f"http://{self.host}:{self.port}/v1"
+
+    # -- rules, log, stats --
+    def set_rules(self, rules: list[dict[str, Any]]) -> None:
+        """Replace the rule list and reset its `times` counters."""
+        checked = validate_rules(rules)
+        with self._lock:
+            self._rules = checked
+            self._used = [0] * len(checked)
+
+    def rules(self) -> list[dict[str, Any]]:
+        """The current rules, each with how often it has fired (`used`)."""
+        with self._lock:
+            return [{**r, "used": n} for r, n in zip(self._rules, self._used)]
+
+    def calls(self, include_events: bool = False) -> list[dict[str, Any]]:
+        """Completed call records (oldest first); with include_events also the chat "start" events."""
+        with self._lock:
+            return [dict(c) for c in self._log if include_events or "event" not in c]
+
+    def stats(self) -> dict[str, Any]:
+        """Counts of completed calls by kind and status, and the peak number of concurrent in-flight calls."""
+        with self._lock:
+            return {"calls": self._completed, "by_kind": dict(self._by_kind), "by_status": dict(self._by_status),
+                    "in_flight": self._in_flight, "max_in_flight": self._max_in_flight}
+
+    def _append(self, record: dict[str, Any]) -> None:
+        with self._lock:
+            self._log.append(record)
+            if "event" not in record:
+                self._completed += 1
+                self._by_kind[record["kind"]] = self._by_kind.get(record["kind"], 0) + 1
+                st = str(record["status"])
+                self._by_status[st] = self._by_status.get(st, 0) + 1
+            if self._log_file is not None:
+                self._log_file.write(json.dumps(record) + "\n")
+                self._log_file.flush()
+
+    def _claim_rule(self, kind: str, text: str) -> dict[str, Any] | None:
+        """First matching non-exhausted rule, its use counted atomically so `times` holds under concurrency."""
+        with self._lock:
+            for i, rule in enumerate(self._rules):
+                rk = rule["kind"]
+                if kind == EMBEDDINGS_KIND:
+                    if rk != EMBEDDINGS_KIND:
+                        continue
+                elif rk not in ("any", kind):
+                    continue
+                if rule.get("match") is not None and rule["match"] not in text:
+                    continue
+                if "times" in rule and self._used[i] >= rule["times"]:
+                    continue
+                self._used[i] += 1
+                return rule
+        return None
+
+    # -- the API --
+    def _handle_api(self, h: _Handler, route: str, raw: bytes) -> None:
+        """One chat/embeddings request: auth, model check, rules, reply; logged once the response is sent."""
+        t_start = time.time()
+        endpoint = "chat" if route == "/chat/completions" else "embeddings"
+        with self._lock:
+            self._in_flight += 1
+            self._max_in_flight = max(self._max_in_flight, self._in_flight)
+        record: dict[str, Any] = {"t_start": t_start, "endpoint": endpoint, "kind": None, "status": 0,
+                                  "model": None, "key": None, "prompt_tokens": 0, "completion_tokens": 0,
+                                  "auth_ok": True}
+        finished = False
+
+        def finish(status: int | None = None) -> None:
+            nonlocal finished
+            if finished:
+                return
+            finished = True
+            if status is not None:
+                record["status"] = status
+            record["t_end"] = time.time()
+            if record["kind"] is None:
+                record["kind"] = EMBEDDINGS_KIND if endpoint == "embeddings" else "generation"
+            with self._lock:
+                self._in_flight -= 1
+            self._append({k: record[k] for k in ("t_start", "t_end", "endpoint", "kind", "status", "model", "key",
+                                                 "prompt_tokens", "completion_tokens", "auth_ok")})
+
+        h.before_send = finish
+        try:
+            self._serve_api(h, endpoint, raw, record)
+        except Exception as exc:  # a bug here must still answer, or the client hangs until its timeout
+            h.before_send = finish
+            h._send_json(500, error_body(f"fake_openai internal error: {exc!r}", "server_error", "server_error"))
+        finally:
+            h.before_send = None
+            finish()  # "drop" (nothing sent) ends here
+
+    def _serve_api(self, h: _Handler, endpoint: str, raw: bytes, record: dict[str, Any]) -> None:
+        try:
+            body = json.loads(raw or b"{}")
+            if not isinstance(body, dict):
+                raise ValueError("body is not a JSON object")
+        except ValueError as exc:
+            h._send_json(400, error_body(f"Invalid JSON body: {exc}", "invalid_request_error", "bad_request"))
+            return
+        model = body.get("model")
+        record["model"] = model
+        if endpoint == "chat":
+            messages = body.get("messages")
+            text = messages_text(messages)
+            kind = classify(text)
+            record["key"] = request_key(model, messages, body.get("temperature"), body.get("max_tokens"),
+                                        body.get("seed"))
+            record["prompt_tokens"] = count_words(text)
+            self._append({"event": "start", "key": record["key"], "t_start": record["t_start"]})
+        else:
+            inputs = body.get("input")
+            inputs = [inputs] if not isinstance(inputs, list) else inputs
+            inputs = [x if isinstance(x, str) else json.dumps(x) for x in inputs]
+            text = " ".join(inputs)
+            kind = EMBEDDINGS_KIND
+            record["key"] = request_key(model, inputs, body.get("dimensions"))
+            record["prompt_tokens"] = sum(count_words(x) for x in inputs)
+        record["kind"] = kind
+
+        sent_key = h._bad_key()
+        if sent_key is not None:
+            record["auth_ok"] = False
+            h._send_401(sent_key)
+            return
+        if self.models is not None and model not in self.models:
+            h._send_json(404, error_body(f"The model `{model}` does not exist", "invalid_request_error",
+                                         "model_not_found"))
+            return
+
+        rule = self._claim_rule(kind, text)
+        delay = self.latency_ms + float(rule.get("delay_ms", 0) if rule else 0)
+        if delay > 0:
+            time.sleep(delay / 1000.0)
+        action = rule["action"] if rule else None
+
+        if action == "drop":
+            # Close without a byte of response: the client sees a disconnect (openai.APIConnectionError).
+            h.close_connection = True
+            try:
+                h.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            record["status"] = 0
+            return
+        if action == "status":
+            assert rule is not None
+            status = int(rule["status"])
+            type_, code = _STATUS_ERRORS.get(status, ("server_error" if status >= 500 else "invalid_request_error",
+                                                      f"http_{status}"))
+            msg = rule.get("message") or f"Scripted error {status} from fake_openai"
+            extra = {"Retry-After": str(rule["retry_after"])} if rule.get("retry_after") is not None else None
+            h._send_json(status, error_body(msg, type_, code), extra=extra)
+            return
+
+        if endpoint == "embeddings":
+            self._reply_embeddings(h, body, inputs, record)
+            return
+
+        if action == "reply":
+            assert rule is not None
+            reply = str(rule.get("reply", default_reply(kind, text)))
+        elif action == "malformed":
+            assert rule is not None
+            reply = str(rule.get("reply", DEFAULT_MALFORMED_REPLY))
+        else:  # no rule, or "sleep" (already slept): answer normally
+            reply = default_reply(kind, text)
+        self._reply_chat(h, body, model, reply, record)
+
+    def _reply_chat(self, h: _Handler, body: dict[str, Any], model: Any, reply: str, record: dict[str, Any]) -> None:
+        p, c = record["prompt_tokens"], count_words(reply)
+        record["completion_tokens"] = c
+        usage = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+        cid, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
+        if body.get("stream"):
+            # Streaming clients get the whole SSE transcript at once (still with Content-Length, keeping keep-alive).
+            base = {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model}
+            chunks = [
+                {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": reply},
+                                      "finish_reason": None}]},
+                {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+            ]
+            if (body.get("stream_options") or {}).get("include_usage"):
+                chunks.append({**base, "choices": [], "usage": usage})
+            sse = "".join(f"data: {json.dumps(ch)}\n\n" for ch in chunks) + "data: [DONE]\n\n"
+            h._send(200, sse.encode("utf-8"), content_type="text/event-stream")
+            return
+        h._send_json(200, {
+            "id": cid, "object": "chat.completion", "created": created, "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
+            "usage": usage,
+        })
+
+    def _reply_embeddings(self, h: _Handler, body: dict[str, Any], inputs: list[str], record: dict[str, Any]) -> None:
+        dims = body.get("dimensions") or DEFAULT_DIMENSIONS
+        as_b64 = body.get("encoding_format") == "base64"
+        data = []
+        for i, text in enumerate(inputs):
+            vec = fake_embedding(text, int(dims))
+            emb: Any = base64.b64encode(struct.pack(f"<{len(vec)}f", *vec)).decode("ascii") if as_b64 else vec
+            data.append({"object": "embedding", "index": i, "embedding": emb})
+        p = record["prompt_tokens"]
+        h._send_json(200, {"object": "list", "data": data, "model": body.get("model"),
+                           "usage": {"prompt_tokens": p, "total_tokens": p}})
+
+
+def main(argv: list[str] | None = None) -> int:
+    """CLI entry point: bind, announce, serve until killed."""
+    ap = argparse.ArgumentParser(description="Scripted local OpenAI-compatible server for tests and benchmarks.")
+    ap.add_argument("--port", type=int, default=0, help="0 picks a free port (read it from the 'listening on' line)")
+    ap.add_argument("--script", help="JSON file with a list of rules")
+    ap.add_argument("--log", help="append one JSON line per call (and per chat start event) to this file")
+    ap.add_argument("--latency-ms", type=float, default=0.0, help="fixed sleep added to every chat/embedding call")
+    ap.add_argument("--api-key", help="require 'Authorization: Bearer KEY' (401 otherwise)")
+    ap.add_argument("--models", help="comma-separated model ids; others get 404 model_not_found")
+    args = ap.parse_args(argv)
+    rules: list[dict[str, Any]] = []
+    if args.script:
+        with open(args.script, encoding="utf-8") as f:
+            rules = json.load(f)
+    models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
+    fake = FakeOpenAI(rules=rules, log_path=args.log, latency_ms=args.latency_ms, api_key=args.api_key,
+                      models=models)
+    try:
+        fake.serve_forever(args.port)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        fake.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+"""Paired permutation test, Holm adjustment, paired difference and compare-to-best."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from ragsweep.evaluation.significance import (
+    COMPARE_COLUMNS,
+    PairedDifference,
+    cohens_dz,
+    compare_to_best,
+    holm,
+    paired_difference,
+    paired_permutation_test,
+)
+
+A5 = [0.9, 0.7, 0.8, 0.4, 0.6]
+B5 = [0.5, 0.8, 0.3, 0.4, 0.1]  # differences 0.4, -0.1, 0.5, 0.0, 0.5
+
+
+def _enumerated_p(d: np.ndarray) -> tuple[float, float]:
+    """(p_greater, p_less) by listing all 2^n sign flips of d, by hand."""
+    obs = d.mean()
+    null = [np.mean(np.array(s) * d) for s in itertools.product([-1, 1], repeat=d.size)]
+    greater = sum(v >= obs - 1e-12 for v in null) / len(null)
+    less = sum(v <= obs + 1e-12 for v in null) / len(null)
+    return greater, less
+
+
+def test_exact_sign_flip_matches_enumeration_and_scipy():
+    d = np.subtract(A5, B5)
+    greater, less = _enumerated_p(d)
+    # 0.0 difference doubles every sign vector; the mean 0.26 is beaten or equalled by 4 of 32.
+    assert greater == pytest.approx(4 / 32)
+    assert paired_permutation_test(A5, B5, "greater") == pytest.approx(greater)
+    assert paired_permutation_test(A5, B5, "less") == pytest.approx(less)
+    assert paired_permutation_test(A5, B5) == pytest.approx(min(1.0, 2 * min(greater, less)))
+    for alt in ("two-sided", "greater", "less"):
+        ref = stats.permutation_test(
+            (np.array(A5), np.array(B5)),
+            lambda x, y, axis: np.mean(x - y, axis=axis),
+            permutation_type="samples",
+            alternative=alt,
+            n_resamples=10_000,
+        )
+        assert paired_permutation_test(A5, B5, alt) == pytest.approx(ref.pvalue)
+
+
+def test_randomized_test_close_to_scipy_and_deterministic():
+    rng = np.random.default_rng(3)
+    a = rng.normal(0.5, 0.2, 40)
+    b = a - rng.normal(0.05, 0.2, 40)
+    p = paired_permutation_test(a, b, n_resamples=4000, seed=1)
+    assert p == paired_permutation_test(a, b, n_resamples=4000, seed=1)
+    ref = stats.permutation_test(
+        (a, b), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples", n_resamples=4000, rng=0
+    ).pvalue
+    assert abs(p - ref) < 0.04
+    assert p > 0  # (hits + 1) / (n + 1)
+    assert paired_permutation_test(a + 1.0, a, "greater", n_resamples=999) == pytest.approx(1 / 1000)
+
+
+def test_sign_flip_direction_and_edge_cases():
+    a = np.linspace(0.5, 1.0, 12)
+    b = a - 0.1
+    assert paired_permutation_test(a, b, "greater") == pytest.approx(1 / 2**12)
+    assert paired_permutation_test(a, b, "less") == 1.0
+    assert paired_permutation_test(a, a) == 1.0  # all differences zero
+    assert math.isnan(paired_permutation_test([], []))
+    assert math.isnan(paired_permutation_test([1.0, np.nan], [np.nan, 2.0]))
+    with pytest.raises(ValueError):
+        paired_permutation_test(a, b, "bigger")
+    with pytest.raises(ValueError):
+        paired_permutation_test([1.0], [1.0, 2.0])
+
+
+def test_nan_pairs_are_dropped():
+    a = A5 + [np.nan, 0.3]
+    b = B5 + [0.2, np.nan]
+    assert paired_permutation_test(a, b) == paired_permutation_test(A5, B5)
+    assert paired_difference(a, b) == paired_difference(A5, B5)
+
+
+def test_holm_known_values():
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.5, 0.6]) == pytest.approx([1.0, 1.0])  # capped at 1
+    assert holm([]) == []
+    out = holm([0.01, np.nan, 0.04])  # m = 2
+    assert out[0] == pytest.approx(0.02) and math.isnan(out[1]) and out[2] == pytest.approx(0.04)
+    p = [0.2, 0.001, 0.03, 0.03, 0.5]
+    adj = holm(p)
+    ordered = [adj[i] for i in np.argsort(p, kind="stable")]
+    assert ordered == sorted(ordered)  # monotone in the raw p-values
+    assert all(a >= b for a, b in zip(adj, p))
+
+
+def test_cohens_dz_by_hand():
+    d = [1.0, 2.0, 3.0]  # mean 2, sd 1
+    assert cohens_dz(d) == pytest.approx(2.0)
+    assert cohens_dz([0.0, 0.0, 0.0]) == 0.0
+    assert math.isnan(cohens_dz([0.4]))
+    assert cohens_dz([0.5, 0.5]) == math.inf
+    assert cohens_dz([-0.5, -0.5]) == -math.inf
+    base = np.random.default_rng(0).uniform(0, 1, 20)
+    assert cohens_dz((base + 0.3) - (base + 0.2)) == math.inf  # a constant shift, up to rounding
+
+
+def test_paired_difference_ci_contains_shift():
+    rng = np.random.default_rng(0)
+    b = rng.uniform(0, 1, 200)
+    a = b + 0.1 + rng.normal(0, 0.05, 200)
+    res = paired_difference(a, b, seed=4)
+    assert isinstance(res, PairedDifference)
+    assert res.n == 200
+    assert res.diff_lo < 0.1 < res.diff_hi
+    assert res.diff == pytest.approx(a.mean() - b.mean())
+    assert res.mean_a == pytest.approx(a.mean()) and res.mean_b == pytest.approx(b.mean())
+    d = a - b
+    assert res.d_z == pytest.approx(d.mean() / d.std(ddof=1))
+    assert res == paired_difference(a, b, seed=4)
+    empty = paired_difference([np.nan], [1.0])
+    assert empty.n == 0 and math.isnan(empty.diff) and math.isnan(empty.mean_a) and math.isnan(empty.d_z)
+
+
+def _long(columns: dict[str, list[float]]) -> pd.DataFrame:
+    rows = [
+        {"config_id": c, "qid": f"q{i:02d}", "ndcg": v} for c, vals in columns.items() for i, v in enumerate(vals)
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_compare_to_best():
+    rng = np.random.default_rng(1)
+    base = rng.uniform(0.3, 0.7, 30)
+    values = _long(
+        {
+            "good": list(base + 0.2),
+            "twin": list(base + 0.2 + rng.normal(0, 0.01, 30)),
+            "bad": list(base),
+            "empty": [np.nan] * 30,
+        }
+    )
+    out = compare_to_best(values, "ndcg", n_resamples=2000, n_boot=200)
+    assert list(out.columns) == COMPARE_COLUMNS
+    assert set(out["best"]) == {out["best"].iloc[0]} and out["best"].iloc[0] in {"good", "twin"}
+    assert list(out["other"].iloc[-1:]) == ["empty"]  # NaN mean last
+    row = out.set_index("other").loc["bad"]
+    assert row["significant"] and row["diff"] == pytest.approx(0.2) and row["diff_lo"] > 0 and row["n"] == 30
+    (runner_up,) = {"good", "twin"} - {out["best"].iloc[0]}
+    twin = out.set_index("other").loc[runner_up]
+    assert not twin["significant"]
+    empty = out.set_index("other").loc["empty"]
+    assert empty["n"] == 0 and math.isnan(empty["p_value"]) and not empty["significant"]
+    # Holm over the two measured comparisons only
+    assert out["p_holm"].iloc[:2].tolist() == pytest.approx(holm(out["p_value"].iloc[:2].tolist()))
+    # row order of the input does not matter
+    shuffled = values.sample(frac=1.0, random_state=0)
+    pd.testing.assert_frame_equal(out, compare_to_best(shuffled, "ndcg", n_resamples=2000, n_boot=200))
+
+
+def test_compare_to_best_given_best_lower_is_better_and_empty():
+    values = _long({"a": [0.1, 0.2, 0.3], "b": [0.3, 0.4, 0.5], "c": [0.2, 0.3, 0.4]})
+    out = compare_to_best(values, "ndcg", higher_is_better=False)
+    assert out["best"].iloc[0] == "a" and list(out["other"]) == ["c", "b"]
+    assert out["diff"].tolist() == pytest.approx([-0.1, -0.2])
+    out = compare_to_best(values, "ndcg", best="c")
+    assert list(out["other"]) == ["b", "a"]
+    with pytest.raises(ValueError):
+        compare_to_best(values, "ndcg", best="zzz")
+    assert list(compare_to_best(values.iloc[:0], "ndcg").columns) == COMPARE_COLUMNS
+    single = compare_to_best(values[values.config_id == "a"], "ndcg")
+    assert single.empty and list(single.columns) == COMPARE_COLUMNS
