@@ -106,6 +106,36 @@ def build_judges(names, llm, prompts: JudgePrompts, threshold: float) -> dict:
     return out
 
 
+_MARGIN = 64  # tokens of slack on every size check below
+
+
+def single_prompt_context(contexts: list[str], evaluator, query_str: str) -> str | None:
+    """The context text LlamaIndex's YES/NO evaluator sends when everything fits in one prompt.
+
+    ``FaithfulnessEvaluator``/``RelevancyEvaluator`` build a ``SummaryIndex`` over the contexts and
+    answer through a compact-and-refine query engine; when no context exceeds the index's chunk
+    size and all fit in one prompt, that is exactly one call with the stripped contexts joined by
+    blank lines (a test checks the request is byte-identical). Building the index costs more CPU
+    than the call, so ragsweep sends that prompt directly; otherwise (None) the evaluator runs.
+    """
+    from llama_index.core import Settings
+
+    from ragsweep.llm.tokens import count_tokens
+
+    parts = [c.strip() for c in contexts if c.strip()]
+    if not parts:
+        return None
+    lengths = [count_tokens(c) for c in parts]
+    if max(lengths) > Settings.chunk_size - _MARGIN:
+        return None
+    meta = evaluator._llm.metadata
+    template = evaluator._eval_template.get_template()
+    used = count_tokens(template) + count_tokens(query_str) + sum(lengths) + 2 * len(parts)
+    if used + max(meta.num_output, 0) + _MARGIN > meta.context_window:
+        return None
+    return "\n\n".join(parts)
+
+
 async def judge(name: str, evaluator, *, query: str, answer: str, contexts: list[str], reference: str | None,
                 threshold: float) -> dict:
     """Run one judge on one answer; returns the fields stored for it (status ok | unmeasured).
@@ -118,8 +148,16 @@ async def judge(name: str, evaluator, *, query: str, answer: str, contexts: list
         return {"status": "unmeasured", "reason": "empty answer", "score": None, "passing": None, "raw": ""}
     if name == "correctness" and not (reference or "").strip():
         return {"status": "unmeasured", "reason": "no reference answer", "score": None, "passing": None, "raw": ""}
-    result = await evaluator.aevaluate(query=query, response=answer, contexts=contexts, reference=reference)
-    raw = result.feedback or ""
+    if name in ("faithfulness", "relevancy"):
+        query_str = answer if name == "faithfulness" else f"Question: {query}\nResponse: {answer}"
+        context_str = single_prompt_context(contexts, evaluator, query_str)
+        if context_str is not None:
+            raw = await evaluator._llm.apredict(evaluator._eval_template, query_str=query_str, context_str=context_str)
+        else:
+            raw = (await evaluator.aevaluate(query=query, response=answer, contexts=contexts)).feedback or ""
+    else:
+        result = await evaluator.aevaluate(query=query, response=answer, contexts=contexts, reference=reference)
+        raw = result.feedback or ""
     if name == "correctness":
         score, reason, reasoning = parse_correctness(raw)
         if score is None:

@@ -77,8 +77,14 @@ class LLMEngine:
         msg_dicts = [{"role": getattr(m.role, "value", m.role), "content": m.content or ""} for m in messages]
         key = call_key(self.spec.model, msg_dicts, params)
         hit = self.cache.get(key)
-        if hit is None and key in self._inflight:  # the same call is on its way: wait for it, do not repeat it
-            hit = await asyncio.shield(self._inflight[key])
+        while hit is None and key in self._inflight:  # the same call is on its way: wait for it, do not repeat it
+            try:
+                hit = await asyncio.shield(self._inflight[key])
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():  # this caller was cancelled
+                    raise
+                hit = self.cache.get(key)  # only the first caller was: make the call (or join a newer one)
         if hit is not None:
             self.cache_hits += 1
             _record(trace, hit, cached=True)
@@ -99,8 +105,10 @@ class LLMEngine:
     async def _fresh(self, llm, messages, kwargs, params, key, scope, trace) -> CachedCall:
         if self._sem is None:
             self._sem = asyncio.Semaphore(self.spec.concurrency)
-        est_in = count_message_tokens(messages)
         est_out = int(params.get("max_tokens") or params.get("max_completion_tokens") or self.spec.max_tokens)
+        # the prompt's size is needed only to rate-limit tokens or to bound spending
+        need_estimate = self.budget is not None or self.spec.tokens_per_minute is not None
+        est_in = count_message_tokens(messages) if need_estimate else 0
         reserved = 0.0
         if self.budget is not None:
             reserved = self.budget.reserve(cost_usd(self.price, est_in, est_out) or 0.0)
@@ -138,6 +146,8 @@ class LLMEngine:
                     trace.retries += 1
                 await asyncio.sleep(wait)
             usage = resp.additional_kwargs or {}
+            if "prompt_tokens" not in usage and not need_estimate:  # endpoint reports no usage: estimate it
+                est_in = count_message_tokens(messages)
             p = int(usage.get("prompt_tokens", est_in) or 0)
             c = int(usage.get("completion_tokens", 0) or 0)
             self._limiter.correct(est_in + est_out, p + c)
