@@ -24,6 +24,7 @@ test-all: install
 
 bench: install
 	$(PY) bench/sweep_bench.py
+	$(PY) bench/judge_bench.py
 
 clean:
 	rm -rf $(VENV) .ragsweep runs

@@ -514,8 +514,11 @@ class FakeOpenAI:
             finish()  # "drop" (nothing sent) ends here
 
     def _serve_api(self, h: _Handler, endpoint: str, raw: bytes, record: dict[str, Any]) -> None:
+        if not raw:  # a client killed between headers and body: never answer that as a request
+            h._send_json(400, error_body("Empty request body", "invalid_request_error", "bad_request"))
+            return
         try:
-            body = json.loads(raw or b"{}")
+            body = json.loads(raw)
             if not isinstance(body, dict):
                 raise ValueError("body is not a JSON object")
         except ValueError as exc:

@@ -49,6 +49,7 @@ class LLMEngine:
         self.fatal: str | None = None
         self.calls = self.cache_hits = self.retries = self.failures = 0
         self.in_flight = self.max_in_flight = 0
+        self._closed = False
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name=f"llm-{spec.model}", daemon=True)
         self._thread.start()
@@ -56,10 +57,13 @@ class LLMEngine:
     # ------------------------------------------------------------------ entry points
     def submit(self, llm, messages, kwargs: dict) -> concurrent.futures.Future:
         """Schedule a chat call on the engine's loop; the caller's scope and trace go with it."""
+        if self._closed:
+            raise LLMCallError(f"the LLM engine for {self.spec.model!r} is closed")
         return asyncio.run_coroutine_threadsafe(
             self._call(llm, list(messages), dict(kwargs), current_scope(), current_trace()), self._loop)
 
     def close(self) -> None:
+        self._closed = True
         if self._loop.is_running():
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout=5)
@@ -119,6 +123,8 @@ class LLMEngine:
                     raise LLMFatalError(self.fatal)
                 await self._limiter.acquire(est_in + est_out)
                 async with self._sem:
+                    if self.fatal:  # it came while this call waited for a slot: do not send it
+                        raise LLMFatalError(self.fatal)
                     self.in_flight += 1
                     self.max_in_flight = max(self.max_in_flight, self.in_flight)
                     t0 = time.perf_counter()

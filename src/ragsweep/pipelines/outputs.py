@@ -263,7 +263,7 @@ def usage_summary(spending: list[dict]) -> dict:
         else:
             bucket["cost_usd"] = bucket.get("cost_usd", 0.0) + row["cost_usd"]
 
-    total: dict = {}
+    total: dict = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
     by_stage: dict = {}
     by_judge: dict = {}
     by_config: dict = {}
@@ -273,11 +273,13 @@ def usage_summary(spending: list[dict]) -> dict:
         if row.get("judge"):
             add(by_judge.setdefault(row["judge"], {}), row)
         add(by_config.setdefault(row["config_id"] or "(shared)", {}), row)
+    if total["calls"] and total.get("unpriced_calls") == total["calls"]:
+        total["cost_usd"] = None  # no model had a price: tokens only
     return {**total, "by_stage": by_stage, "by_judge": by_judge, "by_configuration": by_config}
 
 
 def _usage_line(usage: dict) -> str:
-    cost = f"${usage['cost_usd']:.4f}" if "cost_usd" in usage else "cost unknown"
+    cost = f"${usage['cost_usd']:.4f}" if usage.get("cost_usd") is not None else "cost unknown (no price)"
     if usage.get("unpriced_calls"):
         cost += f" (+{usage['unpriced_calls']} calls without a price)"
     return (f"LLM: {usage['calls']} calls paid by this run, {usage.get('prompt_tokens', 0)} prompt + "
