@@ -484,3 +484,17 @@ def test_parse_spec_without_file_uses_source_label():
     with pytest.raises(RagsweepError) as info:
         parse_spec({"splitters": [{"kind": "token"}], "retrievers": [{"kind": "bm25"}], "top_k": [0]}, "manifest.json")
     assert str(info.value).startswith("manifest.json: top_k: ")
+
+
+@pytest.mark.parametrize("where", ["llm", "embedding"])
+def test_a_key_pasted_as_api_key_env_is_refused_without_echoing_it(where):
+    key = "sk-proj-PASTED0123456789"
+    data = {"splitters": [{"kind": "token"}], "retrievers": [{"kind": "bm25"}]}
+    if where == "llm":
+        data["llm"] = {"model": "m", "api_key_env": key}
+    else:
+        data["embeddings"] = [{"kind": "openai", "api_key_env": key}]
+    with pytest.raises(RagsweepError) as info:
+        parse_spec(data, "s.yaml")
+    assert "api_key_env: must be the NAME of an environment variable" in str(info.value)
+    assert key not in str(info.value)

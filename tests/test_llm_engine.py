@@ -644,7 +644,10 @@ def test_engine_budget_stops_before_sending_and_cached_calls_still_pass(h):
     assert len(chat_calls(fake)) == 3 and budget.spent == spent
 
 
-def test_engine_budget_counts_reservations_of_calls_in_flight(h):
+def test_engine_budget_waits_for_calls_in_flight_before_refusing(h):
+    """Six concurrent calls, room for 3.5 worst-case reservations: the calls that do not fit wait for
+    those in flight to settle (far below their worst case, the replies are short) and then go
+    through, instead of stopping the run with most of the budget unused; spending never passes it."""
     msgs = [user(f"c {i}") for i in range(6)]
     reservation = cost_usd(PRICE, count_message_tokens(msgs[0]), 100)
     budget = Budget(3.5 * reservation)
@@ -653,10 +656,22 @@ def test_engine_budget_counts_reservations_of_calls_in_flight(h):
     async def main():
         return await asyncio.gather(*(llm.achat(m) for m in msgs), return_exceptions=True)
 
+    t0 = time.perf_counter()
     results = asyncio.run(main())
-    assert sum(isinstance(r, BudgetExhausted) for r in results) == 3
-    assert len(chat_calls(fake)) == 3
-    assert budget.reserved == pytest.approx(0) and budget.spent > 0
+    assert not any(isinstance(r, BaseException) for r in results), results
+    assert len(chat_calls(fake)) == 6
+    assert time.perf_counter() - t0 >= 0.55  # the last three waited for the first settlements
+    assert budget.spent <= budget.limit and budget.reserved == pytest.approx(0) and budget.outstanding == 0
+
+
+def test_engine_budget_refuses_when_nothing_is_in_flight_to_wait_for(h):
+    msgs = [user(f"d {i}") for i in range(3)]
+    reservation = cost_usd(PRICE, count_message_tokens(msgs[0]), 100)
+    budget = Budget(0.5 * reservation)
+    fake, engine, llm = h.make(max_tokens=100, engine_kw={"budget": budget})
+    with pytest.raises(BudgetExhausted):
+        llm.chat(msgs[0])
+    assert len(chat_calls(fake)) == 0 and budget.outstanding == 0
 
 
 def test_failed_call_releases_its_reservation(h):

@@ -266,6 +266,8 @@ def test_stage2_selection_is_reported(main_run):
     s2rows = comp[comp["stage"] == "stage2"]
     assert {"correctness", "faithfulness", "relevancy"} <= set(s2rows["metric"])
     assert set(s2rows["best"]) | set(s2rows["other"]) <= set(s2["selected"])
+    # the reference is the configuration ranked first on the validation questions, not the test-set maximum
+    assert set(comp["best"]) == {s2["selected"][0]}
     assert comp["p_holm"].between(0, 1).all()
 
 

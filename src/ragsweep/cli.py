@@ -95,9 +95,11 @@ def run(
 
     manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
     if manifest["status"] != "complete":
-        failed = manifest["invocations"][-1]["failed"]
+        inv = manifest["invocations"][-1]
+        failed, judge_failed = inv["failed"], inv.get("judgements_failed", 0)
         typer.echo(f"incomplete: {failed} (configuration, question) results failed this time (see the 'error' column "
-                   "of records.parquet); run the same command again to retry them", err=True)
+                   f"of records.parquet) and {judge_failed} judgements failed (the '<judge>_status' columns); "
+                   "run the same command again to retry them", err=True)
         raise typer.Exit(3)
 
 

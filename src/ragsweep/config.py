@@ -200,6 +200,14 @@ class HFEmbeddingSpec(_Strict):
         return re.sub(r"[^A-Za-z0-9]+", "", self.model.rstrip("/").split("/")[-1]).lower() or "hf"
 
 
+def _env_var_name(v: str | None) -> str | None:
+    """``api_key_env`` must name a variable; the value is never echoed (it may be a pasted key)."""
+    if v is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v):
+        raise ValueError("must be the NAME of an environment variable (letters, digits, _), not a key; "
+                         "export the key and give its variable's name, e.g. OPENAI_API_KEY")
+    return v
+
+
 class OpenAIEmbeddingSpec(_Strict):
     """OpenAI or any OpenAI-compatible embeddings endpoint; the key is read from ``api_key_env``."""
 
@@ -212,6 +220,8 @@ class OpenAIEmbeddingSpec(_Strict):
     batch_size: int = Field(64, gt=0)
     timeout: float = Field(60.0, gt=0)
     max_retries: int = Field(3, ge=0)
+
+    _env_name = field_validator("api_key_env")(classmethod(lambda cls, v: _env_var_name(v)))
 
     def label(self) -> str:
         return self.name or re.sub(r"[^A-Za-z0-9]+", "", self.model).lower()
@@ -359,6 +369,8 @@ class LLMSpec(_Strict):
     tokens_per_minute: float | None = Field(None, gt=0)
     max_retries: int = Field(6, ge=0, description="retries on 429, 5xx, timeouts and dropped connections")
     max_backoff: float = Field(60.0, gt=0, description="seconds; the longest wait between retries")
+
+    _env_name = field_validator("api_key_env")(classmethod(lambda cls, v: _env_var_name(v)))
 
     @field_validator("base_url")
     @classmethod

@@ -22,6 +22,7 @@ class Budget:
         self.spent = 0.0
         self.reserved = 0.0
         self.refused = 0
+        self.outstanding = 0  # reservations not yet settled (a count: float sums drift)
         self._lock = threading.Lock()
 
     def reserve(self, amount: float) -> float:
@@ -32,13 +33,20 @@ class Budget:
                     f"budget ${self.limit:.4f} reached (spent ${self.spent:.4f}); the next call could cost up to "
                     f"${amount:.4f}; finished work is kept: re-run with a higher --budget to go on")
             self.reserved += amount
+            self.outstanding += 1
             return amount
 
     def settle(self, reserved: float, actual: float) -> None:
         with self._lock:
             self.reserved -= reserved
+            self.outstanding -= 1
+            if self.outstanding == 0:
+                self.reserved = 0.0
             self.spent += actual
 
     def release(self, reserved: float) -> None:
         with self._lock:
             self.reserved -= reserved
+            self.outstanding -= 1
+            if self.outstanding == 0:
+                self.reserved = 0.0

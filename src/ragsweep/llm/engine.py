@@ -113,9 +113,10 @@ class LLMEngine:
         # the prompt's size is needed only to rate-limit tokens or to bound spending
         need_estimate = self.budget is not None or self.spec.tokens_per_minute is not None
         est_in = count_message_tokens(messages) if need_estimate else 0
-        reserved = 0.0
+        reserved, held = 0.0, False
         if self.budget is not None:
-            reserved = self.budget.reserve(cost_usd(self.price, est_in, est_out) or 0.0)
+            reserved = await self._reserve(cost_usd(self.price, est_in, est_out) or 0.0)
+            held = True
         try:
             attempt = 0
             while True:
@@ -169,12 +170,25 @@ class LLMEngine:
             self.calls += 1
             if self.budget is not None:
                 self.budget.settle(reserved, cost or 0.0)
-                reserved = 0.0
+                held = False
             _record(trace, call, cached=False)
             return call
         finally:
-            if reserved and self.budget is not None:
+            if held:
                 self.budget.release(reserved)
+
+    async def _reserve(self, amount: float) -> float:
+        """Reserve a call's worst case; while other calls' reservations are outstanding, wait for
+        them to settle (usually far below their worst case) before refusing."""
+        from ragsweep.llm.budget import BudgetExhausted
+
+        while True:
+            try:
+                return self.budget.reserve(amount)
+            except BudgetExhausted:
+                if self.budget.outstanding == 0:
+                    raise
+                await asyncio.sleep(0.02)
 
     # ------------------------------------------------------------------ messages
     def _describe(self, exc: BaseException) -> str:
@@ -191,8 +205,11 @@ class LLMEngine:
                     if self.spec.api_key_env else "the endpoint wants an API key; set llm.api_key_env")
         elif status == 403:
             hint = "the key has no access to this model or endpoint"
+        elif status == 429:
+            hint = "the account's quota is used up (insufficient_quota); add credit or use another key"
         else:
-            hint = f"model {self.spec.model!r} not found there; fix llm.model (GET {where}/models lists them)"
+            hint = (f"model {self.spec.model!r} or the path not found there; fix llm.model (GET {where}/models "
+                    "lists them) or base_url (OpenAI-compatible servers usually end in /v1)")
         return f"LLM endpoint {where}: {hint} [{self._describe(exc)}]"
 
 
@@ -205,7 +222,9 @@ def _record(trace: Trace | None, call: CachedCall, cached: bool) -> None:
     trace.completion_tokens += call.completion_tokens
     trace.ms += call.ms
     trace.replies.append(call.content)
-    if not cached:
+    if cached:
+        trace.cached_ms += call.ms
+    else:
         if call.cost_usd is None:
             trace.unpriced += 1
         else:

@@ -18,6 +18,8 @@ def status_of(exc: BaseException) -> int | None:
 def is_retryable(exc: BaseException) -> bool:
     import openai
 
+    if is_fatal(exc):
+        return False
     if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError)):
         return True
     status = status_of(exc)
@@ -25,8 +27,9 @@ def is_retryable(exc: BaseException) -> bool:
 
 
 def is_fatal(exc: BaseException) -> bool:
-    """Failures that every later call would repeat: a bad key, no access, an unknown model."""
-    return status_of(exc) in (401, 403, 404)
+    """Failures that every later call would repeat: a bad key, no access, an unknown model, or
+    OpenAI's 429 ``insufficient_quota`` (billing exhausted: waiting does not help)."""
+    return status_of(exc) in (401, 403, 404) or getattr(exc, "code", None) == "insufficient_quota"
 
 
 def retry_after_seconds(exc: BaseException) -> float | None:

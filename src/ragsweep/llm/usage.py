@@ -21,10 +21,11 @@ class Trace:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     ms: float = 0.0
+    cached_ms: float = 0.0  # stored request time of the calls served from the cache
     cost_usd: float = 0.0
     unpriced: int = 0
     retries: int = 0
-    replies: list[str] = field(default_factory=list)
+    replies: list[str] = field(default_factory=list)  # reply texts, in call order (for inspection)
 
     def as_dict(self) -> dict:
         return {"llm_calls": self.calls, "llm_cached": self.cached, "prompt_tokens": self.prompt_tokens,

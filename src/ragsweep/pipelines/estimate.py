@@ -4,9 +4,10 @@ Nothing here calls an LLM or an embedding API. Work already in the run's journal
 Prompt tokens are estimated from the real prompt templates, the questions, and the mean chunk
 length of each splitter at the configuration's top_k (chunks come from the cache, or from running
 the splitter locally; a semantic splitter whose chunks are not cached is assumed to give 256-token
-chunks). Completion tokens are counted at ``max_tokens``, so the cost is an upper bound. Stage 2
-is counted for the top N configurations (ties may add more). LLM cache hits are not predicted:
-a re-run usually costs less.
+chunks). Completion tokens are counted at ``max_tokens``, and stage 2 at ``max_configs``
+configurations (selection keeps the top N plus those not significantly worse, at most
+``max_configs``), so the cost is an upper bound. LLM cache hits are not predicted: a re-run
+usually costs less.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def estimate_run(spec, run_dir: Path | None = None, cache_dir: Path | None = Non
     configs = expand(spec)
     cache = CacheDir(Path(cache_dir or spec.cache_dir or DEFAULT_CACHE))
     run_dir = Path(run_dir or run_dir_for(spec))
-    done, judged = _done(run_dir)
+    done, judged = _done(run_dir, spec, configs)
     q_tokens = {q.qid: count_tokens(q.question) for q in questions}
     overhead = REPLY_PRIMING + MESSAGE_OVERHEAD
     out: list[StageEstimate] = []
@@ -110,7 +111,7 @@ def estimate_run(spec, run_dir: Path | None = None, cache_dir: Path | None = Non
         texts = prompt_texts(s2.prompts)
         split = _split(spec, dataset)
         test = [q for q in questions if split.get(q.qid) == "test"]
-        n_sel = min(s2.top_n, s2.max_configs, len(configs))
+        n_sel = min(s2.max_configs, len(configs))  # the most stage 2 can take
         answer = spec.llm.max_tokens if spec.generator.kind == "llm" and spec.llm else _EXTRACTIVE_ANSWER
         top_k = max(spec.top_k)
         ctx = top_k * (sum(mean_chunk(c) for c in configs) / max(1, len(configs)))
@@ -127,7 +128,8 @@ def estimate_run(spec, run_dir: Path | None = None, cache_dir: Path | None = Non
                 ref = count_tokens(q.reference_answer or "")
                 prompt = base + q_tokens[q.qid] + answer + (ref if name == "correctness" else int(ctx))
                 est.add(n_sel, n_sel * prompt, n_sel * judge_llm.max_tokens, price)
-            est.notes.append(f"top {n_sel} configurations x {len(test)} test questions (ties may add more)")
+            est.notes.append(f"at most {n_sel} configurations x {len(test)} test questions (top {s2.top_n} plus "
+                             f"those not significantly worse, at most max_configs = {s2.max_configs})")
             out.append(est)
     for e in out:
         if price_for(e.model, spec.prices) is None:
@@ -135,15 +137,23 @@ def estimate_run(spec, run_dir: Path | None = None, cache_dir: Path | None = Non
     return out
 
 
-def _done(run_dir: Path) -> tuple[set, set]:
+def _done(run_dir: Path, spec, configs) -> tuple[set, set]:
+    """Answers and judgements already journaled for these configurations and judge settings."""
     path = run_dir / "journal.sqlite"
     if not path.is_file():
         return set(), set()
     from ragsweep.pipelines.journal import Journal
 
+    hashes = {c.config_hash for c in configs}
     j = Journal(path)
     try:
-        return j.done(), {k for k, v in j.judgements().items() if v["ok"]}
+        keys = None
+        if spec.stage2 is not None:
+            from ragsweep.pipelines.stage2 import judge_keys
+
+            keys = judge_keys(spec)
+        judged = {k for k, v in j.judgements(keys).items() if v["ok"] and k[0] in hashes} if keys else set()
+        return {d for d in j.done() if d[0] in hashes}, judged
     finally:
         j.close()
 

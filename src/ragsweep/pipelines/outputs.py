@@ -157,13 +157,23 @@ def build_summary(records, configs, spec, selection: dict | None = None):
         rank = pd.DataFrame(selection["ranking"])[["config_id", "rank", "selected", "reason"]].rename(
             columns={"rank": "selection_rank", "selected": "stage2_selected", "reason": "selection_reason"})
         meta = meta.merge(rank, on="config_id", how="left")
-    return meta.merge(pd.concat(parts, ignore_index=True), on="config_id", how="inner")
+    out = meta.merge(pd.concat(parts, ignore_index=True), on="config_id", how="inner")
+    cols = [c for c in out.columns if not c.endswith(("_unmeasured", "_failed"))]
+    for m in judge_metrics:  # the unmeasured and failed counts right after the judge's mean columns
+        at = cols.index(f"{m}_n") + 1
+        cols[at:at] = [f"{m}_unmeasured", f"{m}_failed"]
+    return out[cols]
 
 
 def build_comparisons(records, spec, selection: dict | None):
     """On the test questions: the best configuration against each other one, paired permutation
     test with Holm correction and effect size; stage 1 by the selection metric over all
-    configurations, stage 2 by each judge metric over the judged ones."""
+    configurations, stage 2 by each judge metric over the judged ones.
+
+    "Best" is the configuration ranked first on the *validation* questions when stage 2 selected
+    one, so the test questions that give the p-values did not also pick the winner (picking the
+    test-set maximum and testing it on the same data would bias the p-values downwards);
+    without a selection it is the test-set best, and the p-values are post hoc."""
     import pandas as pd
 
     from ragsweep.evaluation.significance import COMPARE_COLUMNS, compare_to_best
@@ -173,15 +183,18 @@ def build_comparisons(records, spec, selection: dict | None):
     test = records[(records["split"] == "test") & records["error"].isna()]
     metric = spec.stage2.select_metric if spec.stage2 is not None else TABLE_METRICS[0]
     frames = []
+    best = (selection or {}).get("selected", [None])[0] if (selection or {}).get("selected") else None
+    if best is not None and not test["config_id"].eq(best).any():
+        best = None
     if test[metric].notna().any():
-        frames.append(compare_to_best(test[["config_id", "qid", metric]], metric, seed=spec.seed,
+        frames.append(compare_to_best(test[["config_id", "qid", metric]], metric, best=best, seed=spec.seed,
                                       n_boot=spec.scoring.bootstrap_samples,
                                       confidence=spec.scoring.confidence).assign(stage="stage1"))
     if selection and selection.get("selected"):
         judged = test[test["config_id"].isin(selection["selected"])]
         for m in [m for m in JUDGE_METRICS if m in judged.columns]:
             if judged[m].notna().any():
-                frames.append(compare_to_best(judged[["config_id", "qid", m]], m, seed=spec.seed,
+                frames.append(compare_to_best(judged[["config_id", "qid", m]], m, best=best, seed=spec.seed,
                                               n_boot=spec.scoring.bootstrap_samples,
                                               confidence=spec.scoring.confidence).assign(stage="stage2"))
     if not frames:
@@ -374,6 +387,12 @@ _SHORT = {"bertscore_f1_rescaled": "BS-F1 resc.", "bertscore_f1": "BS-F1", "hit"
           "ndcg": "nDCG", "span_recall": "spanR", "span_precision": "spanP", "doc_mrr": "docMRR"}
 
 
+def _unmeasured(row, metric: str) -> str:
+    """" (2 unm.)" after a judge mean that excludes unmeasured judgements."""
+    n = row.get(f"{metric}_unmeasured")
+    return f" ({int(n)} unm.)" if n is not None and n == n and n > 0 else ""
+
+
 def print_summary(summary, console, title: str = "summary", metrics: list[str] | None = None) -> None:
     """A rich table, best first by the first metric (shown with its 95% CI); summary.csv has every CI.
 
@@ -402,6 +421,9 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
     left_out = [m for m in metrics if m not in shown]
     caption = (f"sorted by {key} [95% bootstrap CI]; retrieval metrics at the configuration's top_k; "
                "BS = BERTScore; ms = median retrieval latency")
+    if any(m in JUDGE_METRICS for m in shown):
+        caption += ("; judges: correctness 1-5, others pass rates; (n unm.) = unparseable judge replies, "
+                    "excluded from the mean")
     if left_out:
         caption += f"; not shown (narrow terminal): {', '.join(left_out)} (see summary.csv)"
     table = Table(title=title, caption=caption, pad_edge=False)
@@ -418,9 +440,9 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
             if v is None or v != v:
                 cells.append("-")
             elif i == 0:
-                cells.append(f"{v:.3f} [{row.get(f'{m}_lo'):.3f}, {row.get(f'{m}_hi'):.3f}]")
+                cells.append(f"{v:.3f} [{row.get(f'{m}_lo'):.3f}, {row.get(f'{m}_hi'):.3f}]" + _unmeasured(row, m))
             else:
-                cells.append(f"{v:.3f}")
+                cells.append(f"{v:.3f}" + _unmeasured(row, m))
         r = row.get("retrieval_ms_median")
         cells.append("-" if r is None or r != r else f"{r:.1f}")
         table.add_row(*cells)

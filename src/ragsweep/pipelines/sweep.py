@@ -139,6 +139,10 @@ def run_sweep(
                 with _Timer(stats, "stage2"):
                     stage2_info, error = run_stage2(spec, dataset, questions, configs, journal, clients, stats, bars,
                                                     split, scorer_key)
+        if spec.stage2 is not None and stage2_info is None:  # stage 2 did not run now: keep what it did before
+            from ragsweep.pipelines.stage2 import judge_keys
+
+            stage2_info = {"judge_keys": judge_keys(spec), "selected": [], "skipped": "stage 1 did not finish"}
         if error is not None:
             from ragsweep.llm.budget import BudgetExhausted
 
@@ -462,9 +466,9 @@ def _answer_config(spec, config: Configuration, retrievers, questions: list[Ques
                 t0 = time.perf_counter()
                 with llm_scope(rewrites, stage="query_rewrite", config_id=None):
                     nodes = retriever.retrieve(bundle)
-                # LLM rewrites count at their original call time, even when served from the cache
-                search_ms = ((time.perf_counter() - t0) * 1000 + REPLAY.take()
-                             + rewrites.ms - _wall_of_cached(rewrites))
+                # LLM rewrites count at their original call time, also when served from the cache
+                # (fresh calls are inside the measured wall time already)
+                search_ms = (time.perf_counter() - t0) * 1000 + REPLAY.take() + rewrites.cached_ms
                 embed_ms = query_ms.get(q.question) if config.embedding is not None else None
                 retrieval_ms = search_ms + (embed_ms or 0.0)
                 if engine is not None:
@@ -505,12 +509,6 @@ def _answer_config(spec, config: Configuration, retrievers, questions: list[Ques
             bars.advance(answer_bar, 1)
 
 
-def _wall_of_cached(trace) -> float:
-    """Rewrites served from the cache took ~0 ms now; their stored call time replaces it (``trace.ms``
-    sums stored times of all calls), and fresh calls were already inside the measured wall time."""
-    return trace.ms if trace.cached == trace.calls else 0.0
-
-
 def _prefetch_rewrites(configs, pending, llm, stats) -> None:
     """Ask for every fusion query rewrite at once (concurrently), so that retrieval, which asks one
     question at a time, finds them in the LLM cache. Same prompt text as QueryFusionRetriever's."""
@@ -538,7 +536,11 @@ def _prefetch_rewrites(configs, pending, llm, stats) -> None:
             pass
 
     async def main() -> None:
-        await asyncio.gather(*(one(p) for p in prompts))
+        # return_exceptions: a stop (budget, refused key) must not cancel calls already sent and paid
+        results = await asyncio.gather(*(one(p) for p in prompts), return_exceptions=True)
+        for r in results:
+            if isinstance(r, BaseException):
+                raise r
 
     with _Timer(stats, "query_rewrites"):
         asyncio.run(main())
