@@ -192,6 +192,46 @@ def base_run(make_spec, shared_cache, run_cli) -> Run:
     return run
 
 
+def sigkill_when(proc: subprocess.Popen, progress, target: int, *, timeout: float, what: str,
+                 stderr_path: Path, poll: float = 0.02) -> float:
+    """Poll ``progress()`` until it reaches ``target``, then ``kill -9`` the process and reap it.
+
+    Fails the test if the process exits first or the target is not reached in ``timeout`` seconds.
+    Returns the wall-clock time of the kill.
+    """
+    import signal
+    import time
+
+    try:
+        deadline = time.monotonic() + timeout
+        seen = progress()
+        while seen < target:
+            if proc.poll() is not None:
+                pytest.fail(f"the run exited (code {proc.returncode}) with {seen} {what}, before it could be "
+                            f"killed. stderr: {stderr_path.read_text()[-2000:]}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"only {seen} {what} within {timeout:g} s (wanted {target})")
+            time.sleep(poll)
+            seen = progress()
+        t_kill = time.time()
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        if proc.poll() is None:
+            try:
+                os.kill(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        proc.wait(timeout=60)
+    assert proc.returncode == -signal.SIGKILL, f"the run finished before it was killed ({what}: {seen})"
+    return t_kill
+
+
+@pytest.fixture(scope="session")
+def kill_midway():
+    """``kill_midway(proc, progress, target, timeout=, what=, stderr_path=)``: see ``sigkill_when``."""
+    return sigkill_when
+
+
 def free_port() -> int:
     """A loopback TCP port that nothing listens on (bound and released)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:

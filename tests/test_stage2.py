@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import signal
 import time
 from pathlib import Path
 
@@ -410,34 +408,16 @@ def test_unparseable_judge_replies_are_unmeasured_counted_and_excluded(main_run)
 
 # --------------------------------------------------------------------------- kill -9 during stage 2
 def test_killed_during_stage2_resumes_without_repeating_finished_calls(main_run, make_spec, shared_cache, popen_cli,
-                                                                      run_cli, read_run, tmp_path):
+                                                                      run_cli, read_run, tmp_path, kill_midway):
     concurrency = 4
     slow = [{"kind": j, "action": "sleep", "delay_ms": 250} for j in JUDGES]  # stage 2 takes a few seconds
     with FakeOpenAI(rules=slow, api_key=KEY) as fake:
         spec = rejudge_spec(make_spec, main_run, "s2kill", fake, "s2-kill-judge", concurrency=concurrency)
         args = ("run", spec.path, "--cache", shared_cache, "--limit", LIMIT)
         proc = popen_cli(*args, log_dir=tmp_path, env=ENV)
-        try:
-            deadline = time.monotonic() + 120
-            judged = 0
-            while judged < 2 * concurrency:
-                if proc.poll() is not None:
-                    pytest.fail(f"the run exited (code {proc.returncode}) after {judged} judge calls, before it "
-                                f"could be killed in stage 2. stderr: {(tmp_path / 'stderr.txt').read_text()[-2000:]}")
-                if time.monotonic() > deadline:
-                    pytest.fail(f"only {judged} judge calls answered within 120 s")
-                time.sleep(0.01)
-                judged = sum(1 for c in chat_log(fake) if c["kind"] in JUDGES and c["status"] == 200)
-            t_kill = time.time()
-            os.kill(proc.pid, signal.SIGKILL)
-        finally:
-            if proc.poll() is None:
-                try:
-                    os.kill(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            proc.wait(timeout=60)
-        assert proc.returncode == -signal.SIGKILL, "the run finished before it was killed"
+        t_kill = kill_midway(
+            proc, lambda: sum(1 for c in chat_log(fake) if c["kind"] in JUDGES and c["status"] == 200),
+            2 * concurrency, timeout=120, what="judge calls answered", stderr_path=tmp_path / "stderr.txt", poll=0.01)
         wait_idle(fake)  # requests the killed process left behind finish (their replies go nowhere)
         first = chat_log(fake, include_events=True)
         fake.set_rules([])  # the re-run need not be slow
@@ -515,6 +495,26 @@ def test_dry_run_spends_nothing(make_spec, shared_cache, run_cli):
 
 
 # --------------------------------------------------------------------------- the key
+def test_dry_run_and_budget_refuse_bad_input_in_one_line(make_spec, shared_cache, run_cli, tmp_path):
+    bad_prompt = tmp_path / "qa.txt"
+    bad_prompt.write_text("Answer {query_str} please.")  # no {context_str}
+    with FakeOpenAI(api_key=KEY) as fake:
+        metric = stage2_spec(make_spec, "s2badmetric", fake, "s2-bad-model",
+                             stage2={"top_n": 2, "select_metric": "bertscore_f2"})
+        prompt = stage2_spec(make_spec, "s2badprompt", fake, "s2-bad-model",
+                             generator={"kind": "llm", "prompt_file": str(bad_prompt)})
+        runs = [run_cli("run", metric.path, "--dry-run", "--cache", shared_cache, env=ENV, timeout=120),
+                run_cli("run", prompt.path, "--dry-run", "--cache", shared_cache, env=ENV, timeout=120),
+                run_cli("run", metric.path, "--budget", "-1", "--cache", shared_cache, env=ENV, timeout=120)]
+        assert fake.stats()["calls"] == 0
+    metric_run, prompt_run, budget_run = runs
+    assert metric_run.returncode == 2 and metric_run.stderr.strip().count("\n") == 0, describe(metric_run)
+    assert "stage2.select_metric: unknown metric 'bertscore_f2'; choose one of" in metric_run.stderr
+    assert prompt_run.returncode == 2, describe(prompt_run)
+    assert "generator.prompt_file:" in prompt_run.stderr and "{context_str}" in prompt_run.stderr
+    assert budget_run.returncode == 2 and "--budget" in budget_run.stderr, describe(budget_run)
+
+
 def test_refused_key_is_one_clear_line_and_never_written(main_run, make_spec, shared_cache, run_cli, read_run):
     """A 401 is fatal (not retried); the server echoes the key in its message, which must be scrubbed."""
     rules = [{"kind": "relevancy", "action": "status", "status": 401,

@@ -13,7 +13,6 @@ import json
 import math
 import os
 import shutil
-import signal
 import sqlite3
 import struct
 import threading
@@ -359,7 +358,8 @@ def test_other_spec_sharing_a_splitter_reuses_its_embeddings(base_run, make_spec
 
 
 # --------------------------------------------------------------------------- resume
-def test_resume_after_sigkill(base_run, make_spec, popen_cli, run_cli, read_run, shared_cache, tmp_path):
+def test_resume_after_sigkill(base_run, make_spec, popen_cli, run_cli, read_run, shared_cache, tmp_path,
+                              kill_midway):
     # 2 splitters x (bm25 + vector + fusion) x 8 top_k = 48 configurations x all 60 questions = 2880 answers.
     # Chunks and indexes are cached by the reference sweep, so the run is almost only answering.
     top_k = [1, 2, 3, 4, 5, 6, 7, 8]
@@ -372,27 +372,8 @@ def test_resume_after_sigkill(base_run, make_spec, popen_cli, run_cli, read_run,
     assert len(query_keys & embedding_keys(shared_cache)) == BASE_LIMIT  # the reference sweep embedded 12 queries
 
     proc = popen_cli("run", spec.path, "--cache", shared_cache, log_dir=tmp_path)
-    try:
-        deadline = time.monotonic() + 180
-        seen = -1
-        while seen < 100:
-            if proc.poll() is not None:
-                pytest.fail(f"the sweep exited (code {proc.returncode}) before 100 answers were journaled "
-                            f"({seen} seen); it must still be running to be killed. stderr: "
-                            f"{(tmp_path / 'stderr.txt').read_text()[-2000:]}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"no 100 answers journaled within 180 s ({seen} seen)")
-            time.sleep(0.02)
-            seen, _ = journal_rows(journal)
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        if proc.poll() is None and proc.returncode is None:
-            try:
-                os.kill(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        proc.wait(timeout=60)
-    assert proc.returncode == -signal.SIGKILL, "the sweep finished before it was killed; enlarge the workload"
+    kill_midway(proc, lambda: journal_rows(journal)[0], 100, timeout=180, what="answers journaled",
+                stderr_path=tmp_path / "stderr.txt")
 
     rows, ok_rows = journal_rows(journal)
     assert 100 <= rows < total, f"{rows} of {total} answers journaled: the kill must land mid-sweep"

@@ -3,3 +3,9 @@
 
 class RagsweepError(Exception):
     """A user-facing error. Its message is one line: what is wrong, where, and how to fix it."""
+
+
+def short_reason(exc: BaseException) -> str:
+    """``Type: first line`` of an exception, at most 500 characters: what a failed row records."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"[:500]

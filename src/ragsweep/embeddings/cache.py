@@ -8,7 +8,6 @@ by every run and sweep that points at the same directory.
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -34,12 +33,10 @@ class EmbeddingCache:
     """Look up and store embeddings; counts hits so callers and tests can see what was reused."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        from ragsweep.sqlite_store import open_store
+
         self.path = path
-        self._db = sqlite3.connect(str(path), timeout=60, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        self._db = open_store(path, _SCHEMA, threads=True, fast_sync=True)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(embedding)")}
         if "ms" not in columns:  # caches written before query latencies were recorded
             with self._db:

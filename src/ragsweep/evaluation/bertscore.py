@@ -19,7 +19,6 @@ import hashlib
 import math
 import os
 import random
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,13 +92,13 @@ class BERTScoreRunner:
         settings = scorer_settings(spec)
         self.backbone, self.model_id, self.num_layers = settings.backbone, settings.model_id, settings.num_layers
         self.key = settings.pair_key
-        cache_path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(cache_path), timeout=60)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(
+        from ragsweep.sqlite_store import open_store
+
+        self._db = open_store(
+            cache_path,
             "CREATE TABLE IF NOT EXISTS pair (model TEXT, cand BLOB, ref BLOB, p REAL, r REAL, f REAL,"
             " PRIMARY KEY (model, cand, ref)) WITHOUT ROWID;"
-            "CREATE TABLE IF NOT EXISTS baseline (key TEXT PRIMARY KEY, p REAL, r REAL, f REAL, source TEXT);"
+            "CREATE TABLE IF NOT EXISTS baseline (key TEXT PRIMARY KEY, p REAL, r REAL, f REAL, source TEXT);",
         )
         self._scorer = None
         self.computed = 0

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import threading
 import time
 from dataclasses import dataclass
@@ -45,12 +44,10 @@ class CachedCall:
 
 class LLMCallCache:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        from ragsweep.sqlite_store import open_store
+
         self.path = path
-        self._db = sqlite3.connect(str(path), timeout=60, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        self._db = open_store(path, _SCHEMA, threads=True, fast_sync=True)
         self._lock = threading.Lock()
 
     def get(self, key: str) -> CachedCall | None:

@@ -50,8 +50,9 @@ def estimate_run(spec, run_dir: Path | None = None, cache_dir: Path | None = Non
     from ragsweep.llm.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, count_tokens
     from ragsweep.pipelines.cache_dir import DEFAULT_CACHE, CacheDir
     from ragsweep.pipelines.grid import expand
-    from ragsweep.pipelines.sweep import run_dir_for
+    from ragsweep.pipelines.sweep import check_llm_settings, run_dir_for
 
+    check_llm_settings(spec)
     dataset = load_dataset(spec.dataset)
     questions = dataset.questions[:limit] if limit else list(dataset.questions)
     configs = expand(spec)
@@ -103,13 +104,13 @@ def estimate_run(spec, run_dir: Path | None = None, cache_dir: Path | None = Non
         from llama_index.core.evaluation.relevancy import DEFAULT_EVAL_TEMPLATE as RELEVANCY
 
         from ragsweep.evaluation.judges import prompt_texts
-        from ragsweep.pipelines.sweep import _split
+        from ragsweep.pipelines.sweep import question_split
 
         s2 = spec.stage2
         judge_llm = s2.llm or spec.llm
         price = price_for(judge_llm.model, spec.prices)
         texts = prompt_texts(s2.prompts)
-        split = _split(spec, dataset)
+        split = question_split(spec, dataset)
         test = [q for q in questions if split.get(q.qid) == "test"]
         n_sel = min(s2.max_configs, len(configs))  # the most stage 2 can take
         answer = spec.llm.max_tokens if spec.generator.kind == "llm" and spec.llm else _EXTRACTIVE_ANSWER

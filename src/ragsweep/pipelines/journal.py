@@ -9,7 +9,6 @@ spec edit that keeps an id does not reuse stale results.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from pathlib import Path
 
@@ -36,10 +35,9 @@ class Journal:
     def __init__(self, path: Path, flush_seconds: float = 0.5, flush_rows: int = 500,
                  secrets: tuple[str, ...] = ()) -> None:
         self._secrets = tuple(s for s in secrets if s)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(path), timeout=60)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(_SCHEMA)
+        from ragsweep.sqlite_store import open_store
+
+        self._db = open_store(path, _SCHEMA)
         self._pending: list[tuple[str, tuple]] = []
         self._last = time.monotonic()
         self._flush_seconds = flush_seconds

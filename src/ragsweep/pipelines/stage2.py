@@ -91,36 +91,32 @@ def run_stage2(spec, dataset, questions, configs, journal, clients, stats, bars,
 
 
 async def _judge_all(spec, todo, answers, docs, llm, keys, journal, stats, bars, bar):
+    from ragsweep.errors import short_reason
     from ragsweep.evaluation.judges import build_judges, judge
     from ragsweep.llm.budget import BudgetExhausted
     from ragsweep.llm.engine import LLMFatalError
     from ragsweep.llm.usage import Trace, llm_scope
-    from ragsweep.pipelines.sweep import _reason
+    from ragsweep.pipelines.workpool import drain
 
     s2 = spec.stage2
     evaluators = build_judges(s2.judges, llm, s2.prompts, s2.correctness_threshold)
-    queue = list(reversed(todo))
-    stop: list[RagsweepError] = []
 
-    async def worker() -> None:
-        while queue and not stop:
-            config, q, name = queue.pop()
-            payload = answers[(config.config_hash, q.qid)]
-            trace = Trace()
-            try:
-                with llm_scope(trace, stage="judge", judge=name, config_id=config.config_id):
-                    result = await judge(name, evaluators[name], query=q.question, answer=payload.get("answer") or "",
-                                         contexts=contexts_of(payload, docs), reference=q.reference_answer,
-                                         threshold=s2.correctness_threshold)
-                stats.judged += 1
-            except (BudgetExhausted, LLMFatalError) as exc:
-                stop.append(exc)
-                return
-            except Exception as exc:  # noqa: BLE001 - one judgement failing must not lose the rest
-                result = {"status": "failed", "reason": _reason(exc), "score": None, "passing": None, "raw": None}
-                stats.judge_failed += 1
-            journal.add_judgement(config.config_hash, q.qid, name, keys[name], {**result, "llm": trace.as_dict()})
-            bars.advance(bar, 1)
+    async def judge_one(item) -> None:
+        config, q, name = item
+        payload = answers[(config.config_hash, q.qid)]
+        trace = Trace()
+        try:
+            with llm_scope(trace, stage="judge", judge=name, config_id=config.config_id):
+                result = await judge(name, evaluators[name], query=q.question, answer=payload.get("answer") or "",
+                                     contexts=contexts_of(payload, docs), reference=q.reference_answer,
+                                     threshold=s2.correctness_threshold)
+            stats.judged += 1
+        except (BudgetExhausted, LLMFatalError):
+            raise  # stops the pool; this judgement stays pending
+        except Exception as exc:  # noqa: BLE001 - one judgement failing must not lose the rest
+            result = {"status": "failed", "reason": short_reason(exc), "score": None, "passing": None, "raw": None}
+            stats.judge_failed += 1
+        journal.add_judgement(config.config_hash, q.qid, name, keys[name], {**result, "llm": trace.as_dict()})
+        bars.advance(bar, 1)
 
-    await asyncio.gather(*(worker() for _ in range(max(1, 2 * llm._engine.spec.concurrency))))
-    return stop[0] if stop else None
+    return await drain(todo, judge_one, 2 * llm._engine.spec.concurrency)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ragsweep.config import SweepSpec
 from ragsweep.datasets.types import Dataset, Question
-from ragsweep.errors import RagsweepError
+from ragsweep.errors import RagsweepError, short_reason
 from ragsweep.pipelines.cache_dir import DEFAULT_CACHE, CacheDir, load_chunks, save_chunks
 from ragsweep.pipelines.grid import Configuration, expand
 from ragsweep.pipelines.journal import Journal
@@ -118,7 +118,7 @@ def run_sweep(
             from ragsweep.llm.clients import LLMClients
 
             clients = LLMClients(spec, cache.llm_calls, run_id=run_id, budget_usd=budget)
-        split = _split(spec, dataset)
+        split = question_split(spec, dataset)
         with bars:
             done = journal.done()
             pending = {
@@ -183,7 +183,7 @@ def _spending(cache: CacheDir, run_id: str) -> list[dict]:
         db.close()
 
 
-def _split(spec: SweepSpec, dataset: Dataset) -> dict[str, str]:
+def question_split(spec: SweepSpec, dataset: Dataset) -> dict[str, str]:
     """qid -> validation | test, over the whole question set (so ``--limit`` does not reshuffle it)."""
     from ragsweep.evaluation.split import split_questions
 
@@ -199,6 +199,20 @@ def _preflight(spec: SweepSpec, configs: list[Configuration], budget: float | No
     from ragsweep.llm.clients import check_llms
 
     check_llms(spec, budget)
+    check_llm_settings(spec)
+
+    for emb in _embeddings_in_use(configs):
+        require_api_key(emb)
+    if spec.vector_store.url and any(c.embedding is not None for c in configs):
+        from ragsweep.retrievers.chroma import client_for
+
+        client_for(None, spec.vector_store.url)
+    return scorer_settings(spec.scoring.bertscore, spec.seed).key
+
+
+def check_llm_settings(spec: SweepSpec) -> None:
+    """The LLM parts of a spec that need files or metric names: prompt placeholders, select_metric
+    (also run by ``--dry-run``, which must refuse what the run would refuse)."""
     if spec.stage2 is not None:
         from ragsweep.evaluation.judges import check_prompt_files
         from ragsweep.pipelines.outputs import SELECTABLE_METRICS
@@ -212,14 +226,6 @@ def _preflight(spec: SweepSpec, configs: list[Configuration], budget: float | No
         if "{context_str}" not in text or "{query_str}" not in text:
             raise RagsweepError(f"generator.prompt_file: {spec.generator.prompt_file} needs the placeholders "
                                 "{context_str} and {query_str}")
-
-    for emb in _embeddings_in_use(configs):
-        require_api_key(emb)
-    if spec.vector_store.url and any(c.embedding is not None for c in configs):
-        from ragsweep.retrievers.chroma import client_for
-
-        client_for(None, spec.vector_store.url)
-    return scorer_settings(spec.scoring.bertscore, spec.seed).key
 
 
 def _embeddings_in_use(configs: list[Configuration]) -> list:
@@ -286,7 +292,7 @@ def _answer_all(spec, dataset, configs, pending, journal, cache: CacheDir, stats
             try:
                 chunks = _chunks_for(spec, dataset, group[0], cache, model_for, stats, bars)
             except Exception as exc:  # noqa: BLE001 - one splitter failing must not lose the others
-                _fail_group(group, pending, journal, stats, answer_bar, f"chunking failed: {_reason(exc)}")
+                _fail_group(group, pending, journal, stats, answer_bar, f"chunking failed: {short_reason(exc)}")
                 continue
             _answer_chunk_group(spec, dataset, group, chunks, pending, journal, cache, model_for, stats, bars,
                                 answer_bar, llm, gen_items)
@@ -380,11 +386,11 @@ def _answer_chunk_group(spec, dataset, group, chunks, pending, journal, cache, m
                 with _Timer(stats, "embedding_queries"):
                     query_ms = model_for(emb).timed_query_embeddings(qs)
             except Exception as exc:  # noqa: BLE001 - an embedding/index failure loses only its configurations
-                _fail_group(cfgs, pending, journal, stats, answer_bar, f"indexing failed: {_reason(exc)}")
+                _fail_group(cfgs, pending, journal, stats, answer_bar, f"indexing failed: {short_reason(exc)}")
                 continue
         if isinstance(bm25_shared, Exception):
             bad = [c for c in cfgs if c.retriever.kind in ("bm25", "fusion")]
-            _fail_group(bad, pending, journal, stats, answer_bar, f"BM25 index failed: {_reason(bm25_shared)}")
+            _fail_group(bad, pending, journal, stats, answer_bar, f"BM25 index failed: {short_reason(bm25_shared)}")
             cfgs = [c for c in cfgs if c not in bad]
         retrievers = IndexRetrievers(bm25_shared if not isinstance(bm25_shared, Exception) else None, vector_shared,
                                      llm=llm)
@@ -455,7 +461,7 @@ def _answer_config(spec, config: Configuration, retrievers, questions: list[Ques
         engine = RetrieverQueryEngine(retriever=retriever, response_synthesizer=synth) if synth else None
     except Exception as exc:  # noqa: BLE001
         _fail_group([config], {config.config_hash: questions}, journal, stats, answer_bar,
-                    f"building the query engine failed: {_reason(exc)}")
+                    f"building the query engine failed: {short_reason(exc)}")
         return
     with _Timer(stats, "answering"):
         for q in questions:
@@ -504,7 +510,7 @@ def _answer_config(spec, config: Configuration, retrievers, questions: list[Ques
                 raise
             except Exception as exc:  # noqa: BLE001 - one question failing must not lose the rest
                 journal.add_answer(config.config_hash, q.qid, config.config_id,
-                                   {"error": _reason(exc), "traceback": traceback.format_exc(limit=5)})
+                                   {"error": short_reason(exc), "traceback": traceback.format_exc(limit=5)})
                 stats.failed += 1
             bars.advance(answer_bar, 1)
 
@@ -576,43 +582,38 @@ async def _agenerate(spec, items, journal, clients, stats, bars, answer_bar) -> 
     from ragsweep.llm.budget import BudgetExhausted
     from ragsweep.llm.engine import LLMFatalError
     from ragsweep.llm.usage import Trace, llm_scope
+    from ragsweep.pipelines.workpool import drain
 
     synth = make_llm_synthesizer(spec, clients.get(spec.llm))
     label = generator_label(spec)
-    queue = list(reversed(items))
-    stop: list[RagsweepError] = []
 
-    async def worker() -> None:
-        while queue and not stop:
-            config, q, nodes, payload = queue.pop()
-            trace = Trace()
-            try:
-                with llm_scope(trace, stage="generation", config_id=config.config_id):
-                    response = await synth.asynthesize(QueryBundle(q.question), nodes) if nodes else None
-                answer = (response.response or "") if response is not None else ""
-                journal.add_answer(config.config_hash, q.qid, config.config_id, {
-                    **payload, "answer": answer, "answer_empty": not answer.strip(), "generator": label,
-                    "generation_ms": trace.ms, "llm": trace.as_dict(),
-                })
-                stats.answered += 1
-            except (BudgetExhausted, LLMFatalError) as exc:
-                stop.append(exc)
-                return
-            except Exception as exc:  # noqa: BLE001 - one question failing must not lose the rest
-                journal.add_answer(config.config_hash, q.qid, config.config_id,
-                                   {"error": f"generation failed: {_reason(exc)}", "llm": trace.as_dict()})
-                stats.failed += 1
-            bars.advance(answer_bar, 1)
+    async def answer(item) -> None:
+        config, q, nodes, payload = item
+        trace = Trace()
+        response, error = None, None
+        try:
+            with llm_scope(trace, stage="generation", config_id=config.config_id):
+                response = await synth.asynthesize(QueryBundle(q.question), nodes) if nodes else None
+        except (BudgetExhausted, LLMFatalError):
+            raise  # stops the pool; this item stays pending
+        except Exception as exc:  # noqa: BLE001 - one question failing must not lose the rest
+            error = exc
+        if error is not None:
+            journal.add_answer(config.config_hash, q.qid, config.config_id,
+                               {"error": f"generation failed: {short_reason(error)}", "llm": trace.as_dict()})
+            stats.failed += 1
+        else:
+            text = (response.response or "") if response is not None else ""
+            journal.add_answer(config.config_hash, q.qid, config.config_id, {
+                **payload, "answer": text, "answer_empty": not text.strip(), "generator": label,
+                "generation_ms": trace.ms, "llm": trace.as_dict(),
+            })
+            stats.answered += 1
+        bars.advance(answer_bar, 1)
 
-    await asyncio_gather_workers(worker, 2 * spec.llm.concurrency)
+    stop = await drain(items, answer, 2 * spec.llm.concurrency)
     journal.flush()
-    return stop[0] if stop else None
-
-
-async def asyncio_gather_workers(worker, n: int) -> None:
-    import asyncio
-
-    await asyncio.gather(*(worker() for _ in range(max(1, n))))
+    return stop
 
 
 def _fail_group(configs, pending, journal, stats, answer_bar, reason: str) -> None:
@@ -622,11 +623,6 @@ def _fail_group(configs, pending, journal, stats, answer_bar, reason: str) -> No
             stats.failed += 1
         answer_bar.advance(len(pending[c.config_hash]))
     journal.flush()
-
-
-def _reason(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0] if text else ''}"[:500]
 
 
 # ---------------------------------------------------------------------------- scoring
