@@ -242,3 +242,23 @@ def free_port() -> int:
 @pytest.fixture(scope="session")
 def get_free_port():
     return free_port
+
+
+@pytest.fixture(scope="session")
+def neo4j_server():
+    """The Neo4j server of ``scripts/neo4j.sh`` (``.ci/run`` starts it): a Neo4jSpec whose credential
+    variables are set. Skipped when no server answers, unless RAGSWEEP_REQUIRE_NEO4J=1 (``.ci/run``)."""
+    from ragsweep.config import Neo4jSpec
+    from ragsweep.errors import RagsweepError
+    from ragsweep.graphs.neo4j_store import preflight
+
+    os.environ.setdefault("NEO4J_USER", "neo4j")
+    os.environ.setdefault("NEO4J_PASSWORD", "ragsweep-test")
+    spec = Neo4jSpec(url=os.environ.get("NEO4J_URL", "bolt://127.0.0.1:7687"), timeout=10)
+    try:
+        preflight(spec)
+    except RagsweepError as exc:
+        if os.environ.get("RAGSWEEP_REQUIRE_NEO4J") == "1":
+            pytest.fail(f"RAGSWEEP_REQUIRE_NEO4J=1 but Neo4j is not available: {exc}")
+        pytest.skip(f"no Neo4j server ({exc}); start one with scripts/neo4j.sh start")
+    return spec

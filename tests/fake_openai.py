@@ -45,7 +45,8 @@ CORRECTNESS_MARKER = "You are an expert evaluation system for a question answeri
 RELEVANCY_MARKERS = ("in line with the context information",)
 FAITHFULNESS_MARKERS = ("is supported by the context", "if the following information is present")
 QUERY_GEN_MARKER = "search queries"
-KINDS = ("correctness", "faithfulness", "relevancy", "query_gen", "generation")
+KG_EXTRACT_MARKER = "knowledge triplets"  # SimpleLLMPathExtractor / DynamicLLMPathExtractor prompts
+KINDS = ("correctness", "faithfulness", "relevancy", "query_gen", "kg_extract", "generation")
 EMBEDDINGS_KIND = "embeddings"
 RULE_KINDS = (*KINDS, EMBEDDINGS_KIND, "any")
 ACTIONS = ("reply", "malformed", "status", "sleep", "drop")
@@ -65,6 +66,8 @@ def classify(text: str) -> str:
         return "faithfulness"
     if QUERY_GEN_MARKER in text:
         return "query_gen"
+    if KG_EXTRACT_MARKER in text:
+        return "kg_extract"
     return "generation"
 
 
@@ -148,6 +151,14 @@ def query_gen_reply(text: str) -> str:
     return "\n".join(f"{query} variant {i}" for i in range(1, n + 1))
 
 
+def kg_extract_reply(text: str) -> str:
+    """Up to 3 triplets "(word1, relates to, word2)" chaining the first long words of the prompt's last "Text:"."""
+    body = text[text.rfind("Text:") + 5:]
+    body = body[: body.find("Triplets:")] if "Triplets:" in body else body
+    words = re.findall(r"[A-Za-z]{6,}", body)[:4]
+    return "\n".join(f"({a}, relates to, {b})" for a, b in zip(words, words[1:])) or "(none)"
+
+
 def default_reply(kind: str, text: str) -> str:
     """The scripted-free answer for each kind: passing judge verdicts, fusion variants, an extractive answer."""
     if kind == "correctness":
@@ -156,6 +167,8 @@ def default_reply(kind: str, text: str) -> str:
         return "YES"
     if kind == "query_gen":
         return query_gen_reply(text)
+    if kind == "kg_extract":
+        return kg_extract_reply(text)
     return generation_reply(text)
 
 

@@ -92,24 +92,25 @@ def test_validate_help_shows_the_schema_that_errors_point_to():
 
 
 # --------------------------------------------------------------------------- validate
-def test_validate_demo_spec_lists_30_configurations():
+def test_validate_demo_spec_lists_50_configurations():
     proc = cli("validate", "specs/demo.yaml")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.splitlines()
     assert out[0].startswith("specs/demo.yaml: valid. dataset demo: 20 documents, 60 questions")
-    assert "30 configurations:" in out
-    listed = [ln.strip() for ln in out[out.index("30 configurations:") + 1:] if ln.startswith("  ")]
-    assert len(listed) == 30 == len(set(listed))
+    assert "50 configurations:" in out
+    listed = [ln.strip() for ln in out[out.index("50 configurations:") + 1:] if ln.startswith("  ")]
+    assert len(listed) == 50 == len(set(listed))
     assert "sentence256-minilm-fusion-k5" in listed
     assert "token128-bm25-k3" in listed
     assert "semantic-minilm-vector-k3" in listed
     assert "token128-minilm-bm25-k3" not in listed  # bm25 carries no embedding
+    assert "pattern-kg-k5" in listed and "pattern-minilm-hybrid-kg-k3" in listed
 
 
 def test_validate_from_another_directory(tmp_path):
     proc = cli("validate", DEMO_SPEC, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert "30 configurations:" in proc.stdout
+    assert "50 configurations:" in proc.stdout
 
 
 @pytest.mark.parametrize(

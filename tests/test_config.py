@@ -59,7 +59,7 @@ def test_demo_spec_loads_and_expands_to_30_configurations():
     assert spec.name == "demo"
     assert [s.label() for s in spec.splitters] == ["token128", "sentence256", "recursive800", "semantic", "pattern"]
     assert [e.label() for e in spec.embeddings] == ["minilm"]
-    assert [r.label() for r in spec.retrievers] == ["bm25", "vector", "fusion"]
+    assert [r.label() for r in spec.retrievers] == ["bm25", "vector", "fusion", "kg", "hybrid-kg"]
     assert spec.top_k == [3, 5]
     pattern = spec.splitters[4]
     assert isinstance(pattern, PatternSplitterSpec)
@@ -67,8 +67,8 @@ def test_demo_spec_loads_and_expands_to_30_configurations():
 
     configs = expand(spec)
     ids = [c.config_id for c in configs]
-    assert len(configs) == 30
-    assert len(set(ids)) == 30
+    assert len(configs) == 50
+    assert len(set(ids)) == 50
     assert ids[:6] == [
         "token128-bm25-k3",
         "token128-bm25-k5",

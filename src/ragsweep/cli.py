@@ -239,12 +239,15 @@ def ask(
     console.print(f"[bold]answer[/bold] ({out['generator']}): {escape(out['answer'] or '(empty)')}")
     console.print(f"retrieval {out['retrieval_ms']:.1f} ms, generation {out['generation_ms']:.1f} ms")
     table = Table(title="sources")
-    for col in ("rank", "score", "document", "span", "vector rank", "bm25 rank", "text"):
+    for col in ("rank", "score", "document", "span", "vector rank", "bm25 rank", "graph rank", "text"):
         table.add_column(col)
     for s in out["sources"]:
+        text = " ".join(s["text"].split())[:160]
+        if s.get("triplets"):  # knowledge-graph sources: the triplets that led to the chunk
+            text = "; ".join(s["triplets"][:3]) + "\n" + text
         table.add_row(str(s["rank"]), f"{s['score']:.4f}" if s["score"] is not None else "-", escape(str(s["doc_id"])),
                       f"{s['start']}-{s['end']}", str(s["rank_vector"] or "-"), str(s["rank_bm25"] or "-"),
-                      escape(" ".join(s["text"].split())[:160]))
+                      str(s.get("rank_graph") or "-"), escape(text))
     console.print(table)
 
 

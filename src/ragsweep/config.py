@@ -265,6 +265,12 @@ class VectorSpec(_Strict):
         return True
 
 
+def _check_weights(v: tuple[float, ...] | None) -> tuple[float, ...] | None:
+    if v is not None and (min(v) < 0 or sum(v) <= 0):
+        raise ValueError("weights must be non-negative with a positive sum, e.g. [0.5, 0.5]")
+    return v
+
+
 _FUSION_LABELS = {"reciprocal_rerank": "fusion", "relative_score": "fusion-rel", "dist_based_score": "fusion-dist"}
 
 
@@ -278,12 +284,7 @@ class FusionSpec(_Strict):
     weights: tuple[float, float] | None = Field(default=None, description="[vector, bm25]")
     num_queries: int = Field(1, ge=1, le=10, description="queries per question, the original included")
 
-    @field_validator("weights")
-    @classmethod
-    def _non_negative(cls, v: tuple[float, float] | None) -> tuple[float, float] | None:
-        if v is not None and (min(v) < 0 or sum(v) <= 0):
-            raise ValueError("weights must be non-negative with a positive sum, e.g. [0.5, 0.5]")
-        return v
+    _non_negative = field_validator("weights")(classmethod(lambda cls, v: _check_weights(v)))
 
     def label(self) -> str:
         if self.name:
@@ -300,7 +301,72 @@ class FusionSpec(_Strict):
         return True
 
 
-RetrieverSpec = Annotated[Union[BM25Spec, VectorSpec, FusionSpec], Field(discriminator="kind")]
+_EXTRACTOR_LABELS = {"legal_patterns": "", "llm_simple": "-llm", "llm_dynamic": "-llmdyn"}
+
+
+class _GraphParams(_Strict):
+    """A property graph per splitter (cached per corpus, splitter and extractor) and HyPA-RAG's
+    retrieval parameters (Kalra et al. 2024, arXiv:2409.09046): keywords per query, path depth and
+    knowledge sequence length."""
+
+    name: str | None = None
+    store: Literal["simple", "neo4j"] = Field(
+        "simple", description="simple: LlamaIndex SimplePropertyGraphStore in the cache; neo4j: the spec's neo4j server")
+    extractor: Literal["legal_patterns", "llm_simple", "llm_dynamic"] = Field(
+        "legal_patterns", description="legal_patterns: offline heuristic baseline; llm_simple/llm_dynamic: "
+        "LlamaIndex's Simple/DynamicLLMPathExtractor with the spec's llm")
+    max_triplets_per_chunk: int = Field(20, gt=0, le=200, description="extraction limit per chunk")
+    max_keywords: int = Field(10, gt=0, le=100, description="query entities used as graph entry points")
+    path_depth: int = Field(1, gt=0, le=4, description="hops followed from a query entity")
+    max_triplets: int = Field(30, gt=0, le=1000, description="knowledge sequence length: triplets kept per query")
+
+    def _graph_suffix(self) -> str:
+        return ((f"-neo4j" if self.store == "neo4j" else "") + _EXTRACTOR_LABELS[self.extractor]
+                + (f"-d{self.path_depth}" if self.path_depth != 1 else ""))
+
+    def graph_identity(self) -> dict:
+        """What determines the extracted graph (not the store it is served from, nor retrieval)."""
+        return {"extractor": self.extractor, "max_triplets_per_chunk": self.max_triplets_per_chunk}
+
+
+class KnowledgeGraphSpec(_GraphParams):
+    """Knowledge-graph retrieval: query entities -> paths -> the chunks the triplets came from."""
+
+    kind: Literal["knowledge_graph"]
+
+    def label(self) -> str:
+        return self.name or "kg" + self._graph_suffix()
+
+    @property
+    def needs_embedding(self) -> bool:
+        return False
+
+
+class HybridKGSpec(_GraphParams):
+    """HyPA-RAG's hybrid: vector + BM25 + knowledge graph fused by reciprocal rank."""
+
+    kind: Literal["hybrid_kg"]
+    weights: tuple[float, float, float] | None = Field(default=None, description="[vector, bm25, graph]")
+
+    _non_negative = field_validator("weights")(classmethod(lambda cls, v: _check_weights(v)))
+
+    def label(self) -> str:
+        if self.name:
+            return self.name
+        base = "hybrid-kg" + self._graph_suffix()
+        if self.weights is not None:
+            base += "-w" + "-".join(f"{w:g}" for w in self.weights)
+        return base
+
+    @property
+    def needs_embedding(self) -> bool:
+        return True
+
+
+GraphRetrieverSpec = Union[KnowledgeGraphSpec, HybridKGSpec]
+
+RetrieverSpec = Annotated[Union[BM25Spec, VectorSpec, FusionSpec, KnowledgeGraphSpec, HybridKGSpec],
+                          Field(discriminator="kind")]
 
 
 # --------------------------------------------------------------------------- the rest
@@ -318,6 +384,26 @@ class VectorStoreSpec(_Strict):
         if self.url is not None and not re.match(r"^https?://[^/:]+(:\d+)?/?$", self.url):
             raise ValueError(f"url {self.url!r} is not of the form http://host:port")
         return self
+
+
+class Neo4jSpec(_Strict):
+    """A Neo4j 5.x server with the APOC core plugin, by Bolt URL; credentials are read from the
+    environment variables named here (``scripts/neo4j.sh`` runs one on loopback)."""
+
+    url: str = "bolt://127.0.0.1:7687"
+    username_env: str = "NEO4J_USER"
+    password_env: str = "NEO4J_PASSWORD"
+    database: str = "neo4j"
+    timeout: float = Field(30.0, gt=0, description="seconds per query")
+
+    _env_names = field_validator("username_env", "password_env")(classmethod(lambda cls, v: _env_var_name(v)))
+
+    @field_validator("url")
+    @classmethod
+    def _bolt(cls, v: str) -> str:
+        if not re.match(r"^(bolt|neo4j)(\+s|\+ssc)?://[^/:]+(:\d+)?/?$", v):
+            raise ValueError(f"url {v!r} is not of the form bolt://host:port (or neo4j://, bolt+s://)")
+        return v
 
 
 class ExtractiveGeneratorSpec(_Strict):
@@ -454,6 +540,7 @@ class SweepSpec(_Strict):
     retrievers: list[RetrieverSpec] = Field(min_length=1)
     top_k: list[int] = Field([5], min_length=1)
     vector_store: VectorStoreSpec = VectorStoreSpec()
+    neo4j: Neo4jSpec | None = Field(None, description="the Neo4j server for retrievers with store: neo4j")
     generator: GeneratorSpec = ExtractiveGeneratorSpec()
     llm: LLMSpec | None = Field(None, description="the LLM for generation, query rewrites and (default) judges")
     prices: dict[str, PriceSpec] = Field(default_factory=dict, description="USD per million tokens, by model")
@@ -503,7 +590,14 @@ class SweepSpec(_Strict):
         )
         if needs_emb and not self.embeddings:
             raise ValueError("embeddings: a vector, fusion retriever or semantic splitter needs at least one embedding")
+        graph_specs = [r for r in self.retrievers if r.kind in ("knowledge_graph", "hybrid_kg")]
+        if any(r.store == "neo4j" for r in graph_specs) and self.neo4j is None:
+            raise ValueError("retrievers: store neo4j needs a 'neo4j' section (url, username_env, password_env); "
+                             "scripts/neo4j.sh start runs one on loopback")
         if self.llm is None:
+            if any(r.extractor != "legal_patterns" for r in graph_specs):
+                raise ValueError("retrievers: an LLM path extractor needs an 'llm' section; "
+                                 "or use extractor: legal_patterns (offline)")
             if self.generator.kind == "llm":
                 raise ValueError("generator: kind llm needs an 'llm' section (model, base_url, api_key_env)")
             if any(getattr(r, "num_queries", 1) > 1 for r in self.retrievers):
@@ -608,7 +702,8 @@ def _first_error(exc) -> str:
 
 
 _TAGS = {"demo", "folder", "jsonl", "csv", "legalbench", "squad", "labelled_rag", "token", "sentence", "recursive",
-         "semantic", "pattern", "sentence_transformers", "openai", "bm25", "vector", "fusion", "extractive", "llm"}
+         "semantic", "pattern", "sentence_transformers", "openai", "bm25", "vector", "fusion", "knowledge_graph", "hybrid_kg", "extractive",
+         "llm"}
 
 
 def parse_spec(data: object, source: str = "<spec>", base_dir: Path | None = None) -> SweepSpec:

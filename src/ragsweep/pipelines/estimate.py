@@ -63,11 +63,17 @@ def estimate_run(spec, run_dir: Path | None = None, cache_dir: Path | None = Non
     overhead = REPLY_PRIMING + MESSAGE_OVERHEAD
     out: list[StageEstimate] = []
 
+    chunk_lists: dict[str, list | None] = {}
     chunk_tokens: dict[str, float] = {}
+
+    def chunks_of(config):
+        if config.chunk_key not in chunk_lists:
+            chunk_lists[config.chunk_key] = _chunks(spec, dataset, config, cache)
+        return chunk_lists[config.chunk_key]
 
     def mean_chunk(config) -> float:
         if config.chunk_key not in chunk_tokens:
-            chunk_tokens[config.chunk_key] = _mean_chunk_tokens(spec, dataset, config, cache)
+            chunk_tokens[config.chunk_key] = _mean_tokens(chunks_of(config))
         return chunk_tokens[config.chunk_key]
 
     # ---- stage 1: query rewrites and generation
@@ -96,6 +102,9 @@ def estimate_run(spec, run_dir: Path | None = None, cache_dir: Path | None = Non
                     est.add(calls_per_q, calls_per_q * (overhead + base + q_tokens[q.qid]) + int(ctx),
                             calls_per_q * spec.llm.max_tokens, price)
             out.append(est)
+        graphs = _graph_extraction(spec, dataset, configs, cache, chunks_of, overhead, price)
+        if graphs.calls or graphs.notes:
+            out.append(graphs)
 
     # ---- stage 2: judges on the top N configurations, test questions
     if spec.stage2 is not None:
@@ -159,27 +168,70 @@ def _done(run_dir: Path, spec, configs) -> tuple[set, set]:
         j.close()
 
 
-def _mean_chunk_tokens(spec, dataset, config, cache) -> float:
+def _chunks(spec, dataset, config, cache):
+    """The configuration's chunks: cached, or split locally; None for an uncached semantic splitter
+    (it would need embeddings, which a dry run does not compute)."""
     import json
 
     from ragsweep import __version__
-    from ragsweep.llm.tokens import count_tokens
     from ragsweep.pipelines.cache_dir import load_chunks
     from ragsweep.pipelines.sweep import _splitter_versions
 
     key = json.dumps([config.chunk_identity(), dataset.corpus_fingerprint(), _splitter_versions(), __version__],
                      sort_keys=True)
     chunks = load_chunks(cache.chunks_path(key))
-    if chunks is None:
-        if config.chunk_embedding is not None:  # semantic: would need embeddings; do not compute them here
-            return float(_SEMANTIC_GUESS)
+    if chunks is None and config.chunk_embedding is None:
         from ragsweep.splitters.build import make_parser, split_corpus
 
         chunks = split_corpus(dataset.documents, make_parser(config.splitter, None), config.chunk_key)
+    return chunks
+
+
+def _mean_tokens(chunks) -> float:
+    from ragsweep.llm.tokens import count_tokens
+
+    if chunks is None:
+        return float(_SEMANTIC_GUESS)
     if not chunks:
         return 0.0
     sample = chunks[:: max(1, len(chunks) // 500)]
     return sum(count_tokens(c.text) for c in sample) / len(sample)
+
+
+def _graph_extraction(spec, dataset, configs, cache, chunks_of, overhead: int, price) -> StageEstimate:
+    """One LLM path-extraction call per chunk, once per (splitter, extractor) whose graph is not cached."""
+    from llama_index.core.prompts.default_prompts import (
+        DEFAULT_DYNAMIC_EXTRACT_PROMPT,
+        DEFAULT_KG_TRIPLET_EXTRACT_PROMPT,
+    )
+
+    from ragsweep.graphs.build import graph_key
+    from ragsweep.graphs.index import extractor_identity
+    from ragsweep.llm.tokens import count_tokens
+    from ragsweep.pipelines.sweep import _chunk_digest
+
+    templates = {"llm_simple": DEFAULT_KG_TRIPLET_EXTRACT_PROMPT, "llm_dynamic": DEFAULT_DYNAMIC_EXTRACT_PROMPT}
+    est = StageEstimate("graph_extraction", spec.llm.model)
+    seen: set = set()
+    for c in configs:
+        r = c.retriever
+        if getattr(r, "extractor", "legal_patterns") == "legal_patterns":
+            continue
+        ident = extractor_identity(r, spec.llm)
+        if (c.chunk_key, repr(ident)) in seen:
+            continue
+        seen.add((c.chunk_key, repr(ident)))
+        chunks = chunks_of(c)
+        if chunks is None:
+            est.notes.append(f"{c.chunk_key}: semantic chunks not cached yet, its graph is not counted")
+            continue
+        key = graph_key(dataset.corpus_fingerprint(), _chunk_digest(chunks), ident)
+        if (cache.root / "graphs" / f"{key}.json").is_file():
+            continue
+        base = overhead + count_tokens(templates[r.extractor].get_template())
+        for ch in chunks:
+            est.add(1, base + count_tokens(ch.text), spec.llm.max_tokens, price)
+    return est
 
 
 def print_estimate(estimates: list[StageEstimate], console) -> None:

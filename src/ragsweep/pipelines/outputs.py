@@ -321,6 +321,7 @@ def _manifest(spec, dataset, questions, configs, stats, limit, complete, n_recor
         "bertscore_pairs_computed": stats.bertscore_pairs_computed,
         "bertscore_pairs_unique": stats.bertscore_pairs_total,
         "chunks": stats.chunks, "unique_chunk_texts": stats.unique_chunk_texts,
+        "graphs": stats.graphs,
         "judgements_made": stats.judged, "judgements_failed": stats.judge_failed,
         **{k: v for k, v in stats.llm.items() if k != "spending"},
         "stopped": stats.stopped,

@@ -44,6 +44,7 @@ class SweepStats:
     judged: int = 0
     judge_failed: int = 0
     llm: dict = field(default_factory=dict)
+    graphs: dict = field(default_factory=dict)
     stopped: str | None = None
 
 
@@ -106,7 +107,7 @@ def run_sweep(
     scorer_key = _preflight(spec, configs, budget)
     from ragsweep.llm.clients import llms_in_use, secret_values
 
-    journal = Journal(run_dir / "journal.sqlite", secrets=_secret_values(configs) + secret_values(spec))
+    journal = Journal(run_dir / "journal.sqlite", secrets=_secret_values(spec, configs) + secret_values(spec))
     error: RagsweepError | None = None
     bars = Progress(enabled=progress, console=console)
     clients = None
@@ -207,6 +208,10 @@ def _preflight(spec: SweepSpec, configs: list[Configuration], budget: float | No
         from ragsweep.retrievers.chroma import client_for
 
         client_for(None, spec.vector_store.url)
+    if any(getattr(c.retriever, "store", None) == "neo4j" for c in configs):
+        from ragsweep.graphs.neo4j_store import preflight
+
+        preflight(spec.neo4j)
     return scorer_settings(spec.scoring.bertscore, spec.seed).key
 
 
@@ -237,11 +242,14 @@ def _embeddings_in_use(configs: list[Configuration]) -> list:
     return list(used.values())
 
 
-def _secret_values(configs: list[Configuration]) -> tuple[str, ...]:
-    """The API keys in use (read from the environment), so they can be scrubbed from stored errors."""
+def _secret_values(spec: SweepSpec, configs: list[Configuration]) -> tuple[str, ...]:
+    """The API keys (and the Neo4j password) in use, read from the environment, so they can be
+    scrubbed from stored errors."""
     import os
 
     names = sorted({e.api_key_env for e in _embeddings_in_use(configs) if getattr(e, "api_key_env", None)})
+    if any(getattr(c.retriever, "store", None) == "neo4j" for c in configs):
+        names.append(spec.neo4j.password_env)
     return tuple(v for v in (os.environ.get(name, "") for name in names) if len(v) >= 4)
 
 
@@ -285,6 +293,7 @@ def _answer_all(spec, dataset, configs, pending, journal, cache: CacheDir, stats
             by_chunk[c.chunk_key].append(c)
     gen_items: list = []
     llm = clients.get(spec.llm) if clients is not None and spec.llm is not None else None
+    neo4j = _neo4j_connection(spec, configs)
     try:
         if llm is not None:
             _prefetch_rewrites(configs, pending, llm, stats)
@@ -295,7 +304,7 @@ def _answer_all(spec, dataset, configs, pending, journal, cache: CacheDir, stats
                 _fail_group(group, pending, journal, stats, answer_bar, f"chunking failed: {short_reason(exc)}")
                 continue
             _answer_chunk_group(spec, dataset, group, chunks, pending, journal, cache, model_for, stats, bars,
-                                answer_bar, llm, gen_items)
+                                answer_bar, llm, gen_items, neo4j)
         if gen_items:
             with _Timer(stats, "generation"):
                 return _generate_all(spec, gen_items, journal, clients, stats, bars, answer_bar)
@@ -308,7 +317,18 @@ def _answer_all(spec, dataset, configs, pending, journal, cache: CacheDir, stats
             stats.query_embeddings_computed += getattr(m, "computed_queries", 0)
             stats.embeddings_from_cache += getattr(m, "from_cache", 0)
         emb_cache.close()
+        if neo4j is not None:
+            neo4j.close()
         journal.flush()
+
+
+def _neo4j_connection(spec, configs):
+    """The run's Neo4j connection when a configuration serves its graph from Neo4j."""
+    if not any(getattr(c.retriever, "store", None) == "neo4j" for c in configs):
+        return None
+    from ragsweep.graphs.index import Neo4jConnection
+
+    return Neo4jConnection(spec.neo4j)
 
 
 def _chunks_for(spec, dataset, config: Configuration, cache: CacheDir, model_for, stats, bars):
@@ -353,14 +373,21 @@ def _splitter_versions() -> list[str]:
     return out
 
 
+_USES_BM25 = ("bm25", "fusion", "hybrid_kg")
+_USES_GRAPH = ("knowledge_graph", "hybrid_kg")
+
+
 def _answer_chunk_group(spec, dataset, group, chunks, pending, journal, cache, model_for, stats, bars, answer_bar,
-                        llm=None, gen_items=None):
+                        llm=None, gen_items=None, neo4j=None):
     from ragsweep.retrievers.factory import IndexRetrievers, bm25_retriever
     from ragsweep.retrievers.memo import SharedResults
 
     k_max = max(spec.top_k)
     bm25_shared = None
-    if any(not c.retriever.needs_embedding or c.retriever.kind == "fusion" for c in group):
+    graphs = None
+    if any(c.retriever.kind in _USES_GRAPH for c in group):
+        graphs = _chunk_graphs(spec, dataset, group[0], chunks, cache, k_max, stats, bars, llm, neo4j)
+    if any(c.retriever.kind in _USES_BM25 for c in group):
         with _Timer(stats, "indexing_bm25"):
             try:
                 bm25_shared = SharedResults(bm25_retriever(chunks, k_max), k_max)
@@ -389,14 +416,22 @@ def _answer_chunk_group(spec, dataset, group, chunks, pending, journal, cache, m
                 _fail_group(cfgs, pending, journal, stats, answer_bar, f"indexing failed: {short_reason(exc)}")
                 continue
         if isinstance(bm25_shared, Exception):
-            bad = [c for c in cfgs if c.retriever.kind in ("bm25", "fusion")]
+            bad = [c for c in cfgs if c.retriever.kind in _USES_BM25]
             _fail_group(bad, pending, journal, stats, answer_bar, f"BM25 index failed: {short_reason(bm25_shared)}")
             cfgs = [c for c in cfgs if c not in bad]
         retrievers = IndexRetrievers(bm25_shared if not isinstance(bm25_shared, Exception) else None, vector_shared,
-                                     llm=llm)
+                                     llm=llm, graphs=graphs)
         for config in cfgs:
             _answer_config(spec, config, retrievers, pending[config.config_hash], journal, stats, bars, answer_bar,
                            query_ms, gen_items)
+
+
+def _chunk_graphs(spec, dataset, config, chunks, cache: CacheDir, k_max: int, stats, bars, llm, neo4j):
+    from ragsweep.graphs.index import ChunkGraphs
+
+    return ChunkGraphs(spec=spec, chunk_key=config.chunk_key, chunks=chunks,
+                       corpus_fingerprint=dataset.corpus_fingerprint(), chunk_digest=_chunk_digest(chunks),
+                       cache_root=cache.root, k_max=k_max, stats=stats, bars=bars, llm=llm, neo4j=neo4j)
 
 
 def _vector_index(spec, dataset, config, chunks, client, embed_model, stats, bars, k_max):
@@ -452,6 +487,7 @@ def _answer_config(spec, config: Configuration, retrievers, questions: list[Ques
 
     from ragsweep.evaluation.metrics import all_retrieval_metrics
     from ragsweep.pipelines.extractive import GENERATOR_LABEL, ExtractiveSynthesizer
+    from ragsweep.retrievers.knowledge_graph import TRIPLETS_KEY
     from ragsweep.retrievers.memo import REPLAY
 
     llm_generated = spec.generator.kind == "llm"
@@ -490,7 +526,8 @@ def _answer_config(spec, config: Configuration, retrievers, questions: list[Ques
                         "rank": rank, "node_id": node.node_id, "doc_id": node.metadata.get("doc_id"),
                         "start": node.start_char_idx, "end": node.end_char_idx,
                         "score": float(nws.score) if nws.score is not None else None,
-                        "rank_vector": sr.get("vector"), "rank_bm25": sr.get("bm25"),
+                        "rank_vector": sr.get("vector"), "rank_bm25": sr.get("bm25"), "rank_graph": sr.get("graph"),
+                        **({"triplets": node.metadata[TRIPLETS_KEY]} if TRIPLETS_KEY in node.metadata else {}),
                     })
                 retrieved = [(s["doc_id"], s["start"], s["end"]) for s in sources]
                 metrics = all_retrieval_metrics(retrieved, q.evidence, config.top_k)
@@ -685,7 +722,7 @@ def answer_question(spec: SweepSpec, config: Configuration, dataset: Dataset, qu
     stats = SweepStats()
     bars = Progress(enabled=False)
     emb_cache = EmbeddingCache(cache.embeddings)
-    clients = None
+    clients = neo4j = None
     try:
         models: dict[str, object] = {}
 
@@ -702,7 +739,15 @@ def answer_question(spec: SweepSpec, config: Configuration, dataset: Dataset, qu
 
         chunks = _chunks_for(spec, dataset, config, cache, model_for, stats, bars)
         k = config.top_k
-        bm25 = SharedResults(bm25_retriever(chunks, k), k) if config.retriever.kind in ("bm25", "fusion") else None
+        bm25 = SharedResults(bm25_retriever(chunks, k), k) if config.retriever.kind in _USES_BM25 else None
+        graphs = None
+        if config.retriever.kind in _USES_GRAPH:
+            if config.retriever.store == "neo4j":
+                from ragsweep.graphs.neo4j_store import preflight
+
+                preflight(spec.neo4j)
+            neo4j = _neo4j_connection(spec, [config])
+            graphs = _chunk_graphs(spec, dataset, config, chunks, cache, k, stats, bars, llm, neo4j)
         vector = None
         if config.embedding is not None:
             from ragsweep.retrievers.chroma import client_for
@@ -714,8 +759,8 @@ def answer_question(spec: SweepSpec, config: Configuration, dataset: Dataset, qu
         q = Question(qid="ask", question=question)
         gen_items: list = []
         bar = bars.add("", 1)
-        _answer_config(spec, config, IndexRetrievers(bm25, vector, llm=llm), [q], journal, stats, bars, bar,
-                       query_ms, gen_items)
+        _answer_config(spec, config, IndexRetrievers(bm25, vector, llm=llm, graphs=graphs), [q], journal, stats, bars,
+                       bar, query_ms, gen_items)
         if gen_items:
             stop = _generate_all(spec, gen_items, journal, clients, stats, bars, bar)
             if stop is not None:
@@ -730,6 +775,8 @@ def answer_question(spec: SweepSpec, config: Configuration, dataset: Dataset, qu
     finally:
         if clients is not None:
             clients.close()
+        if neo4j is not None:
+            neo4j.close()
         emb_cache.close()
 
 

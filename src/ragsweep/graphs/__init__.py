@@ -1,0 +1,1 @@
+"""Knowledge graphs: extraction, building and caching, stores."""

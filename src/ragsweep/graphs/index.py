@@ -1,0 +1,161 @@
+"""The knowledge graphs of one chunk set: built (or reopened) on first use, served from the store
+each retriever names, queried once per question at the largest top_k.
+
+One graph per extractor serves every retriever over these chunks (knowledge_graph and hybrid_kg,
+any store, any keyword/depth setting); one memoised retriever per distinct retrieval setting.
+A failure (an empty graph, an extractor error) is remembered, so each configuration that needs
+that graph is recorded as failed with the same reason without building it again.
+"""
+
+from __future__ import annotations
+
+from ragsweep.errors import RagsweepError, short_reason
+
+
+def make_extractor(rspec, llm, workers: int = 8):
+    """The kg extractor a retriever spec names: the offline legal patterns, or LlamaIndex's LLM ones."""
+    if rspec.extractor == "legal_patterns":
+        from ragsweep.graphs.legal_patterns import LegalPatternExtractor
+
+        return LegalPatternExtractor(max_triplets_per_chunk=rspec.max_triplets_per_chunk)
+    if llm is None:
+        raise RagsweepError(f"extractor {rspec.extractor} needs the spec's llm")
+    if rspec.extractor == "llm_simple":
+        from llama_index.core.indices.property_graph import SimpleLLMPathExtractor
+
+        return SimpleLLMPathExtractor(llm=llm, max_paths_per_chunk=rspec.max_triplets_per_chunk, num_workers=workers,
+                                      raise_on_error=True)
+    from llama_index.core.indices.property_graph import DynamicLLMPathExtractor
+
+    return DynamicLLMPathExtractor(llm=llm, max_triplets_per_chunk=rspec.max_triplets_per_chunk, num_workers=workers,
+                                   raise_on_error=True)
+
+
+def extractor_identity(rspec, llm_spec) -> dict:
+    ident = rspec.graph_identity()
+    if rspec.extractor != "legal_patterns" and llm_spec is not None:
+        from ragsweep.pipelines.grid import llm_identity
+
+        ident["llm"] = llm_identity(llm_spec)
+    return ident
+
+
+class Neo4jConnection:
+    """One Neo4jPropertyGraphStore per run, opened on first use."""
+
+    def __init__(self, spec) -> None:
+        self.spec = spec
+        self._store = None
+
+    def store(self):
+        if self._store is None:
+            from ragsweep.graphs.neo4j_store import open_store
+
+            self._store = open_store(self.spec)
+        return self._store
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+
+class ChunkGraphs:
+    """Graphs and memoised graph retrievers over one splitter's chunks."""
+
+    def __init__(self, *, spec, chunk_key: str, chunks, corpus_fingerprint: str, chunk_digest: str, cache_root,
+                 k_max: int, stats, bars, llm=None, neo4j: Neo4jConnection | None = None) -> None:
+        self.spec, self.chunk_key, self.chunks, self.k_max = spec, chunk_key, chunks, k_max
+        self.corpus_fingerprint, self.chunk_digest = corpus_fingerprint, chunk_digest
+        self.cache_root, self.stats, self.bars, self.llm, self.neo4j = cache_root, stats, bars, llm, neo4j
+        self._graphs: dict[str, object] = {}    # graph key -> BuiltGraph | Exception
+        self._served: dict[tuple, object] = {}  # (graph key, store) -> (store, vocabulary, namespace) | Exception
+        self._shared: dict[tuple, object] = {}  # retrieval setting -> SharedResults
+        self._by_id = {c.node_id: c for c in chunks}
+
+    def shared(self, rspec):
+        """SharedResults of the graph retriever ``rspec`` describes; raises the graph's failure."""
+        from ragsweep.retrievers.knowledge_graph import GraphChunkRetriever
+        from ragsweep.retrievers.memo import SharedResults
+
+        key = (rspec.extractor, rspec.max_triplets_per_chunk, rspec.store, rspec.max_keywords, rspec.path_depth,
+               rspec.max_triplets)
+        if key not in self._shared:
+            store, vocab, ns = self._serve(rspec)
+            base = GraphChunkRetriever(store, vocab, self._by_id, max_keywords=rspec.max_keywords,
+                                       path_depth=rspec.path_depth, max_triplets=rspec.max_triplets,
+                                       similarity_top_k=self.k_max, namespace=ns,
+                                       triplets_in_context=self.spec.generator.kind == "llm")
+            self._shared[key] = SharedResults(base, self.k_max)
+        return self._shared[key]
+
+    def graph(self, rspec):
+        from ragsweep.graphs.build import graph_key
+
+        key = graph_key(self.corpus_fingerprint, self.chunk_digest, extractor_identity(rspec, self.spec.llm))
+        if key not in self._graphs:
+            try:
+                self._graphs[key] = self._build(rspec, key)
+            except Exception as exc:  # noqa: BLE001 - remembered: every configuration on this graph fails alike
+                self._graphs[key] = exc if isinstance(exc, RagsweepError) else RagsweepError(
+                    f"building the knowledge graph of {self.chunk_key} ({rspec.extractor}) failed: {short_reason(exc)}")
+        got = self._graphs[key]
+        if isinstance(got, Exception):
+            raise got
+        return got
+
+    def _build(self, rspec, key: str):
+        from ragsweep.graphs.build import build_or_load
+        from ragsweep.llm.usage import llm_scope
+
+        label = f"{self.chunk_key}/{rspec.extractor}"
+        bar = self.bars.add(f"graph {label}", len(self.chunks))
+        with llm_scope(None, stage="graph_extraction", config_id=None):
+            built = build_or_load(self.cache_root / "graphs" / f"{key}.json", key, self.chunks,
+                                  lambda: make_extractor(rspec, self.llm, self.spec.llm.concurrency if self.spec.llm else 8), lambda n: self.bars.advance(bar, n))
+        self.bars.complete(bar)
+        self.stats.graphs[label] = {"key": key, "entities": built.entities, "relations": built.relations,
+                                    "built": built.built, "seconds": round(built.seconds, 3)}
+        if built.empty:
+            raise RagsweepError(f"the knowledge graph of {self.chunk_key} ({rspec.extractor}) has no triplets: the "
+                                "extractor found no entities and relations in these chunks; use another extractor "
+                                "or splitter, or leave knowledge-graph retrievers out for this corpus")
+        return built
+
+    def _serve(self, rspec):
+        from ragsweep.graphs.build import entity_ids
+        from ragsweep.retrievers.graph_keywords import EntityVocabulary
+
+        built = self.graph(rspec)
+        skey = (built.key, rspec.store)
+        if skey not in self._served:
+            try:
+                if rspec.store == "simple":
+                    self._served[skey] = (built.store, EntityVocabulary.of(entity_ids(built.store)), "")
+                else:
+                    self._served[skey] = self._serve_neo4j(built, rspec)
+            except RagsweepError as exc:
+                self._served[skey] = exc
+            except Exception as exc:  # noqa: BLE001
+                self._served[skey] = RagsweepError(f"loading the knowledge graph of {self.chunk_key} into Neo4j "
+                                                   f"failed: {short_reason(exc)}")
+        got = self._served[skey]
+        if isinstance(got, Exception):
+            raise got
+        return got
+
+    def _serve_neo4j(self, built, rspec):
+        from ragsweep.graphs import neo4j_store
+        from ragsweep.retrievers.graph_keywords import EntityVocabulary
+
+        assert self.neo4j is not None
+        store = self.neo4j.store()
+        ns = neo4j_store.namespace(built.key)
+        label = f"{self.chunk_key}/{rspec.extractor}"
+        n_items = len(built.store.graph.nodes) + len(built.store.graph.relations)
+        bar = self.bars.add(f"neo4j {label}", n_items)
+        loaded, seconds = neo4j_store.load(store, ns, built.store, built.entities, built.relations,
+                                           progress=lambda n: self.bars.advance(bar, n))
+        self.bars.complete(bar)
+        self.stats.graphs[label].update({"neo4j_loaded": loaded, "neo4j_seconds": round(seconds, 3)})
+        return store, EntityVocabulary.of(neo4j_store.entity_ids(store, ns)), ns

@@ -1,0 +1,126 @@
+"""Serve an extracted graph from a Neo4j server through LlamaIndex's Neo4jPropertyGraphStore.
+
+Neo4j Community holds one user database, so the graphs of several (corpus, splitter, extractor)
+keys live side by side: every node id carries the graph's namespace (``g<key>:``), and a
+``RagsweepGraph`` marker node, written last, records that a graph was loaded completely. A graph
+is copied from the embedded store it was built in, so both serve the same extracted graph; a
+missing or half-loaded graph (a killed run) is deleted and loaded again.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from ragsweep.errors import RagsweepError
+
+BATCH = 2000  # nodes or relations per write transaction
+
+
+def namespace(key: str) -> str:
+    return f"g{key[:16]}:"
+
+
+def credentials(spec) -> tuple[str, str]:
+    """User and password from the environment variables the spec names (never from the spec)."""
+    values = []
+    for field, name in (("username_env", spec.username_env), ("password_env", spec.password_env)):
+        value = os.environ.get(name)
+        if not value:
+            raise RagsweepError(f"neo4j.{field}: ${name} is not set; export it "
+                                "(for the local server: eval \"$(scripts/neo4j.sh env)\")")
+        values.append(value)
+    return values[0], values[1]
+
+
+def preflight(spec) -> None:
+    """Stop at start-up, with one line, when the server is unreachable, refuses the credentials,
+    or lacks APOC (LlamaIndex's store needs ``apoc.meta.data`` and ``apoc.merge.relationship``)."""
+    import neo4j
+    from neo4j.exceptions import AuthError, ClientError, Neo4jError, ServiceUnavailable
+
+    user, password = credentials(spec)
+    try:
+        with neo4j.GraphDatabase.driver(spec.url, auth=(user, password), connection_timeout=spec.timeout) as driver:
+            driver.verify_connectivity()
+            try:
+                driver.execute_query("RETURN apoc.version() AS v", database_=spec.database)
+            except ClientError as exc:
+                if "apoc" in str(exc.message or "").lower() or "Unknown function" in str(exc):
+                    raise RagsweepError(f"neo4j: the server at {spec.url} has no APOC plugin (apoc.version() is "
+                                        "unknown); install APOC core into its plugins folder "
+                                        "(scripts/neo4j.sh does)") from None
+                raise
+    except AuthError:
+        raise RagsweepError(f"neo4j: the server at {spec.url} refused the credentials in ${spec.username_env} / "
+                            f"${spec.password_env}; check them") from None
+    except (ServiceUnavailable, OSError) as exc:
+        raise RagsweepError(f"neo4j.url: cannot reach Neo4j at {spec.url} ({type(exc).__name__}); start it "
+                            "(scripts/neo4j.sh start) or fix the url") from None
+    except Neo4jError as exc:
+        raise RagsweepError(f"neo4j: the server at {spec.url} failed the start-up check: "
+                            f"{exc.code or type(exc).__name__}") from None
+
+
+def open_store(spec):
+    """LlamaIndex's Neo4jPropertyGraphStore (call ``preflight`` first for a clear error)."""
+    from llama_index.graph_stores.neo4j import Neo4jPropertyGraphStore
+
+    user, password = credentials(spec)
+    return Neo4jPropertyGraphStore(username=user, password=password, url=spec.url, database=spec.database,
+                                   timeout=spec.timeout, refresh_schema=False)
+
+
+def _marker(store, ns: str) -> dict | None:
+    rows = store.structured_query("MATCH (g:RagsweepGraph {id: $ns}) RETURN g.entities AS entities, "
+                                  "g.relations AS relations", param_map={"ns": ns})
+    return rows[0] if rows else None
+
+
+def load(store, ns: str, simple_store, entities: int, relations: int, progress=None) -> tuple[bool, float]:
+    """Make the Neo4j store hold ``simple_store``'s graph under ``ns``; returns (loaded now, seconds)."""
+    from llama_index.core.graph_stores.types import TRIPLET_SOURCE_KEY, ChunkNode, EntityNode, Relation
+
+    t0 = time.perf_counter()
+    if _marker(store, ns) == {"entities": entities, "relations": relations}:
+        return False, time.perf_counter() - t0
+    delete(store, ns)
+    graph = simple_store.graph
+    chunks, ents = [], []
+    for node in graph.nodes.values():
+        if isinstance(node, EntityNode):
+            props = dict(node.properties)
+            if TRIPLET_SOURCE_KEY in props:
+                props[TRIPLET_SOURCE_KEY] = ns + props[TRIPLET_SOURCE_KEY]
+            ents.append(EntityNode(name=ns + node.id, label=node.label, properties=props))
+        elif isinstance(node, ChunkNode):
+            chunks.append(ChunkNode(text=node.text, id_=ns + node.id, label=node.label,
+                                    properties={k: v for k, v in node.properties.items() if k != "_node_content"}))
+    rels = [Relation(label=r.label, source_id=ns + r.source_id, target_id=ns + r.target_id,
+                     properties=dict(r.properties)) for r in graph.relations.values()]
+    for items, upsert in ((chunks, store.upsert_nodes), (ents, store.upsert_nodes), (rels, store.upsert_relations)):
+        for i in range(0, len(items), BATCH):
+            upsert(items[i:i + BATCH])
+            if progress is not None:
+                progress(len(items[i:i + BATCH]))
+    store.structured_query("MERGE (g:RagsweepGraph {id: $ns}) SET g.entities = $e, g.relations = $r",
+                           param_map={"ns": ns, "e": entities, "r": relations})
+    return True, time.perf_counter() - t0
+
+
+def delete(store, ns: str) -> None:
+    """Remove one graph (its marker first, so a half-deleted graph is never taken as complete)."""
+    store.structured_query("MATCH (g:RagsweepGraph {id: $ns}) DELETE g", param_map={"ns": ns})
+    while True:
+        rows = store.structured_query(
+            "MATCH (n:__Node__) WHERE n.id STARTS WITH $ns WITH n LIMIT 5000 DETACH DELETE n RETURN count(*) AS n",
+            param_map={"ns": ns})
+        if not rows or rows[0]["n"] == 0:
+            return
+
+
+def entity_ids(store, ns: str) -> list[str]:
+    """The graph's entity ids as stored in Neo4j, without the namespace."""
+    rows = store.structured_query("MATCH (e:__Entity__) WHERE e.id STARTS WITH $ns RETURN e.id AS id",
+                                  param_map={"ns": ns})
+    return sorted(r["id"][len(ns):] for r in rows)
