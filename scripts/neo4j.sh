@@ -93,14 +93,14 @@ EOF
 
 # Exit 0 once Bolt accepts our credentials and APOC answers; 3 if the password is rejected.
 probe() {
-  timeout 20 "$PY" - "$URL" "$PASSWORD" "$APOC" <<'EOF' >/dev/null 2>&1
-import sys
+  PROBE_PASSWORD="$PASSWORD" timeout 20 "$PY" - "$URL" "$APOC" <<'EOF' >/dev/null 2>&1
+import os, sys
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError
 try:
-    with GraphDatabase.driver(sys.argv[1], auth=("neo4j", sys.argv[2]), connection_timeout=5) as d:
+    with GraphDatabase.driver(sys.argv[1], auth=("neo4j", os.environ["PROBE_PASSWORD"]), connection_timeout=5) as d:
         d.verify_connectivity()
-        if sys.argv[3] == "1":
+        if sys.argv[2] == "1":
             d.execute_query("RETURN apoc.version() AS v")
 except AuthError:
     sys.exit(3)

@@ -161,14 +161,22 @@ def test_llm_path_extractor_builds_the_graph_through_the_llm_client(make_spec, s
         assert [c for c in fake.calls() if c.get("kind") not in ("kg_extract",)] == []
         row = next(ln for ln in dry.stdout.splitlines() if "graph_extraction" in ln)
         assert row.split("│")[3].strip() == str(n_chunks)  # the dry run predicted exactly these calls
-        g = run.invocation["graphs"]["pattern/llm_simple"]
+        g = run.invocation["graphs"]["pattern/llm_simple-t5"]  # extraction limit not the default
         assert g["built"] and g["relations"] > 0
         usage = run.manifest["usage"]
         assert usage["by_stage"]["graph_extraction"]["calls"] == n_chunks
         kg = run.records[run.records["config_id"] == "pattern-kg-llm-k3"]
         assert len(kg) == 6 and kg["error"].isna().all()
+        # a budget too small for the extraction stops the run cleanly (exit 4), before the graph is built
+        poor = make_spec("kg-llm-poor", **{**{k: v for k, v in spec.data.items() if k not in ("name", "output_dir")},
+                                            "llm": {**llm, "model": "kg-extractor-poor"},
+                                            "prices": {"kg-extractor-poor": {"input": 1.0, "output": 2.0}}})
+        stopped = run_cli("run", poor.path, "--cache", shared_cache, "--limit", 6, "--budget", "0.002", env=env)
+        assert stopped.returncode == 4, describe(stopped)
+        assert json.loads((poor.run_dir / "manifest.json").read_text())["status"] == "stopped_budget"
         # a second sweep reuses the graph: no call at all
+        before = len(fake.calls())
         again = make_spec("kg-llm-2", **{k: v for k, v in spec.data.items() if k not in ("name", "output_dir")})
         proc2 = run_cli("run", again.path, "--cache", shared_cache, "--limit", 6, env=env)
         assert proc2.returncode == 0, describe(proc2)
-        assert len([c for c in fake.calls() if c.get("kind") == "kg_extract"]) == n_chunks
+        assert len(fake.calls()) == before

@@ -327,3 +327,27 @@ def test_neo4j_without_apoc_is_one_clear_line(neo4j_server, tmp_path, get_free_p
         assert "scripts/neo4j.sh" in msg
     finally:
         subprocess.run([script, "stop"], env=env, capture_output=True, timeout=120)
+
+
+@pytest.mark.neo4j
+def test_neo4j_keeps_long_source_lists(neo4j_store, tmp_path):
+    """A triplet stated in 130 chunks leads back to all of them from Neo4j too (LlamaIndex's default output
+    sanitiser drops lists of 128 or more items)."""
+    from ragsweep.graphs import neo4j_store as n4
+
+    chunks = [Chunk(f"m{i}", "long", i * 10, i * 10 + 9, f"clause {i}") for i in range(130)]
+    triplets = {c.node_id: [("landlord", "MUST_REPAIR", "roof")] for c in chunks}
+    g = build_or_load(tmp_path / "long.json", "long", chunks, _extractor(triplets))
+    ns = n4.namespace("test-long-sources")
+    n4.delete(neo4j_store, ns)
+    n4.load(neo4j_store, ns, g.store, g.entities, g.relations)
+    try:
+        by_id = {c.node_id: c for c in chunks}
+        args = dict(max_keywords=5, path_depth=1, max_triplets=10, similarity_top_k=200)
+        simple = GraphChunkRetriever(g.store, EntityVocabulary.of(entity_ids(g.store)), by_id, **args).retrieve("roof")
+        neo = GraphChunkRetriever(neo4j_store, EntityVocabulary.of(n4.entity_ids(neo4j_store, ns)), by_id,
+                                  namespace=ns, **args).retrieve("roof")
+        assert len(simple) == 130
+        assert [n.node.node_id for n in neo] == [n.node.node_id for n in simple]
+    finally:
+        n4.delete(neo4j_store, ns)

@@ -115,9 +115,13 @@ def validate(spec: Path = typer.Argument(..., help="YAML sweep spec")) -> None:
                 unlocated_evidence: error|drop_question|keep_question}
       splitters: [{kind: token|sentence|recursive|semantic|pattern, chunk_size, chunk_overlap, name, ...}]
       embeddings: [{kind: sentence_transformers|openai, model, batch_size, base_url, api_key_env, ...}]
-      retrievers: [{kind: bm25|vector|fusion, mode, weights, num_queries, name}]
+      retrievers: [{kind: bm25|vector|fusion, mode, weights, num_queries, name}
+                   | {kind: knowledge_graph|hybrid_kg, store: simple|neo4j,
+                      extractor: legal_patterns|llm_simple|llm_dynamic, max_triplets_per_chunk,
+                      max_keywords, path_depth, max_triplets, weights (hybrid_kg), name}]
       top_k: [3, 5, 10]
       vector_store: {path | url}
+      neo4j: {url, username_env, password_env, database, timeout}
       generator: {kind: extractive, max_sentences} | {kind: llm, response_mode, prompt_file}
       llm: {model, base_url, api_key_env, temperature, seed, max_tokens, timeout, context_window,
             concurrency, requests_per_minute, tokens_per_minute, max_retries, max_backoff}

@@ -324,6 +324,11 @@ class _GraphParams(_Strict):
         return ((f"-neo4j" if self.store == "neo4j" else "") + _EXTRACTOR_LABELS[self.extractor]
                 + (f"-d{self.path_depth}" if self.path_depth != 1 else ""))
 
+    @property
+    def uses_llm(self) -> bool:
+        """An LLM path extractor builds this graph."""
+        return self.extractor != "legal_patterns"
+
     def graph_identity(self) -> dict:
         """What determines the extracted graph (not the store it is served from, nor retrieval)."""
         return {"extractor": self.extractor, "max_triplets_per_chunk": self.max_triplets_per_chunk}
@@ -566,6 +571,10 @@ class SweepSpec(_Strict):
             raise ValueError("name must be letters, digits, '.', '_' or '-' (it names the run directory)")
         return v
 
+    @property
+    def uses_neo4j(self) -> bool:
+        return any(getattr(r, "store", None) == "neo4j" for r in self.retrievers)
+
     @model_validator(mode="after")
     def _unique_labels(self) -> "SweepSpec":
         for field_name, items in (("splitters", self.splitters), ("embeddings", self.embeddings),
@@ -589,13 +598,14 @@ class SweepSpec(_Strict):
             isinstance(s, SemanticSplitterSpec) for s in self.splitters
         )
         if needs_emb and not self.embeddings:
-            raise ValueError("embeddings: a vector, fusion retriever or semantic splitter needs at least one embedding")
-        graph_specs = [r for r in self.retrievers if r.kind in ("knowledge_graph", "hybrid_kg")]
-        if any(r.store == "neo4j" for r in graph_specs) and self.neo4j is None:
+            raise ValueError("embeddings: a vector, fusion or hybrid_kg retriever or a semantic splitter needs at "
+                             "least one embedding")
+        graph_specs = [r for r in self.retrievers if isinstance(r, _GraphParams)]
+        if self.uses_neo4j and self.neo4j is None:
             raise ValueError("retrievers: store neo4j needs a 'neo4j' section (url, username_env, password_env); "
                              "scripts/neo4j.sh start runs one on loopback")
         if self.llm is None:
-            if any(r.extractor != "legal_patterns" for r in graph_specs):
+            if any(r.uses_llm for r in graph_specs):
                 raise ValueError("retrievers: an LLM path extractor needs an 'llm' section; "
                                  "or use extractor: legal_patterns (offline)")
             if self.generator.kind == "llm":

@@ -41,9 +41,14 @@ class BuiltGraph:
 
 
 def graph_key(corpus_fingerprint: str, chunk_digest: str, extractor_identity: dict) -> str:
+    """What determines the extracted graph; LlamaIndex's version too (its extractor prompts, parser and
+    insertion make the graph)."""
+    from importlib.metadata import version
+
     from ragsweep import __version__
 
-    raw = json.dumps([corpus_fingerprint, chunk_digest, extractor_identity, __version__], sort_keys=True)
+    raw = json.dumps([corpus_fingerprint, chunk_digest, extractor_identity, __version__, version("llama-index-core")],
+                     sort_keys=True)
     return hashlib.sha256(raw.encode()).hexdigest()[:24]
 
 

@@ -41,7 +41,7 @@ def extractor_identity(rspec, llm_spec) -> dict:
 
 
 class Neo4jConnection:
-    """One Neo4jPropertyGraphStore per run, opened on first use."""
+    """One Neo4jPropertyGraphStore per run, opened (after the start-up check) on first use."""
 
     def __init__(self, spec) -> None:
         self.spec = spec
@@ -49,14 +49,18 @@ class Neo4jConnection:
 
     def store(self):
         if self._store is None:
-            from ragsweep.graphs.neo4j_store import open_store
+            from ragsweep.graphs.neo4j_store import open_store, preflight
 
+            preflight(self.spec)
             self._store = open_store(self.spec)
         return self._store
 
     def close(self) -> None:
         if self._store is not None:
+            import asyncio
+
             self._store.close()
+            asyncio.run(self._store._async_driver.close())  # the store's close() leaves its async driver open
             self._store = None
 
 
@@ -94,8 +98,13 @@ class ChunkGraphs:
 
         key = graph_key(self.corpus_fingerprint, self.chunk_digest, extractor_identity(rspec, self.spec.llm))
         if key not in self._graphs:
+            from ragsweep.llm.budget import BudgetExhausted
+            from ragsweep.llm.engine import LLMFatalError
+
             try:
                 self._graphs[key] = self._build(rspec, key)
+            except (BudgetExhausted, LLMFatalError):
+                raise  # stops the stage (not remembered: a later run with more budget builds it)
             except Exception as exc:  # noqa: BLE001 - remembered: every configuration on this graph fails alike
                 self._graphs[key] = exc if isinstance(exc, RagsweepError) else RagsweepError(
                     f"building the knowledge graph of {self.chunk_key} ({rspec.extractor}) failed: {short_reason(exc)}")
@@ -108,7 +117,7 @@ class ChunkGraphs:
         from ragsweep.graphs.build import build_or_load
         from ragsweep.llm.usage import llm_scope
 
-        label = f"{self.chunk_key}/{rspec.extractor}"
+        label = self._label(rspec)
         bar = self.bars.add(f"graph {label}", len(self.chunks))
         with llm_scope(None, stage="graph_extraction", config_id=None):
             built = build_or_load(self.cache_root / "graphs" / f"{key}.json", key, self.chunks,
@@ -121,6 +130,12 @@ class ChunkGraphs:
                                 "extractor found no entities and relations in these chunks; use another extractor "
                                 "or splitter, or leave knowledge-graph retrievers out for this corpus")
         return built
+
+    def _label(self, rspec) -> str:
+        """The graph's name in progress bars and the manifest: splitter/extractor (+ its limit if not default)."""
+        default = type(rspec).model_fields["max_triplets_per_chunk"].default
+        limit = f"-t{rspec.max_triplets_per_chunk}" if rspec.max_triplets_per_chunk != default else ""
+        return f"{self.chunk_key}/{rspec.extractor}{limit}"
 
     def _serve(self, rspec):
         from ragsweep.graphs.build import entity_ids
@@ -151,7 +166,7 @@ class ChunkGraphs:
         assert self.neo4j is not None
         store = self.neo4j.store()
         ns = neo4j_store.namespace(built.key)
-        label = f"{self.chunk_key}/{rspec.extractor}"
+        label = self._label(rspec)
         n_items = len(built.store.graph.nodes) + len(built.store.graph.relations)
         bar = self.bars.add(f"neo4j {label}", n_items)
         loaded, seconds = neo4j_store.load(store, ns, built.store, built.entities, built.relations,

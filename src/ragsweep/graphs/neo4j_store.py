@@ -63,12 +63,15 @@ def preflight(spec) -> None:
 
 
 def open_store(spec):
-    """LlamaIndex's Neo4jPropertyGraphStore (call ``preflight`` first for a clear error)."""
+    """LlamaIndex's Neo4jPropertyGraphStore (call ``preflight`` first for a clear error).
+
+    ``sanitize_query_output=False``: its sanitiser drops every list of 128 or more items, such as
+    the source chunks of a triplet stated that often, which the embedded store keeps."""
     from llama_index.graph_stores.neo4j import Neo4jPropertyGraphStore
 
     user, password = credentials(spec)
     return Neo4jPropertyGraphStore(username=user, password=password, url=spec.url, database=spec.database,
-                                   timeout=spec.timeout, refresh_schema=False)
+                                   timeout=spec.timeout, refresh_schema=False, sanitize_query_output=False)
 
 
 def _marker(store, ns: str) -> dict | None:
@@ -103,9 +106,21 @@ def load(store, ns: str, simple_store, entities: int, relations: int, progress=N
             upsert(items[i:i + BATCH])
             if progress is not None:
                 progress(len(items[i:i + BATCH]))
+    got = _counts(store, ns)
+    if got != {"entities": entities, "relations": relations}:  # e.g. another process deleted it meanwhile
+        raise RuntimeError(f"Neo4j holds {got} for graph {ns} after loading, expected {entities} entities and "
+                           f"{relations} relations; run again (was another sweep loading it at the same time?)")
     store.structured_query("MERGE (g:RagsweepGraph {id: $ns}) SET g.entities = $e, g.relations = $r",
                            param_map={"ns": ns, "e": entities, "r": relations})
     return True, time.perf_counter() - t0
+
+
+def _counts(store, ns: str) -> dict:
+    rows = store.structured_query(
+        "MATCH (e:__Entity__) WHERE e.id STARTS WITH $ns WITH count(e) AS entities "
+        "OPTIONAL MATCH (s:__Entity__)-[r]->(t:__Entity__) WHERE s.id STARTS WITH $ns AND t.id STARTS WITH $ns "
+        "RETURN entities, count(r) AS relations", param_map={"ns": ns})
+    return {"entities": rows[0]["entities"], "relations": rows[0]["relations"]}
 
 
 def delete(store, ns: str) -> None:

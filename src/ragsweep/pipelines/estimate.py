@@ -215,7 +215,7 @@ def _graph_extraction(spec, dataset, configs, cache, chunks_of, overhead: int, p
     seen: set = set()
     for c in configs:
         r = c.retriever
-        if getattr(r, "extractor", "legal_patterns") == "legal_patterns":
+        if not getattr(r, "uses_llm", False):
             continue
         ident = extractor_identity(r, spec.llm)
         if (c.chunk_key, repr(ident)) in seen:

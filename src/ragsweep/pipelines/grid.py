@@ -26,7 +26,7 @@ class Configuration:
     retriever: RetrieverSpec
     top_k: int
     generator: dict
-    rewrite_llm: dict | None = None  # the LLM writing fusion query rewrites (num_queries > 1)
+    rewrite_llm: dict | None = None  # the LLM writing fusion query rewrites or extracting the graph
 
     @property
     def chunk_key(self) -> str:
@@ -115,8 +115,9 @@ def expand(spec: SweepSpec) -> list[Configuration]:
                 chunk_emb = _chunk_embedding(splitter, emb, spec)
                 for k in spec.top_k:
                     parts = [splitter.label()] + ([emb.label()] if emb is not None else []) + [retriever.label(), f"k{k}"]
-                    rewrite = (llm_identity(spec.llm) if getattr(retriever, "num_queries", 1) > 1 and spec.llm
-                               else None)
+                    uses_llm = (getattr(retriever, "num_queries", 1) > 1
+                                or getattr(retriever, "uses_llm", False))
+                    rewrite = llm_identity(spec.llm) if uses_llm and spec.llm else None
                     out.append(Configuration("-".join(parts), splitter, chunk_emb, emb, retriever, k, generator,
                                              rewrite))
     return out

@@ -208,7 +208,7 @@ def _preflight(spec: SweepSpec, configs: list[Configuration], budget: float | No
         from ragsweep.retrievers.chroma import client_for
 
         client_for(None, spec.vector_store.url)
-    if any(getattr(c.retriever, "store", None) == "neo4j" for c in configs):
+    if _uses_neo4j(configs):
         from ragsweep.graphs.neo4j_store import preflight
 
         preflight(spec.neo4j)
@@ -248,7 +248,7 @@ def _secret_values(spec: SweepSpec, configs: list[Configuration]) -> tuple[str, 
     import os
 
     names = sorted({e.api_key_env for e in _embeddings_in_use(configs) if getattr(e, "api_key_env", None)})
-    if any(getattr(c.retriever, "store", None) == "neo4j" for c in configs):
+    if _uses_neo4j(configs):
         names.append(spec.neo4j.password_env)
     return tuple(v for v in (os.environ.get(name, "") for name in names) if len(v) >= 4)
 
@@ -322,9 +322,13 @@ def _answer_all(spec, dataset, configs, pending, journal, cache: CacheDir, stats
         journal.flush()
 
 
+def _uses_neo4j(configs) -> bool:
+    return any(getattr(c.retriever, "store", None) == "neo4j" for c in configs)
+
+
 def _neo4j_connection(spec, configs):
     """The run's Neo4j connection when a configuration serves its graph from Neo4j."""
-    if not any(getattr(c.retriever, "store", None) == "neo4j" for c in configs):
+    if not _uses_neo4j(configs):
         return None
     from ragsweep.graphs.index import Neo4jConnection
 
@@ -492,9 +496,11 @@ def _answer_config(spec, config: Configuration, retrievers, questions: list[Ques
 
     llm_generated = spec.generator.kind == "llm"
     try:
-        retriever = retrievers.make(config.retriever, config.top_k)
+        retriever = retrievers.make(config.retriever, config.top_k)  # builds a knowledge graph on first use
         synth = None if llm_generated else ExtractiveSynthesizer(spec.generator.max_sentences)
         engine = RetrieverQueryEngine(retriever=retriever, response_synthesizer=synth) if synth else None
+    except (BudgetExhausted, LLMFatalError):
+        raise
     except Exception as exc:  # noqa: BLE001
         _fail_group([config], {config.config_hash: questions}, journal, stats, answer_bar,
                     f"building the query engine failed: {short_reason(exc)}")
@@ -742,10 +748,6 @@ def answer_question(spec: SweepSpec, config: Configuration, dataset: Dataset, qu
         bm25 = SharedResults(bm25_retriever(chunks, k), k) if config.retriever.kind in _USES_BM25 else None
         graphs = None
         if config.retriever.kind in _USES_GRAPH:
-            if config.retriever.store == "neo4j":
-                from ragsweep.graphs.neo4j_store import preflight
-
-                preflight(spec.neo4j)
             neo4j = _neo4j_connection(spec, [config])
             graphs = _chunk_graphs(spec, dataset, config, chunks, cache, k, stats, bars, llm, neo4j)
         vector = None
