@@ -33,11 +33,33 @@ def make_extractor(rspec, llm, workers: int = 8):
 
 def extractor_identity(rspec, llm_spec) -> dict:
     ident = rspec.graph_identity()
-    if rspec.extractor != "legal_patterns" and llm_spec is not None:
+    if rspec.uses_llm and llm_spec is not None:
         from ragsweep.pipelines.grid import llm_identity
 
         ident["llm"] = llm_identity(llm_spec)
     return ident
+
+
+def _remembered(memo: dict, key, make, failure: str):
+    """``memo[key]``, made on first use; a failure is remembered (as a RagsweepError prefixed with
+    ``failure``) and raised again for every later caller. Budget and fatal LLM errors stop the stage
+    instead and are not remembered: a later run with more budget makes it."""
+    if key not in memo:
+        from ragsweep.llm.budget import BudgetExhausted
+        from ragsweep.llm.engine import LLMFatalError
+
+        try:
+            memo[key] = make()
+        except (BudgetExhausted, LLMFatalError):
+            raise
+        except RagsweepError as exc:
+            memo[key] = exc
+        except Exception as exc:  # noqa: BLE001 - every configuration on this graph fails alike
+            memo[key] = RagsweepError(f"{failure}: {short_reason(exc)}")
+    got = memo[key]
+    if isinstance(got, Exception):
+        raise got
+    return got
 
 
 class Neo4jConnection:
@@ -97,21 +119,8 @@ class ChunkGraphs:
         from ragsweep.graphs.build import graph_key
 
         key = graph_key(self.corpus_fingerprint, self.chunk_digest, extractor_identity(rspec, self.spec.llm))
-        if key not in self._graphs:
-            from ragsweep.llm.budget import BudgetExhausted
-            from ragsweep.llm.engine import LLMFatalError
-
-            try:
-                self._graphs[key] = self._build(rspec, key)
-            except (BudgetExhausted, LLMFatalError):
-                raise  # stops the stage (not remembered: a later run with more budget builds it)
-            except Exception as exc:  # noqa: BLE001 - remembered: every configuration on this graph fails alike
-                self._graphs[key] = exc if isinstance(exc, RagsweepError) else RagsweepError(
-                    f"building the knowledge graph of {self.chunk_key} ({rspec.extractor}) failed: {short_reason(exc)}")
-        got = self._graphs[key]
-        if isinstance(got, Exception):
-            raise got
-        return got
+        return _remembered(self._graphs, key, lambda: self._build(rspec, key),
+                           f"building the knowledge graph of {self.chunk_key} ({rspec.extractor}) failed")
 
     def _build(self, rspec, key: str):
         from ragsweep.graphs.build import build_or_load
@@ -119,9 +128,10 @@ class ChunkGraphs:
 
         label = self._label(rspec)
         bar = self.bars.add(f"graph {label}", len(self.chunks))
+        workers = self.spec.llm.concurrency if self.spec.llm else 8
         with llm_scope(None, stage="graph_extraction", config_id=None):
             built = build_or_load(self.cache_root / "graphs" / f"{key}.json", key, self.chunks,
-                                  lambda: make_extractor(rspec, self.llm, self.spec.llm.concurrency if self.spec.llm else 8), lambda n: self.bars.advance(bar, n))
+                                  lambda: make_extractor(rspec, self.llm, workers), lambda n: self.bars.advance(bar, n))
         self.bars.complete(bar)
         self.stats.graphs[label] = {"key": key, "entities": built.entities, "relations": built.relations,
                                     "built": built.built, "seconds": round(built.seconds, 3)}
@@ -142,22 +152,12 @@ class ChunkGraphs:
         from ragsweep.retrievers.graph_keywords import EntityVocabulary
 
         built = self.graph(rspec)
-        skey = (built.key, rspec.store)
-        if skey not in self._served:
-            try:
-                if rspec.store == "simple":
-                    self._served[skey] = (built.store, EntityVocabulary.of(entity_ids(built.store)), "")
-                else:
-                    self._served[skey] = self._serve_neo4j(built, rspec)
-            except RagsweepError as exc:
-                self._served[skey] = exc
-            except Exception as exc:  # noqa: BLE001
-                self._served[skey] = RagsweepError(f"loading the knowledge graph of {self.chunk_key} into Neo4j "
-                                                   f"failed: {short_reason(exc)}")
-        got = self._served[skey]
-        if isinstance(got, Exception):
-            raise got
-        return got
+        if rspec.store == "simple":
+            return _remembered(self._served, (built.key, "simple"),
+                               lambda: (built.store, EntityVocabulary.of(entity_ids(built.store)), ""),
+                               f"serving the knowledge graph of {self.chunk_key} failed")
+        return _remembered(self._served, (built.key, "neo4j"), lambda: self._serve_neo4j(built, rspec),
+                           f"loading the knowledge graph of {self.chunk_key} into Neo4j failed")
 
     def _serve_neo4j(self, built, rspec):
         from ragsweep.graphs import neo4j_store

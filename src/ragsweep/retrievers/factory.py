@@ -32,57 +32,52 @@ class IndexRetrievers:
         if isinstance(spec, VectorSpec):
             assert self.vector is not None
             return MemoRetriever(self.vector, k)
-        if isinstance(spec, FusionSpec):
-            from llama_index.core.llms import MockLLM
-            from llama_index.core.retrievers.fusion_retriever import FUSION_MODES
-
-            from ragsweep.retrievers.fusion import WeightedFusionRetriever
-
-            assert self.bm25 is not None and self.vector is not None
-            if spec.num_queries > 1 and self.llm is None:
-                raise ValueError("fusion with num_queries > 1 needs the spec's llm for query rewrites")
-            return WeightedFusionRetriever(
-                [MemoRetriever(self.vector, k), MemoRetriever(self.bm25, k)],
-                mode=FUSION_MODES(spec.mode),
-                similarity_top_k=k,
-                num_queries=spec.num_queries,
-                use_async=False,
-                retriever_weights=list(spec.weights) if spec.weights else None,
-                rrf_weighted=spec.weights is not None,
-                # num_queries == 1: no query rewriting, so no LLM is ever called; MockLLM only
-                # keeps LlamaIndex from resolving its default OpenAI LLM (which needs a key).
-                llm=self.llm if spec.num_queries > 1 else MockLLM(),
-            )
         if isinstance(spec, KnowledgeGraphSpec):
             assert self.graphs is not None
             return MemoRetriever(self.graphs.shared(spec), k)
-        if isinstance(spec, HybridKGSpec):
-            from llama_index.core.llms import MockLLM
-            from llama_index.core.retrievers.fusion_retriever import FUSION_MODES
-
-            from ragsweep.retrievers.fusion import WeightedFusionRetriever
-
-            assert self.bm25 is not None and self.vector is not None and self.graphs is not None
-            return WeightedFusionRetriever(
-                [MemoRetriever(self.vector, k), MemoRetriever(self.bm25, k), MemoRetriever(self.graphs.shared(spec), k)],
-                mode=FUSION_MODES.RECIPROCAL_RANK, similarity_top_k=k, num_queries=1, use_async=False,
-                retriever_weights=list(spec.weights) if spec.weights else None, rrf_weighted=spec.weights is not None,
-                llm=MockLLM(),  # one query: never called
-            )
+        if isinstance(spec, (FusionSpec, HybridKGSpec)):
+            return self._fusion(spec, k)
         raise TypeError(type(spec).__name__)
 
+    def _fusion(self, spec: FusionSpec | HybridKGSpec, k: int):
+        """WeightedFusionRetriever over the memoised top-k views of the spec's parts."""
+        from llama_index.core.llms import MockLLM
+        from llama_index.core.retrievers.fusion_retriever import FUSION_MODES
+
+        from ragsweep.retrievers.fusion import WeightedFusionRetriever
+
+        num_queries = getattr(spec, "num_queries", 1)
+        if num_queries > 1 and self.llm is None:
+            raise ValueError("fusion with num_queries > 1 needs the spec's llm for query rewrites")
+        return WeightedFusionRetriever(
+            [MemoRetriever(shared, k) for _, shared in self._parts(spec)],
+            mode=FUSION_MODES(getattr(spec, "mode", "reciprocal_rerank")),
+            similarity_top_k=k,
+            num_queries=num_queries,
+            use_async=False,
+            retriever_weights=list(spec.weights) if spec.weights else None,
+            rrf_weighted=spec.weights is not None,
+            # num_queries == 1: no query rewriting, so no LLM is ever called; MockLLM only
+            # keeps LlamaIndex from resolving its default OpenAI LLM (which needs a key).
+            llm=self.llm if num_queries > 1 else MockLLM(),
+        )
+
     def _parts(self, spec: RetrieverSpec) -> list[tuple[str, SharedResults]]:
+        """The shared results a fusion combines, named as in the records' per-retriever ranks."""
         if isinstance(spec, FusionSpec):
-            return [("vector", self.vector), ("bm25", self.bm25)]
-        if isinstance(spec, HybridKGSpec):
-            return [("vector", self.vector), ("bm25", self.bm25), ("graph", self.graphs.shared(spec))]
-        return []
+            parts = [("vector", self.vector), ("bm25", self.bm25)]
+        elif isinstance(spec, HybridKGSpec):
+            assert self.graphs is not None
+            parts = [("vector", self.vector), ("bm25", self.bm25), ("graph", self.graphs.shared(spec))]
+        else:
+            return []
+        assert all(shared is not None for _, shared in parts)
+        return parts
 
     def source_ranks(self, spec: RetrieverSpec, k: int, query: str) -> dict[str, dict[str, int]]:
         """For fusions: node id -> {retriever: 1-based rank} in each sub-retriever's top k."""
         out: dict[str, dict[str, int]] = {}
         for name, shared in self._parts(spec):
-            assert shared is not None
             for rank, nws in enumerate(shared.peek(query)[:k], start=1):
                 out.setdefault(nws.node.node_id, {})[name] = rank
         return out
