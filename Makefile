@@ -15,6 +15,7 @@ $(VENV)/.installed: pyproject.toml
 
 demo: install
 	$(VENV)/bin/ragsweep run specs/demo.yaml
+	$(VENV)/bin/ragsweep report runs/demo
 
 test: install
 	$(PY) -m pytest

@@ -192,6 +192,39 @@ def base_run(make_spec, shared_cache, run_cli) -> Run:
     return run
 
 
+# The run the report, plot and notebook tests look at: every demo question (all four question types),
+# every retriever kind (BM25, vector, fusion, knowledge graph, hybrid_kg), answers by an LLM and stage-2
+# judges (correctness, faithfulness, relevancy) from the scripted OpenAI-compatible server. It has its own
+# cache directory: it embeds all 60 questions, which would change what other tests find in the shared cache.
+REPORT_SPLITTER = {"kind": "token", "chunk_size": 200, "chunk_overlap": 20}
+REPORT_RETRIEVERS = [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion"}, {"kind": "knowledge_graph"},
+                     {"kind": "hybrid_kg"}]
+REPORT_KEY = "sk-report-SECRET-5f2a9c0e"
+
+
+@pytest.fixture(scope="session")
+def report_run(make_spec, run_cli, tmp_path_factory) -> Run:
+    """A finished stage-2 run over all 60 demo questions (5 configurations; the server is stopped afterwards)."""
+    from fake_openai import FakeOpenAI
+
+    fake = FakeOpenAI(api_key=REPORT_KEY).start()
+    try:
+        spec = make_spec(
+            "report", splitters=[REPORT_SPLITTER], retrievers=REPORT_RETRIEVERS, top_k=[3],
+            generator={"kind": "llm"},
+            llm={"model": "report-model", "base_url": fake.base_url, "api_key_env": "REPORT_KEY", "concurrency": 8},
+            prices={"report-model": {"input": 1.0, "output": 2.0}},
+            stage2={"top_n": 2, "max_configs": 3})
+        cache = tmp_path_factory.mktemp("report-cache")
+        proc = run_cli("run", spec.path, "--cache", cache, env={"REPORT_KEY": REPORT_KEY}, timeout=400)
+        assert proc.returncode == 0, describe(proc)
+    finally:
+        fake.stop()
+    run = load_run(spec.run_dir, proc)
+    run.extra["spec"] = spec
+    return run
+
+
 def sigkill_when(proc: subprocess.Popen, progress, target: int, *, timeout: float, what: str,
                  stderr_path: Path, poll: float = 0.02) -> float:
     """Poll ``progress()`` until it reaches ``target``, then ``kill -9`` the process and reap it.

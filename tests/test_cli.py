@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ragsweep.config import load_spec
+from ragsweep.pipelines.outputs import FORMAT_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO_SPEC = ROOT / "specs" / "demo.yaml"
@@ -171,12 +172,12 @@ def test_validate_empty_corpus_names_the_corpus_file(tmp_path):
 def test_show_missing_directory(tmp_path):
     d = tmp_path / "no-such-run"
     line = one_error_line(cli("show", d))
-    assert line == f"error: {d}: no such run directory"
+    assert line.startswith(f"error: {d}: no such run directory") and "ragsweep run SPEC" in line
 
 
 def test_show_directory_without_manifest(tmp_path):
     line = one_error_line(cli("show", tmp_path))
-    assert line.startswith(f"error: {tmp_path}: no manifest.json")
+    assert line.startswith(f"error: {tmp_path}: not a ragsweep run directory (no manifest.json)")
     assert "ragsweep run" in line
 
 
@@ -189,7 +190,7 @@ def test_show_invalid_manifest(tmp_path):
 def test_show_unsupported_format_version(tmp_path):
     (tmp_path / "manifest.json").write_text(json.dumps({"format_version": 99}), encoding="utf-8")
     line = one_error_line(cli("show", tmp_path))
-    assert "99" in line and "not supported" in line
+    assert "run format 99" in line and "newer ragsweep" in line and "upgrade" in line
 
 
 # --------------------------------------------------------------------------- ask
@@ -197,7 +198,7 @@ def test_show_unsupported_format_version(tmp_path):
 def fake_run(tmp_path) -> Path:
     run = tmp_path / "run"
     run.mkdir()
-    manifest = {"format_version": 1, "spec": load_spec(DEMO_SPEC).model_dump(mode="json")}
+    manifest = {"format_version": FORMAT_VERSION, "spec": load_spec(DEMO_SPEC).model_dump(mode="json")}
     (run / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     return run
 
@@ -220,6 +221,6 @@ def test_ask_with_invalid_spec_in_manifest(tmp_path):
     run.mkdir()
     spec = load_spec(DEMO_SPEC).model_dump(mode="json")
     spec["top_k"] = [0]
-    (run / "manifest.json").write_text(json.dumps({"format_version": 1, "spec": spec}), encoding="utf-8")
+    (run / "manifest.json").write_text(json.dumps({"format_version": FORMAT_VERSION, "spec": spec}), encoding="utf-8")
     line = one_error_line(cli("ask", run, "token128-bm25-k3", "Q?"))
     assert line.startswith(f"error: {run}/manifest.json: top_k: ")

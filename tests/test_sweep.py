@@ -378,7 +378,23 @@ def test_resume_after_sigkill(base_run, make_spec, popen_cli, run_cli, read_run,
     rows, ok_rows = journal_rows(journal)
     assert 100 <= rows < total, f"{rows} of {total} answers journaled: the kill must land mid-sweep"
     assert ok_rows == rows  # nothing failed
-    assert not (spec.run_dir / "manifest.json").exists()  # outputs are written only at the end
+    # results are written at the end; until then the start-up manifest says "running", and a killed run is
+    # read from its journal: status "killed", the rows it has, a summary of them (load_run, show, report)
+    assert not (spec.run_dir / "records.parquet").exists()
+    from ragsweep.results import load_run as load_partial
+
+    killed = load_partial(spec.run_dir)
+    assert killed.status == "killed" and not killed.complete
+    assert len(killed.records) == rows and killed.records["error"].isna().all()
+    assert set(killed.summary.query("split == 'all'")["config_id"]) == set(killed.records["config_id"])
+    assert any("killed" in n for n in killed.notes) and any(f"{rows} of {total}" in n for n in killed.notes)
+    shown = run_cli("show", spec.run_dir)
+    assert shown.returncode == 0 and "killed" in shown.stdout and f"({rows}/{total} records)" in shown.stdout, \
+        describe(shown)
+    reported = run_cli("report", spec.run_dir, "--out", tmp_path / "killed.html")
+    assert reported.returncode == 0, describe(reported)
+    page = (tmp_path / "killed.html").read_text(encoding="utf-8")
+    assert 'id="status-banner"' in page and "killed" in page and f"{rows} of {total}" in page
     before = journal_payloads(journal)
     queries_missing = len(query_keys - embedding_keys(shared_cache))  # 48, or 0 if the kill came after embedding them
 

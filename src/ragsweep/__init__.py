@@ -1,3 +1,13 @@
 """ragsweep: configuration sweeps for retrieval-augmented generation, built on LlamaIndex."""
 
 __version__ = "0.1.0"
+__all__ = ["load_run", "RunData"]
+
+
+def __getattr__(name: str):
+    """``ragsweep.load_run`` without importing pandas when the CLI starts."""
+    if name in ("load_run", "RunData"):
+        from ragsweep import results
+
+        return getattr(results, name)
+    raise AttributeError(f"module 'ragsweep' has no attribute {name!r}")

@@ -85,7 +85,8 @@ def run(
         except BudgetExhausted as exc:
             stopped_by_budget = exc
             run_dir = Path(out or run_dir_for(s))
-        console.print(f"results: {run_dir}/ (manifest.json, records.parquet, summary.csv, comparisons.csv)")
+        console.print(f"results: {run_dir}/ (manifest.json, records.parquet, summary.csv, comparisons.csv); "
+                      f"HTML report: ragsweep report {run_dir}")
     except RagsweepError as exc:
         _fail(exc)
     if stopped_by_budget is not None:
@@ -154,6 +155,45 @@ def validate(spec: Path = typer.Argument(..., help="YAML sweep spec")) -> None:
         typer.echo(f"  {c.config_id}")
 
 
+_METRIC_HELP = "metric of the heatmap and the significance matrix (a column of summary.csv)"
+_SPLIT_HELP = ("questions the figures use: test (final figures), validation (used to select stage-2 "
+               "configurations) or all")
+
+
+def _load(run_dir: Path):
+    """A run directory as ``RunData``; exit 2 with one line if it cannot be read."""
+    from ragsweep.errors import RagsweepError
+    from ragsweep.results.run import load_run
+
+    try:
+        return load_run(run_dir)
+    except RagsweepError as exc:
+        _fail(exc)
+
+
+def _check_metric_split(run, metric: str, split: str) -> None:
+    from ragsweep.errors import RagsweepError
+
+    if split not in ("test", "validation", "all"):
+        _fail(RagsweepError(f"--split: {split!r}; choose test, validation or all"))
+    ranked = sorted(c[:-3] for c in run.summary.columns if c.endswith("_lo") and not c.endswith("_ms_lo"))
+    if ranked and metric not in ranked:
+        _fail(RagsweepError(f"--metric: {metric!r} is not a metric of this run; choose one of {', '.join(ranked)}"))
+
+
+def _headless() -> None:
+    """Figures go to files: matplotlib's Agg backend, no display needed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+
+
+def _status_line(run) -> str:
+    ds = run.meta.get("dataset", {})
+    return (f"{run.describe()}; dataset {ds.get('name')} {ds.get('fingerprint')}; "
+            f"generator {run.meta.get('generator', {}).get('label')}")
+
+
 @app.command()
 def show(
     run_dir: Path = typer.Argument(..., help="run directory"),
@@ -161,51 +201,88 @@ def show(
     split: str = typer.Option("test", "--split", help="questions to summarise: test (final figures), validation "
                               "(used to select stage-2 configurations) or all"),
 ) -> None:
-    """Print a finished (or partial) run's summary table."""
-    from ragsweep.errors import RagsweepError
-
-    try:
-        manifest, summary = _read_run(run_dir)
-    except RagsweepError as exc:
-        _fail(exc)
+    """Print a finished (or partial, or killed) run's summary table."""
+    run = _load(run_dir)
+    _check_metric_split(run, metric, split)
     from ragsweep.pipelines.outputs import TABLE_METRICS, print_summary
 
-    if "split" in summary.columns:
-        if split not in ("test", "validation", "all"):
-            _fail(RagsweepError(f"--split: {split!r}; choose test, validation or all"))
-        summary = summary[summary["split"] == split]
-    ranked = sorted(c[:-3] for c in summary.columns if c.endswith("_lo") and not c.endswith("_ms_lo"))
-    if metric not in ranked:
-        _fail(RagsweepError(f"--metric: {metric!r} is not a metric of this run; choose one of {', '.join(ranked)}"))
-    metrics = [metric] + [m for m in TABLE_METRICS if m != metric]
-    ds = manifest["dataset"]
     console = _console()
-    console.print(f"{run_dir}: {manifest['status']} ({manifest['records']}/{manifest['expected_records']} records); "
-                  f"dataset {ds['name']} {ds['fingerprint']}; generator {manifest['generator']['label']}")
-    print_summary(summary, console, title=f"{manifest['spec']['name']} ({split} questions)", metrics=metrics)
+    console.print(_status_line(run))
+    print_summary(run.split(split), console, title=f"{run.name} ({split} questions)",
+                  metrics=[metric] + [m for m in TABLE_METRICS if m != metric])
 
 
-def _read_run(run_dir: Path):
-    import json
+@app.command()
+def report(
+    run_dir: Path = typer.Argument(..., help="run directory"),
+    out: Optional[Path] = typer.Option(None, "--out", help="HTML file to write (default: RUN/report.html)"),
+    metric: str = typer.Option("bertscore_f1_rescaled", "--metric", help=_METRIC_HELP),
+    split: str = typer.Option("test", "--split", help=_SPLIT_HELP),
+) -> None:
+    """Write a self-contained HTML report of a run (works offline): summary with CIs, BERTScore
+    violins, retrieval and judge metrics, splitter x retriever heatmap, significance matrix, cost
+    and latency, and a per-question explorer."""
+    run = _load(run_dir)
+    _check_metric_split(run, metric, split)
+    from ragsweep.results.report.build import write_report
 
-    import pandas as pd
+    _headless()
+    path = write_report(run, out or run_dir / "report.html", metric, split)
+    typer.echo(_status_line(run))
+    typer.echo(f"report: {path} ({path.stat().st_size / 1e6:.1f} MB)")
 
+
+@app.command()
+def plot(
+    run_dir: Path = typer.Argument(..., help="run directory"),
+    out: Path = typer.Option(..., "--out", help="directory for the figure files"),
+    fmt: str = typer.Option("png", "--format", help="png, svg or pdf"),
+    metric: str = typer.Option("bertscore_f1_rescaled", "--metric", help=_METRIC_HELP),
+    split: str = typer.Option("test", "--split", help=_SPLIT_HELP),
+) -> None:
+    """Export each figure of the report as a file (matplotlib): OUT/<figure>.<format>."""
     from ragsweep.errors import RagsweepError
+    from ragsweep.results.figures import FORMATS, save_figures
 
-    mpath = run_dir / "manifest.json"
-    if not run_dir.is_dir():
-        raise RagsweepError(f"{run_dir}: no such run directory")
-    if not mpath.is_file():
-        raise RagsweepError(f"{run_dir}: no manifest.json; is this a ragsweep run directory? (run `ragsweep run SPEC`)")
+    if fmt not in FORMATS:
+        _fail(RagsweepError(f"--format: {fmt!r}; choose one of {', '.join(FORMATS)}"))
+    run = _load(run_dir)
+    _check_metric_split(run, metric, split)
+    if out.exists() and not out.is_dir():
+        _fail(RagsweepError(f"--out: {out} is a file; give a directory"))
+    typer.echo(_status_line(run))
+    _headless()
+    for path in save_figures(run, out, fmt, metric, split):
+        typer.echo(f"  {path}")
+
+
+@app.command()
+def compare(
+    run_a: Path = typer.Argument(..., help="first run directory (A)"),
+    run_b: Path = typer.Argument(..., help="second run directory (B)"),
+    metric: Optional[list[str]] = typer.Option(None, "--metric", help="metric(s) to compare (repeatable; default: "
+                                               "BERTScore F1 rescaled, nDCG, hit, MRR, span recall, and judges "
+                                               "present in both)"),
+    split: str = typer.Option("test", "--split", help="questions compared: test, validation or all"),
+    csv: Optional[Path] = typer.Option(None, "--csv", help="also write the full table (with CIs) to this CSV"),
+) -> None:
+    """Line up the configurations present in both runs and show B - A per metric, with paired tests
+    (sign-flip permutation, Holm-corrected) on the questions both runs answered."""
+    from ragsweep.errors import RagsweepError
+    from ragsweep.results.compare import compare_runs, print_comparison
+
+    a, b = _load(run_a), _load(run_b)
+    if split not in ("test", "validation", "all"):
+        _fail(RagsweepError(f"--split: {split!r}; choose test, validation or all"))
     try:
-        manifest = json.loads(mpath.read_text(encoding="utf-8"))
-    except ValueError:
-        raise RagsweepError(f"{mpath}: not valid JSON; re-run the sweep to rewrite it") from None
-    if manifest.get("format_version") not in (1, 2):
-        raise RagsweepError(f"{mpath}: run format {manifest.get('format_version')!r} is not supported by this version")
-    spath = run_dir / "summary.csv"
-    summary = pd.read_csv(spath) if spath.is_file() and spath.stat().st_size > 1 else pd.DataFrame()
-    return manifest, summary
+        result = compare_runs(a, b, metrics=metric or None, split=split)
+    except RagsweepError as exc:
+        _fail(exc)
+    console = _console()
+    print_comparison(result, console)
+    if csv is not None:
+        result.table.to_csv(csv, index=False)
+        console.print(f"table: {csv}")
 
 
 @app.command()
@@ -220,7 +297,9 @@ def ask(
 
     _quiet_libraries()
     try:
-        manifest, _ = _read_run(run_dir)
+        from ragsweep.results.run import read_manifest
+
+        manifest = read_manifest(run_dir)
         from ragsweep.config import parse_spec
         from ragsweep.datasets.load import load_dataset
         from ragsweep.pipelines.grid import expand

@@ -189,6 +189,16 @@ def paired_difference(
     )
 
 
+def compare_pair(a: Sequence[float], b: Sequence[float], n_resamples: int = 10_000, n_boot: int = 1000,
+              confidence: float = 0.95, seed: int = 0) -> dict:
+    """One paired comparison, ``a - b``: ``paired_difference`` (n, means, difference with CI, d_z) and the
+    two-sided ``paired_permutation_test`` p-value, as a dict."""
+    pair = paired_difference(a, b, n_boot, confidence, seed)
+    return {"n": pair.n, "mean_a": pair.mean_a, "mean_b": pair.mean_b, "diff": pair.diff, "diff_lo": pair.diff_lo,
+            "diff_hi": pair.diff_hi, "d_z": pair.d_z,
+            "p_value": paired_permutation_test(a, b, "two-sided", n_resamples, seed) if pair.n else float("nan")}
+
+
 def question_matrix(values: pd.DataFrame, metric: str) -> pd.DataFrame:
     """``values`` (config_id, qid, metric; one row each) as a qid × config_id matrix, both axes sorted.
 
@@ -258,23 +268,9 @@ def compare_to_best(
         return empty
     records = []
     for other in others:
-        a, b = matrix[best].to_numpy(), matrix[other].to_numpy()
-        pair = paired_difference(a, b, n_boot, confidence, seed)
-        records.append(
-            {
-                "metric": metric,
-                "best": best,
-                "other": other,
-                "n": pair.n,
-                "mean_best": pair.mean_a,
-                "mean_other": pair.mean_b,
-                "diff": pair.diff,
-                "diff_lo": pair.diff_lo,
-                "diff_hi": pair.diff_hi,
-                "d_z": pair.d_z,
-                "p_value": paired_permutation_test(a, b, "two-sided", n_resamples, seed),
-            }
-        )
+        t = compare_pair(matrix[best].to_numpy(), matrix[other].to_numpy(), n_resamples, n_boot, confidence, seed)
+        records.append({"metric": metric, "best": best, "other": other, "n": t["n"], "mean_best": t["mean_a"],
+                        "mean_other": t["mean_b"], **{k: t[k] for k in ("diff", "diff_lo", "diff_hi", "d_z", "p_value")}})
     sign = -1.0 if higher_is_better else 1.0
     records.sort(key=lambda r: (math.isnan(r["mean_other"]), sign * np.nan_to_num(r["mean_other"]), str(r["other"])))
     adjusted = holm([r["p_value"] for r in records])
@@ -282,3 +278,40 @@ def compare_to_best(
         r["p_holm"] = p
         r["significant"] = bool(p < alpha)
     return pd.DataFrame.from_records(records, columns=COMPARE_COLUMNS)
+
+
+PAIRWISE_COLUMNS = ["metric", "a", "b", "n", "mean_a", "mean_b", "diff", "diff_lo", "diff_hi", "d_z", "p_value",
+                    "p_holm", "significant"]
+
+
+def pairwise_tests(
+    values: pd.DataFrame,
+    metric: str,
+    *,
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    n_boot: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Every pair of configurations in ``values`` (config_id, qid, metric): the same paired test,
+    difference CI and effect size as ``compare_to_best``, Holm-adjusted across all pairs (the
+    family is the whole matrix, so a cell's star survives looking at every cell).
+
+    One row per unordered pair, ``a`` ranked above ``b`` (best mean first), ``diff = a - b``.
+    """
+    import pandas as pd
+
+    if values.empty:
+        return pd.DataFrame(columns=PAIRWISE_COLUMNS)
+    matrix = question_matrix(values, metric)
+    ranked = rank_configs(matrix)
+    rows = []
+    for i, a in enumerate(ranked):
+        for b in ranked[i + 1:]:
+            rows.append({"metric": metric, "a": a, "b": b,
+                         **compare_pair(matrix[a].to_numpy(), matrix[b].to_numpy(), n_resamples, n_boot, confidence, seed)})
+    for r, p in zip(rows, holm([r["p_value"] for r in rows])):
+        r["p_holm"] = p
+        r["significant"] = bool(p < alpha)
+    return pd.DataFrame.from_records(rows, columns=PAIRWISE_COLUMNS)

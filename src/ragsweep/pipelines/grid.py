@@ -71,6 +71,12 @@ class Configuration:
             "generator": self.generator,
         }
 
+    def labels(self) -> dict:
+        """The columns naming this configuration in records, summary and the manifest."""
+        return {"config_id": self.config_id, "config_hash": self.config_hash, "splitter": self.chunk_key,
+                "embedding": self.embedding.label() if self.embedding is not None else None,
+                "retriever": self.retriever.label(), "top_k": self.top_k}
+
     @cached_property
     def config_hash(self) -> str:
         return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:12]

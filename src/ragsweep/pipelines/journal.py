@@ -33,11 +33,16 @@ class Journal:
     """``secrets``: values (API keys) scrubbed from everything written, e.g. a server's error text."""
 
     def __init__(self, path: Path, flush_seconds: float = 0.5, flush_rows: int = 500,
-                 secrets: tuple[str, ...] = ()) -> None:
+                 secrets: tuple[str, ...] = (), read_only: bool = False) -> None:
         self._secrets = tuple(s for s in secrets if s)
-        from ragsweep.sqlite_store import open_store
+        if read_only:  # reading a run (perhaps while its sweep still writes): never create or change it
+            import sqlite3
 
-        self._db = open_store(path, _SCHEMA)
+            self._db = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=60)
+        else:
+            from ragsweep.sqlite_store import open_store
+
+            self._db = open_store(path, _SCHEMA)
         self._pending: list[tuple[str, tuple]] = []
         self._last = time.monotonic()
         self._flush_seconds = flush_seconds

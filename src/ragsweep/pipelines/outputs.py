@@ -26,7 +26,7 @@ JUDGE_METRICS = ["correctness", "correctness_pass", "faithfulness", "relevancy"]
 JUDGE_OF = {"correctness": "correctness", "correctness_pass": "correctness", "faithfulness": "faithfulness",
             "relevancy": "relevancy"}
 SPLITS = ["test", "validation", "all"]
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3  # 3: questions.parquet, status 'running' at start-up, configuration labels
 
 _PACKAGES = ["ragsweep", "llama-index-core", "llama-index-retrievers-bm25", "llama-index-vector-stores-chroma",
              "chromadb", "langchain-text-splitters", "langchain-experimental", "bert-score", "sentence-transformers",
@@ -45,15 +45,27 @@ def package_versions() -> dict[str, str]:
     return out
 
 
-def build_records(questions, configs, journal, scorer_key: str | None = None, split: dict | None = None,
+def question_rows(questions, split: dict | None = None) -> list[dict]:
+    """The questions as plain rows (written to ``questions.parquet``): what records need of them,
+    plus the gold evidence spans the report shows."""
+    return [{"qid": q.qid, "question": q.question, "qtype": q.qtype, "reference_answer": q.reference_answer,
+             "split": (split or {}).get(q.qid, "all"),
+             "evidence": [{"doc_id": e.doc_id, "start": e.start, "end": e.end} for e in q.evidence]}
+            for q in questions]
+
+
+def build_records(questions: list[dict], configs: list[dict], journal, scorer_key: str | None = None,
                   judge_keys: dict | None = None):
     """One row per (configuration, question) present in the journal, with scores joined in
     (only scores made with the current BERTScore settings, ``scorer_key``, when given) and, with
-    ``judge_keys``, the stage-2 judgements made with the current judge settings."""
+    ``judge_keys``, the stage-2 judgements made with the current judge settings.
+
+    ``questions`` are ``question_rows``, ``configs`` ``Configuration.labels()``: plain rows, so a
+    killed run's records can be rebuilt from its directory alone (``ragsweep.load_run``)."""
     import pandas as pd
 
-    by_hash = {c.config_hash: c for c in configs}
-    qs = {q.qid: q for q in questions}
+    by_hash = {c["config_hash"]: c for c in configs}
+    qs = {q["qid"]: q for q in questions}
     scores = {k: v for k, v in journal.scores().items() if scorer_key is None or v.get("scorer") == scorer_key}
     judged = journal.judgements(judge_keys) if judge_keys else {}
     rows = []
@@ -61,20 +73,17 @@ def build_records(questions, configs, journal, scorer_key: str | None = None, sp
         q = qs.get(qid)
         if q is None:
             continue
-        c = by_hash[h]
         row = {
-            "config_id": c.config_id, "config_hash": h, "splitter": c.chunk_key,
-            "embedding": c.embedding.label() if c.embedding is not None else None,
-            "retriever": c.retriever.label(), "top_k": c.top_k,
-            "qid": qid, "question": q.question, "qtype": q.qtype, "reference_answer": q.reference_answer,
-            "n_gold_spans": len(q.evidence),
+            **by_hash[h],
+            "qid": qid, "question": q["question"], "qtype": q["qtype"], "reference_answer": q["reference_answer"],
+            "n_gold_spans": len(q["evidence"]),
             "answer": payload.get("answer"), "answer_empty": payload.get("answer_empty"),
             "generator": payload.get("generator"), "sources": payload.get("sources") or [],
             **{m: payload.get(m) for m in RETRIEVAL_METRICS + LATENCY_METRICS},
             "error": payload.get("error"),
         }
         llm = payload.get("llm") or {}
-        row.update({"split": (split or {}).get(qid, "all"),
+        row.update({"split": q["split"],
                     "llm_calls": llm.get("llm_calls"), "llm_cached": llm.get("llm_cached"),
                     "prompt_tokens": llm.get("prompt_tokens"), "completion_tokens": llm.get("completion_tokens"),
                     "cost_usd": llm.get("cost_usd")})
@@ -97,16 +106,17 @@ def build_records(questions, configs, journal, scorer_key: str | None = None, sp
         return df
     for m in SUMMARY_METRICS + [m for m in JUDGE_METRICS if m in df.columns]:
         df[m] = pd.to_numeric(df[m], errors="coerce").astype("float64")
-    order = {c.config_hash: i for i, c in enumerate(configs)}
-    qorder = {q.qid: i for i, q in enumerate(questions)}
+    order = {c["config_hash"]: i for i, c in enumerate(configs)}
+    qorder = {q["qid"]: i for i, q in enumerate(questions)}
     df = df.sort_values(by=["config_hash", "qid"], key=lambda s: s.map(order if s.name == "config_hash" else qorder))
     return df.reset_index(drop=True)
 
 
-def build_summary(records, configs, spec, selection: dict | None = None):
+def build_summary(records, configs: list[dict], scoring: dict, seed: int, selection: dict | None = None):
     """Per configuration and split (test, validation, all): mean and bootstrap CI of every metric,
     counts of errors and empty answers, and for stage-2 judges the unmeasured count next to the
-    mean (which excludes them)."""
+    mean (which excludes them). ``configs`` are ``Configuration.labels()``; ``scoring`` the spec's
+    ``scoring`` section as a dict (``bootstrap_samples``, ``confidence``)."""
     import pandas as pd
 
     from ragsweep.evaluation.bootstrap import summarise
@@ -121,8 +131,7 @@ def build_summary(records, configs, spec, selection: dict | None = None):
             continue
         ok = recs[recs["error"].isna()]
         summ = summarise(ok, ["config_id"], SUMMARY_METRICS + judge_metrics,
-                         n_resamples=spec.scoring.bootstrap_samples, confidence=spec.scoring.confidence,
-                         seed=spec.seed)
+                         n_resamples=scoring["bootstrap_samples"], confidence=scoring["confidence"], seed=seed)
         aggs = dict(
             n_questions=("qid", "size"),
             n_errors=("error", lambda s: int(s.notna().sum())),
@@ -148,11 +157,7 @@ def build_summary(records, configs, spec, selection: dict | None = None):
         part = part.merge(summ, on="config_id", how="left")
         part.insert(1, "split", split)
         parts.append(part)
-    meta = pd.DataFrame([{
-        "config_id": c.config_id, "config_hash": c.config_hash, "splitter": c.chunk_key,
-        "embedding": c.embedding.label() if c.embedding is not None else None,
-        "retriever": c.retriever.label(), "top_k": c.top_k,
-    } for c in configs])
+    meta = pd.DataFrame(configs)
     if selection and selection.get("ranking"):
         rank = pd.DataFrame(selection["ranking"])[["config_id", "rank", "selected", "reason"]].rename(
             columns={"rank": "selection_rank", "selected": "stage2_selected", "reason": "selection_reason"})
@@ -203,12 +208,34 @@ def build_comparisons(records, spec, selection: dict | None):
     return out[["stage"] + [c for c in out.columns if c != "stage"]]
 
 
+def write_started(spec, dataset, questions, configs, run_dir: Path, limit, cache_dir: Path | None,
+                  scorer_key: str, split: dict) -> None:
+    """Before any work: ``questions.parquet`` and a manifest with status ``running``, so that a
+    killed sweep's directory still says what it was and ``load_run`` can rebuild its records
+    from the journal."""
+    import pandas as pd
+
+    run_dir.mkdir(parents=True, exist_ok=True)
+    rows = pd.DataFrame(question_rows(questions, split))
+    _atomic(run_dir / "questions.parquet", lambda p: rows.to_parquet(p, index=False))
+    manifest = _manifest(spec, dataset, questions, configs, None, limit, "running", None, run_dir)
+    manifest.update(_run_context(spec, questions, cache_dir, scorer_key, split))
+    if spec.stage2 is not None:
+        from ragsweep.pipelines.stage2 import judge_keys
+
+        manifest["stage2"] = {"judge_keys": judge_keys(spec), "selected": [], "skipped": "running"}
+    manifest["running"] = {"pid": os.getpid(), "host": platform.node(),
+                           "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    _write_manifest(run_dir, manifest)
+
+
 def write_outputs(spec, dataset, questions, configs, journal, run_dir: Path, stats, limit, console,
                   cache_dir: Path | None = None, scorer_key: str | None = None, split: dict | None = None,
                   stage2: dict | None = None) -> dict:
     keys = stage2.get("judge_keys") if stage2 else None
-    records = build_records(questions, configs, journal, scorer_key, split, keys)
-    summary = build_summary(records, configs, spec, stage2)
+    labels = [c.labels() for c in configs]
+    records = build_records(question_rows(questions, split), labels, journal, scorer_key, keys)
+    summary = build_summary(records, labels, spec.scoring.model_dump(), spec.seed, stage2)
     comparisons = build_comparisons(records, spec, stage2)
     run_dir.mkdir(parents=True, exist_ok=True)
     _atomic(run_dir / "records.parquet", lambda p: records.to_parquet(p, index=False))
@@ -222,21 +249,13 @@ def write_outputs(spec, dataset, questions, configs, journal, run_dir: Path, sta
                           | records["reference_answer"].fillna("").str.strip().eq("")).all()))
     if spec.stage2 is not None:
         complete = complete and _stage2_complete(records, stage2, spec)
-    manifest = _manifest(spec, dataset, questions, configs, stats, limit, complete, len(records), expected, run_dir)
-    manifest["cache_dir"] = str(Path(cache_dir).resolve()) if cache_dir is not None else None
-    if split is not None:
-        from ragsweep.evaluation.split import split_counts
-
-        used = {q.qid for q in questions}
-        manifest["split"] = {"validation_fraction": spec.split.validation_fraction, "seed": spec.seed,
-                             "stratify": spec.split.stratify,
-                             "counts": split_counts({k: v for k, v in split.items() if k in used}, questions)}
-    manifest["stage2"] = stage2
+    status = "complete" if complete else "incomplete"
     if stats.stopped:
-        manifest["status"] = "stopped_budget" if stats.stopped == "budget" else "incomplete"
-    _atomic(run_dir / "manifest.json",
-            lambda p: Path(p).write_text(json.dumps(manifest, indent=2, ensure_ascii=False, default=str),
-                                         encoding="utf-8"))
+        status = "stopped_budget" if stats.stopped == "budget" else "incomplete"
+    manifest = _manifest(spec, dataset, questions, configs, stats, limit, status, len(records), run_dir)
+    manifest.update(_run_context(spec, questions, cache_dir, scorer_key, split))
+    manifest["stage2"] = stage2
+    _write_manifest(run_dir, manifest)
     if console is not None:
         test = summary[summary["split"] == "test"] if not summary.empty else summary
         metrics = TABLE_METRICS
@@ -251,6 +270,26 @@ def write_outputs(spec, dataset, questions, configs, journal, run_dir: Path, sta
         if usage and usage.get("calls"):
             console.print(_usage_line(usage))
     return manifest
+
+
+def _run_context(spec, questions, cache_dir: Path | None, scorer_key: str | None, split: dict | None) -> dict:
+    """Where the run's shared state lives and which scores and split its records use."""
+    out = {"cache_dir": str(Path(cache_dir).resolve()) if cache_dir is not None else None,
+           "bertscore_key": scorer_key}
+    if split is not None:
+        from ragsweep.evaluation.split import split_counts
+
+        used = {q.qid for q in questions}
+        out["split"] = {"validation_fraction": spec.split.validation_fraction, "seed": spec.seed,
+                        "stratify": spec.split.stratify,
+                        "counts": split_counts({k: v for k, v in split.items() if k in used}, questions)}
+    return out
+
+
+def _write_manifest(run_dir: Path, manifest: dict) -> None:
+    _atomic(run_dir / "manifest.json",
+            lambda p: Path(p).write_text(json.dumps(manifest, indent=2, ensure_ascii=False, default=str),
+                                         encoding="utf-8"))
 
 
 def _stage2_complete(records, stage2, spec) -> bool:
@@ -299,7 +338,8 @@ def _usage_line(usage: dict) -> str:
             f"{usage.get('completion_tokens', 0)} completion tokens, {cost}")
 
 
-def _manifest(spec, dataset, questions, configs, stats, limit, complete, n_records, expected, run_dir) -> dict:
+def _manifest(spec, dataset, questions, configs, stats, limit, status: str, n_records: int | None, run_dir) -> dict:
+    """The manifest; ``stats`` None (at start-up) adds no invocation."""
     from ragsweep import __version__
 
     previous = []
@@ -309,7 +349,7 @@ def _manifest(spec, dataset, questions, configs, stats, limit, complete, n_recor
             previous = json.loads(old.read_text(encoding="utf-8")).get("invocations", [])
         except ValueError:
             previous = []
-    invocation = {
+    invocation = None if stats is None else {
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "argv": [os.path.basename(sys.argv[0])] + sys.argv[1:],
         "timings_s": {k: round(v, 3) for k, v in stats.timings.items()},
@@ -332,8 +372,8 @@ def _manifest(spec, dataset, questions, configs, stats, limit, complete, n_recor
     return {
         "format_version": FORMAT_VERSION,
         "ragsweep_version": __version__,
-        "status": "complete" if complete else "incomplete",
-        "records": n_records, "expected_records": expected,
+        "status": status,
+        "records": n_records, "expected_records": len(configs) * len(questions),
         "spec": spec.model_dump(mode="json"),
         "seed": spec.seed,
         "question_limit": limit,
@@ -345,13 +385,14 @@ def _manifest(spec, dataset, questions, configs, stats, limit, complete, n_recor
         },
         "generator": _generator_info(spec),
         "llm": _llm_info(spec),
-        "usage": usage_summary(stats.llm.get("spending", [])) if stats.llm else None,
+        "usage": usage_summary(stats.llm.get("spending", [])) if stats is not None and stats.llm else None,
         "bertscore": {"backbone": MINILM_ID if bs.model == "minilm" else bs.model, "num_layers": bs.num_layers or
                       (6 if bs.model == "minilm" else None), "baseline": bs.baseline},
-        "configurations": [{"config_id": c.config_id, "config_hash": c.config_hash, **c.resolved()} for c in configs],
+        "configurations": [{"config_id": c.config_id, "config_hash": c.config_hash, **c.resolved(),
+                            "labels": c.labels()} for c in configs],
         "versions": package_versions(),
         "platform": {"machine": platform.machine(), "system": platform.system(), "cpus": os.cpu_count()},
-        "invocations": previous + [invocation],
+        "invocations": previous + ([invocation] if invocation else []),
         "written_at": time.time(),
     }
 

@@ -61,9 +61,9 @@ def contexts_of(payload: dict, docs: dict[str, str]) -> list[str]:
 
 def run_stage2(spec, dataset, questions, configs, journal, clients, stats, bars, split, scorer_key):
     """Select, then judge what is not judged yet. Returns (info for the manifest, stopping error)."""
-    from ragsweep.pipelines.outputs import build_records
+    from ragsweep.pipelines.outputs import build_records, question_rows
 
-    records = build_records(questions, configs, journal, scorer_key)
+    records = build_records(question_rows(questions, split), [c.labels() for c in configs], journal, scorer_key)
     try:
         selection = select(spec, records, split)
     except RagsweepError as exc:

@@ -82,7 +82,7 @@ def run_sweep(
     the validation questions, over the test questions. ``budget`` (USD) bounds this invocation's
     LLM spending: the run stops cleanly before passing it, keeping what is done.
     """
-    from ragsweep.pipelines.outputs import write_outputs
+    from ragsweep.pipelines.outputs import write_outputs, write_started
     from ragsweep.pipelines.progress import Progress
 
     t_start = time.perf_counter()
@@ -120,6 +120,7 @@ def run_sweep(
 
             clients = LLMClients(spec, cache.llm_calls, run_id=run_id, budget_usd=budget)
         split = question_split(spec, dataset)
+        write_started(spec, dataset, questions, configs, run_dir, limit, cache.root, scorer_key, split)
         with bars:
             done = journal.done()
             pending = {

@@ -1,0 +1,174 @@
+"""``ragsweep compare RUN_A RUN_B``: the configurations present in both runs, metric by metric,
+B - A with paired tests on the questions both runs answered.
+
+Runs are paired per question (same qid and same question text), as configurations within a run
+are: the question-to-question variance cancels (Smucker, Allan & Carterette 2007, CIKM). Each
+(configuration, metric) difference gets a two-sided paired sign-flip permutation test, a
+paired-bootstrap CI and Cohen's d_z; p-values are Holm-adjusted across the configurations of each
+metric (Holm 1979). Runs over different questions are compared unpaired (means and their CIs
+only), and say so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ragsweep.errors import RagsweepError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ragsweep.results.run import RunData
+
+DEFAULT_METRICS = ["bertscore_f1_rescaled", "ndcg", "hit", "mrr", "span_recall"]
+JUDGE_METRICS = ["correctness", "correctness_pass", "faithfulness", "relevancy"]
+COLUMNS = ["config_id", "metric", "paired", "n", "mean_a", "mean_b", "diff", "diff_lo", "diff_hi", "d_z",
+           "p_value", "p_holm", "significant", "same_settings"]
+
+
+@dataclass
+class Comparison:
+    """``table``: one row per (shared configuration, metric), ``diff = B - A``; ``notes``: what was
+    matched and what was not."""
+
+    a: RunData
+    b: RunData
+    table: pd.DataFrame
+    only_a: list[str] = field(default_factory=list)
+    only_b: list[str] = field(default_factory=list)
+    questions_paired: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def compare_runs(a: RunData, b: RunData, metrics: list[str] | None = None, split: str = "test",
+                 alpha: float = 0.05, seed: int = 0) -> Comparison:
+    import pandas as pd
+
+    from ragsweep.evaluation.significance import holm
+
+    for run in (a, b):
+        if run.records.empty:
+            raise RagsweepError(f"{run.path}: has no records yet ({run.status}); nothing to compare")
+    ids_a, ids_b = _configs(a), _configs(b)
+    shared = [c for c in ids_a if c in ids_b]
+    if not shared:
+        raise RagsweepError(f"{a.path} and {b.path} share no configuration id (e.g. {next(iter(ids_a))} vs "
+                            f"{next(iter(ids_b))}); compare runs of specs with common splitters, embeddings, "
+                            "retrievers and top_k")
+    metrics = metrics or [m for m in DEFAULT_METRICS + JUDGE_METRICS if _has(a, m) and _has(b, m)]
+    missing = [m for m in metrics if not (_has(a, m) and _has(b, m))]
+    if missing:
+        both = sorted(set(_measured(a)) & set(_measured(b)))
+        raise RagsweepError(f"--metric: {', '.join(missing)} not measured in both runs; choose from {', '.join(both)}")
+    recs_a, recs_b = _rows(a, split), _rows(b, split)
+    common = _common_questions(recs_a, recs_b)
+    notes = _question_notes(a, b, recs_a, recs_b, common, split)
+    rows = []
+    for config in shared:
+        same = ids_a[config] == ids_b[config]
+        for m in metrics:
+            rows.append(_compare_one(config, m, recs_a, recs_b, common, same, seed))
+    table = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in ("p_holm", "significant")])
+    table["p_holm"] = float("nan")
+    for m in metrics:  # the family: this metric over every shared configuration
+        sel = table["metric"].eq(m) & table["p_value"].notna()
+        table.loc[sel, "p_holm"] = holm(table.loc[sel, "p_value"].tolist())
+    table["significant"] = table["p_holm"] < alpha
+    changed = [c for c in shared if ids_a[c] != ids_b[c]]
+    if changed:
+        notes.append(f"{len(changed)} shared configuration(s) have different settings in the two runs (other "
+                     f"configuration hash: generator, model, version...): {', '.join(changed[:5])}"
+                     + (" ..." if len(changed) > 5 else ""))
+    return Comparison(a, b, table[COLUMNS], [c for c in ids_a if c not in ids_b], [c for c in ids_b if c not in ids_a],
+                      len(common), notes)
+
+
+def _compare_one(config: str, metric: str, recs_a, recs_b, common: list[str], same: bool, seed: int) -> dict:
+    import numpy as np
+
+    from ragsweep.evaluation.bootstrap import bootstrap_ci
+    from ragsweep.evaluation.significance import compare_pair
+
+    va = recs_a[recs_a["config_id"] == config].set_index("qid")[metric]
+    vb = recs_b[recs_b["config_id"] == config].set_index("qid")[metric]
+    row = {"config_id": config, "metric": metric, "same_settings": same}
+    if common:  # B first: diff = B - A
+        t = compare_pair(vb.reindex(common).to_numpy(float), va.reindex(common).to_numpy(float), seed=seed)
+        return {**row, **t, "paired": True, "mean_a": t["mean_b"], "mean_b": t["mean_a"]}
+    mean_a, mean_b = bootstrap_ci(va.to_numpy(float), seed=seed)[0], bootstrap_ci(vb.to_numpy(float), seed=seed)[0]
+    nan = float("nan")
+    return {**row, "paired": False, "n": int(np.count_nonzero(~np.isnan(vb.to_numpy(float)))), "mean_a": mean_a,
+            "mean_b": mean_b, "diff": mean_b - mean_a, "diff_lo": nan, "diff_hi": nan, "d_z": nan, "p_value": nan}
+
+
+def _configs(run: RunData) -> dict[str, str]:
+    """config_id -> config_hash of the configurations with records, in the run's order."""
+    pairs = run.records[["config_id", "config_hash"]].drop_duplicates("config_id")
+    return dict(zip(pairs["config_id"], pairs["config_hash"]))
+
+
+def _measured(run: RunData) -> list[str]:
+    return [m for m in DEFAULT_METRICS + JUDGE_METRICS + [c for c in run.records.columns if c.startswith("bertscore_")]
+            + ["span_precision", "doc_mrr"] if _has(run, m)]
+
+
+def _has(run: RunData, metric: str) -> bool:
+    return metric in run.records.columns and bool(run.records[metric].notna().any())
+
+
+def _rows(run: RunData, split: str):
+    recs = run.records[run.records["error"].isna()]
+    return recs if split == "all" else recs[recs["split"] == split]
+
+
+def _common_questions(recs_a, recs_b) -> list[str]:
+    """qids both runs answered, with the same question text (a reused qid over other data is not a pair)."""
+    qa = recs_a.drop_duplicates("qid").set_index("qid")["question"]
+    qb = recs_b.drop_duplicates("qid").set_index("qid")["question"]
+    both = qa.index.intersection(qb.index)
+    return sorted(q for q in both if qa[q] == qb[q])
+
+
+def _question_notes(a, b, recs_a, recs_b, common: list[str], split: str) -> list[str]:
+    na, nb = recs_a["qid"].nunique(), recs_b["qid"].nunique()
+    notes = []
+    if not common:
+        notes.append(f"no question is in both runs' {split} questions: unpaired comparison (means only, no tests)")
+    elif len(common) < max(na, nb):
+        notes.append(f"paired on the {len(common)} {split} questions both runs answered ({na} in A, {nb} in B)")
+    fa, fb = (r.meta.get("dataset", {}).get("fingerprint") for r in (a, b))
+    if fa != fb:
+        notes.append(f"the runs' datasets differ (fingerprints {fa} and {fb})")
+    return notes
+
+
+def print_comparison(result: Comparison, console) -> None:
+    """A rich table: per shared configuration and metric, A, B, B - A [95% CI] and the Holm p-value."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    a, b = result.a, result.b
+    console.print(f"A: {a.describe()}")
+    console.print(f"B: {b.describe()}")
+    shared = result.table["config_id"].nunique()
+    console.print(f"{shared} configuration(s) in both; only in A: {len(result.only_a)}, only in B: "
+                  f"{len(result.only_b)}; {result.questions_paired} questions paired")
+    for note in result.notes:
+        console.print(f"note: {escape(note)}")
+    table = Table(caption="B - A with a 95% paired-bootstrap CI; p: two-sided paired permutation test, Holm-adjusted "
+                  "over the configurations of each metric; * p < 0.05", pad_edge=False)
+    for col, just in (("configuration", "left"), ("metric", "left"), ("n", "right"), ("A", "right"),
+                      ("B", "right"), ("B - A [95% CI]", "right"), ("p (Holm)", "right")):
+        table.add_column(col, justify=just, no_wrap=True)
+    for r in result.table.itertuples(index=False):
+        ci = f" [{r.diff_lo:+.3f}, {r.diff_hi:+.3f}]" if r.paired and r.n else ""
+        p = "-" if r.p_holm != r.p_holm else f"{r.p_holm:.4f}{' *' if r.significant else ''}"
+        cid = r.config_id + ("" if r.same_settings else " (changed)")
+        table.add_row(cid, r.metric, str(r.n), _f(r.mean_a), _f(r.mean_b), f"{r.diff:+.3f}{ci}" if r.diff == r.diff
+                      else "-", p)
+    console.print(table)
+
+
+def _f(v: float) -> str:
+    return "-" if v != v else f"{v:.3f}"

@@ -1,0 +1,71 @@
+"""Means with 95% bootstrap confidence intervals per configuration: retrieval metrics and judges.
+
+A dot-and-whisker ("forest") plot per metric, configurations on a shared axis, so overlapping
+intervals are seen at a glance (Cumming & Finch 2005, "Inference by eye", American Psychologist
+60(2), on reading CIs side by side).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ragsweep.results.figures.style import config_height, metric_name, ordered, retriever_legend, retriever_palette
+
+if TYPE_CHECKING:
+    from ragsweep.results.run import RunData
+
+RETRIEVAL = ["hit", "mrr", "ndcg", "span_recall", "span_precision", "doc_mrr"]
+
+
+def retrieval_intervals(run: RunData, split: str = "test"):
+    """Six panels (hit, MRR, nDCG, span recall/precision, document MRR) at each configuration's top_k."""
+    summary = run.split(split)
+    metrics = [m for m in RETRIEVAL if m in summary.columns and summary[m].notna().any()]
+    if not metrics:
+        return None
+    return forest(summary, metrics, sort_by="ndcg" if "ndcg" in metrics else metrics[0],
+                  title=f"Retrieval metrics at each configuration's top_k, {split} questions (mean, 95% CI)")
+
+
+def judge_intervals(run: RunData, split: str = "test"):
+    """Stage-2 judges on the judged configurations; None when the run has no judgements."""
+    judges = run.judges
+    summary = run.split(split)
+    if not judges or summary.empty:
+        return None
+    judged = summary[summary[judges].notna().any(axis=1)]
+    if judged.empty:
+        return None
+    return forest(judged, judges, sort_by=judges[0],
+                  title=f"LLM judges on the stage-2 configurations, {split} questions (mean, 95% CI)",
+                  limits={"correctness": (1, 5)})
+
+
+def forest(summary, metrics: list[str], sort_by: str, title: str, limits: dict | None = None):
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    order = ordered(summary, sort_by)
+    rows = summary.set_index("config_id").loc[order]
+    palette = retriever_palette(rows["retriever"])
+    colours = [palette[str(r)] for r in rows["retriever"]]
+    cols = len(metrics) if len(metrics) <= 4 else 3
+    nrows = -(-len(metrics) // cols)
+    fig, axes = plt.subplots(nrows, cols, sharey=True, squeeze=False,
+                             figsize=(3.4 * cols + 1.6, config_height(len(order)) * nrows))
+    y = np.arange(len(order))
+    for ax, m in zip(axes.flat, metrics):
+        mean, lo, hi = rows[m].to_numpy(float), rows[f"{m}_lo"].to_numpy(float), rows[f"{m}_hi"].to_numpy(float)
+        ax.hlines(y, lo, hi, colors=colours, linewidth=1.6)
+        ax.scatter(mean, y, c=colours, s=14, zorder=3)
+        ax.set_xlabel(metric_name(m))
+        ax.set_xlim(*(limits or {}).get(m, (min(0.0, np.nanmin(lo) if np.isfinite(lo).any() else 0.0), 1.0)))
+        ax.grid(axis="x", alpha=0.3)
+        ax.set_yticks(y, order)
+    axes[0, 0].invert_yaxis()  # shared: best at the top of every panel
+    for ax in list(axes.flat)[len(metrics):]:
+        ax.set_visible(False)
+    fig.supylabel("configuration", fontsize=9)
+    retriever_legend(fig, palette)
+    fig.suptitle(f"{title}; best {metric_name(sort_by)} first")
+    return fig

@@ -1,0 +1,94 @@
+"""What every figure shares: print-legible fonts, one colour per retriever kind, metric names.
+
+Figures are sized from their content, so 50 configuration names stay legible at 8 pt in print.
+The command line draws with matplotlib's Agg backend (no display needed); in a notebook the
+figures use the notebook's backend.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# One fixed colour per retriever kind (Okabe & Ito 2008 colour-blind-safe palette), so a retriever
+# keeps its colour across figures and runs; other labels get the remaining colours in order.
+KIND_COLOURS = {"bm25": "#E69F00", "vector": "#0072B2", "fusion": "#009E73", "kg": "#CC79A7",
+                "hybrid": "#D55E00"}
+_SPARE = ["#56B4E9", "#F0E442", "#000000", "#999999", "#882255", "#44AA99"]
+
+METRIC_NAMES = {
+    "bertscore_p": "BERTScore precision", "bertscore_r": "BERTScore recall", "bertscore_f1": "BERTScore F1",
+    "bertscore_p_rescaled": "BERTScore precision (rescaled)", "bertscore_r_rescaled": "BERTScore recall (rescaled)",
+    "bertscore_f1_rescaled": "BERTScore F1 (rescaled)",
+    "hit": "hit@k", "mrr": "MRR@k", "ndcg": "nDCG@k", "span_recall": "span recall@k",
+    "span_precision": "span precision@k", "doc_mrr": "document MRR@k",
+    "correctness": "correctness (1-5)", "correctness_pass": "correctness pass rate",
+    "faithfulness": "faithfulness pass rate", "relevancy": "relevancy pass rate",
+    "retrieval_ms": "retrieval latency (ms)", "query_embedding_ms": "query embedding (ms)",
+    "generation_ms": "generation latency (ms)",
+}
+
+
+def metric_name(metric: str) -> str:
+    return METRIC_NAMES.get(metric, metric)
+
+
+def retriever_kind(label: str) -> str:
+    """The family of a retriever label (``fusion-w0.7`` -> fusion, ``hybrid-kg`` -> hybrid, ``kg-d2`` -> kg)."""
+    for kind in ("hybrid", "fusion", "bm25", "vector", "kg"):
+        if str(label).startswith(kind):
+            return kind
+    return str(label)
+
+
+def retriever_palette(labels) -> dict[str, str]:
+    """A colour per retriever label: its kind's colour; several labels of one kind get spare colours."""
+    out: dict[str, str] = {}
+    spare = iter(_SPARE * 4)
+    used: set[str] = set()
+    for label in sorted(set(map(str, labels))):
+        colour = KIND_COLOURS.get(retriever_kind(label))
+        if colour is None or colour in used:
+            colour = next(spare)
+        used.add(colour)
+        out[label] = colour
+    return out
+
+
+RC = {
+    "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9, "xtick.labelsize": 8, "ytick.labelsize": 8,
+    "legend.fontsize": 8, "figure.dpi": 100, "savefig.dpi": 200, "savefig.bbox": "tight",
+    "axes.spines.top": False, "axes.spines.right": False, "svg.fonttype": "none", "pdf.fonttype": 42,
+    "figure.constrained_layout.use": True,
+}
+
+
+def context():
+    """Print-legible settings (fonts >= 8 pt, text kept as text in SVG/PDF) for drawing *and* saving,
+    applied only inside the block, so a notebook's own matplotlib settings and backend are left alone."""
+    import matplotlib
+
+    return matplotlib.rc_context(RC)
+
+
+def config_height(n: int, per: float = 0.22, base: float = 1.4) -> float:
+    """Figure height (inches) for ``n`` configurations on the y axis at 8 pt."""
+    return base + per * max(n, 1)
+
+
+def ordered(summary: pd.DataFrame, metric: str) -> list[str]:
+    """Configuration ids best first by ``metric`` (NaN last, ties by id)."""
+    s = summary[["config_id", metric]].copy()
+    s["_nan"] = s[metric].isna()
+    return s.sort_values(["_nan", metric, "config_id"], ascending=[True, False, True])["config_id"].tolist()
+
+
+def retriever_legend(fig, palette: dict[str, str]) -> None:
+    """One legend for the whole figure, below the panels, so it covers neither data nor the title."""
+    from matplotlib.patches import Patch
+
+    handles = [Patch(facecolor=c, label=label) for label, c in palette.items()]
+    fig.legend(handles=handles, title="retriever", frameon=False, loc="outside lower center",
+               ncol=min(len(handles), 6))

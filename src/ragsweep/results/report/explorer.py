@@ -1,0 +1,78 @@
+"""The per-question explorer's data: every question with each configuration's answer, scores,
+judge verdicts (with reasoning) and retrieved sources (document, span, score, per-retriever ranks,
+graph triplets, whether it overlaps gold evidence)."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from ragsweep.results.run import as_list, overlaps_gold
+
+if TYPE_CHECKING:
+    from ragsweep.results.run import RunData
+
+JUDGES = ("correctness", "faithfulness", "relevancy")
+
+
+def explorer_data(run: RunData) -> dict:
+    recs = run.records
+    questions = run.questions
+    if questions.empty and not recs.empty:  # no questions table: take what the records carry
+        questions = recs.drop_duplicates("qid")[["qid", "question", "qtype", "reference_answer", "split"]].assign(
+            evidence=[[] for _ in range(recs["qid"].nunique())])
+    gold = {q.qid: list(q.evidence) for q in questions.itertuples()}
+    configs = list(dict.fromkeys(recs["config_id"])) if not recs.empty else []
+    index = {c: i for i, c in enumerate(configs)}
+    meta = recs.drop_duplicates("config_id").set_index("config_id") if not recs.empty else None
+    judges = [j for j in JUDGES if f"{j}_status" in recs.columns and recs[f"{j}_status"].notna().any()]
+    answers: dict[str, list] = {}
+    for r in recs.to_dict("records"):
+        answers.setdefault(r["qid"], []).append({
+            "c": index[r["config_id"]], "answer": r.get("answer"), "error": _clean(r.get("error")),
+            "bs": _num(r.get("bertscore_f1_rescaled")), "ndcg": _num(r.get("ndcg")), "hit": _num(r.get("hit")),
+            "judges": {j: _judge(r, j) for j in judges},
+            "sources": [_source(s, gold.get(r["qid"], [])) for s in as_list(r.get("sources"))],
+        })
+    return {
+        "questions": [{"qid": q.qid, "question": q.question, "type": _clean(q.qtype), "split": q.split,
+                       "ref": _clean(q.reference_answer),
+                       "gold": [[g["doc_id"], int(g["start"]), int(g["end"])] for g in gold.get(q.qid, [])]}
+                      for q in questions.itertuples() if q.qid in answers],
+        "configs": [{"id": c, "splitter": meta.loc[c, "splitter"], "retriever": meta.loc[c, "retriever"],
+                     "top_k": int(meta.loc[c, "top_k"])} for c in configs],
+        "judges": judges,
+        "answers": answers,
+    }
+
+
+def _judge(row: dict, judge: str) -> dict | None:
+    status = _clean(row.get(f"{judge}_status"))
+    if status is None:
+        return None
+    reasoning = _clean(row.get("correctness_reasoning")) if judge == "correctness" else None
+    return {"status": status, "score": _num(row.get(judge)), "reason": _clean(row.get(f"{judge}_reason")),
+            "reasoning": reasoning or _clean(row.get(f"{judge}_raw"))}
+
+
+def _source(s: dict, gold: list) -> dict:
+    return {"rank": s.get("rank"), "doc": s.get("doc_id"), "start": s.get("start"), "end": s.get("end"),
+            "score": _num(s.get("score")), "rv": s.get("rank_vector"), "rb": s.get("rank_bm25"),
+            "rg": s.get("rank_graph"), "triplets": [str(t) for t in as_list(s.get("triplets"))],
+            "gold": overlaps_gold(s, gold)}
+
+
+def _num(v) -> float | None:
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(f) else round(f, 5)
+
+
+def _clean(v):
+    """None for missing values (pandas gives NaN for a missing string)."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return None
+    return v
+

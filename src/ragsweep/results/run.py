@@ -1,0 +1,253 @@
+"""Read a run directory into pandas: ``load_run(path)`` for notebooks, the report, plots and compare.
+
+A finished run is read from the files the sweep wrote (``records.parquet``, ``summary.csv``,
+``comparisons.csv``, ``manifest.json``, ``questions.parquet``). A sweep that is still running, or
+was killed, has only its start-up manifest (status ``running``) and its journal: then the
+records are rebuilt from the journal by the same code the sweep uses, and the summary is
+recomputed from them, so a partial run can be looked at with what it has.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ragsweep.errors import RagsweepError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+STATUSES = ("complete", "incomplete", "stopped_budget", "running", "killed")
+
+
+@dataclass
+class RunData:
+    """One run directory as DataFrames.
+
+    ``records``: one row per (configuration, question); ``summary``: per configuration and split,
+    means with ``_lo``/``_hi`` CIs; ``manifest``: one row per configuration (its labels and resolved
+    settings, flattened); ``questions``: qid, question, type, reference answer, split and gold
+    evidence spans; ``comparisons``: best configuration vs each other one (empty when not written);
+    ``meta``: ``manifest.json`` as written. ``status`` is the manifest's, or ``running`` /
+    ``killed`` for a sweep that has not written its results; ``notes`` say what is partial.
+    """
+
+    path: Path
+    status: str
+    records: pd.DataFrame
+    summary: pd.DataFrame
+    manifest: pd.DataFrame
+    questions: pd.DataFrame
+    comparisons: pd.DataFrame
+    meta: dict
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return str(self.meta.get("spec", {}).get("name") or self.path.name)
+
+    @property
+    def complete(self) -> bool:
+        return self.status == "complete"
+
+    @property
+    def invocations(self) -> pd.DataFrame:
+        """One row per ``ragsweep run`` that wrote this directory: timings (seconds) and counters."""
+        import pandas as pd
+
+        return pd.json_normalize(self.meta.get("invocations") or [], sep=".")
+
+    @property
+    def judges(self) -> list[str]:
+        """Stage-2 judge metrics present in the records (correctness, correctness_pass, ...)."""
+        from ragsweep.pipelines.outputs import JUDGE_METRICS
+
+        return [m for m in JUDGE_METRICS if m in self.records.columns and self.records[m].notna().any()]
+
+    def split(self, name: str = "test") -> pd.DataFrame:
+        """The summary rows of one split (``test``, ``validation`` or ``all``)."""
+        if self.summary.empty:
+            return self.summary
+        return self.summary[self.summary["split"] == name].reset_index(drop=True)
+
+    def sources(self) -> pd.DataFrame:
+        """One row per retrieved source (config_id, qid, rank, doc_id, start, end, score, per-retriever
+        ranks, triplets), with ``gold``: whether it overlaps a gold evidence span of its question."""
+        import pandas as pd
+
+        gold = {r.qid: list(r.evidence) for r in self.questions.itertuples()} if not self.questions.empty else {}
+        rows = []
+        for rec in self.records[["config_id", "qid", "sources"]].itertuples(index=False):
+            spans = gold.get(rec.qid) or []
+            for s in as_list(rec.sources):
+                rows.append({"config_id": rec.config_id, "qid": rec.qid, **s, "gold": overlaps_gold(s, spans)})
+        return pd.DataFrame(rows)
+
+    def describe(self) -> str:
+        """One line: name, status, records and what is partial."""
+        m = self.meta
+        line = f"{self.path}: {self.name}, {self.status} ({len(self.records)}/{m.get('expected_records')} records)"
+        return line + "".join(f"; {n}" for n in self.notes)
+
+
+def load_run(path: str | os.PathLike) -> RunData:
+    """Load a run directory (``runs/NAME``); a missing, foreign, old-format or unreadable one
+    raises ``RagsweepError`` with one line saying what to do."""
+    import pandas as pd
+
+    run_dir = Path(path)
+    meta = read_manifest(run_dir)
+    notes: list[str] = []
+    status = meta.get("status")
+    questions = _read_questions(run_dir)
+    configs = pd.DataFrame([_config_row(c) for c in meta.get("configurations", [])])
+    if status == "running":
+        status, note = _running_state(meta)
+        notes.append(note)
+        records, summary = _from_journal(run_dir, meta, questions)
+        comparisons = pd.DataFrame()
+    else:
+        records = _read_table(run_dir / "records.parquet", pd.read_parquet)
+        summary = _read_table(run_dir / "summary.csv", pd.read_csv)
+        comparisons = _read_table(run_dir / "comparisons.csv", pd.read_csv, required=False)
+    expected = meta.get("expected_records")
+    if status != "complete":
+        failed = int(records["error"].notna().sum()) if "error" in records.columns else 0
+        notes.append(f"{len(records)} of {expected} (configuration, question) rows present, {failed} failed"
+                     + ("; stopped by --budget" if status == "stopped_budget" else ""))
+    return RunData(run_dir, status, records, summary, configs, questions, comparisons, meta, notes)
+
+
+def read_manifest(run_dir: Path) -> dict:
+    """``manifest.json`` of a run directory in the current format, or a one-line error."""
+    from ragsweep.pipelines.outputs import FORMAT_VERSION
+
+    if not run_dir.exists():
+        raise RagsweepError(f"{run_dir}: no such run directory (a run is written to OUTPUT_DIR/NAME by "
+                            "`ragsweep run SPEC`)")
+    if not run_dir.is_dir():
+        raise RagsweepError(f"{run_dir}: not a directory; give the run directory (e.g. runs/demo), not a file in it")
+    mpath = run_dir / "manifest.json"
+    if not mpath.is_file():
+        if (run_dir / "journal.sqlite").is_file():
+            raise RagsweepError(f"{run_dir}: has a journal but no manifest.json (a sweep killed before it wrote one, "
+                                "or an older ragsweep); run `ragsweep run SPEC` again to write it (finished work "
+                                "is reused)")
+        raise RagsweepError(f"{run_dir}: not a ragsweep run directory (no manifest.json); run `ragsweep run SPEC` "
+                            "to make one")
+    try:
+        meta = json.loads(mpath.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        raise RagsweepError(f"{mpath}: not valid JSON; run `ragsweep run SPEC` again to rewrite it") from None
+    version = meta.get("format_version") if isinstance(meta, dict) else None
+    if not isinstance(version, int):
+        raise RagsweepError(f"{mpath}: no format_version; not a ragsweep manifest")
+    if version < FORMAT_VERSION:
+        raise RagsweepError(f"{run_dir}: written by an older ragsweep (run format {version}, this version reads "
+                            f"{FORMAT_VERSION}); run `ragsweep run SPEC` with this version to rewrite it from its "
+                            "journal (finished work is reused, nothing is recomputed)")
+    if version > FORMAT_VERSION:
+        raise RagsweepError(f"{run_dir}: written by a newer ragsweep (run format {version}, this version reads "
+                            f"{FORMAT_VERSION}); upgrade ragsweep to read it")
+    return meta
+
+
+def _running_state(meta: dict) -> tuple[str, str]:
+    """``running`` when the sweep's process is alive on this host, else ``killed``."""
+    info = meta.get("running") or {}
+    pid, host = info.get("pid"), info.get("host")
+    started = info.get("started_at", "?")
+    if host == platform.node() and isinstance(pid, int) and _alive(pid):
+        return "running", f"a sweep is still running (pid {pid}, started {started}); results so far"
+    if host not in (None, platform.node()):
+        return "killed", (f"the sweep started {started} on {host} has not written its results (still running "
+                          "there, or killed); results so far, from its journal")
+    return "killed", (f"the sweep started {started} stopped before writing its results (killed?); results so far, "
+                      "from its journal; run `ragsweep run SPEC` again to finish it")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _from_journal(run_dir: Path, meta: dict, questions: pd.DataFrame):
+    import pandas as pd
+
+    from ragsweep.pipelines.journal import Journal
+    from ragsweep.pipelines.outputs import build_records, build_summary
+
+    jpath = run_dir / "journal.sqlite"
+    if not jpath.is_file() or questions.empty:
+        return pd.DataFrame(), pd.DataFrame()
+    labels = [c["labels"] for c in meta.get("configurations", [])]
+    journal = Journal(jpath, read_only=True)
+    try:
+        keys = (meta.get("stage2") or {}).get("judge_keys")
+        records = build_records(questions.to_dict("records"), labels, journal, meta.get("bertscore_key"), keys)
+    finally:
+        journal.close()
+    spec = meta.get("spec", {})
+    summary = build_summary(records, labels, spec.get("scoring", {"bootstrap_samples": 1000, "confidence": 0.95}),
+                            meta.get("seed", 0))
+    return records, summary
+
+
+def _read_questions(run_dir: Path) -> pd.DataFrame:
+    import pandas as pd
+
+    q = _read_table(run_dir / "questions.parquet", pd.read_parquet)
+    if not q.empty:
+        q["evidence"] = q["evidence"].map(as_list)
+    return q
+
+
+def _read_table(path: Path, reader, required: bool = True) -> pd.DataFrame:
+    import pandas as pd
+
+    if not path.is_file():
+        if required:
+            raise RagsweepError(f"{path}: missing; run `ragsweep run SPEC` again to rewrite the run's files")
+        return pd.DataFrame()
+    try:
+        return reader(path)
+    except pd.errors.EmptyDataError:
+        return pd.DataFrame()
+    except Exception as exc:  # noqa: BLE001 - a damaged file of any kind: say which one
+        raise RagsweepError(f"{path}: unreadable ({type(exc).__name__}); run `ragsweep run SPEC` again to "
+                            "rewrite it") from None
+
+
+def _config_row(c: dict) -> dict:
+    """A manifest configuration flattened: labels first, then resolved settings as ``retriever.kind``..."""
+    import pandas as pd
+
+    resolved = {k: v for k, v in c.items() if k not in ("labels", "config_id", "config_hash")}
+    flat = pd.json_normalize(resolved, sep=".").iloc[0].to_dict() if resolved else {}
+    labels = c.get("labels") or {}
+    return {**labels, **{k: v for k, v in flat.items() if k not in labels}}
+
+
+def as_list(value) -> list:
+    """Parquet gives nested lists back as numpy arrays (and a missing one as None or NaN); make
+    them lists (of dicts)."""
+    if value is None or isinstance(value, float):
+        return []
+    return [dict(v) if isinstance(v, dict) else v for v in list(value)]
+
+
+def overlaps_gold(source: dict, spans: list[dict]) -> bool:
+    """Whether a retrieved source overlaps a gold evidence span by at least one character (the
+    relevance rule of the retrieval metrics)."""
+    start, end = source.get("start"), source.get("end")
+    return start is not None and end is not None and any(
+        g["doc_id"] == source.get("doc_id") and start < g["end"] and g["start"] < end for g in spans)
