@@ -194,12 +194,23 @@ def test_explorer_shows_answers_sources_ranks_triplets_and_reasoning(page, repor
     assert "vector rank" in hy_text and "bm25 rank" in hy_text and "graph rank" in hy_text
 
     judged = rec[(rec["qid"] == qid) & rec["correctness_status"].eq("ok")].iloc[0]
+    judged_ids = set(rec.loc[rec["correctness_status"].notna(), "config_id"])
     j_row = pg.locator(f"#answers-table > tbody > tr[data-config='{judged['config_id']}']")
     j_row.locator("button.toggle").click()
     j_text = j_row.locator("xpath=following-sibling::tr[1]").inner_text()
     assert f"correctness: {judged['correctness']:g}" in j_text
     assert judged["correctness_reasoning"] in j_text
     assert "faithfulness:" in j_text and "relevancy:" in j_text
+    # a judge column: only the stage-2 configurations were judged; unjudged ones sort last both ways
+    header = pg.locator("#answers-table > thead th", has_text="correctness")
+    for direction in ("descending", "ascending"):
+        header.click()
+        assert header.get_attribute("aria-sort") == direction
+        scores = column(pg, "#answers-table", "correctness")
+        filled = [float(v) for v in scores if v != ""]
+        assert filled and scores[:len(filled)] == [v for v in scores if v != ""]  # blanks at the end
+        assert len(scores) - len(filled) == rows.count() - len(judged_ids & set(rec.loc[rec["qid"] == qid,
+                                                                                       "config_id"]))
     # sorting the answers keeps each detail row under its answer
     pg.locator("#answers-table > thead th", has_text="configuration").click()
     after = pg.locator(f"#answers-table > tbody > tr[data-config='{kg_id}'] + tr.detail")

@@ -14,6 +14,7 @@ import platform
 import shutil
 import struct
 import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -101,9 +102,14 @@ def test_running_run_is_rebuilt_from_its_journal_exactly(report_run, tmp_path):
     for f in ("records.parquet", "summary.csv", "comparisons.csv"):
         (d / f).unlink()
     meta = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
-    edit_manifest(d, status="running", running={"pid": os.getpid(), "host": platform.node(),
-                                                "started_at": "2026-01-01T00:00:00+00:00"})
-    live = load_run(d)
+    sweep = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "ragsweep", "run"])
+    try:
+        edit_manifest(d, status="running", running={"pid": sweep.pid, "host": platform.node(),
+                                                    "started_at": "2026-01-01T00:00:00+00:00"})
+        live = load_run(d)
+    finally:
+        sweep.kill()
+        sweep.wait()
     assert live.status == "running" and any("still running" in n for n in live.notes)
     cols = [c for c in report_run.records.columns if c != "sources"]
     got = live.records[cols].sort_values(["config_id", "qid"]).reset_index(drop=True)
@@ -119,6 +125,42 @@ def test_running_run_is_rebuilt_from_its_journal_exactly(report_run, tmp_path):
     dead.wait()
     edit_manifest(d, running={"pid": dead.pid, "host": platform.node(), "started_at": meta["written_at"]})
     assert load_run(d).status == "killed"
+    # the pid reused by another program after the kill: still killed
+    other = subprocess.Popen(["sleep", "60"])
+    try:
+        edit_manifest(d, running={"pid": other.pid, "host": platform.node(), "started_at": meta["written_at"]})
+        assert load_run(d).status == "killed"
+    finally:
+        other.kill()
+        other.wait()
+    # started on another machine: this one cannot tell
+    edit_manifest(d, running={"pid": 1, "host": "elsewhere.example", "started_at": meta["written_at"]})
+    other_host = load_run(d)
+    assert other_host.status == "unfinished" and any("elsewhere.example" in n for n in other_host.notes)
+    # a damaged journal is one line, not a traceback
+    (d / "journal.sqlite").write_bytes(b"not a database")
+    for f in ("journal.sqlite-wal", "journal.sqlite-shm"):
+        (d / f).unlink(missing_ok=True)
+    with pytest.raises(RagsweepError, match="journal.sqlite: unreadable"):
+        load_run(d)
+
+
+def test_report_of_a_run_with_a_failed_row_and_no_answer(report_run, tmp_path):
+    """A failed row has no answer (NaN in pandas): the report still builds, with the failure shown, and
+    its data block is valid JSON (no NaN)."""
+    from ragsweep.results.report.build import build_report
+    from ragsweep.results.report.explorer import explorer_data
+
+    run = load_run(report_run.run_dir)
+    i = run.records.index[0]
+    run.records.loc[i, ["answer", "bertscore_f1_rescaled"]] = [float("nan"), float("nan")]
+    run.records.loc[i, "error"] = "RuntimeError: <b>boom</b>"
+    data = explorer_data(run)
+    row = next(r for r in data["answers"][run.records.loc[i, "qid"]] if r["error"])
+    assert row["answer"] is None and row["bs"] is None
+    json.dumps(data, allow_nan=False)
+    page = build_report(run)
+    assert "RuntimeError: \\u003cb>boom\\u003c/b>" in page and "<b>boom</b>" not in page
 
 
 @pytest.mark.parametrize("case", ["missing", "file", "empty_dir", "journal_only", "bad_json", "old_format",
@@ -190,6 +232,26 @@ def test_plot_exports_every_figure_in_each_format(report_run, run_cli, tmp_path)
             assert "median latency per question (ms)" in files["latency"].read_text(encoding="utf-8")
             assert "USD" in files["llm_spending"].read_text(encoding="utf-8")
             assert "correctness (1-5)" in files["judge_scores"].read_text(encoding="utf-8")
+
+
+def test_report_refuses_bad_options(report_run, run_cli, tmp_path):
+    one_line_error(run_cli("report", report_run.run_dir, "--out", tmp_path), "is a directory", "report.html")
+    (tmp_path / "f").write_text("x")
+    one_line_error(run_cli("report", report_run.run_dir, "--out", tmp_path / "f" / "r.html"), "cannot write")
+    one_line_error(run_cli("report", report_run.run_dir, "--metric", "bleu"), "--metric")
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_a_split_without_questions_is_refused(base_run, make_spec, shared_cache, run_cli, tmp_path):
+    """--limit 1 keeps one question, a validation one: figures on the test split would be empty."""
+    spec = make_spec("one-question", retrievers=[{"kind": "bm25"}], top_k=[3])
+    proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", 1)
+    assert proc.returncode == 0, describe(proc)
+    run = load_run(spec.run_dir)
+    assert set(run.records["split"]) == {"validation"}
+    for cmd in (["report", spec.run_dir], ["plot", spec.run_dir, "--out", tmp_path], ["show", spec.run_dir]):
+        one_line_error(run_cli(*cmd), "no test questions", "validation, all")
+    assert run_cli("report", spec.run_dir, "--split", "all").returncode == 0
 
 
 def test_plot_refuses_bad_options(report_run, run_cli, tmp_path):
@@ -290,3 +352,5 @@ def test_compare_refuses_what_it_cannot_compare(base_run, report_run, run_cli):
     one_line_error(run_cli("compare", base_run.run_dir, base_run.run_dir, "--metric", "correctness"),
                    "--metric", "not measured in both runs")
     one_line_error(run_cli("compare", base_run.run_dir, base_run.run_dir, "--split", "dev"), "--split")
+    one_line_error(run_cli("compare", base_run.run_dir, base_run.run_dir, "--csv", "/proc/x/y.csv"), "--csv",
+                   "cannot write")

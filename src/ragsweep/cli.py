@@ -179,6 +179,10 @@ def _check_metric_split(run, metric: str, split: str) -> None:
     ranked = sorted(c[:-3] for c in run.summary.columns if c.endswith("_lo") and not c.endswith("_ms_lo"))
     if ranked and metric not in ranked:
         _fail(RagsweepError(f"--metric: {metric!r} is not a metric of this run; choose one of {', '.join(ranked)}"))
+    if not run.summary.empty and run.split(split).empty:
+        have = sorted(set(run.summary["split"]) - {"all"})
+        _fail(RagsweepError(f"--split: this run has no {split} questions (it has: {', '.join(have + ['all'])}); "
+                            "choose one of those"))
 
 
 def _headless() -> None:
@@ -224,10 +228,14 @@ def report(
     and latency, and a per-question explorer."""
     run = _load(run_dir)
     _check_metric_split(run, metric, split)
+    from ragsweep.errors import RagsweepError
     from ragsweep.results.report.build import write_report
 
     _headless()
-    path = write_report(run, out or run_dir / "report.html", metric, split)
+    try:
+        path = write_report(run, out or run_dir / "report.html", metric, split)
+    except RagsweepError as exc:
+        _fail(exc)
     typer.echo(_status_line(run))
     typer.echo(f"report: {path} ({path.stat().st_size / 1e6:.1f} MB)")
 
@@ -252,8 +260,12 @@ def plot(
         _fail(RagsweepError(f"--out: {out} is a file; give a directory"))
     typer.echo(_status_line(run))
     _headless()
-    for path in save_figures(run, out, fmt, metric, split):
-        typer.echo(f"  {path}")
+    try:
+        for path in save_figures(run, out, fmt, metric, split):
+            typer.echo(f"  {path}")
+    except OSError as exc:
+        _fail(RagsweepError(f"--out: cannot write figures to {out} ({exc.strerror or exc}); choose a writable "
+                            "directory"))
 
 
 @app.command()
@@ -281,7 +293,10 @@ def compare(
     console = _console()
     print_comparison(result, console)
     if csv is not None:
-        result.table.to_csv(csv, index=False)
+        try:
+            result.table.to_csv(csv, index=False)
+        except OSError as exc:
+            _fail(RagsweepError(f"--csv: cannot write {csv} ({exc.strerror or exc}); choose a writable path"))
         console.print(f"table: {csv}")
 
 

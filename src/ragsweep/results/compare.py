@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 DEFAULT_METRICS = ["bertscore_f1_rescaled", "ndcg", "hit", "mrr", "span_recall"]
 JUDGE_METRICS = ["correctness", "correctness_pass", "faithfulness", "relevancy"]
+JUDGE_OF = {"correctness": "correctness", "correctness_pass": "correctness", "faithfulness": "faithfulness",
+            "relevancy": "relevancy"}
 COLUMNS = ["config_id", "metric", "paired", "n", "mean_a", "mean_b", "diff", "diff_lo", "diff_hi", "d_z",
            "p_value", "p_holm", "significant", "same_settings"]
 
@@ -75,6 +77,7 @@ def compare_runs(a: RunData, b: RunData, metrics: list[str] | None = None, split
         sel = table["metric"].eq(m) & table["p_value"].notna()
         table.loc[sel, "p_holm"] = holm(table.loc[sel, "p_value"].tolist())
     table["significant"] = table["p_holm"] < alpha
+    notes += _scoring_notes(a, b, metrics)
     changed = [c for c in shared if ids_a[c] != ids_b[c]]
     if changed:
         notes.append(f"{len(changed)} shared configuration(s) have different settings in the two runs (other "
@@ -100,6 +103,22 @@ def _compare_one(config: str, metric: str, recs_a, recs_b, common: list[str], sa
     nan = float("nan")
     return {**row, "paired": False, "n": int(np.count_nonzero(~np.isnan(vb.to_numpy(float)))), "mean_a": mean_a,
             "mean_b": mean_b, "diff": mean_b - mean_a, "diff_lo": nan, "diff_hi": nan, "d_z": nan, "p_value": nan}
+
+
+def _scoring_notes(a: RunData, b: RunData, metrics: list[str]) -> list[str]:
+    """Scores made with other settings (BERTScore backbone/layer/baseline, judge model or prompt) are not
+    on the same scale: say so next to the deltas."""
+    notes = []
+    if any(m.startswith("bertscore_") for m in metrics) and a.meta.get("bertscore_key") != b.meta.get("bertscore_key"):
+        notes.append(f"BERTScore settings differ between the runs (A: {a.meta.get('bertscore')}, B: "
+                     f"{b.meta.get('bertscore')}): BERTScore deltas mix the change with the scorer")
+    keys_a = (a.meta.get("stage2") or {}).get("judge_keys") or {}
+    keys_b = (b.meta.get("stage2") or {}).get("judge_keys") or {}
+    judges = sorted({JUDGE_OF[m] for m in metrics if m in JUDGE_OF and keys_a.get(JUDGE_OF[m]) != keys_b.get(JUDGE_OF[m])})
+    if judges:
+        notes.append(f"judge settings (model, prompt or parameters) differ for {', '.join(judges)}: their deltas mix "
+                     "the change with the judge")
+    return notes
 
 
 def _configs(run: RunData) -> dict[str, str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +22,7 @@ from ragsweep.errors import RagsweepError
 if TYPE_CHECKING:
     import pandas as pd
 
-STATUSES = ("complete", "incomplete", "stopped_budget", "running", "killed")
+STATUSES = ("complete", "incomplete", "stopped_budget", "running", "killed", "unfinished")
 
 
 @dataclass
@@ -114,12 +115,38 @@ def load_run(path: str | os.PathLike) -> RunData:
         records = _read_table(run_dir / "records.parquet", pd.read_parquet)
         summary = _read_table(run_dir / "summary.csv", pd.read_csv)
         comparisons = _read_table(run_dir / "comparisons.csv", pd.read_csv, required=False)
-    expected = meta.get("expected_records")
     if status != "complete":
-        failed = int(records["error"].notna().sum()) if "error" in records.columns else 0
-        notes.append(f"{len(records)} of {expected} (configuration, question) rows present, {failed} failed"
-                     + ("; stopped by --budget" if status == "stopped_budget" else ""))
+        notes.append(_what_it_has(records, meta, status))
     return RunData(run_dir, status, records, summary, configs, questions, comparisons, meta, notes)
+
+
+def _what_it_has(records: pd.DataFrame, meta: dict, status: str) -> str:
+    """What an unfinished run holds: rows answered and failed, answers not scored, judgements missing."""
+    expected = meta.get("expected_records")
+    if records.empty:
+        return f"0 of {expected} (configuration, question) rows answered yet"
+    parts = [f"{len(records)} of {expected} (configuration, question) rows present",
+             f"{int(records['error'].notna().sum())} failed"]
+    has_ref = records["reference_answer"].fillna("").astype(str).str.strip().ne("")
+    unscored = int((records["error"].isna() & has_ref & records["bertscore_f1"].isna()).sum())
+    if unscored:
+        parts.append(f"{unscored} answers not scored yet")
+    stage2 = meta.get("stage2") or {}
+    if stage2.get("selected"):
+        judged = records[records["config_id"].isin(stage2["selected"]) & records["split"].eq("test")]
+        for judge in stage2.get("judges") or []:
+            col = f"{judge}_status"
+            missing = int((~judged[col].isin(["ok", "unmeasured"])).sum()) if col in judged.columns else len(judged)
+            if missing:
+                parts.append(f"{missing} {judge} judgements missing")
+    elif stage2.get("skipped") or stage2.get("error"):
+        parts.append(f"stage 2 not run ({stage2.get('error') or stage2.get('skipped')})")
+    stopped = ((meta.get("invocations") or [{}])[-1] or {}).get("stopped")
+    if status == "stopped_budget":
+        parts.append("stopped by --budget")
+    elif stopped:
+        parts.append(f"last run stopped: {stopped}")
+    return ", ".join(parts)
 
 
 def read_manifest(run_dir: Path) -> dict:
@@ -157,27 +184,34 @@ def read_manifest(run_dir: Path) -> dict:
 
 
 def _running_state(meta: dict) -> tuple[str, str]:
-    """``running`` when the sweep's process is alive on this host, else ``killed``."""
+    """``running`` when the sweep's process is alive on this host, ``killed`` when it is not, and
+    ``unfinished`` when it ran on another host (this one cannot tell)."""
     info = meta.get("running") or {}
     pid, host = info.get("pid"), info.get("host")
     started = info.get("started_at", "?")
-    if host == platform.node() and isinstance(pid, int) and _alive(pid):
-        return "running", f"a sweep is still running (pid {pid}, started {started}); results so far"
     if host not in (None, platform.node()):
-        return "killed", (f"the sweep started {started} on {host} has not written its results (still running "
-                          "there, or killed); results so far, from its journal")
+        return "unfinished", (f"the sweep started {started} on {host} has not written its results (still running "
+                              "there, or killed); results so far, from its journal")
+    if isinstance(pid, int) and _is_sweep(pid):
+        return "running", f"a sweep is still running (pid {pid}, started {started}); results so far"
     return "killed", (f"the sweep started {started} stopped before writing its results (killed?); results so far, "
                       "from its journal; run `ragsweep run SPEC` again to finish it")
 
 
-def _alive(pid: int) -> bool:
+def _is_sweep(pid: int) -> bool:
+    """Whether ``pid`` is alive and (where /proc tells) a ragsweep process: a pid reused by another
+    program after the sweep was killed does not count."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    return True
+        pass
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    try:
+        return b"ragsweep" in cmdline.read_bytes()
+    except OSError:
+        return not cmdline.parent.parent.is_dir()  # no /proc (macOS): alive is all we know
 
 
 def _from_journal(run_dir: Path, meta: dict, questions: pd.DataFrame):
@@ -187,15 +221,19 @@ def _from_journal(run_dir: Path, meta: dict, questions: pd.DataFrame):
     from ragsweep.pipelines.outputs import build_records, build_summary
 
     jpath = run_dir / "journal.sqlite"
-    if not jpath.is_file() or questions.empty:
+    if not jpath.is_file() or questions.empty:  # killed before its first answer was committed
         return pd.DataFrame(), pd.DataFrame()
     labels = [c["labels"] for c in meta.get("configurations", [])]
-    journal = Journal(jpath, read_only=True)
     try:
-        keys = (meta.get("stage2") or {}).get("judge_keys")
-        records = build_records(questions.to_dict("records"), labels, journal, meta.get("bertscore_key"), keys)
-    finally:
-        journal.close()
+        journal = Journal(jpath, read_only=True)
+        try:
+            keys = (meta.get("stage2") or {}).get("judge_keys")
+            records = build_records(questions.to_dict("records"), labels, journal, meta.get("bertscore_key"), keys)
+        finally:
+            journal.close()
+    except sqlite3.Error as exc:
+        raise RagsweepError(f"{jpath}: unreadable ({exc}); run `ragsweep run SPEC` again (with --fresh if the journal "
+                            "is damaged)") from None
     spec = meta.get("spec", {})
     summary = build_summary(records, labels, spec.get("scoring", {"bootstrap_samples": 1000, "confidence": 0.95}),
                             meta.get("seed", 0))

@@ -43,11 +43,16 @@ def retriever_kind(label: str) -> str:
     return str(label)
 
 
-def retriever_palette(labels) -> dict[str, str]:
+def retriever_palette(labels) -> dict[str, object]:
     """A colour per retriever label: its kind's colour; several labels of one kind get spare colours."""
-    out: dict[str, str] = {}
-    spare = iter(_SPARE * 4)
-    used: set[str] = set()
+    import itertools
+
+    import matplotlib
+
+    # after the spare colours, matplotlib's tab20 (20 more), then repeats: never runs out
+    spare = itertools.chain(_SPARE, itertools.cycle(matplotlib.colormaps["tab20"].colors))
+    out: dict[str, object] = {}
+    used: set = set()
     for label in sorted(set(map(str, labels))):
         colour = KIND_COLOURS.get(retriever_kind(label))
         if colour is None or colour in used:

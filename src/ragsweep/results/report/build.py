@@ -25,8 +25,8 @@ CAPTIONS = {
     "bertscore_violins": "Per-question BERTScore of each configuration's answers against the reference answers "
                          "(precision, recall, F1; baseline-rescaled so that 0 is the score of unrelated "
                          "sentences), one violin per configuration coloured by retriever, best mean F1 first.",
-    "retrieval_metrics": "Mean retrieval metrics at each configuration's top_k with 95% percentile-bootstrap "
-                         "intervals. A chunk is relevant when it overlaps a gold evidence span, so splitters "
+    "retrieval_metrics": "Mean retrieval metrics at each configuration's top_k with percentile-bootstrap "
+                         "confidence intervals. A chunk is relevant when it overlaps a gold evidence span, so splitters "
                          "are comparable; out-of-scope questions are excluded.",
     "judge_scores": "Stage-2 LLM judges on the configurations selected on the validation questions: "
                     "correctness 1-5, and pass rates; unparseable verdicts are excluded, not counted as fails.",
@@ -45,10 +45,20 @@ SECTIONS = [("summary", "Summary"), ("bertscore", "BERTScore"), ("retrieval", "R
 
 
 def write_report(run: RunData, out: Path, metric: str = "bertscore_f1_rescaled", split: str = "test") -> Path:
-    out.parent.mkdir(parents=True, exist_ok=True)
+    from ragsweep.errors import RagsweepError
+
+    if out.is_dir():
+        raise RagsweepError(f"--out: {out} is a directory; give the HTML file to write, e.g. {out / 'report.html'}")
+    text = build_report(run, metric, split)
     tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(build_report(run, metric, split), encoding="utf-8")
-    tmp.replace(out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(out)
+    except OSError as exc:
+        if tmp.parent.is_dir():
+            tmp.unlink(missing_ok=True)
+        raise RagsweepError(f"--out: cannot write {out} ({exc.strerror or exc}); choose a writable path") from None
     return out
 
 
@@ -153,9 +163,15 @@ def _summary(run: RunData, split: str) -> str:
                       for s in splits)
     controls = (f'<div class="controls"><label>questions <select id="split-select">{options}</select></label>'
                 '<label>filter <input id="summary-filter" type="search" placeholder="configuration id"></label>'
-                '<span class="muted">click a column to sort; mean with [95% bootstrap CI]</span></div>')
+                f'<span class="muted">click a column to sort; mean with [{_confidence(run)} bootstrap CI]</span></div>')
     tables = "".join(_summary_table(run, s) for s in splits)
     return controls + tables
+
+
+def _confidence(run: RunData) -> str:
+    """The CI level the run's summary was computed at, e.g. "95%"."""
+    level = (run.meta.get("spec", {}).get("scoring") or {}).get("confidence", 0.95)
+    return f"{100 * float(level):g}%"
 
 
 def _summary_table(run: RunData, split: str) -> str:
@@ -204,7 +220,8 @@ def _comparisons(run: RunData) -> str:
     c = run.comparisons
     if c.empty:
         return ""
-    head = ["stage", "metric", "best", "other", "n", "mean best", "mean other", "diff [95% CI]", "d_z", "p", "p (Holm)"]
+    head = ["stage", "metric", "best", "other", "n", "mean best", "mean other", f"diff [{_confidence(run)} CI]", "d_z",
+            "p", "p (Holm)"]
     body = []
     for r in c.to_dict("records"):
         body.append("<tr>" + "".join([
@@ -213,7 +230,7 @@ def _comparisons(run: RunData) -> str:
             _num_cell(r["mean_other"], 3),
             f'<td class="num" data-v="{_fmt(r["diff"], 6)}">{_fmt(r["diff"], 3)} '
             f'<span class="ci">[{_fmt(r["diff_lo"], 3)}, {_fmt(r["diff_hi"], 3)}]</span></td>',
-            _num_cell(r["d_z"], 2) if not _inf(r["d_z"]) else f'<td class="num">{_e(r["d_z"])}</td>',
+            _num_cell(r["d_z"], 2) if not _inf(r["d_z"]) else f'<td class="num" data-v="">{_e(r["d_z"])}</td>',
             _num_cell(r["p_value"], 4), _num_cell(r["p_holm"], 4)]) + "</tr>")
     ths = "".join(f"<th>{_e(h)}</th>" for h in head)
     return ("<h3>Best configuration against each other one (test questions)</h3>"
@@ -239,9 +256,8 @@ def _usage(run: RunData) -> str:
     buckets += [(f"judge: {k}", b) for k, b in sorted((usage.get("by_judge") or {}).items())]
     rows = []
     for label, b in buckets + [("total", usage)]:
-        cost = "-" if b.get("cost_usd") is None else f"{b['cost_usd']:.4f}"
         rows.append(f"<tr><td>{_e(label)}</td>{_num_cell(b.get('calls'), 0)}{_num_cell(b.get('prompt_tokens'), 0)}"
-                    f"{_num_cell(b.get('completion_tokens'), 0)}<td class=\"num\">{cost}</td></tr>")
+                    f"{_num_cell(b.get('completion_tokens'), 0)}{_num_cell(b.get('cost_usd'), 4)}</tr>")
     return ('<table class="sortable" id="usage"><thead><tr><th>what</th><th class="num">calls</th>'
             '<th class="num">prompt tokens</th><th class="num">completion tokens</th><th class="num">USD</th>'
             f"</tr></thead><tbody>{''.join(rows)}</tbody></table>")

@@ -29,13 +29,13 @@ def explorer_data(run: RunData) -> dict:
     answers: dict[str, list] = {}
     for r in recs.to_dict("records"):
         answers.setdefault(r["qid"], []).append({
-            "c": index[r["config_id"]], "answer": r.get("answer"), "error": _clean(r.get("error")),
+            "c": index[r["config_id"]], "answer": _clean(r.get("answer")), "error": _clean(r.get("error")),
             "bs": _num(r.get("bertscore_f1_rescaled")), "ndcg": _num(r.get("ndcg")), "hit": _num(r.get("hit")),
             "judges": {j: _judge(r, j) for j in judges},
             "sources": [_source(s, gold.get(r["qid"], [])) for s in as_list(r.get("sources"))],
         })
     return {
-        "questions": [{"qid": q.qid, "question": q.question, "type": _clean(q.qtype), "split": q.split,
+        "questions": [{"qid": q.qid, "question": _clean(q.question), "type": _clean(q.qtype), "split": _clean(q.split),
                        "ref": _clean(q.reference_answer),
                        "gold": [[g["doc_id"], int(g["start"]), int(g["end"])] for g in gold.get(q.qid, [])]}
                       for q in questions.itertuples() if q.qid in answers],
@@ -71,8 +71,10 @@ def _num(v) -> float | None:
 
 
 def _clean(v):
-    """None for missing values (pandas gives NaN for a missing string)."""
-    if v is None or (isinstance(v, float) and math.isnan(v)):
+    """None for missing values (pandas gives NaN, or NA with its string dtype, for a missing string)."""
+    import pandas as pd
+
+    if v is None or (not isinstance(v, (list, dict, tuple)) and pd.isna(v)):
         return None
     return v
 

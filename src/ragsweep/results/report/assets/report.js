@@ -2,7 +2,7 @@
 // Self-contained (no libraries, no network); data comes from the JSON block in this page.
 "use strict";
 (function () {
-  function num(v) { var x = parseFloat(v); return isNaN(x) ? null : x; }
+  function num(v) { if (v === null || String(v).trim() === "") return null; var x = Number(v); return isFinite(x) ? x : null; }
   function cellValue(td) { return td.hasAttribute("data-v") ? td.getAttribute("data-v") : td.textContent.trim(); }
 
   function sortTable(table, col, dir) {
@@ -117,7 +117,7 @@
     }
 
     function judgeCell(j) {
-      if (!j) return el("td", {text: "-"});
+      if (!j) return el("td", {cls: "num", "data-v": "", text: "-"});
       return el("td", {cls: j.status === "ok" ? "num" : "num err", "data-v": j.score === null ? "" : j.score,
         text: j.status === "ok" ? String(j.score) : j.status});
     }
