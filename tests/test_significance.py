@@ -176,3 +176,28 @@ def test_compare_to_best_given_best_lower_is_better_and_empty():
     assert list(compare_to_best(values.iloc[:0], "ndcg").columns) == COMPARE_COLUMNS
     single = compare_to_best(values[values.config_id == "a"], "ndcg")
     assert single.empty and list(single.columns) == COMPARE_COLUMNS
+
+
+def test_cached_sign_flips_give_the_uncached_p_values():
+    """The sign-flip matrix of a (question count, resamples, seed) is drawn once and reused by the next
+    tests; the p-values are those of drawing it afresh, and reuse does not change it."""
+    from ragsweep.evaluation import significance as sig
+
+    rng = np.random.default_rng(3)
+    n, resamples = 40, 3000
+    pairs = [(rng.normal(0.1 * k, 1, n), rng.normal(0, 1, n)) for k in range(4)]
+
+    def uncached(a, b):
+        d = a - b
+        observed, gamma = d.mean(), abs(d.mean()) * np.finfo(float).eps * 100
+        null = np.concatenate([s @ d / n for s in sig._sign_chunks(n, resamples, 0)])
+        less, greater = np.sum(null <= observed + gamma), np.sum(null >= observed - gamma)
+        return min(1.0, 2 * min((less + 1) / (resamples + 1), (greater + 1) / (resamples + 1)))
+
+    sig._cached_sign_chunks.cache_clear()
+    first = [paired_permutation_test(a, b, n_resamples=resamples) for a, b in pairs]
+    assert sig._cached_sign_chunks.cache_info().hits == len(pairs) - 1
+    again = [paired_permutation_test(a, b, n_resamples=resamples) for a, b in pairs]
+    assert first == again == pytest.approx([uncached(a, b) for a, b in pairs], abs=0)
+    assert len({round(p, 12) for p in first}) > 1  # the pairs differ, so the shared null is not a constant answer
+    assert not any(c.flags.writeable for c in sig._cached_sign_chunks(n, resamples, 0))

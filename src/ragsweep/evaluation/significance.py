@@ -8,6 +8,7 @@ CIKM, recommend the paired randomization test for this).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,6 +39,8 @@ COMPARE_COLUMNS = [
 ]
 # Upper bound on sign-flip matrix elements held at once (~32 MiB of float64).
 _MAX_CHUNK_ELEMENTS = 1 << 22
+# Sign-flip matrices up to this size (~128 MiB of float64; 10,000 x 1,600 questions) are kept for reuse.
+_MAX_CACHED_ELEMENTS = 1 << 24
 
 
 @dataclass(frozen=True)
@@ -102,11 +105,10 @@ def paired_permutation_test(
         less, greater = np.sum(null <= observed + gamma), np.sum(null >= observed - gamma)
         total, adjust = null.size, 0
     else:
-        rng = np.random.default_rng(seed)
-        rows = max(1, _MAX_CHUNK_ELEMENTS // n)
+        chunks = (_cached_sign_chunks(n, n_resamples, seed) if n * n_resamples <= _MAX_CACHED_ELEMENTS
+                  else _sign_chunks(n, n_resamples, seed))
         less = greater = 0
-        for lo in range(0, n_resamples, rows):
-            signs = rng.integers(0, 2, size=(min(rows, n_resamples - lo), n)) * 2.0 - 1.0
+        for signs in chunks:
             null = signs @ d / n
             less += int(np.sum(null <= observed + gamma))
             greater += int(np.sum(null >= observed - gamma))
@@ -115,6 +117,25 @@ def paired_permutation_test(
     p_greater = (greater + adjust) / (total + adjust)
     p = {"less": p_less, "greater": p_greater, "two-sided": 2 * min(p_less, p_greater)}[alternative]
     return float(min(p, 1.0))
+
+
+def _sign_chunks(n: int, n_resamples: int, seed: int):
+    """The ``n_resamples`` random sign vectors of a seed, in row chunks that bound memory."""
+    rng = np.random.default_rng(seed)
+    rows = max(1, _MAX_CHUNK_ELEMENTS // n)
+    for lo in range(0, n_resamples, rows):
+        yield rng.integers(0, 2, size=(min(rows, n_resamples - lo), n)) * 2.0 - 1.0
+
+
+@functools.lru_cache(maxsize=1)
+def _cached_sign_chunks(n: int, n_resamples: int, seed: int) -> tuple[np.ndarray, ...]:
+    """The same sign vectors, kept for the next test on as many pairs with the same seed: comparing
+    many configurations on the same questions (a significance matrix, the best against each other)
+    draws the identical matrix every time, and drawing it costs ~25x the test itself."""
+    chunks = tuple(_sign_chunks(n, n_resamples, seed))
+    for c in chunks:
+        c.flags.writeable = False
+    return chunks
 
 
 def _all_sign_flips(n: int) -> np.ndarray:
