@@ -294,11 +294,7 @@ def compare_to_best(
                         "mean_other": t["mean_b"], **{k: t[k] for k in ("diff", "diff_lo", "diff_hi", "d_z", "p_value")}})
     sign = -1.0 if higher_is_better else 1.0
     records.sort(key=lambda r: (math.isnan(r["mean_other"]), sign * np.nan_to_num(r["mean_other"]), str(r["other"])))
-    adjusted = holm([r["p_value"] for r in records])
-    for r, p in zip(records, adjusted):
-        r["p_holm"] = p
-        r["significant"] = bool(p < alpha)
-    return pd.DataFrame.from_records(records, columns=COMPARE_COLUMNS)
+    return pd.DataFrame.from_records(_holm_rows(records, alpha), columns=COMPARE_COLUMNS)
 
 
 PAIRWISE_COLUMNS = ["metric", "a", "b", "n", "mean_a", "mean_b", "diff", "diff_lo", "diff_hi", "d_z", "p_value",
@@ -332,7 +328,12 @@ def pairwise_tests(
         for b in ranked[i + 1:]:
             rows.append({"metric": metric, "a": a, "b": b,
                          **compare_pair(matrix[a].to_numpy(), matrix[b].to_numpy(), n_resamples, n_boot, confidence, seed)})
+    return pd.DataFrame.from_records(_holm_rows(rows, alpha), columns=PAIRWISE_COLUMNS)
+
+
+def _holm_rows(rows: list[dict], alpha: float) -> list[dict]:
+    """Add ``p_holm`` (Holm over the rows' ``p_value``s: one family) and ``significant`` to each row."""
     for r, p in zip(rows, holm([r["p_value"] for r in rows])):
         r["p_holm"] = p
         r["significant"] = bool(p < alpha)
-    return pd.DataFrame.from_records(rows, columns=PAIRWISE_COLUMNS)
+    return rows

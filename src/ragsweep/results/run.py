@@ -88,6 +88,12 @@ class RunData:
                 rows.append({"config_id": rec.config_id, "qid": rec.qid, **s, "gold": overlaps_gold(s, spans)})
         return pd.DataFrame(rows)
 
+    @property
+    def ci_label(self) -> str:
+        """The level of the run's confidence intervals (``scoring.confidence``), e.g. "95%"."""
+        level = (self.meta.get("spec", {}).get("scoring") or {}).get("confidence", 0.95)
+        return f"{100 * float(level):g}%"
+
     def describe(self) -> str:
         """One line: name, status, records and what is partial."""
         m = self.meta
@@ -281,6 +287,15 @@ def as_list(value) -> list:
     if value is None or isinstance(value, float):
         return []
     return [dict(v) if isinstance(v, dict) else v for v in list(value)]
+
+
+def clean(value):
+    """None for a missing value: pandas gives NaN (or NA, with its string dtype) for a missing cell."""
+    import pandas as pd
+
+    if value is None or (not isinstance(value, (list, dict, tuple)) and pd.isna(value)):
+        return None
+    return value
 
 
 def overlaps_gold(source: dict, spans: list[dict]) -> bool:

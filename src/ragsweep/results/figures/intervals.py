@@ -24,7 +24,7 @@ def retrieval_intervals(run: RunData, split: str = "test"):
     if not metrics:
         return None
     return forest(summary, metrics, sort_by="ndcg" if "ndcg" in metrics else metrics[0],
-                  title=f"Retrieval metrics at each configuration's top_k, {split} questions (mean, {_ci(run)} CI)")
+                  title=f"Retrieval metrics at each configuration's top_k, {split} questions (mean, {run.ci_label} CI)")
 
 
 def judge_intervals(run: RunData, split: str = "test"):
@@ -37,13 +37,8 @@ def judge_intervals(run: RunData, split: str = "test"):
     if judged.empty:
         return None
     return forest(judged, judges, sort_by=judges[0],
-                  title=f"LLM judges on the stage-2 configurations, {split} questions (mean, {_ci(run)} CI)",
+                  title=f"LLM judges on the stage-2 configurations, {split} questions (mean, {run.ci_label} CI)",
                   limits={"correctness": (1, 5)})
-
-
-def _ci(run: RunData) -> str:
-    level = (run.meta.get("spec", {}).get("scoring") or {}).get("confidence", 0.95)
-    return f"{100 * float(level):g}%"
 
 
 def forest(summary, metrics: list[str], sort_by: str, title: str, limits: dict | None = None):

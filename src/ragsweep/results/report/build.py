@@ -12,6 +12,8 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragsweep.results.run import clean
+
 if TYPE_CHECKING:
     from ragsweep.results.run import RunData
 
@@ -163,15 +165,9 @@ def _summary(run: RunData, split: str) -> str:
                       for s in splits)
     controls = (f'<div class="controls"><label>questions <select id="split-select">{options}</select></label>'
                 '<label>filter <input id="summary-filter" type="search" placeholder="configuration id"></label>'
-                f'<span class="muted">click a column to sort; mean with [{_confidence(run)} bootstrap CI]</span></div>')
+                f'<span class="muted">click a column to sort; mean with [{run.ci_label} bootstrap CI]</span></div>')
     tables = "".join(_summary_table(run, s) for s in splits)
     return controls + tables
-
-
-def _confidence(run: RunData) -> str:
-    """The CI level the run's summary was computed at, e.g. "95%"."""
-    level = (run.meta.get("spec", {}).get("scoring") or {}).get("confidence", 0.95)
-    return f"{100 * float(level):g}%"
 
 
 def _summary_table(run: RunData, split: str) -> str:
@@ -184,7 +180,7 @@ def _summary_table(run: RunData, split: str) -> str:
     body = []
     for r in rows.sort_values(metrics[0], ascending=False, na_position="last").to_dict("records"):
         cells = [f"<td class=\"id\">{_e(r['config_id'])}</td>", f"<td>{_e(r['splitter'])}</td>",
-                 f"<td>{_e(_clean(r.get('embedding')) or '-')}</td>", f"<td>{_e(r['retriever'])}</td>",
+                 f"<td>{_e(clean(r.get('embedding')) or '-')}</td>", f"<td>{_e(r['retriever'])}</td>",
                  _num_cell(r["top_k"], 0), _num_cell(r["n_questions"], 0), _num_cell(r["n_errors"], 0)]
         for m in metrics:
             v, lo, hi = r.get(m), r.get(f"{m}_lo"), r.get(f"{m}_hi")
@@ -209,18 +205,14 @@ def _num_cell(v, digits: int) -> str:
 
 
 def _missing(v) -> bool:
-    return v is None or (isinstance(v, float) and math.isnan(v))
-
-
-def _clean(v):
-    return None if _missing(v) else v
+    return clean(v) is None
 
 
 def _comparisons(run: RunData) -> str:
     c = run.comparisons
     if c.empty:
         return ""
-    head = ["stage", "metric", "best", "other", "n", "mean best", "mean other", f"diff [{_confidence(run)} CI]", "d_z",
+    head = ["stage", "metric", "best", "other", "n", "mean best", "mean other", f"diff [{run.ci_label} CI]", "d_z",
             "p", "p (Holm)"]
     body = []
     for r in c.to_dict("records"):
@@ -276,7 +268,7 @@ def _details(run: RunData) -> str:
     inv = run.invocations
     cols = [c for c in ("finished_at", "answered", "failed", "skipped_already_done", "embeddings_computed",
                         "bertscore_pairs_computed", "llm_calls_made", "timings_s.total") if c in inv.columns]
-    rows = "".join("<tr>" + "".join(f"<td>{_e(_clean(r[c]))}</td>" for c in cols) + "</tr>"
+    rows = "".join("<tr>" + "".join(f"<td>{_e(clean(r[c]))}</td>" for c in cols) + "</tr>"
                    for r in inv.to_dict("records"))
     table = (f"<table><thead><tr>{''.join(f'<th>{_e(c)}</th>' for c in cols)}</tr></thead><tbody>{rows}</tbody>"
              "</table>") if cols else ""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ragsweep.results.run import as_list, overlaps_gold
+from ragsweep.results.run import as_list, clean, overlaps_gold
 
 if TYPE_CHECKING:
     from ragsweep.results.run import RunData
@@ -29,14 +29,14 @@ def explorer_data(run: RunData) -> dict:
     answers: dict[str, list] = {}
     for r in recs.to_dict("records"):
         answers.setdefault(r["qid"], []).append({
-            "c": index[r["config_id"]], "answer": _clean(r.get("answer")), "error": _clean(r.get("error")),
+            "c": index[r["config_id"]], "answer": clean(r.get("answer")), "error": clean(r.get("error")),
             "bs": _num(r.get("bertscore_f1_rescaled")), "ndcg": _num(r.get("ndcg")), "hit": _num(r.get("hit")),
             "judges": {j: _judge(r, j) for j in judges},
             "sources": [_source(s, gold.get(r["qid"], [])) for s in as_list(r.get("sources"))],
         })
     return {
-        "questions": [{"qid": q.qid, "question": _clean(q.question), "type": _clean(q.qtype), "split": _clean(q.split),
-                       "ref": _clean(q.reference_answer),
+        "questions": [{"qid": q.qid, "question": clean(q.question), "type": clean(q.qtype), "split": clean(q.split),
+                       "ref": clean(q.reference_answer),
                        "gold": [[g["doc_id"], int(g["start"]), int(g["end"])] for g in gold.get(q.qid, [])]}
                       for q in questions.itertuples() if q.qid in answers],
         "configs": [{"id": c, "splitter": meta.loc[c, "splitter"], "retriever": meta.loc[c, "retriever"],
@@ -47,12 +47,12 @@ def explorer_data(run: RunData) -> dict:
 
 
 def _judge(row: dict, judge: str) -> dict | None:
-    status = _clean(row.get(f"{judge}_status"))
+    status = clean(row.get(f"{judge}_status"))
     if status is None:
         return None
-    reasoning = _clean(row.get("correctness_reasoning")) if judge == "correctness" else None
-    return {"status": status, "score": _num(row.get(judge)), "reason": _clean(row.get(f"{judge}_reason")),
-            "reasoning": reasoning or _clean(row.get(f"{judge}_raw"))}
+    reasoning = clean(row.get("correctness_reasoning")) if judge == "correctness" else None
+    return {"status": status, "score": _num(row.get(judge)), "reason": clean(row.get(f"{judge}_reason")),
+            "reasoning": reasoning or clean(row.get(f"{judge}_raw"))}
 
 
 def _source(s: dict, gold: list) -> dict:
@@ -68,13 +68,3 @@ def _num(v) -> float | None:
     except (TypeError, ValueError):
         return None
     return None if math.isnan(f) else round(f, 5)
-
-
-def _clean(v):
-    """None for missing values (pandas gives NaN, or NA with its string dtype, for a missing string)."""
-    import pandas as pd
-
-    if v is None or (not isinstance(v, (list, dict, tuple)) and pd.isna(v)):
-        return None
-    return v
-
