@@ -26,6 +26,8 @@ test-all: install
 bench: install
 	$(PY) bench/sweep_bench.py
 	$(PY) bench/judge_bench.py
+	$(PY) bench/embed_bench.py
+	$(PY) bench/ray_bench.py
 
 clean:
 	rm -rf $(VENV) .ragsweep runs

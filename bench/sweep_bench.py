@@ -13,7 +13,6 @@ Usage: python bench/sweep_bench.py [--data ../shared/datasets/legalbench-rag] [-
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -24,27 +23,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from legalbench_args import parse_args
+from legalbench_spec import sweep_spec
+
 ROOT = Path(__file__).resolve().parents[1]
 
-SPEC = """\
-name: bench-privacy_qa
-seed: 0
-dataset:
-  corpus: {{format: legalbench, path: {data}, subset: privacy_qa}}
-  questions: {{format: legalbench, path: {data}, subset: privacy_qa}}
-splitters:
-  - {{kind: token, chunk_size: 256, chunk_overlap: 32}}
-  - {{kind: sentence, chunk_size: 512, chunk_overlap: 64}}
-  - {{kind: recursive, chunk_size: 1500, chunk_overlap: 150}}
-embeddings:
-  - {{kind: sentence_transformers, model: minilm, batch_size: 32}}
-retrievers:
-  - {{kind: bm25}}
-  - {{kind: vector}}
-  - {{kind: fusion, mode: reciprocal_rerank}}
-top_k: [3, 5, 10]
-output_dir: {out}
-"""
 
 FLOOR = r"""
 import json, sys, time
@@ -102,16 +85,10 @@ def _timed(cmd: list[str]) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=str(ROOT.parent / "shared" / "datasets" / "legalbench-rag"))
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--json", help="also write the figures to this file")
-    args = ap.parse_args()
-    if not Path(args.data, "benchmarks", "privacy_qa.json").is_file():
-        sys.exit(f"{args.data}: LegalBench-RAG not found (expects benchmarks/privacy_qa.json); pass --data")
+    args = parse_args(__doc__.splitlines()[0], "privacy_qa")
     work = Path(tempfile.mkdtemp(prefix="ragsweep-bench-"))
     spec = work / "spec.yaml"
-    spec.write_text(SPEC.format(data=Path(args.data).resolve(), out=work / "runs"), encoding="utf-8")
+    spec.write_text(sweep_spec(args.data, "privacy_qa", [3, 5, 10], work / "runs"), encoding="utf-8")
     ragsweep = [sys.executable, "-m", "ragsweep.cli", "run", str(spec), "--no-progress"]
     first, rerun, floors, manifests = [], [], [], []
     try:

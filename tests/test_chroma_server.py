@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
@@ -18,46 +14,15 @@ CHROMA_LIMIT = 8
 SERVER_SPEC = {"splitters": [SENTENCE256], "retrievers": [{"kind": "vector"}, {"kind": "fusion"}], "top_k": [3, 5]}
 
 
-def _heartbeat(url: str) -> bool:
-    for path in ("/api/v2/heartbeat", "/api/v1/heartbeat"):
-        try:
-            with urllib.request.urlopen(url + path, timeout=2) as r:  # noqa: S310 - loopback only
-                if r.status == 200:
-                    return True
-        except OSError:
-            continue
-    return False
-
-
 @pytest.fixture(scope="module")
 def chroma_server(tmp_path_factory, get_free_port):
     """``chroma run`` on 127.0.0.1:<free port> with a temporary persist dir; yields (url, host, port)."""
-    chroma = Path(sys.executable).with_name("chroma")
-    if not chroma.exists():
-        pytest.fail(f"{chroma} not found: chromadb's CLI should be installed in the test environment")
+    from ragsweep.retrievers.chroma_server import ChromaServer
+
     data = tmp_path_factory.mktemp("chroma-server")
     port = get_free_port()
-    url = f"http://127.0.0.1:{port}"
-    log = open(data / "server.log", "wb")  # noqa: SIM115 - closed in the finalizer
-    proc = subprocess.Popen([str(chroma), "run", "--path", str(data / "db"), "--host", "127.0.0.1", "--port", str(port)],
-                            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 60
-        while not _heartbeat(url):
-            if proc.poll() is not None:
-                pytest.fail(f"chroma run exited with {proc.returncode}: {(data / 'server.log').read_text()[-2000:]}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"the Chroma server did not answer {url} within 60 s")
-            time.sleep(0.2)
+    with ChromaServer(data / "db", port=port) as url:
         yield url, "127.0.0.1", port
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=15)
-        log.close()
 
 
 def _by_key(records):

@@ -43,6 +43,22 @@ def _console():
     return Console(stderr=False, width=None if sys.stdout.isatty() else 160)
 
 
+def _with_executor(spec, executor: str | None, ray_address: str | None):
+    """The spec with ``--executor`` / ``--ray-address`` applied."""
+    from ragsweep.errors import RagsweepError
+
+    if executor not in (None, "local", "ray"):
+        raise RagsweepError(f"--executor: {executor!r} is not local or ray")
+    if ray_address is not None and executor == "local":
+        raise RagsweepError("--ray-address: joins a Ray cluster, which --executor local does not use; drop one of them")
+    update: dict = {}
+    if executor is not None or ray_address is not None:
+        update["executor"] = executor or "ray"
+    if ray_address is not None:
+        update["ray"] = spec.ray.model_copy(update={"address": ray_address})
+    return spec.model_copy(update=update) if update else spec
+
+
 @app.command()
 def run(
     spec: Path = typer.Argument(..., help="YAML sweep spec"),
@@ -55,6 +71,10 @@ def run(
                                  "run would need, and spend nothing"),
     budget: Optional[float] = typer.Option(None, "--budget", min=0, help="stop cleanly before this invocation's "
                                            "LLM spending would pass USD (finished work is kept; exit code 4)"),
+    executor: Optional[str] = typer.Option(None, "--executor", help="local or ray (default: the spec's executor)"),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address", help="join this Ray cluster (host:port, 'auto' "
+                                              "or ray://host:port; implies --executor ray); without it Ray starts "
+                                              "on this machine"),
 ) -> None:
     """Run (or resume) a sweep: chunk, index, answer every question with every configuration, score;
     then, with a stage2 section, LLM-judge the configurations stage 1 selects.
@@ -69,7 +89,7 @@ def run(
     try:
         from ragsweep.config import load_spec
 
-        s = load_spec(spec)
+        s = _with_executor(load_spec(spec), executor, ray_address)
         console = _console()
         if dry_run:
             from ragsweep.pipelines.estimate import estimate_run, print_estimate
@@ -115,13 +135,16 @@ def validate(spec: Path = typer.Argument(..., help="YAML sweep spec")) -> None:
                 questions: {format: demo|jsonl|csv|labelled_rag|legalbench|squad, path, ...},
                 unlocated_evidence: error|drop_question|keep_question}
       splitters: [{kind: token|sentence|recursive|semantic|pattern, chunk_size, chunk_overlap, name, ...}]
-      embeddings: [{kind: sentence_transformers|openai, model, batch_size, base_url, api_key_env, ...}]
+      embeddings: [{kind: sentence_transformers, model, backend: torch|onnx|onnx-int8, device, batch_size,
+                    query_prefix, text_prefix, name} | {kind: openai, model, base_url, api_key_env, ...}]
       retrievers: [{kind: bm25|vector|fusion, mode, weights, num_queries, name}
                    | {kind: knowledge_graph|hybrid_kg, store: simple|neo4j,
                       extractor: legal_patterns|llm_simple|llm_dynamic, max_triplets_per_chunk,
                       max_keywords, path_depth, max_triplets, weights (hybrid_kg), name}]
       top_k: [3, 5, 10]
       vector_store: {path | url}
+      executor: local|ray
+      ray: {address, questions_per_task, num_cpus}
       neo4j: {url, username_env, password_env, database, timeout}
       generator: {kind: extractive, max_sentences} | {kind: llm, response_mode, prompt_file}
       llm: {model, base_url, api_key_env, temperature, seed, max_tokens, timeout, context_window,
@@ -130,7 +153,7 @@ def validate(spec: Path = typer.Argument(..., help="YAML sweep spec")) -> None:
       split: {validation_fraction, stratify}
       stage2: {judges: [correctness, faithfulness, relevancy], llm, select_metric, top_n, max_configs,
                alpha, correctness_threshold, prompts: {correctness, faithfulness, relevancy, ...}}
-      scoring: {bertscore: {model, num_layers, batch_size, baseline, baseline_pairs},
+      scoring: {bertscore: {model, num_layers, batch_size, baseline, baseline_pairs, device},
                 bootstrap_samples, confidence}
     """
     from ragsweep.errors import RagsweepError

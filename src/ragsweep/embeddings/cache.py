@@ -70,6 +70,20 @@ class EmbeddingCache:
         """Recorded compute times (ms) of the given keys, where one was recorded."""
         return self._select(model, keys, "ms", "AND ms IS NOT NULL")  # type: ignore[return-value]
 
+    def arrays(self, model: str, keys: list[bytes]) -> tuple[dict[bytes, np.ndarray], dict[bytes, float]]:
+        """Vectors (float32 arrays) and recorded latencies of ``keys``: what a Ray task is sent."""
+        vecs = {k: np.frombuffer(v, dtype=np.float32) for k, v in self._select(model, keys, "vec").items()}
+        return vecs, self.get_ms(model, keys)
+
+    def put_computed(self, model: str, items: list[tuple[bytes, np.ndarray, float | None]]) -> None:
+        """Store what a worker computed (``MemoryEmbeddingCache.new_items``), query latencies included."""
+        plain = [(k, v) for k, v, ms in items if ms is None]
+        timed = [(k, v, ms) for k, v, ms in items if ms is not None]
+        if plain:
+            self.put_many(model, plain)
+        if timed:
+            self.put_many(model, [(k, v) for k, v, _ in timed], ms=[ms for _, _, ms in timed])
+
     def count(self, model: str | None = None) -> int:
         if model is None:
             return self._db.execute("SELECT COUNT(*) FROM embedding").fetchone()[0]
@@ -77,3 +91,36 @@ class EmbeddingCache:
 
     def close(self) -> None:
         self._db.close()
+
+
+class MemoryEmbeddingCache:
+    """``EmbeddingCache``'s interface over a dict, for Ray workers.
+
+    Workers never open the SQLite cache (WAL needs every process on one host): the driver sends
+    the vectors a task may need and stores the ones it computed (``new_items``). Vectors are
+    kept as float32, as in the SQLite cache, so a worker retrieves with the very vectors a local
+    run would read back.
+    """
+
+    def __init__(self, vectors: dict[bytes, np.ndarray] | None = None, ms: dict[bytes, float] | None = None) -> None:
+        self._vecs: dict[bytes, np.ndarray] = dict(vectors or {})
+        self._ms: dict[bytes, float] = dict(ms or {})
+        self.new_items: list[tuple[bytes, np.ndarray, float | None]] = []
+
+    def get_many(self, model: str, keys: list[bytes]) -> dict[bytes, list[float]]:
+        return {k: self._vecs[k].tolist() for k in keys if k in self._vecs}
+
+    def put_many(self, model: str, items: list[tuple[bytes, list[float]]], ms: list[float] | None = None) -> None:
+        for i, (key, vec) in enumerate(items):
+            arr = np.asarray(vec, dtype=np.float32)
+            self._vecs[key] = arr
+            if ms is not None:
+                self._ms[key] = ms[i]
+            self.new_items.append((key, arr, ms[i] if ms is not None else None))
+
+    def get_ms(self, model: str, keys: list[bytes]) -> dict[bytes, float]:
+        return {k: self._ms[k] for k in keys if k in self._ms}
+
+    def close(self) -> None:
+        return None
+

@@ -1,7 +1,8 @@
 """Embedding models from specs: the bundled MiniLM, any sentence-transformers model, OpenAI(-compatible).
 
 Models are loaded lazily by ``CachedEmbedding`` so a run whose vectors are all cached starts
-without loading weights or touching the network.
+without loading weights or touching the network. Sentence-transformers models run on PyTorch
+(``backend: torch``) or on ONNX Runtime (``onnx``, ``onnx-int8``; exported once into the cache).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from ragsweep.config import EmbeddingSpec, HFEmbeddingSpec, OpenAIEmbeddingSpec
 from ragsweep.errors import RagsweepError
+from ragsweep.pipelines.cache_dir import DEFAULT_CACHE
 
 MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -44,13 +46,20 @@ def local_model_fingerprint(path: str) -> str | None:
     return f"local:{h.hexdigest()[:12]}:{p.name}"
 
 
+def model_identity(spec: HFEmbeddingSpec) -> str:
+    """Which weights a sentence-transformers spec names: the bundled model's hub id, a local
+    directory's fingerprint, or the hub id as given."""
+    return MINILM_ID if spec.model == "minilm" else (local_model_fingerprint(spec.model) or spec.model)
+
+
 def model_key(spec: EmbeddingSpec) -> str:
-    """Cache key of a model: stable across machines for hub ids and the bundled model."""
+    """Cache key of a model: stable across machines for hub ids and the bundled model. ONNX
+    backends get keys of their own (their vectors differ slightly); the torch key is unchanged."""
     if isinstance(spec, OpenAIEmbeddingSpec):
         base = (spec.base_url or "https://api.openai.com/v1").rstrip("/")
         return f"openai|{base}|{spec.model}|{spec.dimensions or ''}"
-    name = MINILM_ID if spec.model == "minilm" else (local_model_fingerprint(spec.model) or spec.model)
-    return f"st|{name}|q={spec.query_prefix}|t={spec.text_prefix}"
+    key = f"st|{model_identity(spec)}|q={spec.query_prefix}|t={spec.text_prefix}"
+    return key if spec.backend == "torch" else f"{key}|backend={spec.backend}"
 
 
 def require_api_key(spec: EmbeddingSpec) -> str | None:
@@ -66,25 +75,34 @@ def require_api_key(spec: EmbeddingSpec) -> str | None:
     return key
 
 
-def load_model(spec: EmbeddingSpec):
-    """Instantiate the LlamaIndex embedding for ``spec`` (the real model; slow for HF models)."""
+def _cannot_load(spec: HFEmbeddingSpec, exc: Exception) -> RagsweepError:
+    return RagsweepError(
+        f"embeddings: cannot load sentence-transformers model {spec.model!r} ({str(exc).splitlines()[0]}); "
+        "use a local path or 'minilm' when offline"
+    )
+
+
+def load_model(spec: EmbeddingSpec, cache_root: Path = DEFAULT_CACHE):
+    """Instantiate the LlamaIndex embedding for ``spec`` (the real model; slow for HF models).
+    ONNX exports are read from, or written to, ``cache_root``/onnx."""
+    if isinstance(spec, HFEmbeddingSpec) and spec.backend != "torch":
+        return load_onnx_model(spec, cache_root)
     if isinstance(spec, HFEmbeddingSpec):
         from llama_index.embeddings.huggingface import HuggingFaceEmbedding
+
+        from ragsweep.embeddings.device import resolve_device
 
         name = resolve_hf_model(spec.model)
         try:
             return HuggingFaceEmbedding(
                 model_name=name,
-                device=spec.device,
+                device=resolve_device(spec.device),
                 embed_batch_size=spec.batch_size,
                 query_instruction=spec.query_prefix or None,
                 text_instruction=spec.text_prefix or None,
             )
         except OSError as exc:
-            raise RagsweepError(
-                f"embeddings: cannot load sentence-transformers model {spec.model!r} ({str(exc).splitlines()[0]}); "
-                "use a local path or 'minilm' when offline"
-            ) from None
+            raise _cannot_load(spec, exc) from None
     if isinstance(spec, OpenAIEmbeddingSpec):
         from llama_index.embeddings.openai import OpenAIEmbedding
 
@@ -102,8 +120,42 @@ def load_model(spec: EmbeddingSpec):
     raise TypeError(type(spec).__name__)
 
 
-def cached_model(spec: EmbeddingSpec, cache):
-    """A cache-first embedding for ``spec`` that loads the real model only when a vector is missing."""
+def load_onnx_model(spec: HFEmbeddingSpec, cache_root: Path = DEFAULT_CACHE):
+    """``spec`` on ONNX Runtime: export its transformer on first use, then run it with the model's
+    own pooling and normalisation, on the GPU when one is there, else on every available core."""
+    from ragsweep.embeddings.device import available_cores, onnx_providers, resolve_device
+    from ragsweep.embeddings.onnx import OnnxEmbedding, default_instructions
+    from ragsweep.embeddings.onnx_export import PRECISIONS, ensure_export
+    from ragsweep.embeddings.st_layout import read_layout
+
+    field = f"embeddings[{spec.label()}].backend"
+    name = resolve_hf_model(spec.model)
+    try:
+        if not Path(name).is_dir():
+            from huggingface_hub import snapshot_download
+
+            name = snapshot_download(name)
+    except (OSError, ValueError) as exc:
+        raise _cannot_load(spec, exc) from None
+    layout = read_layout(Path(name), field)
+    onnx_file = ensure_export(layout.transformer_dir, model_identity(spec), PRECISIONS[spec.backend], cache_root,
+                              field)
+    query, text = default_instructions(resolve_hf_model(spec.model))
+    return OnnxEmbedding(onnx_file, layout, onnx_providers(resolve_device(spec.device)), available_cores(),
+                         model_name=model_key(spec), embed_batch_size=spec.batch_size,
+                         query_instruction=spec.query_prefix or query, text_instruction=spec.text_prefix or text)
+
+
+def cached_model(spec: EmbeddingSpec, cache, cache_root: Path | None = None):
+    """A cache-first embedding for ``spec`` that loads the real model only when a vector is missing.
+
+    ``cache_root`` is where ONNX exports are kept; by default the directory of the embedding
+    cache's file (a sweep's ``CacheDir.root``), or ``DEFAULT_CACHE`` for a cache without a file.
+    """
     from ragsweep.embeddings.cached import CachedEmbedding
 
-    return CachedEmbedding(lambda: load_model(spec), cache, model_key(spec), embed_batch_size=spec.batch_size)
+    if cache_root is None:
+        path = getattr(cache, "path", None)
+        cache_root = Path(path).parent if path is not None else DEFAULT_CACHE
+    return CachedEmbedding(lambda: load_model(spec, cache_root), cache, model_key(spec),
+                           embed_batch_size=spec.batch_size)

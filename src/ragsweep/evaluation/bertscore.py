@@ -88,7 +88,7 @@ class BERTScoreRunner:
 
     def __init__(self, spec: BERTScoreSpec, cache_path: Path, device: str | None = None) -> None:
         self.spec = spec
-        self.device = device
+        self.device = device or spec.device  # None: resolved when the scorer is built (GPU when there is one)
         settings = scorer_settings(spec)
         self.backbone, self.model_id, self.num_layers = settings.backbone, settings.model_id, settings.num_layers
         self.key = settings.pair_key
@@ -108,12 +108,14 @@ class BERTScoreRunner:
         if self._scorer is None:
             from bert_score import BERTScorer
 
+            from ragsweep.embeddings.device import resolve_device
+
             try:
                 self._scorer = BERTScorer(
                     model_type=self.backbone,
                     num_layers=self.num_layers,
                     batch_size=self.spec.batch_size,
-                    device=self.device,
+                    device=resolve_device(self.device),
                 )
             except OSError as exc:
                 raise RagsweepError(

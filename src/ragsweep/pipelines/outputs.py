@@ -30,7 +30,7 @@ FORMAT_VERSION = 3  # 3: questions.parquet, status 'running' at start-up, config
 
 _PACKAGES = ["ragsweep", "llama-index-core", "llama-index-retrievers-bm25", "llama-index-vector-stores-chroma",
              "chromadb", "langchain-text-splitters", "langchain-experimental", "bert-score", "sentence-transformers",
-             "transformers", "torch", "bm25s", "pandas", "pyarrow", "numpy", "pydantic"]
+             "transformers", "torch", "onnxruntime", "bm25s", "pandas", "pyarrow", "numpy", "pydantic"]
 
 
 def package_versions() -> dict[str, str]:
@@ -362,6 +362,7 @@ def _manifest(spec, dataset, questions, configs, stats, limit, status: str, n_re
         "bertscore_pairs_unique": stats.bertscore_pairs_total,
         "chunks": stats.chunks, "unique_chunk_texts": stats.unique_chunk_texts,
         "graphs": stats.graphs,
+        "executor": stats.executor,
         "judgements_made": stats.judged, "judgements_failed": stats.judge_failed,
         **{k: v for k, v in stats.llm.items() if k != "spending"},
         "stopped": stats.stopped,

@@ -13,6 +13,7 @@ import shutil
 import time
 import traceback
 from collections import defaultdict
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,6 +46,7 @@ class SweepStats:
     judge_failed: int = 0
     llm: dict = field(default_factory=dict)
     graphs: dict = field(default_factory=dict)
+    executor: dict = field(default_factory=lambda: {"kind": "local"})
     stopped: str | None = None
 
 
@@ -112,6 +114,7 @@ def run_sweep(
     bars = Progress(enabled=progress, console=console)
     clients = None
     stage2_info: dict | None = None
+    stack = ExitStack()
     try:
         _check_dataset(journal, run_dir, dataset)
         run_id = _run_id(journal)
@@ -120,16 +123,21 @@ def run_sweep(
 
             clients = LLMClients(spec, cache.llm_calls, run_id=run_id, budget_usd=budget)
         split = question_split(spec, dataset)
+        done = journal.done()
+        pending = {c.config_hash: [q for q in questions if (c.config_hash, q.qid) not in done] for c in configs}
+        stats.skipped_done = sum(len(questions) - len(v) for v in pending.values())
+        total = sum(len(v) for v in pending.values())
+        cluster = None
+        if total and spec.executor == "ray":  # joined (and checked) before the run is marked as started
+            from ragsweep.executors.cluster import ray_session
+
+            cluster = stack.enter_context(ray_session(spec, configs, cache, console))
+            stats.executor = cluster[1].describe()
         write_started(spec, dataset, questions, configs, run_dir, limit, cache.root, scorer_key, split)
         with bars:
-            done = journal.done()
-            pending = {
-                c.config_hash: [q for q in questions if (c.config_hash, q.qid) not in done] for c in configs
-            }
-            stats.skipped_done = sum(len(questions) - len(v) for v in pending.values())
-            total = sum(len(v) for v in pending.values())
             if total:
-                error = _answer_all(spec, dataset, configs, pending, journal, cache, stats, bars, total, clients)
+                error = _answer_all(spec, dataset, configs, pending, journal, cache, stats, bars, total, clients,
+                                    cluster)
             with _Timer(stats, "scoring"):
                 try:
                     _score_all(spec, dataset, questions, configs, journal, cache, stats, bars, scorer_key)
@@ -156,6 +164,7 @@ def run_sweep(
         write_outputs(spec, dataset, questions, configs, journal, run_dir, stats, limit, console, cache.root,
                       scorer_key, split=split, stage2=stage2_info)
     finally:
+        stack.close()
         if clients is not None:
             clients.close()
         journal.close()
@@ -270,9 +279,12 @@ def _check_dataset(journal: Journal, run_dir: Path, dataset: Dataset) -> None:
 
 # ---------------------------------------------------------------------------- answering
 def _answer_all(spec, dataset, configs, pending, journal, cache: CacheDir, stats, bars, total,
-                clients=None) -> RagsweepError | None:
+                clients=None, cluster=None) -> RagsweepError | None:
     """Retrieve for every pending (configuration, question), then generate; returns the error that
-    stopped the stage (budget reached, endpoint refusing every call), if any."""
+    stopped the stage (budget reached, endpoint refusing every call), if any.
+
+    With ``cluster`` (the spec the workers get, ClusterInfo), Ray tasks answer what needs no LLM
+    while retrieving; the rest runs here, as with the local executor."""
     from ragsweep.embeddings.cache import EmbeddingCache
     from ragsweep.llm.budget import BudgetExhausted
     from ragsweep.llm.engine import LLMFatalError
@@ -296,8 +308,14 @@ def _answer_all(spec, dataset, configs, pending, journal, cache: CacheDir, stats
     llm = clients.get(spec.llm) if clients is not None and spec.llm is not None else None
     neo4j = _neo4j_connection(spec, configs)
     try:
+        if cluster is not None:
+            from ragsweep.executors.dispatch import answer_on_ray
+
+            spec = cluster[0]  # an embedded Chroma directory is served for the run: the driver uses it too
+            by_chunk = answer_on_ray(spec, dataset, by_chunk, pending, journal, cache, emb_cache, stats, bars,
+                                     answer_bar, gen_items, cluster[1])
         if llm is not None:
-            _prefetch_rewrites(configs, pending, llm, stats)
+            _prefetch_rewrites([c for group in by_chunk.values() for c in group], pending, llm, stats)
         for chunk_key, group in by_chunk.items():
             try:
                 chunks = _chunks_for(spec, dataset, group[0], cache, model_for, stats, bars)
@@ -338,13 +356,7 @@ def _neo4j_connection(spec, configs):
 
 def _chunks_for(spec, dataset, config: Configuration, cache: CacheDir, model_for, stats, bars):
     """Chunks of the corpus for the configuration's splitter: from the cache, else computed once."""
-    import json
-
-    from ragsweep import __version__
-
-    key = json.dumps([config.chunk_identity(), dataset.corpus_fingerprint(), _splitter_versions(), __version__],
-                     sort_keys=True)
-    path = cache.chunks_path(key)
+    path = cache.chunks_path(_chunks_key(config, dataset))
     chunks = load_chunks(path)
     if chunks is None:
         from ragsweep.splitters.build import make_parser, split_corpus
@@ -364,6 +376,16 @@ def _chunks_for(spec, dataset, config: Configuration, cache: CacheDir, model_for
     stats.chunks[config.chunk_key] = len(chunks)
     stats.unique_chunk_texts[config.chunk_key] = len({c.text for c in chunks})
     return chunks
+
+
+def _chunks_key(config: Configuration, dataset) -> str:
+    """What the cached chunks of a splitter depend on: its settings, the corpus, the splitter libraries."""
+    import json
+
+    from ragsweep import __version__
+
+    return json.dumps([config.chunk_identity(), dataset.corpus_fingerprint(), _splitter_versions(), __version__],
+                      sort_keys=True)
 
 
 def _splitter_versions() -> list[str]:

@@ -38,6 +38,29 @@ def client_for(path: Path | None, url: str | None):
     return chromadb.PersistentClient(path=str(path), settings=settings)
 
 
+def float32_store(collection):
+    """LlamaIndex's ChromaVectorStore whose similarities are those of Chroma's float32 distances.
+
+    Chroma computes distances in float32. The embedded client hands them over exactly, the HTTP
+    client as the shortest decimal that reads back as the same float32, so the two differ in the
+    ninth digit; snapping to float32 makes a run against a server score exactly as an embedded one.
+    """
+    import math
+
+    import numpy as np
+    from llama_index.vector_stores.chroma import ChromaVectorStore
+
+    class Float32ChromaVectorStore(ChromaVectorStore):
+        def query(self, query, **kwargs):
+            result = super().query(query, **kwargs)
+            if result.similarities:  # similarity = exp(-distance) in llama-index-vector-stores-chroma
+                result.similarities = [math.exp(-float(np.float32(-math.log(s)))) if s > 0 else s
+                                       for s in result.similarities]
+            return result
+
+    return Float32ChromaVectorStore(chroma_collection=collection)
+
+
 def collection_name(index_key: str) -> str:
     """Chroma names must be 3-63 characters of [a-zA-Z0-9._-]."""
     return "rs-" + hashlib.sha256(index_key.encode()).hexdigest()[:40]
@@ -50,7 +73,6 @@ def open_or_build(client, index_key: str, chunks, embed_model):
     chunks through ``embed_model`` (the persistent cache makes repeated vectors free).
     """
     from llama_index.core import StorageContext, VectorStoreIndex
-    from llama_index.vector_stores.chroma import ChromaVectorStore
 
     name = collection_name(index_key)
     meta = {"hnsw:space": "cosine", "ragsweep_key": index_key[:500], "ragsweep_n": len(chunks)}
@@ -61,7 +83,7 @@ def open_or_build(client, index_key: str, chunks, embed_model):
         existing = None
     if existing is not None and existing.metadata and existing.metadata.get("ragsweep_n") == len(chunks) \
             and existing.count() == len(chunks):
-        store = ChromaVectorStore(chroma_collection=existing)
+        store = float32_store(existing)
         return VectorStoreIndex.from_vector_store(store, embed_model=embed_model), False
     if existing is not None:
         client.delete_collection(name)
@@ -70,7 +92,7 @@ def open_or_build(client, index_key: str, chunks, embed_model):
     vectors = embed_model.get_text_embedding_batch([c.text for c in chunks])
     for node, vec in zip(nodes, vectors):
         node.embedding = vec
-    store = ChromaVectorStore(chroma_collection=collection)
+    store = float32_store(collection)
     storage = StorageContext.from_defaults(vector_store=store)
     index = VectorStoreIndex(nodes, storage_context=storage, embed_model=embed_model, insert_batch_size=4096)
     return index, True

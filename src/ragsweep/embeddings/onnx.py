@@ -1,0 +1,123 @@
+"""Sentence-transformers embeddings computed by ONNX Runtime instead of PyTorch.
+
+On a CPU, ONNX Runtime runs a small encoder such as MiniLM faster than PyTorch eager mode (fused
+attention and layer norms, no Python between layers), and its int8 variant faster again. Only
+the transformer runs in ONNX Runtime; tokenization (the model's fast tokenizer, truncated at the
+model's ``max_seq_length``), pooling and normalisation follow the model's own sentence-transformers
+configuration, and prefixes are applied as the PyTorch path applies them, so the vectors match
+that backend's (tests/test_onnx_embeddings.py checks cosine >= 0.9999 for fp32).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from pydantic import Field, PrivateAttr
+
+from ragsweep.embeddings.st_layout import SentenceLayout, l2_normalize, pool
+
+
+class OnnxEmbedding(BaseEmbedding):
+    """A LlamaIndex embedding over an exported transformer (``onnx_export``) and the model's layout."""
+
+    query_instruction: str = Field("", description="prepended to every query")
+    text_instruction: str = Field("", description="prepended to every text")
+    max_length: int = Field(gt=0, description="tokens; longer inputs are truncated")
+    normalize: bool = Field(True, description="unit vectors, as HuggingFaceEmbedding(normalize=True) returns")
+    _session: Any = PrivateAttr()
+    _tokenizer: Any = PrivateAttr()
+    _layout: SentenceLayout = PrivateAttr()
+    _inputs: list[str] = PrivateAttr()
+
+    def __init__(self, onnx_file: Path, layout: SentenceLayout, providers: list, threads: int, **kw: Any) -> None:
+        import onnxruntime as ort
+        from transformers import AutoConfig, AutoTokenizer
+
+        tokenizer = AutoTokenizer.from_pretrained(layout.transformer_dir)
+        max_length = layout.max_seq_length
+        if max_length is None:  # sentence-transformers' fallback: the tokenizer's limit, capped by the positions
+            positions = getattr(AutoConfig.from_pretrained(layout.transformer_dir), "max_position_embeddings", None)
+            max_length = min(tokenizer.model_max_length, positions or tokenizer.model_max_length)
+        super().__init__(max_length=max_length, **kw)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        self._session = ort.InferenceSession(str(onnx_file), options, providers=providers)
+        self._tokenizer = tokenizer
+        self._layout = layout
+        self._inputs = [i.name for i in self._session.get_inputs()]
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "OnnxEmbedding"
+
+    @property
+    def providers(self) -> list[str]:
+        """The execution providers the session actually uses (CUDA only when it could be loaded)."""
+        return self._session.get_providers()
+
+    def _prompt_tokens(self, prompt: str) -> int:
+        """Tokens the prompt occupies at the start of each input (without the trailing special token),
+        which sentence-transformers drops from pooling when the model's pooling says include_prompt false."""
+        return len(self._tokenizer(prompt)["input_ids"]) - 1
+
+    def _embed(self, texts: list[str], prompt: str) -> list[list[float]]:
+        """Embed in batches of similar length (less padding), as sentence-transformers' encode does."""
+        inputs = [prompt + t for t in texts]
+        if self._layout.do_lower_case:
+            inputs = [t.lower() for t in inputs]
+        order = sorted(range(len(inputs)), key=lambda i: -len(inputs[i]))
+        out = np.empty((len(inputs), 0), dtype=np.float32)
+        step = max(1, self.embed_batch_size)
+        for lo in range(0, len(order), step):
+            idx = order[lo : lo + step]
+            vecs = self._run([inputs[i] for i in idx], prompt)
+            if out.shape[1] == 0:
+                out = np.empty((len(inputs), vecs.shape[1]), dtype=np.float32)
+            out[idx] = vecs
+        return out.tolist()
+
+    def _run(self, batch: list[str], prompt: str) -> np.ndarray:
+        enc = self._tokenizer(batch, padding=True, truncation=True, max_length=self.max_length, return_tensors="np")
+        hidden = self._session.run(None, {name: enc[name].astype(np.int64) for name in self._inputs})[0]
+        mask = enc["attention_mask"]
+        if prompt and not self._layout.include_prompt:
+            mask = mask.copy()
+            mask[:, : self._prompt_tokens(prompt)] = 0
+        vecs = pool(np.asarray(hidden, dtype=np.float32), mask, self._layout.pooling)
+        return l2_normalize(vecs) if self._layout.normalize or self.normalize else vecs
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return self._embed([query], self.query_instruction)[0]
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._embed([text], self.text_instruction)[0]
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return self._embed(texts, self.text_instruction)
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return self._get_query_embedding(query)
+
+    async def _aget_text_embedding(self, text: str) -> list[float]:
+        return self._get_text_embedding(text)
+
+
+def default_instructions(model_name: str) -> tuple[str, str]:
+    """The (query, text) prefixes HuggingFaceEmbedding adds when none is configured (BGE and Instructor
+    hub ids get theirs), so both backends embed the same strings.
+
+    Read from llama-index's ``utils`` module by file: importing its package would import
+    sentence-transformers, seconds the ONNX path does not otherwise spend.
+    """
+    package = importlib.util.find_spec("llama_index.embeddings.huggingface")
+    assert package is not None and package.submodule_search_locations
+    path = Path(next(iter(package.submodule_search_locations))) / "utils.py"
+    spec = importlib.util.spec_from_file_location("_ragsweep_hf_embedding_utils", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.get_query_instruct_for_model_name(model_name), module.get_text_instruct_for_model_name(model_name)

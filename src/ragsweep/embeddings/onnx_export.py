@@ -1,0 +1,164 @@
+"""ONNX exports of a sentence-transformers model's transformer, made once per model and kept in the cache.
+
+Layout: ``<cache>/onnx/<model>-<hash>/fp32/model.onnx`` (the transformer traced by PyTorch's
+TorchScript exporter: token ids and masks in, ``last_hidden_state`` out, batch and sequence
+dynamic) and ``.../int8/model.onnx`` (the fp32 file with dynamically quantized weights). The
+directory is named by the model's identity (the bundled model's hub id, a local directory's
+fingerprint, a hub id), the same identity its embedding cache key uses.
+
+Several processes may load a model at once (Ray workers on one machine): the first takes a lock
+and exports into a temporary directory beside the target, then renames the directory into
+place, so a reader sees a complete file or none, and the others wait and reuse it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import inspect
+import logging
+import os
+import re
+import shutil
+import tempfile
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+from ragsweep.errors import RagsweepError
+
+OPSET = 17
+EXPORT_VERSION = 1  # bump when the export changes, so files written before are not reused
+MODEL_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+OUTPUT = "last_hidden_state"
+PRECISIONS = {"onnx": "fp32", "onnx-int8": "int8"}
+
+
+def export_path(cache_root: Path, identity: str, precision: str) -> Path:
+    """Where the export of the model ``identity`` at ``precision`` (fp32, int8) lives."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", identity).strip("_")[-60:]
+    digest = hashlib.sha256(f"{identity}|opset{OPSET}|v{EXPORT_VERSION}".encode()).hexdigest()[:10]
+    return Path(cache_root) / "onnx" / f"{slug}-{digest}" / precision / "model.onnx"
+
+
+def ensure_export(transformer_dir: Path, identity: str, precision: str, cache_root: Path, field: str) -> Path:
+    """The ONNX file of ``transformer_dir`` at ``precision``, exported first if no process has yet."""
+    target = export_path(cache_root, identity, precision)
+    if target.is_file():
+        return target
+    source = ensure_export(transformer_dir, identity, "fp32", cache_root, field) if precision == "int8" else None
+    home = target.parent.parent
+    home.mkdir(parents=True, exist_ok=True)
+    with _locked(home / f".{precision}.lock"):
+        if target.is_file():  # another process finished it while this one waited
+            return target
+        for stale in home.glob(f".{precision}-*"):  # left by a killed export; the lock says none is running
+            shutil.rmtree(stale, ignore_errors=True)
+        work = Path(tempfile.mkdtemp(prefix=f".{precision}-", dir=home))
+        try:
+            if source is None:
+                export_fp32(transformer_dir, work / target.name, field)
+            else:
+                quantize_int8(source, work / target.name)
+            os.chmod(work, 0o755)  # mkdtemp's 0700 would hide the export from other users of a shared cache
+            os.replace(work, target.parent)
+        except OSError:
+            if not target.is_file():  # a lock-less platform where another process won the rename
+                raise
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return target
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive advisory lock on ``path`` (released when the process dies); none where fcntl is missing."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: the atomic rename alone keeps readers safe
+        yield
+        return
+    with open(path, "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def export_fp32(transformer_dir: Path, target: Path, field: str) -> None:
+    """Trace the transformer with the TorchScript exporter (``dynamo=False``: no onnxscript needed).
+
+    Traced with eager attention and a padded sample batch, so the attention-mask path is part of
+    the graph (a batch without padding lets transformers skip the mask, and the trace would keep
+    that shortcut for every input).
+    """
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(transformer_dir)
+        try:
+            model = AutoModel.from_pretrained(transformer_dir, attn_implementation="eager")
+        except (ValueError, TypeError):  # an architecture without a selectable attention
+            model = AutoModel.from_pretrained(transformer_dir)
+    except (OSError, ValueError) as exc:
+        raise RagsweepError(f"{field}: cannot load the transformer of {transformer_dir} "
+                            f"({_first_line(exc)}); use backend: torch") from None
+    model.eval()
+    sample = tokenizer(["an export sample", "a longer export sample, so that the first one is padded"],
+                       padding=True, return_tensors="pt")
+    accepted = inspect.signature(model.forward).parameters
+    names = [n for n in MODEL_INPUTS if n in sample and n in accepted]
+
+    class LastHiddenState(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, *tensors: torch.Tensor) -> torch.Tensor:
+            return self.model(**dict(zip(names, tensors))).last_hidden_state
+
+    args = tuple(sample[n] for n in names)
+    with torch.no_grad():
+        out = getattr(model(**dict(zip(names, args))), OUTPUT, None)
+        if "input_ids" not in names or out is None:
+            raise RagsweepError(f"{field}: {transformer_dir.name} is not a transformer encoder with token ids in and "
+                                f"{OUTPUT} out, which the ONNX backend exports; use backend: torch")
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                torch.onnx.export(LastHiddenState(), args, str(target), input_names=names, output_names=[OUTPUT],
+                                  dynamic_axes={n: {0: "batch", 1: "sequence"} for n in [*names, OUTPUT]},
+                                  opset_version=OPSET, dynamo=False)
+        except Exception as exc:  # the exporter raises many types; all mean the same to a user
+            raise RagsweepError(f"{field}: cannot export {transformer_dir.name} to ONNX ({_first_line(exc)}); "
+                                "use backend: torch") from None
+
+
+def quantize_int8(source: Path, target: Path) -> None:
+    """Dynamic int8 quantization (Jacob et al. 2018, "Quantization and Training of Neural Networks for
+    Efficient Integer-Arithmetic-Only Inference", CVPR): weights stored as int8 with one scale per
+    output channel, activations quantized per batch at run time. Per-channel scales keep MiniLM's
+    vectors within cosine 0.98 of fp32 where one scale per tensor drops to 0.92 (BENCHMARKS.md)."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    with _quiet_root_logger():
+        quantize_dynamic(source, target, weight_type=QuantType.QInt8, per_channel=True)
+
+
+@contextlib.contextmanager
+def _quiet_root_logger() -> Iterator[None]:
+    """Drop what is logged to the root logger meanwhile: the quantizer advises pre-processing (which
+    fails on these graphs) through ``logging.warning``, which would also install a root handler."""
+    root = logging.getLogger()
+    saved = root.handlers[:]
+    root.handlers = [logging.NullHandler()]
+    try:
+        yield
+    finally:
+        root.handlers = saved
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

@@ -1,0 +1,213 @@
+"""The Ray executor on a real Ray cluster started on this machine (``ray start --head`` plus a worker node).
+
+The same specs run with the local executor and on the cluster must leave the same records; a sweep
+killed on the cluster resumes from its journal; stores other hosts cannot reach are refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import BASE_LIMIT, BERTSCORE_RAW, BERTSCORE_RESCALED, PATTERN, SENTENCE256, describe
+
+pytest.importorskip("ray")
+
+# Ray 2.5x+ turns token authentication on for clusters it starts and writes a token to ~/.ray; the test
+# cluster, its nodes and the ragsweep processes all run with it off, consistently.
+RAY_ENV = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
+TIMING = ["retrieval_ms", "query_embedding_ms", "generation_ms"]
+BERTSCORE = BERTSCORE_RAW + BERTSCORE_RESCALED
+GRAPH_RETRIEVERS = [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion"}, {"kind": "knowledge_graph"},
+                    {"kind": "hybrid_kg"}]
+
+
+def _ray(*args: str, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
+    exe = Path(sys.executable).with_name("ray")
+    env = {**os.environ, **RAY_ENV}
+    proc = subprocess.run([str(exe), *args], env=env, capture_output=True, text=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        pytest.fail(f"ray {' '.join(args)} failed: {proc.stderr[-2000:]}")
+    return proc
+
+
+@pytest.fixture(scope="module")
+def ray_cluster(get_free_port):
+    """A head node and a worker node (1 CPU each) on this machine; yields the head's address."""
+    port = get_free_port()
+    temp = tempfile.mkdtemp(prefix="rs-ray-", dir="/tmp")  # Ray's socket paths must stay short
+    common = ["--num-cpus", "1", "--object-store-memory", str(150 * 2**20), "--disable-usage-stats"]
+    try:
+        _ray("start", "--head", "--node-ip-address", "127.0.0.1", "--port", str(port), "--include-dashboard=false",
+             "--temp-dir", temp, *common)
+        _ray("start", "--address", f"127.0.0.1:{port}", "--node-ip-address", "127.0.0.1", *common)
+        yield f"127.0.0.1:{port}"
+    finally:
+        _ray("stop", "--force", check=False)
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def _ray_run(run_cli, spec, cache, address, *extra, env=None, timeout=400):
+    return run_cli("run", spec.path, "--cache", cache, "--ray-address", address, *extra, env={**RAY_ENV, **(env or {})},
+                   timeout=timeout)
+
+
+def _comparable(records):
+    return records.drop(columns=TIMING + BERTSCORE).sort_values(["config_id", "qid"]).reset_index(drop=True)
+
+
+def _as_json(df) -> list[str]:
+    return [json.dumps(row, default=lambda v: v.tolist() if hasattr(v, "tolist") else str(v), sort_keys=True)
+            for row in df.to_dict("records")]
+
+
+def assert_same_records(local, remote) -> None:
+    """Every field equal, timings aside; BERTScore to 1e-6. bert-score pads each batch to its longest
+    sentence, so a pair's float32 score moves in the 7th digit with the pairs that share its batch, i.e.
+    with what the cache already held (and the rescaling baseline's batches follow Python's per-process
+    string hashing): two local runs with different cache histories differ the same way."""
+    a, b = _comparable(local), _comparable(remote)
+    assert list(a.columns) == list(b.columns)
+    ja, jb = _as_json(a), _as_json(b)
+    diff = [i for i in range(len(ja)) if ja[i] != jb[i]]
+    assert len(ja) == len(jb) and not diff, f"{len(diff)} records differ, e.g.\n{ja[diff[0]][:800]}\n{jb[diff[0]][:800]}"
+    ka = local.sort_values(["config_id", "qid"]).reset_index(drop=True)
+    kb = remote.sort_values(["config_id", "qid"]).reset_index(drop=True)
+    for col in BERTSCORE:
+        assert ((ka[col] - kb[col]).abs().fillna(0) < 1e-6).all(), col
+
+
+def assert_same_summary(local, remote) -> None:
+    """Means and bootstrap CIs per configuration agree (latencies aside; BERTScore rescaled as above)."""
+    import pandas as pd
+
+    def prep(df):
+        df = df.drop(columns=[c for c in df.columns if c.startswith(("retrieval_ms", "generation_ms", "query_embedding_ms"))])
+        return df.sort_values("config_id").reset_index(drop=True)
+
+    pd.testing.assert_frame_equal(prep(local), prep(remote), check_exact=False, atol=1e-6, rtol=0)
+
+
+def test_killed_ray_sweep_resumes_and_leaves_the_records_of_a_local_sweep(
+        ray_cluster, base_run, make_spec, popen_cli, run_cli, read_run, shared_cache, tmp_path, kill_midway):
+    """Demo data, 2 splitters x {bm25, vector, fusion, knowledge graph, hybrid_kg} x top_k {3, 5} on a two-node
+    cluster with a cold cache, so the workers chunk, embed, index and build graphs. The driver is SIGKILLed
+    after the first answers; the rerun answers only what the journal lacks, keeps what it has, and the
+    records equal a local run's."""
+    from test_sweep import journal_payloads, journal_rows
+
+    data = {"splitters": [SENTENCE256, PATTERN], "retrievers": GRAPH_RETRIEVERS}
+    spec = make_spec("ray-remote", **data, ray={"questions_per_task": 2})
+    total = 20 * BASE_LIMIT
+    cache = tmp_path / "cache-ray"
+    journal = spec.run_dir / "journal.sqlite"
+    proc = popen_cli("run", spec.path, "--cache", cache, "--ray-address", ray_cluster, "--limit", BASE_LIMIT,
+                     log_dir=tmp_path, env=RAY_ENV)
+    kill_midway(proc, lambda: journal_rows(journal)[0], 1, timeout=240, what="answers journaled",
+                stderr_path=tmp_path / "stderr.txt")
+    rows, ok_rows = journal_rows(journal)
+    assert 0 < rows < total and ok_rows == rows
+    before = journal_payloads(journal)
+    time.sleep(2)  # the Chroma server the killed driver started for its embedded directory goes with it
+    assert subprocess.run(["pgrep", "-f", f"chroma run --path {cache / 'chroma'}"]).returncode != 0
+    # the workers handed the driver what they computed: chunks, graphs (and vectors) are in the cache
+    assert len(list((cache / "chunks").glob("*.json"))) == 2 and len(list((cache / "graphs").glob("*.json"))) == 2
+
+    done = _ray_run(run_cli, spec, cache, ray_cluster, "--limit", BASE_LIMIT)
+    assert done.returncode == 0, describe(done)
+    rrun = read_run(spec.run_dir, done)
+    inv = rrun.invocation
+    assert rrun.manifest["status"] == "complete" and len(rrun.records) == total
+    assert inv["skipped_already_done"] == rows and inv["answered"] == total - rows and inv["failed"] == 0
+    assert all(journal_payloads(journal)[k] == v for k, v in before.items())
+    assert inv["executor"]["kind"] == "ray" and inv["executor"]["nodes"] == 2
+    assert inv["executor"]["address"] == ray_cluster and len(inv["executor"]["hosts"]) == 1
+    assert inv["indexes_built"] + inv["indexes_reused"] == 2, inv  # an index the killed run finished is reused
+    assert {g["built"] for g in inv["graphs"].values()} == {False}  # the graphs the killed run's workers built
+
+    local_spec = make_spec("ray-local", **data)
+    local = run_cli("run", local_spec.path, "--cache", shared_cache, "--limit", BASE_LIMIT)
+    assert local.returncode == 0, describe(local)
+    lrun = read_run(local_spec.run_dir)
+    assert lrun.invocation["executor"] == {"kind": "local"}
+    assert_same_records(lrun.records, rrun.records)
+    assert_same_summary(lrun.summary, rrun.summary)
+
+
+@pytest.mark.slow
+def test_llm_answers_and_rewrites_on_ray_match_local(ray_cluster, make_spec, run_cli, read_run, tmp_path):
+    """LLM answers (generated by the driver from what the workers retrieved) and fusion with LLM query
+    rewrites (run on the driver, with the run's one rate limiter and budget) equal a local run's."""
+    from fake_openai import FakeOpenAI
+
+    key = "sk-ray-SECRET-0b7e"
+    fake = FakeOpenAI(api_key=key).start()
+    try:
+        data = {"splitters": [SENTENCE256], "generator": {"kind": "llm"},
+                "retrievers": [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion", "num_queries": 2}],
+                "llm": {"model": "ray-model", "base_url": fake.base_url, "api_key_env": "RAY_KEY"},
+                "prices": {"ray-model": {"input": 1.0, "output": 2.0}}}
+        local_spec, ray_spec = make_spec("ray-llm-local", **data), make_spec("ray-llm-remote", **data)
+        env = {"RAY_KEY": key}
+        local = run_cli("run", local_spec.path, "--cache", tmp_path / "c1", "--limit", 6, env=env)
+        assert local.returncode == 0, describe(local)
+        remote = _ray_run(run_cli, ray_spec, tmp_path / "c2", ray_cluster, "--limit", 6, env=env)
+        assert remote.returncode == 0, describe(remote)
+    finally:
+        fake.stop()
+    lrec, rrec = read_run(local_spec.run_dir).records, read_run(ray_spec.run_dir).records
+    drop = ["llm", "rewrite_llm"]  # call traces: latencies and token counts of the same calls
+    assert_same_records(lrec.drop(columns=[c for c in drop if c in lrec]), rrec.drop(columns=[c for c in drop if c in rrec]))
+    assert (rrec["generator"] == "llm:ray-model").all() and rrec["answer"].str.len().gt(0).all()
+    assert key not in (ray_spec.run_dir / "manifest.json").read_text()
+
+
+def test_stores_other_hosts_cannot_reach_are_refused(ray_cluster, make_spec, run_cli, tmp_path):
+    """A node joins from another address (127.0.0.2: to Ray, another host): an embedded Chroma directory and
+    loopback server URLs are refused at start-up with the setting and the fix, before anything runs."""
+    _ray("start", "--address", ray_cluster, "--node-ip-address", "127.0.0.2", "--num-cpus", "1",
+         "--object-store-memory", str(100 * 2**20), "--disable-usage-stats")
+    spec = make_spec("ray-refused")
+    p = _ray_run(run_cli, spec, tmp_path / "cache", ray_cluster, "--limit", 2)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, describe(p)
+    assert "vector_store: the Ray cluster" in p.stderr and "127.0.0.2" in p.stderr and "vector_store.url" in p.stderr
+    assert not spec.run_dir.exists() or not (spec.run_dir / "manifest.json").exists()
+    from ragsweep.retrievers.chroma_server import ChromaServer
+
+    with ChromaServer(tmp_path / "chroma") as url:  # it answers here, so only the cluster check can refuse it
+        served = make_spec("ray-refused-url", vector_store={"url": url})
+        p = _ray_run(run_cli, served, tmp_path / "cache", ray_cluster, "--limit", 2)
+    assert p.returncode == 2 and f"vector_store.url: {url} is a loopback address" in p.stderr, describe(p)
+
+
+def test_loopback_neo4j_is_refused_on_other_hosts(ray_cluster, neo4j_server, make_spec, run_cli, tmp_path):
+    """(after the 127.0.0.2 node joined) the Neo4j server answers here, but not at loopback from other hosts."""
+    graph = make_spec("ray-refused-neo4j", retrievers=[{"kind": "knowledge_graph", "store": "neo4j"}],
+                      neo4j=neo4j_server.model_dump(mode="json"))
+    p = _ray_run(run_cli, graph, tmp_path / "cache", ray_cluster, "--limit", 2)
+    assert p.returncode == 2 and f"neo4j.url: {neo4j_server.url} is a loopback address" in p.stderr, describe(p)
+
+
+def test_executor_options_are_checked(make_spec, run_cli, get_free_port):
+    spec = make_spec("ray-options")
+    closed = f"127.0.0.1:{get_free_port()}"
+    t0 = time.monotonic()
+    p = run_cli("run", spec.path, "--ray-address", closed, env=RAY_ENV)
+    assert p.returncode == 2 and p.stderr.startswith(f"error: ray.address: no Ray cluster answers at {closed}"), \
+        describe(p)
+    assert time.monotonic() - t0 < 30
+    p = run_cli("run", spec.path, "--executor", "dask")
+    assert p.returncode == 2 and "--executor: 'dask' is not local or ray" in p.stderr, describe(p)
+    p = run_cli("run", spec.path, "--executor", "local", "--ray-address", closed)
+    assert p.returncode == 2 and "--ray-address" in p.stderr, describe(p)
+    bad = make_spec("ray-bad", executor="spark")
+    p = run_cli("validate", bad.path)
+    assert p.returncode == 2 and "executor" in p.stderr, describe(p)
