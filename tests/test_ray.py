@@ -7,7 +7,6 @@ killed on the cluster resumes from its journal; stores other hosts cannot reach 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -17,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BASE_LIMIT, BERTSCORE_RAW, BERTSCORE_RESCALED, PATTERN, SENTENCE256, describe
+from conftest import BASE_LIMIT, BERTSCORE_RAW, BERTSCORE_RESCALED, PATTERN, SENTENCE256, _cli_env, describe
 
-pytest.importorskip("ray")
+import ray  # noqa: F401,E402 - a test dependency (pyproject's test extra): missing, the module fails loudly
 
 # Ray 2.5x+ turns token authentication on for clusters it starts and writes a token to ~/.ray; the test
 # cluster, its nodes and the ragsweep processes all run with it off, consistently.
@@ -31,8 +30,9 @@ GRAPH_RETRIEVERS = [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion"}, {"
 
 
 def _ray(*args: str, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
+    """``ray ARGS``; nodes get the CLI runs' environment (offline hub, ...), which their workers inherit."""
     exe = Path(sys.executable).with_name("ray")
-    env = {**os.environ, **RAY_ENV}
+    env = _cli_env(RAY_ENV)
     proc = subprocess.run([str(exe), *args], env=env, capture_output=True, text=True, timeout=timeout)
     if check and proc.returncode != 0:
         pytest.fail(f"ray {' '.join(args)} failed: {proc.stderr[-2000:]}")
@@ -170,6 +170,23 @@ def test_llm_answers_and_rewrites_on_ray_match_local(ray_cluster, make_spec, run
     assert key not in (ray_spec.run_dir / "manifest.json").read_text()
 
 
+def test_failures_on_ray_are_recorded_as_locally(ray_cluster, make_spec, run_cli, read_run, tmp_path):
+    """An embedding whose model cannot load fails its configurations on the workers with the local executor's
+    reason, counted once each; the other configurations are answered."""
+    data = {"splitters": [SENTENCE256], "retrievers": [{"kind": "bm25"}, {"kind": "vector"}], "top_k": [3],
+            "embeddings": [{"model": "minilm"}, {"model": str(tmp_path / "no-such-model"), "name": "broken"}]}
+    local_spec, ray_spec = make_spec("ray-fail-local", **data), make_spec("ray-fail-remote", **data)
+    local = run_cli("run", local_spec.path, "--cache", tmp_path / "c1", "--limit", 4)
+    remote = _ray_run(run_cli, ray_spec, tmp_path / "c2", ray_cluster, "--limit", 4)
+    assert local.returncode == 3 and remote.returncode == 3, describe(remote)
+    lrun, rrun = read_run(local_spec.run_dir), read_run(ray_spec.run_dir)
+    errors = rrun.records["error"].dropna()
+    assert len(errors) == 4 and (rrun.records.loc[errors.index, "config_id"] == "sentence256-broken-vector-k3").all()
+    assert errors.str.startswith("indexing failed: ").all()
+    assert rrun.invocation["failed"] == 4 and rrun.invocation["answered"] == 8
+    assert_same_records(lrun.records, rrun.records)
+
+
 def test_stores_other_hosts_cannot_reach_are_refused(ray_cluster, make_spec, run_cli, tmp_path):
     """A node joins from another address (127.0.0.2: to Ray, another host): an embedded Chroma directory and
     loopback server URLs are refused at start-up with the setting and the fix, before anything runs."""
@@ -211,3 +228,33 @@ def test_executor_options_are_checked(make_spec, run_cli, get_free_port):
     bad = make_spec("ray-bad", executor="spark")
     p = run_cli("validate", bad.path)
     assert p.returncode == 2 and "executor" in p.stderr, describe(p)
+
+
+def test_shared_state_rules(tmp_path):
+    """The start-up checks on their own: one host needs nothing; other hosts need reachable servers and models
+    every node can load; device cuda needs GPUs."""
+    from ragsweep.config import SweepSpec
+    from ragsweep.errors import RagsweepError
+    from ragsweep.executors.cluster import ClusterInfo, check_shared_state
+
+    one_host = ClusterInfo("h:1", "10.0.0.1", ("10.0.0.1", "10.0.0.1"), 4)
+    two_hosts = ClusterInfo("h:1", "10.0.0.1", ("10.0.0.1", "10.0.0.2"), 4)
+    base = {"splitters": [SENTENCE256], "retrievers": [{"kind": "vector"}]}
+    check_shared_state(SweepSpec(**base), True, False, one_host)
+    check_shared_state(SweepSpec(**base, vector_store={"url": "http://10.0.0.1:8000"}), True, False, two_hosts)
+    check_shared_state(SweepSpec(**base), False, False, two_hosts)  # no vectors: no store to share
+    model_dir = tmp_path / "my-model"
+    model_dir.mkdir()
+    cases = [
+        (SweepSpec(**base), two_hosts, "vector_store: the Ray cluster at h:1 has nodes on other hosts (10.0.0.2)"),
+        (SweepSpec(**base, vector_store={"url": "http://localhost:8000"}), two_hosts,
+         "vector_store.url: http://localhost:8000 is a loopback address"),
+        (SweepSpec(**{**base, "embeddings": [{"model": str(model_dir)}]}, vector_store={"url": "http://10.0.0.1:1"}),
+         two_hosts, f"embeddings[mymodel].model: {model_dir} is a directory on this machine"),
+        (SweepSpec(**{**base, "embeddings": [{"model": "minilm", "device": "cuda"}]}), one_host,
+         "embeddings[minilm].device: cuda, but the Ray cluster at h:1 has no GPU"),
+    ]
+    for spec, cluster, message in cases:
+        with pytest.raises(RagsweepError) as err:
+            check_shared_state(spec, True, False, cluster)
+        assert str(err.value).startswith(message) and "\n" not in str(err.value), str(err.value)

@@ -25,6 +25,7 @@ class ClusterInfo:
     driver_host: str      # the IP Ray uses for this process's node
     hosts: tuple[str, ...]  # node IPs of the alive nodes, one per node
     cpus: int
+    gpus: int = 0
 
     @property
     def other_hosts(self) -> list[str]:
@@ -32,7 +33,7 @@ class ClusterInfo:
 
     def describe(self) -> dict:
         return {"kind": "ray", "address": self.address, "nodes": len(self.hosts), "hosts": sorted(set(self.hosts)),
-                "cpus": self.cpus}
+                "cpus": self.cpus, "gpus": self.gpus}
 
 
 def _reachable(address: str) -> None:
@@ -79,8 +80,9 @@ def connect(ray_spec) -> ClusterInfo:
         ray.shutdown()
         raise RagsweepError(f"ray.address: the cluster at {address} has no CPU for tasks; start workers with "
                             "`ray start --address HEAD:PORT --num-cpus N`")
+    gpus = int(sum(n.get("Resources", {}).get("GPU", 0) for n in nodes))
     driver = ray.util.get_node_ip_address()
-    return ClusterInfo(address, driver, tuple(n["NodeManagerAddress"] for n in nodes), cpus)
+    return ClusterInfo(address, driver, tuple(n["NodeManagerAddress"] for n in nodes), cpus, gpus)
 
 
 def _loopback(host: str | None) -> bool:
@@ -92,12 +94,27 @@ def _loopback(host: str | None) -> bool:
         return False
 
 
+def _local_models(spec) -> list:
+    """Embedding entries that name a model directory on this machine."""
+    from pathlib import Path
+
+    return [e for e in spec.embeddings if getattr(e, "model", "minilm") != "minilm" and Path(e.model).exists()]
+
+
 def check_shared_state(spec, uses_vectors: bool, uses_neo4j: bool, cluster: ClusterInfo) -> None:
-    """Refuse stores the cluster's other hosts cannot reach, naming the setting and the fix."""
+    """Refuse stores and models the cluster's tasks cannot reach, naming the setting and the fix."""
+    gpu_wanted = [e.label() for e in spec.embeddings if str(getattr(e, "device", "") or "").startswith("cuda")]
+    if gpu_wanted and not cluster.gpus:
+        raise RagsweepError(f"embeddings[{gpu_wanted[0]}].device: cuda, but the Ray cluster at {cluster.address} has "
+                            "no GPU; start nodes with GPUs or leave device unset")
     others = cluster.other_hosts
     if not others:
         return
     where = f"the Ray cluster at {cluster.address} has nodes on other hosts ({', '.join(others[:3])})"
+    local = _local_models(spec)
+    if local:
+        raise RagsweepError(f"embeddings[{local[0].label()}].model: {local[0].model} is a directory on this machine, "
+                            f"but {where}; give a hub id, which every node loads alike")
     if uses_vectors and spec.vector_store.url is None:
         raise RagsweepError(f"vector_store: {where}, which cannot open an embedded Chroma directory; run a Chroma "
                             "server every node reaches (`chroma run --path DIR --host 0.0.0.0 --port 8000`) and set "
@@ -108,6 +125,21 @@ def check_shared_state(spec, uses_vectors: bool, uses_neo4j: bool, cluster: Clus
     if uses_neo4j and _loopback(urlparse(spec.neo4j.url).hostname):
         raise RagsweepError(f"neo4j.url: {spec.neo4j.url} is a loopback address, but {where}; give the Neo4j "
                             "server's address on the network")
+
+
+def with_absolute_models(config):
+    """``config`` with its embeddings' local model paths made absolute: workers do not share the driver's
+    working directory (the model's cache key, a fingerprint of its files, does not change)."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    def absolute(emb):
+        model = getattr(emb, "model", "minilm")
+        if emb is None or model == "minilm" or not Path(model).exists():
+            return emb
+        return emb.model_copy(update={"model": str(Path(model).resolve())})
+
+    return replace(config, embedding=absolute(config.embedding), chunk_embedding=absolute(config.chunk_embedding))
 
 
 @contextmanager

@@ -18,7 +18,11 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ragsweep.errors import short_reason
+from ragsweep.errors import RagsweepError, short_reason
+
+
+class ClusterLost(RagsweepError):
+    """Ray stopped answering mid-sweep; what finished is journaled and a rerun goes on from there."""
 
 
 @dataclass
@@ -70,18 +74,26 @@ def answer_on_ray(spec, dataset, groups: dict, pending, journal, cache, emb_cach
     from ragsweep.embeddings.cache import text_key
     from ragsweep.embeddings.factory import model_key
     from ragsweep.executors import tasks
+    from ragsweep.executors.cluster import with_absolute_models
     from ragsweep.graphs.build import graph_key
     from ragsweep.graphs.index import extractor_identity
     from ragsweep.pipelines.cache_dir import load_chunks, save_chunks
     from ragsweep.pipelines.sweep import _USES_GRAPH, _chunk_digest, _chunks_key, _fail_group
 
-    remote = {fn.__name__: ray.remote(num_cpus=1, max_retries=1)(fn)
+    # tasks that may run the embedding model get a GPU when the cluster has them (Ray hides GPUs from
+    # tasks that do not ask); answering tasks only read question vectors the driver sends
+    gpu = 1 if cluster.gpus else 0
+    remote = {fn.__name__: ray.remote(num_cpus=1, num_gpus=gpu if fn is not tasks.answer_task else 0,
+                                      max_retries=1)(fn)
               for fn in (tasks.chunk_task, tasks.index_task, tasks.query_task, tasks.graph_task, tasks.answer_task)}
     left: dict[str, list] = defaultdict(list)
     work: dict[str, _Group] = {}
     for key, configs in groups.items():
         for c in configs:
-            (left[key] if on_driver(c) else work.setdefault(key, _Group([])).configs).append(c)
+            if on_driver(c):
+                left[key].append(c)
+            else:
+                work.setdefault(key, _Group([])).configs.append(with_absolute_models(c))
     if not work:
         return dict(left)
     spec_ref, dataset_ref = ray.put(spec), ray.put(dataset)
@@ -109,7 +121,8 @@ def answer_on_ray(spec, dataset, groups: dict, pending, journal, cache, emb_cach
     def chunked(key: str, result) -> None:
         g = work[key]
         if isinstance(result, BaseException):
-            _fail_group(g.configs, pending, journal, stats, answer_bar, f"chunking failed: {short_reason(result)}")
+            left_over = [c for c in g.configs if c.embedding is None or c.embedding.label() not in g.failed_embeddings]
+            _fail_group(left_over, pending, journal, stats, answer_bar, f"chunking failed: {short_reason(result)}")
             g.started = True  # nothing more to do for this splitter
             return
         if result is not None:  # computed by a task: keep it for later runs
@@ -171,15 +184,22 @@ def answer_on_ray(spec, dataset, groups: dict, pending, journal, cache, emb_cach
 
     def graphed(key: str, result, _what) -> None:
         g = work[key]
-        if not isinstance(result, BaseException):  # a failed graph task is retried, and recorded, per question
-            merge_stats(stats, result.stats)
-            for gkey, text in result.graph_files.items():
-                path = cache.root / "graphs" / f"{gkey}.json"
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(".tmp")
-                tmp.write_text(text, encoding="utf-8")
-                tmp.replace(path)
-                g.graph_files[gkey] = text
+        if isinstance(result, BaseException):  # the task itself died: the answering tasks retry the graphs
+            g.waiting -= 1
+            maybe_answer(key)
+            return
+        merge_stats(stats, result.stats)
+        for failed_spec, reason in result.graph_failures.items():
+            cfgs = [c for c in g.configs if c.retriever.model_dump_json() == failed_spec]
+            _fail_group(cfgs, pending, journal, stats, answer_bar, reason)
+            g.configs = [c for c in g.configs if c not in cfgs]
+        for gkey, text in result.graph_files.items():
+            path = cache.root / "graphs" / f"{gkey}.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(path)
+            g.graph_files[gkey] = text
         g.waiting -= 1
         maybe_answer(key)
 
@@ -230,19 +250,31 @@ def answer_on_ray(spec, dataset, groups: dict, pending, journal, cache, emb_cach
                                           root)
         outstanding[ref] = (queried, None, label)
         queries_waiting.add(label)
-    for key, g in work.items():
+    for g in work.values():
         g.chunks = load_chunks(cache.chunks_path(_chunks_key(g.configs[0], dataset)))
+    # one bar for the tasks before answering: chunking, index, question-embedding and graph tasks
+    prep_bar = bars.add("ray: chunk, index, graph tasks", len(by_model) + sum(
+        (g.chunks is None) + len({c.embedding.label() for c in g.configs if c.embedding is not None})
+        + any(c.retriever.kind in _USES_GRAPH for c in g.configs) for g in work.values()))
+    for key, g in work.items():
         if g.chunks is None:
             ref = remote["chunk_task"].remote(spec_ref, dataset_ref, g.configs[0], root)
             outstanding[ref] = (lambda k, r, _w: chunked(k, r), key, None)
         else:
             chunked(key, None)
     while outstanding:
-        ready, _ = ray.wait(list(outstanding), num_returns=1)
+        try:
+            ready, _ = ray.wait(list(outstanding), num_returns=1)
+        except Exception as exc:  # noqa: BLE001 - the cluster itself failed: stop cleanly, keep what is journaled
+            raise ClusterLost(f"ray: the cluster at {cluster.address} stopped answering ({short_reason(exc)}); "
+                              "finished answers are journaled: run the same command again to go on") from None
         handler, key, what = outstanding.pop(ready[0])
         try:
             result = ray.get(ready[0])
         except Exception as exc:  # noqa: BLE001 - a task's failure loses only its own work
             result = _cause(exc)
         handler(key, result, what)
+        if handler is not answered:
+            bars.advance(prep_bar, 1)
+    bars.complete(prep_bar)
     return dict(left)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ragsweep.embeddings.cache import MemoryEmbeddingCache
+from ragsweep.errors import short_reason
 
 _SCRATCH: list[Path] = []
 
@@ -37,6 +38,7 @@ class TaskResult:
     gen_items: list = field(default_factory=list)
     vectors: dict[str, list] = field(default_factory=dict)  # model key -> MemoryEmbeddingCache.new_items
     graph_files: dict[str, str] = field(default_factory=dict)  # graph key -> persisted SimplePropertyGraphStore
+    graph_failures: dict[str, str] = field(default_factory=dict)  # retriever spec (JSON) -> why its graph failed
     chunks: list | None = None
     stats: object = None
 
@@ -149,7 +151,7 @@ def query_task(embedding, queries: list[str], vectors, cache_root: Path) -> Task
 
 def graph_task(spec, dataset, configs, chunks, graph_files: dict[str, str]) -> TaskResult:
     """Build (or reopen) the knowledge graphs of one splitter's graph configurations and load them into
-    Neo4j where the spec says so; a graph that fails is left to the answering tasks, which record why."""
+    Neo4j where the spec says so; a graph that fails is reported, for the driver to record once."""
     from ragsweep.pipelines.sweep import _chunk_graphs, _neo4j_connection
 
     stats, bars = _quiet()
@@ -157,17 +159,18 @@ def graph_task(spec, dataset, configs, chunks, graph_files: dict[str, str]) -> T
     neo4j = _neo4j_connection(spec, configs)
     try:
         graphs = _chunk_graphs(spec, dataset, configs[0], chunks, cache, max(spec.top_k), stats, bars, None, neo4j)
-        for rspec in {c.retriever.model_dump_json(): c.retriever for c in configs}.values():
+        failures = {}
+        for key, rspec in {c.retriever.model_dump_json(): c.retriever for c in configs}.items():
             try:
                 graphs.shared(rspec)
-            except Exception:  # noqa: BLE001 - recorded per question by the answering tasks, as locally
-                continue
+            except Exception as exc:  # noqa: BLE001 - recorded by the driver, with the local executor's words
+                failures[key] = f"building the query engine failed: {short_reason(exc)}"
     finally:
         if neo4j is not None:
             neo4j.close()
     built = {info["key"] for info in stats.graphs.values() if info.get("built")}
     files = {key: (cache.root / "graphs" / f"{key}.json").read_text(encoding="utf-8") for key in built}
-    return TaskResult(graph_files=files, stats=stats)
+    return TaskResult(graph_files=files, graph_failures=failures, stats=stats)
 
 
 def answer_task(spec, dataset, group, chunks, pending, vectors, graph_files: dict[str, str],

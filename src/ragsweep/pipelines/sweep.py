@@ -138,6 +138,7 @@ def run_sweep(
             if total:
                 error = _answer_all(spec, dataset, configs, pending, journal, cache, stats, bars, total, clients,
                                     cluster)
+                stack.close()  # Ray and a Chroma server it needed are not needed for scoring
             with _Timer(stats, "scoring"):
                 try:
                     _score_all(spec, dataset, questions, configs, journal, cache, stats, bars, scorer_key)
@@ -330,6 +331,12 @@ def _answer_all(spec, dataset, configs, pending, journal, cache: CacheDir, stats
         return None
     except (BudgetExhausted, LLMFatalError) as exc:
         return exc
+    except RagsweepError as exc:
+        from ragsweep.executors.dispatch import ClusterLost
+
+        if isinstance(exc, ClusterLost):
+            return exc
+        raise
     finally:
         for m in models.values():
             stats.embeddings_computed += getattr(m, "computed", 0)
