@@ -69,23 +69,8 @@ def answer_on_ray(spec, dataset, groups: dict, pending, journal, cache, emb_cach
                   gen_items: list, cluster) -> dict:
     """Answer the configurations of ``groups`` (chunk key -> configurations) that need no LLM while
     retrieving; return the groups left for the driver."""
-    import ray
-
-    from ragsweep.embeddings.cache import text_key
-    from ragsweep.embeddings.factory import model_key
-    from ragsweep.executors import tasks
     from ragsweep.executors.cluster import with_absolute_models
-    from ragsweep.graphs.build import graph_key
-    from ragsweep.graphs.index import extractor_identity
-    from ragsweep.pipelines.cache_dir import load_chunks, save_chunks
-    from ragsweep.pipelines.sweep import _USES_GRAPH, _chunk_digest, _chunks_key, _fail_group
 
-    # tasks that may run the embedding model get a GPU when the cluster has them (Ray hides GPUs from
-    # tasks that do not ask); answering tasks only read question vectors the driver sends
-    gpu = 1 if cluster.gpus else 0
-    remote = {fn.__name__: ray.remote(num_cpus=1, num_gpus=gpu if fn is not tasks.answer_task else 0,
-                                      max_retries=1)(fn)
-              for fn in (tasks.chunk_task, tasks.index_task, tasks.query_task, tasks.graph_task, tasks.answer_task)}
     left: dict[str, list] = defaultdict(list)
     work: dict[str, _Group] = {}
     for key, configs in groups.items():
@@ -94,187 +79,238 @@ def answer_on_ray(spec, dataset, groups: dict, pending, journal, cache, emb_cach
                 left[key].append(c)
             else:
                 work.setdefault(key, _Group([])).configs.append(with_absolute_models(c))
-    if not work:
-        return dict(left)
-    spec_ref, dataset_ref = ray.put(spec), ray.put(dataset)
-    root = cache.root.resolve()
-    n_questions = len({q.qid for g in work.values() for c in g.configs for q in pending[c.config_hash]})
-    per_task = questions_per_task(spec, n_questions, len(work), cluster.cpus)
-    outstanding: dict = {}  # ObjectRef -> (handler, group key, what)
+    if work:
+        _Dispatch(spec, dataset, work, pending, journal, cache, emb_cache, stats, bars, answer_bar, gen_items,
+                  cluster).run()
+    return dict(left)
 
-    def store_vectors(result) -> None:
+
+class _Dispatch:
+    """The driver's side of one Ray answering stage: submit tasks, handle each result as it arrives.
+
+    Every handler records failures with the local executor's reasons, stores what the task computed,
+    and starts what the result makes possible (a splitter's answering tasks once its chunks, indexes,
+    graphs and question vectors exist)."""
+
+    def __init__(self, spec, dataset, work: dict[str, _Group], pending, journal, cache, emb_cache, stats, bars,
+                 answer_bar, gen_items: list, cluster) -> None:
+        import ray
+
+        from ragsweep.executors import tasks
+
+        self.spec, self.dataset, self.work, self.pending, self.journal = spec, dataset, work, pending, journal
+        self.cache, self.emb_cache, self.stats, self.bars, self.answer_bar = cache, emb_cache, stats, bars, answer_bar
+        self.gen_items, self.cluster = gen_items, cluster
+        # tasks that may run the embedding model get a GPU when the cluster has them (Ray hides GPUs from
+        # tasks that do not ask); answering tasks only read question vectors the driver sends
+        gpu = 1 if cluster.gpus else 0
+        self.remote = {fn.__name__: ray.remote(num_cpus=1, num_gpus=gpu if fn is not tasks.answer_task else 0,
+                                               max_retries=1)(fn)
+                       for fn in (tasks.chunk_task, tasks.index_task, tasks.query_task, tasks.graph_task,
+                                  tasks.answer_task)}
+        self.spec_ref, self.dataset_ref = ray.put(spec), ray.put(dataset)
+        self.root = cache.root.resolve()
+        n_questions = len({q.qid for g in work.values() for c in g.configs for q in pending[c.config_hash]})
+        self.per_task = questions_per_task(spec, n_questions, len(work), cluster.cpus)
+        self.outstanding: dict = {}  # ObjectRef -> (handler, group key, what the handler needs)
+        self.queries_waiting: set[str] = set()  # embedding labels whose question vectors are not stored yet
+
+    # ------------------------------------------------------------------ helpers
+    def submit(self, task: str, args: tuple, handler, key, what=None) -> None:
+        self.outstanding[self.remote[task].remote(*args)] = (handler, key, what)
+
+    def fail(self, configs, pending, reason: str) -> None:
+        from ragsweep.pipelines.sweep import _fail_group
+
+        _fail_group(configs, pending, self.journal, self.stats, self.answer_bar, reason)
+
+    def store(self, result) -> None:
+        """Keep what a task computed: its vectors (in the SQLite cache) and its counters."""
         for mkey, items in result.vectors.items():
-            emb_cache.put_computed(mkey, items)
+            self.emb_cache.put_computed(mkey, items)
+        merge_stats(self.stats, result.stats)
 
-    def vectors_for(emb, *batches: tuple[list[str], str]) -> dict:
+    def vectors_for(self, emb, *batches: tuple[list[str], str]) -> dict:
         """The cached vectors (and query latencies) of (texts, role) batches, for a task's memory cache."""
-        mkey = model_key(emb)
-        return {mkey: emb_cache.arrays(mkey, [text_key(t, role) for texts, role in batches for t in texts])}
+        from ragsweep.embeddings.cache import text_key
+        from ragsweep.embeddings.factory import model_key
 
-    def pending_of(configs) -> list:
+        mkey = model_key(emb)
+        return {mkey: self.emb_cache.arrays(mkey, [text_key(t, role) for texts, role in batches for t in texts])}
+
+    def pending_of(self, configs) -> list:
+        """The questions any of ``configs`` still has to answer, once each, in question order."""
         seen: dict[str, object] = {}
         for c in configs:
-            for q in pending[c.config_hash]:
+            for q in self.pending[c.config_hash]:
                 seen.setdefault(q.qid, q)
         return list(seen.values())
 
-    def chunked(key: str, result) -> None:
-        g = work[key]
+    # ------------------------------------------------------------------ the loop
+    def run(self) -> None:
+        import ray
+
+        from ragsweep.pipelines.cache_dir import load_chunks
+        from ragsweep.pipelines.sweep import _USES_GRAPH, _chunks_key
+
+        by_model: dict[str, list] = defaultdict(list)
+        for g in self.work.values():
+            for c in g.configs:
+                if c.embedding is not None:
+                    by_model[c.embedding.label()].append(c)
+        for label, cfgs in by_model.items():  # each question is embedded once per model, as locally
+            queries = sorted({q.question for q in self.pending_of(cfgs)})
+            vecs = self.vectors_for(cfgs[0].embedding, (queries, "query"))
+            self.submit("query_task", (cfgs[0].embedding, queries, vecs, self.root), self.queried, None, label)
+            self.queries_waiting.add(label)
+        for g in self.work.values():
+            g.chunks = load_chunks(self.cache.chunks_path(_chunks_key(g.configs[0], self.dataset)))
+        # one bar for the tasks before answering: chunking, index, question-embedding and graph tasks
+        prep_bar = self.bars.add("ray: chunk, index, graph tasks", len(by_model) + sum(
+            (g.chunks is None) + len({c.embedding.label() for c in g.configs if c.embedding is not None})
+            + any(c.retriever.kind in _USES_GRAPH for c in g.configs) for g in self.work.values()))
+        for key, g in self.work.items():
+            if g.chunks is None:
+                self.submit("chunk_task", (self.spec_ref, self.dataset_ref, g.configs[0], self.root), self.chunked, key)
+            else:
+                self.chunked(key, None)
+        while self.outstanding:
+            try:
+                ready, _ = ray.wait(list(self.outstanding), num_returns=1)
+            except Exception as exc:  # noqa: BLE001 - the cluster failed: stop cleanly, keep what is journaled
+                raise ClusterLost(f"ray: the cluster at {self.cluster.address} stopped answering "
+                                  f"({short_reason(exc)}); finished answers are journaled: run the same command "
+                                  "again to go on") from None
+            handler, key, what = self.outstanding.pop(ready[0])
+            try:
+                result = ray.get(ready[0])
+            except Exception as exc:  # noqa: BLE001 - a task's failure loses only its own work
+                result = _cause(exc)
+            handler(key, result, what)
+            if handler != self.answered:
+                self.bars.advance(prep_bar, 1)
+        self.bars.complete(prep_bar)
+
+    # ------------------------------------------------------------------ handlers
+    def chunked(self, key: str, result, _what=None) -> None:
+        """Chunks exist (cached, or computed by a task): start the splitter's index and graph tasks."""
+        import ray
+
+        from ragsweep.graphs.build import graph_key
+        from ragsweep.graphs.index import extractor_identity
+        from ragsweep.pipelines.cache_dir import save_chunks
+        from ragsweep.pipelines.sweep import _USES_GRAPH, _chunk_digest, _chunks_key
+
+        g = self.work[key]
         if isinstance(result, BaseException):
             left_over = [c for c in g.configs if c.embedding is None or c.embedding.label() not in g.failed_embeddings]
-            _fail_group(left_over, pending, journal, stats, answer_bar, f"chunking failed: {short_reason(result)}")
+            self.fail(left_over, self.pending, f"chunking failed: {short_reason(result)}")
             g.started = True  # nothing more to do for this splitter
             return
         if result is not None:  # computed by a task: keep it for later runs
-            store_vectors(result)
-            merge_stats(stats, result.stats)
-            save_chunks(cache.chunks_path(_chunks_key(g.configs[0], dataset)), result.chunks)
+            self.store(result)
+            save_chunks(self.cache.chunks_path(_chunks_key(g.configs[0], self.dataset)), result.chunks)
             g.chunks = result.chunks
-        stats.chunks[key] = len(g.chunks)
-        stats.unique_chunk_texts[key] = len({c.text for c in g.chunks})
+        self.stats.chunks[key] = len(g.chunks)
+        self.stats.unique_chunk_texts[key] = len({c.text for c in g.chunks})
         g.chunks_ref = ray.put(g.chunks)
         by_emb: dict[str, list] = defaultdict(list)
         for c in g.configs:
             if c.embedding is not None:
                 by_emb[c.embedding.label()].append(c)
         for label, cfgs in by_emb.items():
-            vecs = vectors_for(cfgs[0].embedding, ([c.text for c in g.chunks], "text"))
-            ref = remote["index_task"].remote(spec_ref, dataset_ref, cfgs[0], g.chunks_ref, vecs, root)
-            outstanding[ref] = (indexed, key, label)
+            vecs = self.vectors_for(cfgs[0].embedding, ([c.text for c in g.chunks], "text"))
+            self.submit("index_task", (self.spec_ref, self.dataset_ref, cfgs[0], g.chunks_ref, vecs, self.root),
+                        self.indexed, key, label)
             g.waiting += 1
         graph_cfgs = [c for c in g.configs if c.retriever.kind in _USES_GRAPH]
         if graph_cfgs:
             digest = _chunk_digest(g.chunks)
-            for c in graph_cfgs:
-                gkey = graph_key(dataset.corpus_fingerprint(), digest, extractor_identity(c.retriever, spec.llm))
-                path = cache.root / "graphs" / f"{gkey}.json"
+            for c in graph_cfgs:  # graphs the cache holds go to the task, which then only serves them
+                gkey = graph_key(self.dataset.corpus_fingerprint(), digest, extractor_identity(c.retriever,
+                                                                                            self.spec.llm))
+                path = self.cache.root / "graphs" / f"{gkey}.json"
                 if path.is_file():
                     g.graph_files[gkey] = path.read_text(encoding="utf-8")
-            ref = remote["graph_task"].remote(spec_ref, dataset_ref, graph_cfgs, g.chunks_ref, g.graph_files)
-            outstanding[ref] = (graphed, key, None)
+            self.submit("graph_task", (self.spec_ref, self.dataset_ref, graph_cfgs, g.chunks_ref, g.graph_files),
+                        self.graphed, key)
             g.waiting += 1
-        maybe_answer(key)
+        self.maybe_answer(key)
 
-    def indexed(key: str, result, label: str) -> None:
+    def indexed(self, key: str, result, label: str) -> None:
         if isinstance(result, BaseException):
-            fail_embedding(work[key], label, result)
+            self.fail_embedding(self.work[key], label, result)
         else:
-            store_vectors(result)
-            merge_stats(stats, result.stats)
-        work[key].waiting -= 1
-        maybe_answer(key)
+            self.store(result)
+        self.work[key].waiting -= 1
+        self.maybe_answer(key)
 
-    def fail_embedding(g: _Group, label: str, exc: BaseException) -> None:
-        if g.started or label in g.failed_embeddings:  # chunking failed: its configurations are recorded already
+    def fail_embedding(self, g: _Group, label: str, exc: BaseException) -> None:
+        if g.started or label in g.failed_embeddings:  # already recorded (chunking or the other task failed)
             return
         cfgs = [c for c in g.configs if c.embedding is not None and c.embedding.label() == label]
-        _fail_group(cfgs, pending, journal, stats, answer_bar, f"indexing failed: {short_reason(exc)}")
+        self.fail(cfgs, self.pending, f"indexing failed: {short_reason(exc)}")
         g.failed_embeddings.add(label)
 
-    def queried(_key, result, label: str) -> None:
-        queries_waiting.discard(label)
+    def queried(self, _key, result, label: str) -> None:
+        self.queries_waiting.discard(label)
         if isinstance(result, BaseException):
-            for g in work.values():
-                fail_embedding(g, label, result)
+            for g in self.work.values():
+                self.fail_embedding(g, label, result)
         else:
-            store_vectors(result)
-            merge_stats(stats, result.stats)
-        for key in work:
-            maybe_answer(key)
+            self.store(result)
+        for key in self.work:
+            self.maybe_answer(key)
 
-    def graphed(key: str, result, _what) -> None:
-        g = work[key]
-        if isinstance(result, BaseException):  # the task itself died: the answering tasks retry the graphs
-            g.waiting -= 1
-            maybe_answer(key)
-            return
-        merge_stats(stats, result.stats)
-        for failed_spec, reason in result.graph_failures.items():
-            cfgs = [c for c in g.configs if c.retriever.model_dump_json() == failed_spec]
-            _fail_group(cfgs, pending, journal, stats, answer_bar, reason)
-            g.configs = [c for c in g.configs if c not in cfgs]
-        for gkey, text in result.graph_files.items():
-            path = cache.root / "graphs" / f"{gkey}.json"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(text, encoding="utf-8")
-            tmp.replace(path)
-            g.graph_files[gkey] = text
+    def graphed(self, key: str, result, _what=None) -> None:
+        g = self.work[key]
+        if not isinstance(result, BaseException):  # a dead task: the answering tasks retry the graphs
+            self.store(result)
+            for failed_spec, reason in result.graph_failures.items():  # recorded once, as a local run does
+                cfgs = [c for c in g.configs if c.retriever.model_dump_json() == failed_spec]
+                self.fail(cfgs, self.pending, reason)
+                g.configs = [c for c in g.configs if c not in cfgs]
+            for gkey, text in result.graph_files.items():
+                path = self.cache.root / "graphs" / f"{gkey}.json"
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_suffix(".tmp")
+                tmp.write_text(text, encoding="utf-8")
+                tmp.replace(path)
+                g.graph_files[gkey] = text
         g.waiting -= 1
-        maybe_answer(key)
+        self.maybe_answer(key)
 
-    def maybe_answer(key: str) -> None:
+    def maybe_answer(self, key: str) -> None:
         """Answer a splitter's questions once its chunks, indexes, graphs and question vectors exist."""
-        g = work[key]
-        if g.started or g.chunks_ref is None or g.waiting or queries_waiting & {
+        import ray
+
+        g = self.work[key]
+        if g.started or g.chunks_ref is None or g.waiting or self.queries_waiting & {
                 c.embedding.label() for c in g.configs if c.embedding is not None}:
             return
         g.started = True
         configs = [c for c in g.configs if c.embedding is None or c.embedding.label() not in g.failed_embeddings]
-        questions = pending_of(configs)
+        questions = self.pending_of(configs)
         graph_ref = ray.put(g.graph_files)
-        for i in range(0, len(questions), per_task):
-            qids = {q.qid for q in questions[i:i + per_task]}
-            part = {c.config_hash: [q for q in pending[c.config_hash] if q.qid in qids] for c in configs}
+        for i in range(0, len(questions), self.per_task):
+            qids = {q.qid for q in questions[i:i + self.per_task]}
+            part = {c.config_hash: [q for q in self.pending[c.config_hash] if q.qid in qids] for c in configs}
             cfgs = [c for c in configs if part[c.config_hash]]
             texts = sorted({q.question for c in cfgs for q in part[c.config_hash]})
             vecs = {}
             for emb in {c.embedding.label(): c.embedding for c in cfgs if c.embedding is not None}.values():
-                vecs.update(vectors_for(emb, (texts, "query")))
-            ref = remote["answer_task"].remote(spec_ref, dataset_ref, cfgs, g.chunks_ref, part, vecs, graph_ref,
-                                               root)
-            outstanding[ref] = (answered, key, (cfgs, part))
+                vecs.update(self.vectors_for(emb, (texts, "query")))
+            self.submit("answer_task", (self.spec_ref, self.dataset_ref, cfgs, g.chunks_ref, part, vecs, graph_ref,
+                                        self.root), self.answered, key, (cfgs, part))
 
-    def answered(key: str, result, batch) -> None:
+    def answered(self, key: str, result, batch) -> None:
         cfgs, part = batch
         if isinstance(result, BaseException):
-            _fail_group(cfgs, part, journal, stats, answer_bar, f"ray task failed: {short_reason(result)}")
+            self.fail(cfgs, part, f"ray task failed: {short_reason(result)}")
             return
         for config_hash, qid, config_id, payload in result.rows:
-            journal.add_answer(config_hash, qid, config_id, payload)
-        journal.flush()
-        store_vectors(result)
-        merge_stats(stats, result.stats)
-        gen_items.extend(result.gen_items)
-        bars.advance(answer_bar, len(result.rows))
-
-    queries_waiting: set[str] = set()
-    by_model: dict[str, list] = defaultdict(list)
-    for g in work.values():
-        for c in g.configs:
-            if c.embedding is not None:
-                by_model[c.embedding.label()].append(c)
-    for label, cfgs in by_model.items():  # each question is embedded once per model, as locally
-        queries = sorted({q.question for q in pending_of(cfgs)})
-        ref = remote["query_task"].remote(cfgs[0].embedding, queries, vectors_for(cfgs[0].embedding, (queries, "query")),
-                                          root)
-        outstanding[ref] = (queried, None, label)
-        queries_waiting.add(label)
-    for g in work.values():
-        g.chunks = load_chunks(cache.chunks_path(_chunks_key(g.configs[0], dataset)))
-    # one bar for the tasks before answering: chunking, index, question-embedding and graph tasks
-    prep_bar = bars.add("ray: chunk, index, graph tasks", len(by_model) + sum(
-        (g.chunks is None) + len({c.embedding.label() for c in g.configs if c.embedding is not None})
-        + any(c.retriever.kind in _USES_GRAPH for c in g.configs) for g in work.values()))
-    for key, g in work.items():
-        if g.chunks is None:
-            ref = remote["chunk_task"].remote(spec_ref, dataset_ref, g.configs[0], root)
-            outstanding[ref] = (lambda k, r, _w: chunked(k, r), key, None)
-        else:
-            chunked(key, None)
-    while outstanding:
-        try:
-            ready, _ = ray.wait(list(outstanding), num_returns=1)
-        except Exception as exc:  # noqa: BLE001 - the cluster itself failed: stop cleanly, keep what is journaled
-            raise ClusterLost(f"ray: the cluster at {cluster.address} stopped answering ({short_reason(exc)}); "
-                              "finished answers are journaled: run the same command again to go on") from None
-        handler, key, what = outstanding.pop(ready[0])
-        try:
-            result = ray.get(ready[0])
-        except Exception as exc:  # noqa: BLE001 - a task's failure loses only its own work
-            result = _cause(exc)
-        handler(key, result, what)
-        if handler is not answered:
-            bars.advance(prep_bar, 1)
-    bars.complete(prep_bar)
-    return dict(left)
+            self.journal.add_answer(config_hash, qid, config_id, payload)
+        self.journal.flush()
+        self.store(result)
+        self.gen_items.extend(result.gen_items)
+        self.bars.advance(self.answer_bar, len(result.rows))
