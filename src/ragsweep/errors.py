@@ -5,6 +5,10 @@ class RagsweepError(Exception):
     """A user-facing error. Its message is one line: what is wrong, where, and how to fix it."""
 
 
+class ClusterLost(RagsweepError):
+    """The Ray cluster stopped answering mid-sweep; what finished is journaled and a rerun goes on from there."""
+
+
 def short_reason(exc: BaseException) -> str:
     """``Type: first line`` of an exception, at most 500 characters: what a failed row records."""
     text = str(exc).strip().splitlines()

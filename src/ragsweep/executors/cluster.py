@@ -13,6 +13,7 @@ import os
 import socket
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import NamedTuple
 from ipaddress import ip_address
 from urllib.parse import urlparse
 
@@ -142,10 +143,15 @@ def with_absolute_models(config):
     return replace(config, embedding=absolute(config.embedding), chunk_embedding=absolute(config.chunk_embedding))
 
 
+class RaySession(NamedTuple):
+    worker_spec: object  # the spec as the workers (and the driver, while answering) use it
+    cluster: ClusterInfo
+
+
 @contextmanager
 def ray_session(spec, configs, cache, console=None):
     """Connect, check, and serve an embedded Chroma directory on loopback when every node is on this host.
-    Yields (the spec the workers get, ClusterInfo)."""
+    Yields a RaySession."""
     import ray
 
     from ragsweep.pipelines.sweep import _uses_neo4j
@@ -160,9 +166,9 @@ def ray_session(spec, configs, cache, console=None):
             from ragsweep.retrievers.chroma_server import ChromaServer
 
             with ChromaServer(spec.vector_store.path or cache.chroma) as url:
-                yield spec.model_copy(update={"vector_store": spec.vector_store.model_copy(update={"url": url})}), \
-                    cluster
+                served = spec.vector_store.model_copy(update={"url": url})
+                yield RaySession(spec.model_copy(update={"vector_store": served}), cluster)
         else:
-            yield spec, cluster
+            yield RaySession(spec, cluster)
     finally:
         ray.shutdown()

@@ -18,11 +18,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ragsweep.errors import RagsweepError, short_reason
-
-
-class ClusterLost(RagsweepError):
-    """Ray stopped answering mid-sweep; what finished is journaled and a rerun goes on from there."""
+from ragsweep.errors import ClusterLost, short_reason
 
 
 @dataclass

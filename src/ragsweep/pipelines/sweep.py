@@ -127,17 +127,17 @@ def run_sweep(
         pending = {c.config_hash: [q for q in questions if (c.config_hash, q.qid) not in done] for c in configs}
         stats.skipped_done = sum(len(questions) - len(v) for v in pending.values())
         total = sum(len(v) for v in pending.values())
-        cluster = None
+        session = None
         if total and spec.executor == "ray":  # joined (and checked) before the run is marked as started
             from ragsweep.executors.cluster import ray_session
 
-            cluster = stack.enter_context(ray_session(spec, configs, cache, console))
-            stats.executor = cluster[1].describe()
+            session = stack.enter_context(ray_session(spec, configs, cache, console))
+            stats.executor = session.cluster.describe()
         write_started(spec, dataset, questions, configs, run_dir, limit, cache.root, scorer_key, split)
         with bars:
             if total:
                 error = _answer_all(spec, dataset, configs, pending, journal, cache, stats, bars, total, clients,
-                                    cluster)
+                                    session)
                 stack.close()  # Ray and a Chroma server it needed are not needed for scoring
             with _Timer(stats, "scoring"):
                 try:
@@ -280,13 +280,14 @@ def _check_dataset(journal: Journal, run_dir: Path, dataset: Dataset) -> None:
 
 # ---------------------------------------------------------------------------- answering
 def _answer_all(spec, dataset, configs, pending, journal, cache: CacheDir, stats, bars, total,
-                clients=None, cluster=None) -> RagsweepError | None:
+                clients=None, session=None) -> RagsweepError | None:
     """Retrieve for every pending (configuration, question), then generate; returns the error that
     stopped the stage (budget reached, endpoint refusing every call), if any.
 
-    With ``cluster`` (the spec the workers get, ClusterInfo), Ray tasks answer what needs no LLM
-    while retrieving; the rest runs here, as with the local executor."""
+    With a Ray ``session``, Ray tasks answer what needs no LLM while retrieving; the rest runs here,
+    as with the local executor; a lost cluster stops the stage like a spent budget."""
     from ragsweep.embeddings.cache import EmbeddingCache
+    from ragsweep.errors import ClusterLost
     from ragsweep.llm.budget import BudgetExhausted
     from ragsweep.llm.engine import LLMFatalError
 
@@ -309,12 +310,12 @@ def _answer_all(spec, dataset, configs, pending, journal, cache: CacheDir, stats
     llm = clients.get(spec.llm) if clients is not None and spec.llm is not None else None
     neo4j = _neo4j_connection(spec, configs)
     try:
-        if cluster is not None:
+        if session is not None:
             from ragsweep.executors.dispatch import answer_on_ray
 
-            spec = cluster[0]  # an embedded Chroma directory is served for the run: the driver uses it too
+            spec = session.worker_spec  # an embedded Chroma directory is served for the run: the driver uses it too
             by_chunk = answer_on_ray(spec, dataset, by_chunk, pending, journal, cache, emb_cache, stats, bars,
-                                     answer_bar, gen_items, cluster[1])
+                                     answer_bar, gen_items, session.cluster)
         if llm is not None:
             _prefetch_rewrites([c for group in by_chunk.values() for c in group], pending, llm, stats)
         for chunk_key, group in by_chunk.items():
@@ -329,14 +330,8 @@ def _answer_all(spec, dataset, configs, pending, journal, cache: CacheDir, stats
             with _Timer(stats, "generation"):
                 return _generate_all(spec, gen_items, journal, clients, stats, bars, answer_bar)
         return None
-    except (BudgetExhausted, LLMFatalError) as exc:
+    except (BudgetExhausted, LLMFatalError, ClusterLost) as exc:
         return exc
-    except RagsweepError as exc:
-        from ragsweep.executors.dispatch import ClusterLost
-
-        if isinstance(exc, ClusterLost):
-            return exc
-        raise
     finally:
         for m in models.values():
             stats.embeddings_computed += getattr(m, "computed", 0)
