@@ -31,7 +31,7 @@ def test_published_baseline_is_read_from_bert_score(tmp_path):
         assert runner.num_layers == 17  # bert-score's tuned layer for roberta-large
         assert base is not None and base.source == "bert-score published"
         assert 0.7 < base.f < 0.9  # roberta-large layer 17 baseline F is about 0.83
-        assert runner._scorer is None  # nothing was loaded to read a baseline
+        assert runner._encoder is None  # nothing was loaded to read a baseline
     finally:
         runner.close()
 

@@ -153,7 +153,7 @@ def test_concurrent_loads_export_once_into_one_valid_file(tmp_path):
 def test_model_keys_and_labels_differ_by_backend_and_torch_is_unchanged():
     from ragsweep.embeddings.factory import model_key
 
-    torch_key = "st|sentence-transformers/all-MiniLM-L6-v2|q=|t="  # the key caches were written under
+    torch_key = "st|sentence-transformers/all-MiniLM-L6-v2|q=|t=|unpadded"  # the key caches were written under
     assert model_key(HFEmbeddingSpec()) == torch_key
     assert model_key(HFEmbeddingSpec(backend="torch", device="cpu", batch_size=8)) == torch_key
     assert model_key(HFEmbeddingSpec(backend="onnx")) == torch_key + "|backend=onnx"

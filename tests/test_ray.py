@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BASE_LIMIT, BERTSCORE_RAW, BERTSCORE_RESCALED, PATTERN, SENTENCE256, _cli_env, describe
+from conftest import BASE_LIMIT, PATTERN, SENTENCE256, _cli_env, describe
 
 import ray  # noqa: F401,E402 - a test dependency (pyproject's test extra): missing, the module fails loudly
 
@@ -24,7 +24,6 @@ import ray  # noqa: F401,E402 - a test dependency (pyproject's test extra): miss
 # cluster, its nodes and the ragsweep processes all run with it off, consistently.
 RAY_ENV = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
 TIMING = ["retrieval_ms", "query_embedding_ms", "generation_ms"]
-BERTSCORE = BERTSCORE_RAW + BERTSCORE_RESCALED
 GRAPH_RETRIEVERS = [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion"}, {"kind": "knowledge_graph"},
                     {"kind": "hybrid_kg"}]
 
@@ -61,7 +60,7 @@ def _ray_run(run_cli, spec, cache, address, *extra, env=None, timeout=400):
 
 
 def _comparable(records):
-    return records.drop(columns=TIMING + BERTSCORE).sort_values(["config_id", "qid"]).reset_index(drop=True)
+    return records.drop(columns=TIMING).sort_values(["config_id", "qid"]).reset_index(drop=True)
 
 
 def _as_json(df) -> list[str]:
@@ -70,30 +69,25 @@ def _as_json(df) -> list[str]:
 
 
 def assert_same_records(local, remote) -> None:
-    """Every field equal, timings aside; BERTScore to 1e-6. bert-score pads each batch to its longest
-    sentence, so a pair's float32 score moves in the 7th digit with the pairs that share its batch, i.e.
-    with what the cache already held (and the rescaling baseline's batches follow Python's per-process
-    string hashing): two local runs with different cache histories differ the same way."""
+    """Every field equal, timings aside, BERTScore and vector scores included, to the last bit: a vector
+    and a BERTScore depend on their own text (pair) only, not on the batch a task computed it in
+    (``embeddings.batching``, ``evaluation.bertscore_tokens``)."""
     a, b = _comparable(local), _comparable(remote)
     assert list(a.columns) == list(b.columns)
     ja, jb = _as_json(a), _as_json(b)
     diff = [i for i in range(len(ja)) if ja[i] != jb[i]]
     assert len(ja) == len(jb) and not diff, f"{len(diff)} records differ, e.g.\n{ja[diff[0]][:800]}\n{jb[diff[0]][:800]}"
-    ka = local.sort_values(["config_id", "qid"]).reset_index(drop=True)
-    kb = remote.sort_values(["config_id", "qid"]).reset_index(drop=True)
-    for col in BERTSCORE:
-        assert ((ka[col] - kb[col]).abs().fillna(0) < 1e-6).all(), col
 
 
 def assert_same_summary(local, remote) -> None:
-    """Means and bootstrap CIs per configuration agree (latencies aside; BERTScore rescaled as above)."""
+    """Means and bootstrap CIs per configuration are equal (latencies aside)."""
     import pandas as pd
 
     def prep(df):
         df = df.drop(columns=[c for c in df.columns if c.startswith(("retrieval_ms", "generation_ms", "query_embedding_ms"))])
         return df.sort_values("config_id").reset_index(drop=True)
 
-    pd.testing.assert_frame_equal(prep(local), prep(remote), check_exact=False, atol=1e-6, rtol=0)
+    pd.testing.assert_frame_equal(prep(local), prep(remote), check_exact=True)
 
 
 def test_killed_ray_sweep_resumes_and_leaves_the_records_of_a_local_sweep(
@@ -118,8 +112,10 @@ def test_killed_ray_sweep_resumes_and_leaves_the_records_of_a_local_sweep(
     before = journal_payloads(journal)
     time.sleep(2)  # the Chroma server the killed driver started for its embedded directory goes with it
     assert subprocess.run(["pgrep", "-f", f"chroma run --path {cache / 'chroma'}"]).returncode != 0
-    # the workers handed the driver what they computed: chunks, graphs (and vectors) are in the cache
-    assert len(list((cache / "chunks").glob("*.json"))) == 2 and len(list((cache / "graphs").glob("*.json"))) == 2
+    # the workers handed the driver what they computed: chunks, graphs (and vectors) are in the cache, at least
+    # those of the splitter that answered (the other one's may still have been on its way at the kill)
+    graphs_at_kill = len(list((cache / "graphs").glob("*.json")))
+    assert len(list((cache / "chunks").glob("*.json"))) >= 1 and graphs_at_kill >= 1
 
     done = _ray_run(run_cli, spec, cache, ray_cluster, "--limit", BASE_LIMIT)
     assert done.returncode == 0, describe(done)
@@ -131,7 +127,8 @@ def test_killed_ray_sweep_resumes_and_leaves_the_records_of_a_local_sweep(
     assert inv["executor"]["kind"] == "ray" and inv["executor"]["nodes"] == 2
     assert inv["executor"]["address"] == ray_cluster and len(inv["executor"]["hosts"]) == 1
     assert inv["indexes_built"] + inv["indexes_reused"] == 2, inv  # an index the killed run finished is reused
-    assert {g["built"] for g in inv["graphs"].values()} == {False}  # the graphs the killed run's workers built
+    # the graphs the killed run's workers built are reused, not built again
+    assert sum(g["built"] for g in inv["graphs"].values()) == 2 - graphs_at_kill, inv["graphs"]
 
     local_spec = make_spec("ray-local", **data)
     local = run_cli("run", local_spec.path, "--cache", shared_cache, "--limit", BASE_LIMIT)

@@ -25,7 +25,7 @@ import pytest
 from conftest import (BASE_LIMIT, BERTSCORE_RAW, BERTSCORE_RESCALED, MINILM, RETRIEVAL_METRICS, SENTENCE256,
                       describe)
 
-MINILM_KEY = "st|sentence-transformers/all-MiniLM-L6-v2|q=|t="
+MINILM_KEY = "st|sentence-transformers/all-MiniLM-L6-v2|q=|t=|unpadded"
 
 
 # --------------------------------------------------------------------------- helpers
@@ -401,6 +401,7 @@ def test_resume_after_sigkill(base_run, make_spec, popen_cli, run_cli, read_run,
     t0 = time.monotonic()
     done = run_cli("run", spec.path, "--cache", shared_cache, timeout=400)
     assert done.returncode == 0, describe(done)
+    assert f"took over the lock left by a run that stopped (pid {proc.pid} on" in done.stdout, describe(done)
     run = read_run(spec.run_dir, done)
     m, inv, rec = run.manifest, run.invocation, run.records
     assert m["status"] == "complete" and m["records"] == m["expected_records"] == total

@@ -13,11 +13,12 @@ from typing import Any, Callable
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from pydantic import PrivateAttr
 
+from ragsweep.embeddings.batching import batch_keys, encode, equal_key_batches
 from ragsweep.embeddings.cache import EmbeddingCache, text_key
 
 
 class CachedEmbedding(BaseEmbedding):
-    """Cache-first embedding; computes only what the cache lacks, in the inner model's batches."""
+    """Cache-first embedding; computes only what the cache lacks, in batches that cannot change a vector."""
 
     model_key: str
     _inner: BaseEmbedding = PrivateAttr()
@@ -48,7 +49,7 @@ class CachedEmbedding(BaseEmbedding):
     def set_progress(self, callback: Callable[[int], None] | None) -> None:
         self._progress = callback
 
-    def _lookup(self, texts: list[str], role: str, compute: Callable[[list[str]], list[list[float]]]) -> list[list[float]]:
+    def _lookup(self, texts: list[str], role: str) -> list[list[float]]:
         keys = [text_key(t, role) for t in texts]
         found = self._cache.get_many(self.model_key, keys)
         if role == "text":
@@ -60,13 +61,12 @@ class CachedEmbedding(BaseEmbedding):
         if self._progress is not None and len(texts) > len(missing):
             self._progress(len(texts) - len(missing))
         if missing:
-            # Similar lengths in one batch waste less padding (sentence-transformers sorts only
-            # within the batch it is given).
-            todo = sorted(missing.items(), key=lambda kv: len(kv[1]), reverse=True)
-            step = max(1, self.embed_batch_size)
-            for i in range(0, len(todo), step):
-                batch = todo[i : i + step]
-                vecs = compute([t for _, t in batch])
+            # batches that cannot change a vector: each is its text's alone, whatever was missing
+            todo = list(missing.items())
+            batch_keys_ = batch_keys(self.inner, [t for _, t in todo], role)
+            for idx in equal_key_batches(batch_keys_, self.embed_batch_size):
+                batch = [todo[i] for i in idx]
+                vecs = encode(self.inner, [t for _, t in batch], role, batch_keys_[idx[0]])
                 self._cache.put_many(self.model_key, [(k, v) for (k, _), v in zip(batch, vecs)])
                 found.update({k: v for (k, _), v in zip(batch, vecs)})
                 self.computed += len(batch)
@@ -77,13 +77,13 @@ class CachedEmbedding(BaseEmbedding):
         return [found[k] for k in keys]
 
     def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        return self._lookup(texts, "text", self.inner.get_text_embedding_batch)
+        return self._lookup(texts, "text")
 
     def _get_text_embedding(self, text: str) -> list[float]:
         return self._get_text_embeddings([text])[0]
 
     def _get_query_embedding(self, query: str) -> list[float]:
-        return self._lookup([query], "query", lambda qs: [self.inner.get_query_embedding(q) for q in qs])[0]
+        return self._lookup([query], "query")[0]
 
     def timed_query_embeddings(self, queries: list[str]) -> dict[str, float]:
         """Make sure every query is embedded; return each query's embedding latency in ms.
@@ -99,10 +99,11 @@ class CachedEmbedding(BaseEmbedding):
         if missing:
             inner = self.inner
             for i in range(3):  # the first calls after loading are slower; do not charge them to a question
-                inner.get_query_embedding(f"warm-up query {i}")
-            for q in missing:
-                t0 = time.perf_counter()
-                vec = inner.get_query_embedding(q)
+                warm = f"warm-up query {i}"
+                encode(inner, [warm], "query", batch_keys(inner, [warm], "query")[0])
+            for q, key in zip(missing, batch_keys(inner, missing, "query")):
+                t0 = time.perf_counter()  # one question per call, as a deployed query engine embeds it
+                vec = encode(inner, [q], "query", key)[0]
                 ms = (time.perf_counter() - t0) * 1000
                 self._cache.put_many(self.model_key, [(keys[q], vec)], ms=[ms])
                 known[keys[q]] = ms

@@ -54,11 +54,13 @@ def model_identity(spec: HFEmbeddingSpec) -> str:
 
 def model_key(spec: EmbeddingSpec) -> str:
     """Cache key of a model: stable across machines for hub ids and the bundled model. ONNX
-    backends get keys of their own (their vectors differ slightly); the torch key is unchanged."""
+    backends get keys of their own (their vectors differ slightly). ``unpadded``: vectors of local
+    models are computed without padding (``embeddings.batching``); caches written before, whose
+    vectors depended on their batch, are not reused."""
     if isinstance(spec, OpenAIEmbeddingSpec):
         base = (spec.base_url or "https://api.openai.com/v1").rstrip("/")
         return f"openai|{base}|{spec.model}|{spec.dimensions or ''}"
-    key = f"st|{model_identity(spec)}|q={spec.query_prefix}|t={spec.text_prefix}"
+    key = f"st|{model_identity(spec)}|q={spec.query_prefix}|t={spec.text_prefix}|unpadded"
     return key if spec.backend == "torch" else f"{key}|backend={spec.backend}"
 
 
@@ -143,7 +145,8 @@ def load_onnx_model(spec: HFEmbeddingSpec, cache_root: Path = DEFAULT_CACHE):
     query, text = default_instructions(resolve_hf_model(spec.model))
     return OnnxEmbedding(onnx_file, layout, onnx_providers(resolve_device(spec.device)), available_cores(),
                          model_name=model_key(spec), embed_batch_size=spec.batch_size,
-                         query_instruction=spec.query_prefix or query, text_instruction=spec.text_prefix or text)
+                         query_instruction=spec.query_prefix or query, text_instruction=spec.text_prefix or text,
+                         per_text=PRECISIONS[spec.backend] == "int8")
 
 
 def cached_model(spec: EmbeddingSpec, cache, cache_root: Path | None = None):

@@ -28,6 +28,7 @@ class OnnxEmbedding(BaseEmbedding):
     text_instruction: str = Field("", description="prepended to every text")
     max_length: int = Field(gt=0, description="tokens; longer inputs are truncated")
     normalize: bool = Field(True, description="unit vectors, as HuggingFaceEmbedding(normalize=True) returns")
+    per_text: bool = Field(False, description="one text per call (dynamic int8: scales are per batch)")
     _session: Any = PrivateAttr()
     _tokenizer: Any = PrivateAttr()
     _layout: SentenceLayout = PrivateAttr()
@@ -64,21 +65,41 @@ class OnnxEmbedding(BaseEmbedding):
         which sentence-transformers drops from pooling when the model's pooling says include_prompt false."""
         return len(self._tokenizer(prompt)["input_ids"]) - 1
 
-    def _embed(self, texts: list[str], prompt: str) -> list[list[float]]:
-        """Embed in batches of similar length (less padding), as sentence-transformers' encode does."""
+    def _inputs_for(self, texts: list[str], prompt: str) -> list[str]:
         inputs = [prompt + t for t in texts]
-        if self._layout.do_lower_case:
-            inputs = [t.lower() for t in inputs]
-        order = sorted(range(len(inputs)), key=lambda i: -len(inputs[i]))
-        out = np.empty((len(inputs), 0), dtype=np.float32)
-        step = max(1, self.embed_batch_size)
-        for lo in range(0, len(order), step):
-            idx = order[lo : lo + step]
-            vecs = self._run([inputs[i] for i in idx], prompt)
-            if out.shape[1] == 0:
-                out = np.empty((len(inputs), vecs.shape[1]), dtype=np.float32)
-            out[idx] = vecs
-        return out.tolist()
+        return [t.lower() for t in inputs] if self._layout.do_lower_case else inputs
+
+    def _prompt(self, role: str) -> str:
+        return self.query_instruction if role == "query" else self.text_instruction
+
+    def batch_keys(self, texts: list[str], role: str) -> list[object]:
+        """Which texts may share a batch (``embeddings.batching``): those of one token count; none for a
+        dynamically quantized model, whose activation scales are taken over the whole batch."""
+        if self.per_text:
+            return [("solo", i) for i in range(len(texts))]
+        enc = self._tokenizer(self._inputs_for(texts, self._prompt(role)), truncation=True, max_length=self.max_length)
+        return [len(ids) for ids in enc["input_ids"]]
+
+    def embed_batch(self, texts: list[str], role: str) -> list[list[float]]:
+        """Vectors of texts that share a batch key, in one call (filled as ``batching.filled`` says)."""
+        from ragsweep.embeddings.batching import filled
+
+        prompt = self._prompt(role)
+        inputs = self._inputs_for(texts, prompt)
+        if not self.per_text:
+            inputs = filled(inputs, len(self._tokenizer(inputs[0], truncation=True, max_length=self.max_length)
+                                        ["input_ids"]))
+        return self._run(inputs, prompt)[: len(texts)].tolist()
+
+    def _embed(self, texts: list[str], role: str) -> list[list[float]]:
+        from ragsweep.embeddings.batching import equal_key_batches
+
+        keys = self.batch_keys(texts, role)
+        out: list[list[float]] = [[] for _ in texts]
+        for idx in equal_key_batches(keys, self.embed_batch_size):
+            for i, vec in zip(idx, self.embed_batch([texts[i] for i in idx], role)):
+                out[i] = vec
+        return out
 
     def _run(self, batch: list[str], prompt: str) -> np.ndarray:
         enc = self._tokenizer(batch, padding=True, truncation=True, max_length=self.max_length, return_tensors="np")
@@ -91,13 +112,13 @@ class OnnxEmbedding(BaseEmbedding):
         return l2_normalize(vecs) if self._layout.normalize or self.normalize else vecs
 
     def _get_query_embedding(self, query: str) -> list[float]:
-        return self._embed([query], self.query_instruction)[0]
+        return self._embed([query], "query")[0]
 
     def _get_text_embedding(self, text: str) -> list[float]:
-        return self._embed([text], self.text_instruction)[0]
+        return self._embed([text], "text")[0]
 
     def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        return self._embed(texts, self.text_instruction)
+        return self._embed(texts, "text")
 
     async def _aget_query_embedding(self, query: str) -> list[float]:
         return self._get_query_embedding(query)

@@ -57,7 +57,9 @@ class ScorerSettings:
 
     @property
     def pair_key(self) -> str:
-        return f"{self.model_id}|L{self.num_layers}"
+        """``unpadded``: each pair scored alone (``bertscore_tokens``); scores cached before, which
+        moved with their batch, are not reused."""
+        return f"{self.model_id}|L{self.num_layers}|unpadded"
 
     @property
     def key(self) -> str:
@@ -84,7 +86,7 @@ def scorer_settings(spec: BERTScoreSpec, seed: int = 0) -> ScorerSettings:
 
 
 class BERTScoreRunner:
-    """Cache-first BERTScore with a lazily built ``bert_score.BERTScorer``."""
+    """Cache-first BERTScore with a lazily loaded encoder (``bertscore_tokens.TokenEncoder``)."""
 
     def __init__(self, spec: BERTScoreSpec, cache_path: Path, device: str | None = None) -> None:
         self.spec = spec
@@ -100,37 +102,39 @@ class BERTScoreRunner:
             " PRIMARY KEY (model, cand, ref)) WITHOUT ROWID;"
             "CREATE TABLE IF NOT EXISTS baseline (key TEXT PRIMARY KEY, p REAL, r REAL, f REAL, source TEXT);",
         )
-        self._scorer = None
+        self._encoder = None
         self.computed = 0
 
     # ------------------------------------------------------------------ scorer
-    def _get_scorer(self):
-        if self._scorer is None:
-            from bert_score import BERTScorer
-
+    def _get_encoder(self):
+        if self._encoder is None:
             from ragsweep.embeddings.device import resolve_device
+            from ragsweep.evaluation.bertscore_tokens import TokenEncoder
 
             try:
-                self._scorer = BERTScorer(
-                    model_type=self.backbone,
-                    num_layers=self.num_layers,
-                    batch_size=self.spec.batch_size,
-                    device=resolve_device(self.device),
-                )
+                self._encoder = TokenEncoder(self.backbone, self.num_layers, resolve_device(self.device),
+                                             self.spec.batch_size)
             except OSError as exc:
                 raise RagsweepError(
                     f"scoring.bertscore.model: cannot load {self.spec.model!r} ({str(exc).splitlines()[0]}); "
                     "use 'minilm' or a local path when offline"
                 ) from None
-        return self._scorer
+        return self._encoder
 
     def _raw(self, cands: list[str], refs: list[str]) -> list[tuple[float, float, float]]:
-        p, r, f = self._get_scorer().score(cands, refs, batch_size=self.spec.batch_size, verbose=False)
-        return list(zip(p.tolist(), r.tolist(), f.tolist()))
+        from ragsweep.evaluation.bertscore_tokens import score_pairs
+
+        out: list[tuple[float, float, float]] = [(0.0, 0.0, 0.0)] * len(cands)
+        for i, scores in score_pairs(self._get_encoder(), list(zip(cands, refs))):
+            out[i] = scores
+        return out
 
     # ------------------------------------------------------------------ pairs
-    def score(self, pairs: list[tuple[str, str]], progress=None, chunk: int = 2048) -> list[tuple[float, float, float]]:
-        """Raw (P, R, F) for each pair; both sides must be non-empty. Cached pairs cost nothing."""
+    def score(self, pairs: list[tuple[str, str]], progress=None, chunk: int = 4096) -> list[tuple[float, float, float]]:
+        """Raw (P, R, F) for each pair; both sides must be non-empty. Cached pairs cost nothing.
+
+        A pair's score depends on that pair alone (``bertscore_tokens``), so how the pairs are
+        chunked here, or which were cached, changes no value."""
         keys = [(_h(c), _h(r)) for c, r in pairs]
         found: dict[tuple[bytes, bytes], tuple[float, float, float]] = {}
         unique = list(dict.fromkeys(keys))
@@ -148,8 +152,7 @@ class BERTScoreRunner:
                 todo[k] = pair
         if progress is not None:
             progress(len(unique) - len(todo), len(unique))
-        # bert-score embeds each distinct sentence of a call once; grouping pairs by reference keeps
-        # a reference's (long) embedding pass to one call. bert-score sorts by length itself.
+        # grouped by reference: a chunk encodes each of its references once
         items = sorted(todo.items(), key=lambda kv: (kv[1][1], kv[1][0]))
         for i in range(0, len(items), chunk):
             batch = items[i : i + chunk]

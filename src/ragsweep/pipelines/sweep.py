@@ -13,7 +13,7 @@ import shutil
 import time
 import traceback
 from collections import defaultdict
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -84,15 +84,53 @@ def run_sweep(
     the validation questions, over the test questions. ``budget`` (USD) bounds this invocation's
     LLM spending: the run stops cleanly before passing it, keeping what is done.
     """
-    from ragsweep.pipelines.outputs import write_outputs, write_started
-    from ragsweep.pipelines.progress import Progress
-
     t_start = time.perf_counter()
     stats = SweepStats()
     run_dir = Path(run_dir or run_dir_for(spec))
     cache = CacheDir(Path(cache_dir or spec.cache_dir or DEFAULT_CACHE))
-    if fresh and run_dir.exists():
-        shutil.rmtree(run_dir)
+    with writer_locks(spec, run_dir, cache.root, console):
+        if fresh:
+            _clear_run_dir(run_dir)
+        return _run_locked(spec, run_dir, cache, stats, t_start, limit=limit, progress=progress, console=console,
+                           dataset=dataset, budget=budget)
+
+
+@contextmanager
+def writer_locks(spec: SweepSpec, run_dir: Path | None, cache_root: Path, console=None):
+    """Hold the run directory, the cache and an embedded Chroma directory of the spec's for this process."""
+    from ragsweep.pipelines.lock import DirLock
+
+    dirs = [] if run_dir is None else [(run_dir, "run directory", "wait for it to finish, or give this sweep "
+                                                                 "another name (spec name or --out)")]
+    dirs.append((cache_root, "cache", "wait for it to finish, or pass another --cache"))
+    if spec.vector_store.path is not None and spec.vector_store.url is None:
+        dirs.append((spec.vector_store.path, "vector_store.path", "wait for it to finish, or use another path"))
+    with ExitStack() as stack:
+        for directory, what, fix in dirs:
+            lock = stack.enter_context(DirLock(directory, what, fix))
+            if lock.previous and console is not None:
+                console.print(f"note: {what} {directory}: took over the lock left by a run that stopped "
+                              f"({lock.previous})", soft_wrap=True)
+        yield
+
+
+def _clear_run_dir(run_dir: Path) -> None:
+    """``--fresh``: remove what the run directory holds, but not the lock this process holds on it."""
+    from ragsweep.pipelines.lock import LOCK_NAME
+
+    for child in run_dir.iterdir() if run_dir.is_dir() else ():
+        if child.name == LOCK_NAME:
+            continue
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+
+
+def _run_locked(spec, run_dir: Path, cache: CacheDir, stats: SweepStats, t_start: float, *, limit, progress, console,
+                dataset, budget) -> Path:
+    from ragsweep.pipelines.outputs import write_outputs, write_started
+    from ragsweep.pipelines.progress import Progress
 
     with _Timer(stats, "load_dataset"):
         if dataset is None:
@@ -743,13 +781,19 @@ def _score_all(spec, dataset, questions, configs, journal, cache: CacheDir, stat
 def answer_question(spec: SweepSpec, config: Configuration, dataset: Dataset, question: str,
                     cache_dir: Path | None = None) -> dict:
     """Answer one free-form question with one configuration (for ``ragsweep ask``), reusing the caches."""
+    cache = CacheDir(Path(cache_dir or spec.cache_dir or DEFAULT_CACHE))
+    with writer_locks(spec, None, cache.root):  # it may build an index in the cache
+        return _answer_question_locked(spec, config, dataset, question, cache)
+
+
+def _answer_question_locked(spec: SweepSpec, config: Configuration, dataset: Dataset, question: str,
+                            cache: CacheDir) -> dict:
     from ragsweep.embeddings.cache import EmbeddingCache
     from ragsweep.embeddings.factory import cached_model
     from ragsweep.pipelines.progress import Progress
     from ragsweep.retrievers.factory import IndexRetrievers, bm25_retriever
     from ragsweep.retrievers.memo import SharedResults
 
-    cache = CacheDir(Path(cache_dir or spec.cache_dir or DEFAULT_CACHE))
     stats = SweepStats()
     bars = Progress(enabled=False)
     emb_cache = EmbeddingCache(cache.embeddings)

@@ -75,7 +75,10 @@ def open_or_build(client, index_key: str, chunks, embed_model):
     from llama_index.core import StorageContext, VectorStoreIndex
 
     name = collection_name(index_key)
-    meta = {"hnsw:space": "cosine", "ragsweep_key": index_key[:500], "ragsweep_n": len(chunks)}
+    # one insertion thread: HNSW built by several threads links its graph in arrival order, so two
+    # builds of the same vectors could search differently; one thread builds the same graph every time
+    meta = {"hnsw:space": "cosine", "hnsw:num_threads": 1, "ragsweep_key": index_key[:500],
+            "ragsweep_n": len(chunks)}
     existing = None
     try:
         existing = client.get_collection(name)

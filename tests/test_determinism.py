@@ -1,0 +1,157 @@
+"""A vector or a BERTScore is a function of its own text (pair) only: not of its batch, the batch size,
+what the cache already held, or the order things arrive in. Real models (the bundled MiniLM) on real
+kernels, since the point is what the kernels do: bitwise equality, not a tolerance."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ragsweep.config import BERTScoreSpec, HFEmbeddingSpec
+
+
+def _passages() -> list[str]:
+    """Demo paragraphs of many lengths (short to beyond 256 tokens), several of equal token count."""
+    from ragsweep.datasets.demo import load_demo_corpus
+
+    docs = load_demo_corpus()
+    paras = [p.strip() for d in docs for p in d.text.split("\n\n") if len(p.strip()) > 20]
+    return paras[:60] + [d.text for d in docs[:4]] + ["NDA", "Rent.", "Rent is due."]
+
+
+def _cached(spec: HFEmbeddingSpec, root, batch_size: int):
+    from ragsweep.embeddings.cache import MemoryEmbeddingCache
+    from ragsweep.embeddings.factory import cached_model
+
+    return cached_model(spec.model_copy(update={"batch_size": batch_size}), MemoryEmbeddingCache(), cache_root=root)
+
+
+@pytest.mark.parametrize("backend", ["torch", "onnx", "onnx-int8"])
+def test_a_vector_does_not_depend_on_its_batch(backend, tmp_path_factory):
+    """All texts at once (batch 32), the same texts in another order in pieces after a partial cache
+    (batch 5), and each text alone: bitwise the same vectors."""
+    root = tmp_path_factory.mktemp(f"onnx-{backend}")
+    spec = HFEmbeddingSpec(backend=backend)
+    texts = _passages()
+    whole = np.array(_cached(spec, root, 32).get_text_embedding_batch(texts))
+
+    other = _cached(spec, root, 5)
+    shuffled = texts[:]
+    random.Random(3).shuffle(shuffled)
+    other.get_text_embedding_batch(shuffled[: len(texts) // 3])  # a cache holding a third of them
+    pieces = np.array(other.get_text_embedding_batch(texts))
+    assert other.computed == len(set(texts))
+    assert np.array_equal(whole, pieces)
+
+    alone = _cached(spec, root, 32)
+    singles = np.array([alone.get_text_embedding_batch([t])[0] for t in texts[::7]])
+    assert np.array_equal(whole[::7], singles)
+
+
+@pytest.mark.parametrize("backend", ["torch", "onnx-int8"])
+def test_a_vector_does_not_depend_on_threads(backend, tmp_path_factory):
+    """A Ray task embeds with one thread (OMP_NUM_THREADS=1), a local run with every core: short
+    questions (few tokens, where CPU kernels switch code paths) and passages give the same vectors."""
+    import subprocess
+    import sys
+    import textwrap
+
+    root = tmp_path_factory.mktemp(f"threads-{backend}")
+    script = textwrap.dedent(f"""
+        import sys, numpy as np
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from test_determinism import _cached, _passages
+        from ragsweep.config import HFEmbeddingSpec
+        m = _cached(HFEmbeddingSpec(backend={backend!r}), {str(root)!r}, 8)
+        qs = ["Who signs?", "What is due?", "Term?", "NDA", "Which court decides disputes under the agreement?"]
+        v = np.array([m.get_query_embedding(q) for q in qs] + m.get_text_embedding_batch(_passages()[:20]))
+        sys.stdout.buffer.write(v.astype(np.float32).tobytes())
+    """)
+    out = {}
+    for threads in ("1", "2"):
+        env = {**os.environ, "OMP_NUM_THREADS": threads, "HF_HUB_OFFLINE": "1"}
+        out[threads] = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, check=True).stdout
+    assert out["1"] and out["1"] == out["2"]
+
+
+def test_equal_key_batches_depend_on_keys_only():
+    from ragsweep.embeddings.batching import equal_key_batches
+
+    keys = [5, 3, 5, 7, 3, 5]
+    assert equal_key_batches(keys, 2) == [[3], [0, 2], [5], [1, 4]]  # longest first, cut at 2
+    assert sorted(i for b in equal_key_batches(keys, 1) for i in b) == list(range(6))
+    assert all(len({keys[i] for i in b}) == 1 for b in equal_key_batches(keys, 10))
+
+
+@pytest.fixture(scope="module")
+def pairs():
+    from ragsweep.datasets.demo import load_demo_corpus, load_demo_questions
+    from ragsweep.pipelines.extractive import sentences
+
+    docs = load_demo_corpus()
+    questions, _ = load_demo_questions(docs)
+    sents = [s for d in docs for s in sentences(d.text)]
+    refs = [q.reference_answer for q in questions if q.reference_answer]
+    rng = random.Random(0)
+    return [(" ".join(rng.sample(sents, 2)), rng.choice(refs)) for _ in range(160)]
+
+
+def _runner(path, batch_size: int):
+    from ragsweep.evaluation.bertscore import BERTScoreRunner
+
+    return BERTScoreRunner(BERTScoreSpec(batch_size=batch_size), path)
+
+
+def test_a_bertscore_does_not_depend_on_the_pairs_scored_with_it(pairs, tmp_path):
+    """All pairs (batch 64) against every 5th pair first, then the rest in reverse order (batch 3)."""
+    a = _runner(tmp_path / "a.sqlite", 64)
+    whole = a.score(pairs)
+    b = _runner(tmp_path / "b.sqlite", 3)
+    some = b.score(pairs[::5])
+    rest = b.score(pairs[::-1])[::-1]
+    assert b.computed == len(set(pairs))
+    assert rest == whole and some == whole[::5]
+    a.close()
+    b.close()
+
+
+def test_bertscore_agrees_with_bert_score(pairs, tmp_path):
+    """The reference implementation on the same pairs: equal to float32 precision (measured max 2e-7)."""
+    from bert_score import BERTScorer
+
+    from ragsweep.evaluation.bertscore import scorer_settings
+
+    ours = np.array(_runner(tmp_path / "c.sqlite", 64).score(pairs))
+    s = scorer_settings(BERTScoreSpec())
+    p, r, f = BERTScorer(model_type=s.backbone, num_layers=s.num_layers, batch_size=64, device="cpu").score(
+        [c for c, _ in pairs], [x for _, x in pairs])
+    ref = np.stack([p.numpy(), r.numpy(), f.numpy()], axis=1)
+    assert np.abs(ours - ref).max() < 1e-6
+
+
+def test_a_bertscore_does_not_depend_on_threads(pairs, tmp_path):
+    """Scores made with one thread (a Ray task) equal those made with two (a local run)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(f"""
+        import json, sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from test_determinism import _runner
+        pairs = json.loads(sys.stdin.read())
+        print(json.dumps(_runner(__import__("pathlib").Path(sys.argv[1]), 16).score([tuple(p) for p in pairs])))
+    """)
+    short = [("Yes.", "No."), ("Rent.", "Rent is due monthly."), ("Term?", "Five years.")]
+    data = json.dumps(pairs[:40] + short)
+    out = {}
+    for threads in ("1", "2"):
+        env = {**os.environ, "OMP_NUM_THREADS": threads, "HF_HUB_OFFLINE": "1"}
+        out[threads] = subprocess.run([sys.executable, "-c", script, str(tmp_path / f"{threads}.sqlite")], env=env,
+                                      input=data, capture_output=True, text=True, check=True).stdout
+    assert json.loads(out["1"]) == json.loads(out["2"])
