@@ -4,7 +4,7 @@ A local OpenAI-compatible server (tests/fake_openai.py, in its own process) answ
 after a fixed latency (default 200 ms), like a remote API. The same judgements are made by:
   - LlamaIndex ``BatchEvalRunner`` with its defaults (workers=2), OpenAILike LLM;
   - ``BatchEvalRunner`` with workers = the concurrency ceiling (the fair, tuned baseline);
-  - ragsweep's stage-2 judging (``pipelines.stage2._judge_all``: engine + worker pool) with
+  - ragsweep's stage-2 judging (``pipelines.stages.judge._judge_all``: engine + worker pool) with
     ``llm.concurrency`` = the same ceiling, on an empty LLM cache (no cache hits).
 Judges: Correctness, Faithfulness, Relevancy (LlamaIndex's evaluators, default prompts) on
 distinct (question, answer, contexts, reference) items built from the demo dataset. Prints judge
@@ -94,8 +94,8 @@ def run_ragsweep(base_url: str, items: list[dict], concurrency: int) -> float:
     from ragsweep.llm.clients import LLMClients
     from ragsweep.pipelines.journal import Journal
     from ragsweep.pipelines.progress import Progress
-    from ragsweep.pipelines.stage2 import _judge_all
-    from ragsweep.pipelines.sweep import SweepStats
+    from ragsweep.pipelines.stages.judge import judge_all
+    from ragsweep.pipelines.stats import SweepStats
 
     spec = parse_spec({"splitters": [{"kind": "token"}], "retrievers": [{"kind": "bm25"}],
                        "llm": {"model": "fake-model", "base_url": base_url, "api_key_env": None,
@@ -118,7 +118,7 @@ def run_ragsweep(base_url: str, items: list[dict], concurrency: int) -> float:
             keys = {j: "bench" for j in JUDGES}
             bars = Progress(enabled=False)
             t0 = time.perf_counter()
-            stop = asyncio.run(_judge_all(spec, todo, answers, docs, llm, keys, journal, SweepStats(), bars,
+            stop = asyncio.run(judge_all(spec, todo, answers, docs, llm, keys, journal, SweepStats(), bars,
                                           bars.add("judging", len(todo))))
             wall = time.perf_counter() - t0
             if stop is not None:

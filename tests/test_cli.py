@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ragsweep.config import load_spec
-from ragsweep.pipelines.outputs import FORMAT_VERSION
+from ragsweep.pipelines.outputs.manifest import FORMAT_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO_SPEC = ROOT / "specs" / "demo.yaml"

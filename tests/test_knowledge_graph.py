@@ -4,7 +4,6 @@ parity between the embedded store and a real Neo4j server."""
 from __future__ import annotations
 
 import pytest
-from llama_index.core.graph_stores import SimplePropertyGraphStore
 from llama_index.core.graph_stores.types import KG_NODES_KEY, KG_RELATIONS_KEY, EntityNode, Relation
 from llama_index.core.schema import QueryBundle, TransformComponent
 

@@ -9,7 +9,8 @@ import re
 
 import pytest
 
-from ragsweep.graphs.legal_patterns import LegalPatternExtractor, Triplet, extract_triplets, normalize_entity
+from ragsweep.graphs.legal_extractor import LegalPatternExtractor
+from ragsweep.graphs.legal_patterns import Triplet, extract_triplets, normalize_entity
 
 RELATION_LABEL = re.compile(r"^[A-Z][A-Z0-9_]*$")
 ENTITY_LABEL = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")

@@ -8,10 +8,8 @@ tiny backoffs via ``max_backoff``) so the whole file runs in well under 30 s.
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import sys
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from email.utils import format_datetime

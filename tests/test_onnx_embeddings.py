@@ -265,7 +265,7 @@ def test_sweep_with_the_onnx_backend_retrieves_like_torch(tmp_path):
     import pandas as pd
 
     from ragsweep.config import parse_spec
-    from ragsweep.pipelines.sweep import run_sweep
+    from ragsweep.sweep import SweepRequest, run_sweep
 
     spec = parse_spec({
         "name": "onnx", "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
@@ -274,7 +274,7 @@ def test_sweep_with_the_onnx_backend_retrieves_like_torch(tmp_path):
         "retrievers": [{"kind": "vector"}], "top_k": [5],
         "scoring": {"bootstrap_samples": 100, "bertscore": {"baseline": "none"}},
     })
-    run = run_sweep(spec, run_dir=tmp_path / "run", cache_dir=tmp_path / "cache", limit=5, progress=False)
+    run = run_sweep(SweepRequest(spec, run_dir=tmp_path / "run", cache_dir=tmp_path / "cache", limit=5, progress=False))
     records = pd.read_parquet(run / "records.parquet").set_index(["config_id", "qid"]).sort_index()
     torch_rows = records.loc["sentence256-minilm-vector-k5"]
     onnx_rows = records.loc["sentence256-minilm-onnx-vector-k5"]

@@ -9,7 +9,6 @@ sweep with another generator setting for ``compare``.
 from __future__ import annotations
 
 import json
-import os
 import platform
 import shutil
 import struct

@@ -601,7 +601,7 @@ def test_ask_unknown_configuration_is_a_clear_error(base_run, run_cli, shared_ca
 
 def test_ask_prints_corpus_text_verbatim(base_run, monkeypatch):
     """Corpus text with square brackets must be shown as is, not read as rich markup."""
-    import ragsweep.pipelines.sweep as sweep
+    import ragsweep.pipelines.ask as sweep
     from typer.testing import CliRunner
 
     from ragsweep.cli import app
@@ -651,16 +651,16 @@ def test_a_run_directory_refuses_another_dataset_even_before_its_manifest(tmp_pa
     from ragsweep.datasets.types import Dataset, Document, Question
     from ragsweep.errors import RagsweepError
     from ragsweep.pipelines.journal import Journal
-    from ragsweep.pipelines.sweep import _check_dataset
+    from ragsweep.sweep import check_dataset
 
     one = Dataset("d", [Document("a", "text one")], [Question("q1", "what?")])
     two = Dataset("d", [Document("a", "text two")], [Question("q1", "what?")])
     journal = Journal(tmp_path / "journal.sqlite")
-    _check_dataset(journal, tmp_path, one)
-    _check_dataset(journal, tmp_path, one)  # same dataset: fine
+    check_dataset(journal, tmp_path, one)
+    check_dataset(journal, tmp_path, one)  # same dataset: fine
     journal.close()
     assert not (tmp_path / "manifest.json").exists()
     journal = Journal(tmp_path / "journal.sqlite")
     with pytest.raises(RagsweepError, match=r"holds a run over another dataset .* pass --fresh"):
-        _check_dataset(journal, tmp_path, two)
+        check_dataset(journal, tmp_path, two)
     journal.close()

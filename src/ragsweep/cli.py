@@ -97,14 +97,15 @@ def run(
             print_estimate(estimate_run(s, run_dir=out, cache_dir=cache, limit=limit), console)
             return
         from ragsweep.llm.budget import BudgetExhausted
-        from ragsweep.pipelines.sweep import run_dir_for, run_sweep
+        from ragsweep.sweep import SweepRequest, run_sweep
 
         try:
-            run_dir = run_sweep(s, run_dir=out, cache_dir=cache, fresh=fresh, limit=limit,
-                                progress=not no_progress and sys.stdout.isatty(), console=console, budget=budget)
+            run_dir = run_sweep(SweepRequest(s, run_dir=out, cache_dir=cache, fresh=fresh, limit=limit,
+                                             progress=not no_progress and sys.stdout.isatty(), console=console,
+                                             budget=budget))
         except BudgetExhausted as exc:
             stopped_by_budget = exc
-            run_dir = Path(out or run_dir_for(s))
+            run_dir = Path(out or s.default_run_dir())
         console.print(f"results: {run_dir}/ (manifest.json, records.parquet, summary.csv, comparisons.csv); "
                       f"HTML report: ragsweep report {run_dir}")
     except RagsweepError as exc:
@@ -231,7 +232,8 @@ def show(
     """Print a finished (or partial, or killed) run's summary table."""
     run = _load(run_dir)
     _check_metric_split(run, metric, split)
-    from ragsweep.pipelines.outputs import TABLE_METRICS, print_summary
+    from ragsweep.pipelines.outputs.columns import TABLE_METRICS
+    from ragsweep.pipelines.outputs.table import print_summary
 
     console = _console()
     console.print(_status_line(run))
@@ -341,7 +343,7 @@ def ask(
         from ragsweep.config import parse_spec
         from ragsweep.datasets.load import load_dataset
         from ragsweep.pipelines.grid import expand
-        from ragsweep.pipelines.sweep import answer_question
+        from ragsweep.pipelines.ask import answer_question
 
         spec = parse_spec(manifest["spec"], f"{run_dir}/manifest.json")
         configs = {c.config_id: c for c in expand(spec)}

@@ -94,33 +94,36 @@ class EmbeddingCache:
 
 
 class MemoryEmbeddingCache:
-    """``EmbeddingCache``'s interface over a dict, for Ray workers.
+    """``EmbeddingCache``'s interface over dicts, for Ray workers.
 
     Workers never open the SQLite cache (WAL needs every process on one host): the driver sends
-    the vectors a task may need and stores the ones it computed (``new_items``). Vectors are
-    kept as float32, as in the SQLite cache, so a worker retrieves with the very vectors a local
-    run would read back.
+    the vectors a task may need, per model key as ``EmbeddingCache.arrays`` gives them, and stores
+    the ones it computed (``new_items``, per model key). Vectors are kept as float32, as in the
+    SQLite cache, so a worker retrieves with the very vectors a local run would read back.
     """
 
-    def __init__(self, vectors: dict[bytes, np.ndarray] | None = None, ms: dict[bytes, float] | None = None) -> None:
-        self._vecs: dict[bytes, np.ndarray] = dict(vectors or {})
-        self._ms: dict[bytes, float] = dict(ms or {})
-        self.new_items: list[tuple[bytes, np.ndarray, float | None]] = []
+    def __init__(self, models: dict[str, tuple[dict[bytes, np.ndarray], dict[bytes, float]]] | None = None) -> None:
+        self._vecs: dict[str, dict[bytes, np.ndarray]] = {m: dict(v) for m, (v, _) in (models or {}).items()}
+        self._ms: dict[str, dict[bytes, float]] = {m: dict(ms) for m, (_, ms) in (models or {}).items()}
+        self.new_items: dict[str, list[tuple[bytes, np.ndarray, float | None]]] = {}
 
     def get_many(self, model: str, keys: list[bytes]) -> dict[bytes, list[float]]:
-        return {k: self._vecs[k].tolist() for k in keys if k in self._vecs}
+        vecs = self._vecs.get(model, {})
+        return {k: vecs[k].tolist() for k in keys if k in vecs}
 
     def put_many(self, model: str, items: list[tuple[bytes, list[float]]], ms: list[float] | None = None) -> None:
+        vecs, times = self._vecs.setdefault(model, {}), self._ms.setdefault(model, {})
+        new = self.new_items.setdefault(model, [])
         for i, (key, vec) in enumerate(items):
             arr = np.asarray(vec, dtype=np.float32)
-            self._vecs[key] = arr
+            vecs[key] = arr
             if ms is not None:
-                self._ms[key] = ms[i]
-            self.new_items.append((key, arr, ms[i] if ms is not None else None))
+                times[key] = ms[i]
+            new.append((key, arr, ms[i] if ms is not None else None))
 
     def get_ms(self, model: str, keys: list[bytes]) -> dict[bytes, float]:
-        return {k: self._ms[k] for k in keys if k in self._ms}
+        times = self._ms.get(model, {})
+        return {k: times[k] for k in keys if k in times}
 
     def close(self) -> None:
         return None
-

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ragsweep.config import EmbeddingSpec, HFEmbeddingSpec, OpenAIEmbeddingSpec
 from ragsweep.errors import RagsweepError
-from ragsweep.pipelines.cache_dir import DEFAULT_CACHE
+from ragsweep.cache_dir import DEFAULT_CACHE
 
 MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
 

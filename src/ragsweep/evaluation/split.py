@@ -96,3 +96,8 @@ def split_counts(assignment: Mapping[str, str], questions: Sequence[Question]) -
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def question_split(spec, dataset) -> dict[str, str]:
+    """The spec's split of the dataset: over the whole question set, so ``--limit`` does not reshuffle it."""
+    return split_questions(dataset.questions, spec.split.validation_fraction, spec.seed, spec.split.stratify)

@@ -154,12 +154,12 @@ def ray_session(spec, configs, cache, console=None):
     Yields a RaySession."""
     import ray
 
-    from ragsweep.pipelines.sweep import _uses_neo4j
+    from ragsweep.pipelines.stages.graph import uses_neo4j
 
     cluster = connect(spec.ray)
     try:
         uses_vectors = any(c.embedding is not None for c in configs)
-        check_shared_state(spec, uses_vectors, _uses_neo4j(configs), cluster)
+        check_shared_state(spec, uses_vectors, uses_neo4j(configs), cluster)
         if console is not None:
             console.print(f"ray: {cluster.address}, {len(cluster.hosts)} node(s), {cluster.cpus} CPU(s)")
         if uses_vectors and spec.vector_store.url is None:

@@ -30,10 +30,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Sequence
-
-from llama_index.core.graph_stores.types import KG_NODES_KEY, KG_RELATIONS_KEY, EntityNode, Relation
-from llama_index.core.schema import BaseNode, MetadataMode, TransformComponent
 
 MAX_ENTITY_WORDS = 8
 MAX_REF_SOURCES = 4
@@ -383,33 +379,3 @@ def extract_triplets(text: str, max_per_chunk: int = 64) -> list[Triplet]:
         for name, label in ((t.subject, t.subject_label), (t.object, t.object_label)):
             best[name] = min(best.get(name, label), label, key=_LABEL_RANK.__getitem__)
     return [Triplet(t.subject, t.relation, t.object, best[t.subject], best[t.object]) for t in found.values()]
-
-
-class LegalPatternExtractor(TransformComponent):
-    """LlamaIndex kg extractor built on :func:`extract_triplets`: no LLM, no network, deterministic.
-
-    Mirrors SimpleLLMPathExtractor: appends EntityNode/Relation objects (carrying the chunk's metadata
-    as properties) to any lists already in ``node.metadata`` under KG_NODES_KEY / KG_RELATIONS_KEY."""
-
-    max_triplets_per_chunk: int = 64
-
-    @classmethod
-    def class_name(cls) -> str:
-        return "LegalPatternExtractor"
-
-    def __call__(self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any) -> Sequence[BaseNode]:
-        for node in nodes:
-            kg_nodes, kg_relations = node.metadata.pop(KG_NODES_KEY, []), node.metadata.pop(KG_RELATIONS_KEY, [])
-            metadata = node.metadata.copy()
-            text = node.get_content(metadata_mode=MetadataMode.NONE)
-            for t in extract_triplets(text, self.max_triplets_per_chunk):
-                subj = EntityNode(name=t.subject, label=t.subject_label, properties=metadata)
-                obj = EntityNode(name=t.object, label=t.object_label, properties=metadata)
-                kg_nodes += [subj, obj]
-                kg_relations.append(Relation(label=t.relation, source_id=subj.id, target_id=obj.id,
-                                             properties=metadata))
-            node.metadata[KG_NODES_KEY], node.metadata[KG_RELATIONS_KEY] = kg_nodes, kg_relations
-        return nodes
-
-    async def acall(self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any) -> Sequence[BaseNode]:
-        return self.__call__(nodes, show_progress=show_progress, **kwargs)

@@ -139,3 +139,25 @@ def entity_ids(store, ns: str) -> list[str]:
     rows = store.structured_query("MATCH (e:__Entity__) WHERE e.id STARTS WITH $ns RETURN e.id AS id",
                                   param_map={"ns": ns})
     return sorted(r["id"][len(ns):] for r in rows)
+
+
+class Neo4jConnection:
+    """One Neo4jPropertyGraphStore per run, opened (after the start-up check) on first use."""
+
+    def __init__(self, spec) -> None:
+        self.spec = spec
+        self._store = None
+
+    def store(self):
+        if self._store is None:
+            preflight(self.spec)
+            self._store = open_store(self.spec)
+        return self._store
+
+    def close(self) -> None:
+        if self._store is not None:
+            import asyncio
+
+            self._store.close()
+            asyncio.run(self._store._async_driver.close())  # the store's close() leaves its async driver open
+            self._store = None

@@ -48,16 +48,16 @@ def estimate_run(spec, run_dir: Path | None = None, cache_dir: Path | None = Non
     from ragsweep.datasets.load import load_dataset
     from ragsweep.llm.pricing import price_for
     from ragsweep.llm.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, count_tokens
-    from ragsweep.pipelines.cache_dir import DEFAULT_CACHE, CacheDir
+    from ragsweep.cache_dir import DEFAULT_CACHE, CacheDir
     from ragsweep.pipelines.grid import expand
-    from ragsweep.pipelines.sweep import check_llm_settings, run_dir_for
+    from ragsweep.pipelines.preflight import check_llm_settings
 
     check_llm_settings(spec)
     dataset = load_dataset(spec.dataset)
     questions = dataset.questions[:limit] if limit else list(dataset.questions)
     configs = expand(spec)
     cache = CacheDir(Path(cache_dir or spec.cache_dir or DEFAULT_CACHE))
-    run_dir = Path(run_dir or run_dir_for(spec))
+    run_dir = Path(run_dir or spec.default_run_dir())
     done, judged = _done(run_dir, spec, configs)
     q_tokens = {q.qid: count_tokens(q.question) for q in questions}
     overhead = REPLY_PRIMING + MESSAGE_OVERHEAD
@@ -113,7 +113,7 @@ def estimate_run(spec, run_dir: Path | None = None, cache_dir: Path | None = Non
         from llama_index.core.evaluation.relevancy import DEFAULT_EVAL_TEMPLATE as RELEVANCY
 
         from ragsweep.evaluation.judges import prompt_texts
-        from ragsweep.pipelines.sweep import question_split
+        from ragsweep.evaluation.split import question_split
 
         s2 = spec.stage2
         judge_llm = s2.llm or spec.llm
@@ -159,7 +159,7 @@ def _done(run_dir: Path, spec, configs) -> tuple[set, set]:
     try:
         keys = None
         if spec.stage2 is not None:
-            from ragsweep.pipelines.stage2 import judge_keys
+            from ragsweep.pipelines.stages.judge import judge_keys
 
             keys = judge_keys(spec)
         judged = {k for k, v in j.judgements(keys).items() if v["ok"] and k[0] in hashes} if keys else set()
@@ -171,15 +171,10 @@ def _done(run_dir: Path, spec, configs) -> tuple[set, set]:
 def _chunks(spec, dataset, config, cache):
     """The configuration's chunks: cached, or split locally; None for an uncached semantic splitter
     (it would need embeddings, which a dry run does not compute)."""
-    import json
+    from ragsweep.pipelines.stages.chunk import chunks_key
+    from ragsweep.splitters.chunk_store import load_chunks
 
-    from ragsweep import __version__
-    from ragsweep.pipelines.cache_dir import load_chunks
-    from ragsweep.pipelines.sweep import _splitter_versions
-
-    key = json.dumps([config.chunk_identity(), dataset.corpus_fingerprint(), _splitter_versions(), __version__],
-                     sort_keys=True)
-    chunks = load_chunks(cache.chunks_path(key))
+    chunks = load_chunks(cache.chunks_path(chunks_key(config, dataset.corpus_fingerprint())))
     if chunks is None and config.chunk_embedding is None:
         from ragsweep.splitters.build import make_parser, split_corpus
 
@@ -206,9 +201,9 @@ def _graph_extraction(spec, dataset, configs, cache, chunks_of, overhead: int, p
     )
 
     from ragsweep.graphs.build import graph_key
-    from ragsweep.graphs.index import extractor_identity
+    from ragsweep.graphs.extractors import extractor_identity
     from ragsweep.llm.tokens import count_tokens
-    from ragsweep.pipelines.sweep import _chunk_digest
+    from ragsweep.pipelines.stages.chunk import chunk_digest
 
     templates = {"llm_simple": DEFAULT_KG_TRIPLET_EXTRACT_PROMPT, "llm_dynamic": DEFAULT_DYNAMIC_EXTRACT_PROMPT}
     est = StageEstimate("graph_extraction", spec.llm.model)
@@ -225,7 +220,7 @@ def _graph_extraction(spec, dataset, configs, cache, chunks_of, overhead: int, p
         if chunks is None:
             est.notes.append(f"{c.chunk_key}: semantic chunks not cached yet, its graph is not counted")
             continue
-        key = graph_key(dataset.corpus_fingerprint(), _chunk_digest(chunks), ident)
+        key = graph_key(dataset.corpus_fingerprint(), chunk_digest(chunks), ident)
         if (cache.root / "graphs" / f"{key}.json").is_file():
             continue
         base = overhead + count_tokens(templates[r.extractor].get_template())

@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 
 from ragsweep.config import EmbeddingSpec, RetrieverSpec, SemanticSplitterSpec, SplitterSpec, SweepSpec
+from ragsweep.llm.identity import llm_identity
 
 
 @dataclass(frozen=True)
@@ -89,12 +90,6 @@ def _chunk_embedding(splitter: SplitterSpec, embedding: EmbeddingSpec | None, sp
     if splitter.embedding is not None:
         return next(e for e in spec.embeddings if e.label() == splitter.embedding)
     return embedding if embedding is not None else spec.embeddings[0]
-
-
-def llm_identity(llm) -> dict:
-    """What about an LLM changes its replies (not its URL, limits or timeouts)."""
-    return {"model": llm.model, "temperature": llm.temperature, "seed": llm.seed, "max_tokens": llm.max_tokens,
-            "context_window": llm.context_window}
 
 
 def generator_identity(spec: SweepSpec) -> dict:

@@ -115,3 +115,16 @@ class Journal:
     def close(self) -> None:
         self.flush()
         self._db.close()
+
+
+class MemorySink:
+    """The journal's writing interface kept in a list: what a Ray task hands back, what ``ask`` reads."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, str, str, dict]] = []
+
+    def add_answer(self, config_hash: str, qid: str, config_id: str, payload: dict) -> None:
+        self.rows.append((config_hash, qid, config_id, payload))
+
+    def flush(self) -> None:
+        return None

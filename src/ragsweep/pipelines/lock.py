@@ -13,6 +13,7 @@ import json
 import os
 import socket
 import time
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from ragsweep.errors import RagsweepError
@@ -67,3 +68,20 @@ class DirLock:
             os.ftruncate(self._fd, 0)  # a clean exit leaves no holder line behind
             os.close(self._fd)  # closing drops the flock
             self._fd = None
+
+
+@contextmanager
+def writer_locks(spec, run_dir: Path | None, cache_root: Path, console=None):
+    """Hold the run directory, the cache and an embedded Chroma directory of the spec's for this process."""
+    dirs = [] if run_dir is None else [(run_dir, "run directory", "wait for it to finish, or give this sweep "
+                                                                 "another name (spec name or --out)")]
+    dirs.append((cache_root, "cache", "wait for it to finish, or pass another --cache"))
+    if spec.vector_store.path is not None and spec.vector_store.url is None:
+        dirs.append((spec.vector_store.path, "vector_store.path", "wait for it to finish, or use another path"))
+    with ExitStack() as stack:
+        for directory, what, fix in dirs:
+            lock = stack.enter_context(DirLock(directory, what, fix))
+            if lock.previous and console is not None:
+                console.print(f"note: {what} {directory}: took over the lock left by a run that stopped "
+                              f"({lock.previous})", soft_wrap=True)
+        yield

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 
-class _NullBar:
+class NullBar:
+    """A bar that shows nothing (disabled progress, Ray tasks)."""
+
     def advance(self, n: int) -> None:
         return None
 
@@ -34,7 +36,7 @@ class Progress:
 
     def add(self, description: str, total: int):
         if self._p is None:
-            return _NullBar()
+            return NullBar()
         task = self._p.add_task(description[:40], total=total)
         return _Bar(self._p, task)
 

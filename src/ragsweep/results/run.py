@@ -65,7 +65,7 @@ class RunData:
     @property
     def judges(self) -> list[str]:
         """Stage-2 judge metrics present in the records (correctness, correctness_pass, ...)."""
-        from ragsweep.pipelines.outputs import JUDGE_METRICS
+        from ragsweep.pipelines.outputs.columns import JUDGE_METRICS
 
         return [m for m in JUDGE_METRICS if m in self.records.columns and self.records[m].notna().any()]
 
@@ -157,7 +157,7 @@ def _what_it_has(records: pd.DataFrame, meta: dict, status: str) -> str:
 
 def read_manifest(run_dir: Path) -> dict:
     """``manifest.json`` of a run directory in the current format, or a one-line error."""
-    from ragsweep.pipelines.outputs import FORMAT_VERSION
+    from ragsweep.pipelines.outputs.manifest import FORMAT_VERSION
 
     if not run_dir.exists():
         raise RagsweepError(f"{run_dir}: no such run directory (a run is written to OUTPUT_DIR/NAME by "
@@ -224,7 +224,8 @@ def _from_journal(run_dir: Path, meta: dict, questions: pd.DataFrame):
     import pandas as pd
 
     from ragsweep.pipelines.journal import Journal
-    from ragsweep.pipelines.outputs import build_records, build_summary
+    from ragsweep.pipelines.outputs.records import build_records
+    from ragsweep.pipelines.outputs.summary import build_summary
 
     jpath = run_dir / "journal.sqlite"
     if not jpath.is_file() or questions.empty:  # killed before its first answer was committed

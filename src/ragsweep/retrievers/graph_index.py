@@ -1,5 +1,5 @@
-"""The knowledge graphs of one chunk set: built (or reopened) on first use, served from the store
-each retriever names, queried once per question at the largest top_k.
+"""The knowledge graphs of one chunk set as retrievers: built (or reopened) on first use, served from the
+store each retriever names, queried once per question at the largest top_k.
 
 One graph per extractor serves every retriever over these chunks (knowledge_graph and hybrid_kg,
 any store, any keyword/depth setting); one memoised retriever per distinct retrieval setting.
@@ -10,34 +10,8 @@ that graph is recorded as failed with the same reason without building it again.
 from __future__ import annotations
 
 from ragsweep.errors import RagsweepError, short_reason
-
-
-def make_extractor(rspec, llm, workers: int = 8):
-    """The kg extractor a retriever spec names: the offline legal patterns, or LlamaIndex's LLM ones."""
-    if rspec.extractor == "legal_patterns":
-        from ragsweep.graphs.legal_patterns import LegalPatternExtractor
-
-        return LegalPatternExtractor(max_triplets_per_chunk=rspec.max_triplets_per_chunk)
-    if llm is None:
-        raise RagsweepError(f"extractor {rspec.extractor} needs the spec's llm")
-    if rspec.extractor == "llm_simple":
-        from llama_index.core.indices.property_graph import SimpleLLMPathExtractor
-
-        return SimpleLLMPathExtractor(llm=llm, max_paths_per_chunk=rspec.max_triplets_per_chunk, num_workers=workers,
-                                      raise_on_error=True)
-    from llama_index.core.indices.property_graph import DynamicLLMPathExtractor
-
-    return DynamicLLMPathExtractor(llm=llm, max_triplets_per_chunk=rspec.max_triplets_per_chunk, num_workers=workers,
-                                   raise_on_error=True)
-
-
-def extractor_identity(rspec, llm_spec) -> dict:
-    ident = rspec.graph_identity()
-    if rspec.uses_llm and llm_spec is not None:
-        from ragsweep.pipelines.grid import llm_identity
-
-        ident["llm"] = llm_identity(llm_spec)
-    return ident
+from ragsweep.graphs.extractors import extractor_identity, make_extractor
+from ragsweep.graphs.neo4j_store import Neo4jConnection
 
 
 def _remembered(memo: dict, key, make, failure: str):
@@ -60,30 +34,6 @@ def _remembered(memo: dict, key, make, failure: str):
     if isinstance(got, Exception):
         raise got
     return got
-
-
-class Neo4jConnection:
-    """One Neo4jPropertyGraphStore per run, opened (after the start-up check) on first use."""
-
-    def __init__(self, spec) -> None:
-        self.spec = spec
-        self._store = None
-
-    def store(self):
-        if self._store is None:
-            from ragsweep.graphs.neo4j_store import open_store, preflight
-
-            preflight(self.spec)
-            self._store = open_store(self.spec)
-        return self._store
-
-    def close(self) -> None:
-        if self._store is not None:
-            import asyncio
-
-            self._store.close()
-            asyncio.run(self._store._async_driver.close())  # the store's close() leaves its async driver open
-            self._store = None
 
 
 class ChunkGraphs:

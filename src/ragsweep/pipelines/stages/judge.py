@@ -1,4 +1,4 @@
-"""Stage 2: select configurations on the validation questions, then judge them on the test ones.
+"""Judge (stage 2): select configurations on the validation questions, then judge them on the test ones.
 
 Selection (``evaluation.selection``): rank by the stage-1 metric on validation questions; keep the
 top N and every configuration not significantly worse than the N-th. Judging: LlamaIndex's
@@ -19,7 +19,7 @@ def judge_keys(spec) -> dict[str, str]:
     """Per judge, a hash of what determines its verdicts: judge model settings, prompt, threshold."""
     from ragsweep import __version__
     from ragsweep.evaluation.judges import prompt_texts
-    from ragsweep.pipelines.grid import llm_identity
+    from ragsweep.llm.identity import llm_identity
 
     s2 = spec.stage2
     llm = s2.llm or spec.llm
@@ -61,7 +61,7 @@ def contexts_of(payload: dict, docs: dict[str, str]) -> list[str]:
 
 def run_stage2(spec, dataset, questions, configs, journal, clients, stats, bars, split, scorer_key):
     """Select, then judge what is not judged yet. Returns (info for the manifest, stopping error)."""
-    from ragsweep.pipelines.outputs import build_records, question_rows
+    from ragsweep.pipelines.outputs.records import build_records, question_rows
 
     records = build_records(question_rows(questions, split), [c.labels() for c in configs], journal, scorer_key)
     try:
@@ -85,12 +85,12 @@ def run_stage2(spec, dataset, questions, configs, journal, clients, stats, bars,
     judge_llm = clients.get(spec.stage2.llm or spec.llm)
     docs = {d.doc_id: d.text for d in dataset.documents}
     bar = bars.add("stage 2 (LLM judges)", len(todo))
-    stop = asyncio.run(_judge_all(spec, todo, answers, docs, judge_llm, keys, journal, stats, bars, bar))
+    stop = asyncio.run(judge_all(spec, todo, answers, docs, judge_llm, keys, journal, stats, bars, bar))
     journal.flush()
     return info, stop
 
 
-async def _judge_all(spec, todo, answers, docs, llm, keys, journal, stats, bars, bar):
+async def judge_all(spec, todo, answers, docs, llm, keys, journal, stats, bars, bar):
     from ragsweep.errors import short_reason
     from ragsweep.evaluation.judges import build_judges, judge
     from ragsweep.llm.budget import BudgetExhausted

@@ -1,9 +1,10 @@
-"""The answering stage on a Ray cluster, driven from the ``ragsweep run`` process.
+"""The Ray executor: the plan's units as Ray tasks, driven from the ``ragsweep run`` process.
 
-Per splitter: a chunking task (unless its chunks are cached), then one index task per embedding
-and one graph task, then answering tasks over slices of the questions, each running all the
-splitter's configurations so that every index is still searched once per question. Splitters
-proceed independently, so one splitter's questions are answered while another is embedded.
+Per splitter: a chunk task (unless its chunks are cached), then one index task per embedding
+and one graph task, then answer tasks over slices of the questions, each running all the
+splitter's configurations so that every index is still searched once per question; one queries
+task per model. Splitters proceed independently, so one splitter's questions are answered while
+another is embedded. Tasks run ``ray_tasks``, which call the same stages the local executor calls.
 
 The driver keeps the journal (it writes every row as its task finishes: a killed sweep resumes
 like a local one), every cache, and every LLM call: configurations that call an LLM while
@@ -18,7 +19,9 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ragsweep.errors import ClusterLost, short_reason
+from ragsweep.errors import ClusterLost, RagsweepError, short_reason
+from ragsweep.pipelines.plan import Group, SweepPlan
+from ragsweep.pipelines.stages import answer, chunk, graph
 
 
 @dataclass
@@ -41,19 +44,6 @@ def _cause(exc: BaseException) -> BaseException:
     return getattr(exc, "cause", None) or exc
 
 
-def merge_stats(stats, part) -> None:
-    """Add a task's counters and timings to the run's."""
-    for name in ("answered", "failed", "embeddings_computed", "query_embeddings_computed", "embeddings_from_cache",
-                 "indexes_built", "indexes_reused"):
-        setattr(stats, name, getattr(stats, name) + getattr(part, name))
-    for k, v in part.timings.items():
-        stats.timings[k] += v
-    stats.chunks.update(part.chunks)
-    stats.unique_chunk_texts.update(part.unique_chunk_texts)
-    for label, info in part.graphs.items():
-        stats.graphs.setdefault(label, {}).update(info)
-
-
 def questions_per_task(spec, n_questions: int, n_groups: int, cpus: int) -> int:
     """About four answering tasks per CPU over the whole sweep, at least five questions each."""
     if spec.ray.questions_per_task:
@@ -61,24 +51,47 @@ def questions_per_task(spec, n_questions: int, n_groups: int, cpus: int) -> int:
     return max(5, math.ceil(n_questions * n_groups / (4 * cpus)))
 
 
-def answer_on_ray(spec, dataset, groups: dict, pending, journal, cache, emb_cache, stats, bars, answer_bar,
-                  gen_items: list, cluster) -> dict:
-    """Answer the configurations of ``groups`` (chunk key -> configurations) that need no LLM while
-    retrieving; return the groups left for the driver."""
-    from ragsweep.executors.cluster import with_absolute_models
+class RayExecutor:
+    """Runs a ``SweepPlan`` on the Ray cluster of a ``cluster.RaySession``; what needs the run's LLM while
+    retrieving, and LLM generation, runs here with the local executor."""
 
-    left: dict[str, list] = defaultdict(list)
-    work: dict[str, _Group] = {}
-    for key, configs in groups.items():
-        for c in configs:
-            if on_driver(c):
-                left[key].append(c)
-            else:
-                work.setdefault(key, _Group([])).configs.append(with_absolute_models(c))
-    if work:
-        _Dispatch(spec, dataset, work, pending, journal, cache, emb_cache, stats, bars, answer_bar, gen_items,
-                  cluster).run()
-    return dict(left)
+    kind = "ray"
+
+    def __init__(self, session) -> None:
+        self.session = session
+
+    def describe(self) -> dict:
+        return self.session.cluster.describe()
+
+    def answer(self, plan: SweepPlan, ctx, sink, bar, clients=None) -> RagsweepError | None:
+        from dataclasses import replace
+
+        from ragsweep.executors.cluster import with_absolute_models
+        from ragsweep.executors.local import LocalExecutor
+
+        ctx = replace(ctx, spec=self.session.worker_spec)  # an embedded Chroma is served: the driver uses it too
+        left: list[Group] = []
+        work: dict[str, _Group] = {}
+        for key, g in plan.groups.items():
+            here = [c for c in g.configs if on_driver(c)]
+            if here:
+                left.append(Group(key, here))
+            remote = [with_absolute_models(c) for c in g.configs if not on_driver(c)]
+            if remote:
+                work[key] = _Group(remote)
+        gen_items: list = []
+        if work:
+            try:
+                _Dispatch(plan, ctx, work, sink, bar, gen_items, self.session.cluster).run()
+            except ClusterLost as exc:
+                sink.flush()
+                return exc
+        return LocalExecutor().answer(plan, ctx, sink, bar, groups=left, clients=clients, gen_items=gen_items)
+
+    def score(self, plan: SweepPlan, ctx, journal, questions, scorer_key: str) -> None:
+        from ragsweep.executors.local import LocalExecutor
+
+        LocalExecutor().score(plan, ctx, journal, questions, scorer_key)
 
 
 class _Dispatch:
@@ -88,14 +101,14 @@ class _Dispatch:
     and starts what the result makes possible (a splitter's answering tasks once its chunks, indexes,
     graphs and question vectors exist)."""
 
-    def __init__(self, spec, dataset, work: dict[str, _Group], pending, journal, cache, emb_cache, stats, bars,
-                 answer_bar, gen_items: list, cluster) -> None:
+    def __init__(self, plan: SweepPlan, ctx, work: dict[str, _Group], sink, bar, gen_items: list, cluster) -> None:
         import ray
 
-        from ragsweep.executors import tasks
+        from ragsweep.executors import ray_tasks as tasks
 
-        self.spec, self.dataset, self.work, self.pending, self.journal = spec, dataset, work, pending, journal
-        self.cache, self.emb_cache, self.stats, self.bars, self.answer_bar = cache, emb_cache, stats, bars, answer_bar
+        self.plan, self.ctx, self.work, self.pending, self.journal = plan, ctx, work, plan.pending, sink
+        self.spec, self.dataset, self.stats, self.bars, self.answer_bar = ctx.spec, ctx.dataset, ctx.stats, ctx.bars, bar
+        self.emb_cache = ctx.models.cache
         self.gen_items, self.cluster = gen_items, cluster
         # tasks that may run the embedding model get a GPU when the cluster has them (Ray hides GPUs from
         # tasks that do not ask); answering tasks only read question vectors the driver sends
@@ -104,10 +117,10 @@ class _Dispatch:
                                                max_retries=1)(fn)
                        for fn in (tasks.chunk_task, tasks.index_task, tasks.query_task, tasks.graph_task,
                                   tasks.answer_task)}
-        self.spec_ref, self.dataset_ref = ray.put(spec), ray.put(dataset)
-        self.root = cache.root.resolve()
-        n_questions = len({q.qid for g in work.values() for c in g.configs for q in pending[c.config_hash]})
-        self.per_task = questions_per_task(spec, n_questions, len(work), cluster.cpus)
+        self.spec_ref, self.dataset_ref = ray.put(self.spec), ray.put(self.dataset)
+        self.root = ctx.cache.root.resolve()
+        n_questions = len({q.qid for q in plan.questions_of([c for g in work.values() for c in g.configs])})
+        self.per_task = questions_per_task(self.spec, n_questions, len(work), cluster.cpus)
         self.outstanding: dict = {}  # ObjectRef -> (handler, group key, what the handler needs)
         self.queries_waiting: set[str] = set()  # embedding labels whose question vectors are not stored yet
 
@@ -116,15 +129,13 @@ class _Dispatch:
         self.outstanding[self.remote[task].remote(*args)] = (handler, key, what)
 
     def fail(self, configs, pending, reason: str) -> None:
-        from ragsweep.pipelines.sweep import _fail_group
-
-        _fail_group(configs, pending, self.journal, self.stats, self.answer_bar, reason)
+        answer.record_failures(configs, pending, self.journal, self.stats, self.answer_bar, reason)
 
     def store(self, result) -> None:
         """Keep what a task computed: its vectors (in the SQLite cache) and its counters."""
         for mkey, items in result.vectors.items():
             self.emb_cache.put_computed(mkey, items)
-        merge_stats(self.stats, result.stats)
+        self.stats.merge(result.stats)
 
     def vectors_for(self, emb, *batches: tuple[list[str], str]) -> dict:
         """The cached vectors (and query latencies) of (texts, role) batches, for a task's memory cache."""
@@ -134,37 +145,23 @@ class _Dispatch:
         mkey = model_key(emb)
         return {mkey: self.emb_cache.arrays(mkey, [text_key(t, role) for texts, role in batches for t in texts])}
 
-    def pending_of(self, configs) -> list:
-        """The questions any of ``configs`` still has to answer, once each, in question order."""
-        seen: dict[str, object] = {}
-        for c in configs:
-            for q in self.pending[c.config_hash]:
-                seen.setdefault(q.qid, q)
-        return list(seen.values())
-
     # ------------------------------------------------------------------ the loop
     def run(self) -> None:
         import ray
 
-        from ragsweep.pipelines.cache_dir import load_chunks
-        from ragsweep.pipelines.sweep import _USES_GRAPH, _chunks_key
-
-        by_model: dict[str, list] = defaultdict(list)
-        for g in self.work.values():
-            for c in g.configs:
-                if c.embedding is not None:
-                    by_model[c.embedding.label()].append(c)
-        for label, cfgs in by_model.items():  # each question is embedded once per model, as locally
-            queries = sorted({q.question for q in self.pending_of(cfgs)})
-            vecs = self.vectors_for(cfgs[0].embedding, (queries, "query"))
-            self.submit("query_task", (cfgs[0].embedding, queries, vecs, self.root), self.queried, None, label)
+        groups = [Group(key, g.configs) for key, g in self.work.items()]
+        models = self.plan.query_embeddings(groups)
+        for label, (emb, texts) in models.items():  # the queries unit: each question embedded once per model
+            vecs = self.vectors_for(emb, (texts, "query"))
+            self.submit("query_task", (self.spec_ref, self.dataset_ref, emb, texts, vecs, self.root), self.queried,
+                        None, label)
             self.queries_waiting.add(label)
         for g in self.work.values():
-            g.chunks = load_chunks(self.cache.chunks_path(_chunks_key(g.configs[0], self.dataset)))
-        # one bar for the tasks before answering: chunking, index, question-embedding and graph tasks
-        prep_bar = self.bars.add("ray: chunk, index, graph tasks", len(by_model) + sum(
+            g.chunks = chunk.cached_chunks(self.ctx, g.configs[0])
+        # one bar for the units before answering: chunk, index, queries and graph tasks
+        prep_bar = self.bars.add("ray: chunk, index, graph tasks", len(models) + sum(
             (g.chunks is None) + len({c.embedding.label() for c in g.configs if c.embedding is not None})
-            + any(c.retriever.kind in _USES_GRAPH for c in g.configs) for g in self.work.values()))
+            + any(c.retriever.kind in graph.USES_GRAPH for c in g.configs) for g in self.work.values()))
         for key, g in self.work.items():
             if g.chunks is None:
                 self.submit("chunk_task", (self.spec_ref, self.dataset_ref, g.configs[0], self.root), self.chunked, key)
@@ -192,11 +189,6 @@ class _Dispatch:
         """Chunks exist (cached, or computed by a task): start the splitter's index and graph tasks."""
         import ray
 
-        from ragsweep.graphs.build import graph_key
-        from ragsweep.graphs.index import extractor_identity
-        from ragsweep.pipelines.cache_dir import save_chunks
-        from ragsweep.pipelines.sweep import _USES_GRAPH, _chunk_digest, _chunks_key
-
         g = self.work[key]
         if isinstance(result, BaseException):
             left_over = [c for c in g.configs if c.embedding is None or c.embedding.label() not in g.failed_embeddings]
@@ -205,10 +197,9 @@ class _Dispatch:
             return
         if result is not None:  # computed by a task: keep it for later runs
             self.store(result)
-            save_chunks(self.cache.chunks_path(_chunks_key(g.configs[0], self.dataset)), result.chunks)
+            chunk.store_chunks(self.ctx, g.configs[0], result.chunks)
             g.chunks = result.chunks
-        self.stats.chunks[key] = len(g.chunks)
-        self.stats.unique_chunk_texts[key] = len({c.text for c in g.chunks})
+        chunk.count(self.ctx, g.configs[0], g.chunks)
         g.chunks_ref = ray.put(g.chunks)
         by_emb: dict[str, list] = defaultdict(list)
         for c in g.configs:
@@ -219,13 +210,10 @@ class _Dispatch:
             self.submit("index_task", (self.spec_ref, self.dataset_ref, cfgs[0], g.chunks_ref, vecs, self.root),
                         self.indexed, key, label)
             g.waiting += 1
-        graph_cfgs = [c for c in g.configs if c.retriever.kind in _USES_GRAPH]
+        graph_cfgs = [c for c in g.configs if c.retriever.kind in graph.USES_GRAPH]
         if graph_cfgs:
-            digest = _chunk_digest(g.chunks)
-            for c in graph_cfgs:  # graphs the cache holds go to the task, which then only serves them
-                gkey = graph_key(self.dataset.corpus_fingerprint(), digest, extractor_identity(c.retriever,
-                                                                                            self.spec.llm))
-                path = self.cache.root / "graphs" / f"{gkey}.json"
+            for gkey in graph.graph_file_keys(self.ctx, graph_cfgs, g.chunks):  # cached graphs: the task serves them
+                path = self.ctx.cache.root / "graphs" / f"{gkey}.json"
                 if path.is_file():
                     g.graph_files[gkey] = path.read_text(encoding="utf-8")
             self.submit("graph_task", (self.spec_ref, self.dataset_ref, graph_cfgs, g.chunks_ref, g.graph_files),
@@ -263,11 +251,12 @@ class _Dispatch:
         if not isinstance(result, BaseException):  # a dead task: the answering tasks retry the graphs
             self.store(result)
             for failed_spec, reason in result.graph_failures.items():  # recorded once, as a local run does
-                cfgs = [c for c in g.configs if c.retriever.model_dump_json() == failed_spec]
+                cfgs = [c for c in g.configs if c.retriever.model_dump_json() == failed_spec
+                        and (c.embedding is None or c.embedding.label() not in g.failed_embeddings)]
                 self.fail(cfgs, self.pending, reason)
                 g.configs = [c for c in g.configs if c not in cfgs]
             for gkey, text in result.graph_files.items():
-                path = self.cache.root / "graphs" / f"{gkey}.json"
+                path = self.ctx.cache.root / "graphs" / f"{gkey}.json"
                 path.parent.mkdir(parents=True, exist_ok=True)
                 tmp = path.with_suffix(".tmp")
                 tmp.write_text(text, encoding="utf-8")
@@ -286,7 +275,7 @@ class _Dispatch:
             return
         g.started = True
         configs = [c for c in g.configs if c.embedding is None or c.embedding.label() not in g.failed_embeddings]
-        questions = self.pending_of(configs)
+        questions = self.plan.questions_of(configs)
         graph_ref = ray.put(g.graph_files)
         for i in range(0, len(questions), self.per_task):
             qids = {q.qid for q in questions[i:i + self.per_task]}

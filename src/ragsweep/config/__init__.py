@@ -1,0 +1,18 @@
+"""The sweep spec: one pydantic schema that every stage reads, one module per section.
+
+Unknown keys are refused (``extra="forbid"``) so a typo fails at start-up, not after an hour of
+embedding. ``load_spec`` turns pydantic's errors into one line naming the file and field.
+"""
+
+from __future__ import annotations
+
+from ragsweep.config.base import Strict, check_weights, env_var_name  # noqa: F401
+from ragsweep.config.dataset import CorpusSpec, DatasetSpec, DemoCorpus, DemoQuestions, FolderCorpus, JsonlCorpus, LabelledRagQuestions, LegalBenchCorpus, LegalBenchQuestions, QuestionsSpec, SquadCorpus, SquadQuestions, TableQuestions  # noqa: F401
+from ragsweep.config.splitters import PatternSplitterSpec, RecursiveSplitterSpec, SemanticSplitterSpec, SentenceSplitterSpec, SplitterSpec, TokenSplitterSpec  # noqa: F401
+from ragsweep.config.embeddings import EMBEDDING_BACKENDS, EmbeddingSpec, HFEmbeddingSpec, OpenAIEmbeddingSpec  # noqa: F401
+from ragsweep.config.retrievers import BM25Spec, FusionSpec, GraphParams, GraphRetrieverSpec, HybridKGSpec, KnowledgeGraphSpec, RetrieverSpec, VectorSpec  # noqa: F401
+from ragsweep.config.services import Neo4jSpec, RaySpec, VectorStoreSpec  # noqa: F401
+from ragsweep.config.llm import ExtractiveGeneratorSpec, GeneratorSpec, LLMGeneratorSpec, LLMSpec, PriceSpec  # noqa: F401
+from ragsweep.config.evaluation import BERTScoreSpec, JudgeName, JudgePrompts, ScoringSpec, SplitSpec, Stage2Spec  # noqa: F401
+from ragsweep.config.sweep import SweepSpec  # noqa: F401
+from ragsweep.config.loading import load_spec, parse_spec  # noqa: F401

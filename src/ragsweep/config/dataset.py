@@ -1,0 +1,102 @@
+"""Where the corpus and the questions come from (``dataset:``)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+from pathlib import Path
+
+from pydantic import Field
+
+from ragsweep.config.base import Strict
+
+
+class DemoCorpus(Strict):
+    """The corpus shipped with ragsweep (original legal/policy-style documents)."""
+
+    format: Literal["demo"]
+
+
+class FolderCorpus(Strict):
+    """A folder of .txt/.md/.html/.pdf files read with LlamaIndex's SimpleDirectoryReader."""
+
+    format: Literal["folder"]
+    path: Path
+    extensions: list[str] = [".txt", ".md", ".html", ".htm", ".pdf"]
+    recursive: bool = True
+
+
+class JsonlCorpus(Strict):
+    """One JSON object per line with an id field and a text field."""
+
+    format: Literal["jsonl"]
+    path: Path
+    id_field: str = "id"
+    text_field: str = "text"
+
+
+class LegalBenchCorpus(Strict):
+    """LegalBench-RAG: ``<root>/corpus/<subset>/*.txt``."""
+
+    format: Literal["legalbench"]
+    path: Path
+    subset: str
+
+
+class SquadCorpus(Strict):
+    """SQuAD-style JSON: every distinct context becomes a document."""
+
+    format: Literal["squad"]
+    path: Path
+
+
+CorpusSpec = Annotated[
+    Union[DemoCorpus, FolderCorpus, JsonlCorpus, LegalBenchCorpus, SquadCorpus], Field(discriminator="format")
+]
+
+
+class DemoQuestions(Strict):
+    format: Literal["demo"]
+
+
+class TableQuestions(Strict):
+    """JSONL or CSV questions; evidence as spans or as text to locate in the corpus."""
+
+    format: Literal["jsonl", "csv"]
+    path: Path
+
+
+class LabelledRagQuestions(Strict):
+    """A LlamaIndex ``LabelledRagDataset`` JSON file; reference contexts are located in the corpus."""
+
+    format: Literal["labelled_rag"]
+    path: Path
+
+
+class LegalBenchQuestions(Strict):
+    """LegalBench-RAG: ``<root>/benchmarks/<subset>.json``; the gold span text is the reference answer."""
+
+    format: Literal["legalbench"]
+    path: Path
+    subset: str
+
+
+class SquadQuestions(Strict):
+    format: Literal["squad"]
+    path: Path
+
+
+QuestionsSpec = Annotated[
+    Union[DemoQuestions, TableQuestions, LabelledRagQuestions, LegalBenchQuestions, SquadQuestions],
+    Field(discriminator="format"),
+]
+
+
+class DatasetSpec(Strict):
+    name: str | None = None
+    corpus: CorpusSpec = DemoCorpus(format="demo")
+    questions: QuestionsSpec = DemoQuestions(format="demo")
+    unlocated_evidence: Literal["error", "drop_question", "keep_question"] = Field(
+        "error",
+        description="evidence given as text that cannot be found in the corpus: stop (error), drop the "
+        "question, or keep it without that evidence",
+    )

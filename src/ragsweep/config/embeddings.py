@@ -1,0 +1,74 @@
+"""Embedding models (``embeddings:``): sentence-transformers on torch or ONNX Runtime, or an OpenAI-compatible API."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal, Union
+
+from pydantic import Discriminator, Field, Tag, field_validator
+
+from ragsweep.config.base import Strict, env_var_name
+
+
+EMBEDDING_BACKENDS = ("torch", "onnx", "onnx-int8")
+
+
+class HFEmbeddingSpec(Strict):
+    """A sentence-transformers model: ``minilm`` (bundled, offline), a hub id, or a local path."""
+
+    kind: Literal["sentence_transformers"] = "sentence_transformers"
+    name: str | None = None
+    model: str = "minilm"
+    backend: Literal["torch", "onnx", "onnx-int8"] = Field(
+        "torch", description="torch (PyTorch), onnx (ONNX Runtime, exported once into the cache) or onnx-int8 "
+        "(ONNX Runtime, int8 weights: faster, vectors within cosine 0.98)")
+    batch_size: int = Field(32, gt=0)
+    device: str | None = Field(None, description="cpu, cuda, cuda:1, ...; default: the GPU when torch sees one")
+    query_prefix: str = ""
+    text_prefix: str = ""
+
+    @field_validator("backend", mode="before")
+    @classmethod
+    def _known_backend(cls, v: object) -> object:
+        if v not in EMBEDDING_BACKENDS:
+            raise ValueError(f"unknown backend {v!r}; use torch (PyTorch), onnx (ONNX Runtime) or onnx-int8 "
+                             "(ONNX Runtime with int8 weights)")
+        return v
+
+    def label(self) -> str:
+        if self.name:
+            return self.name
+        base = re.sub(r"[^A-Za-z0-9]+", "", self.model.rstrip("/").split("/")[-1]).lower() or "hf"
+        return base if self.backend == "torch" else f"{base}-{self.backend}"
+
+
+class OpenAIEmbeddingSpec(Strict):
+    """OpenAI or any OpenAI-compatible embeddings endpoint; the key is read from ``api_key_env``."""
+
+    kind: Literal["openai"]
+    name: str | None = None
+    model: str = "text-embedding-3-small"
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    dimensions: int | None = None
+    batch_size: int = Field(64, gt=0)
+    timeout: float = Field(60.0, gt=0)
+    max_retries: int = Field(3, ge=0)
+
+    _env_name = field_validator("api_key_env")(classmethod(lambda cls, v: env_var_name(v)))
+
+    def label(self) -> str:
+        return self.name or re.sub(r"[^A-Za-z0-9]+", "", self.model).lower()
+
+
+def _embedding_kind(v: object) -> str | None:
+    """``kind`` may be left out of an embedding entry: it then means sentence_transformers."""
+    if isinstance(v, dict):
+        return v.get("kind", "sentence_transformers")
+    return getattr(v, "kind", None)
+
+
+EmbeddingSpec = Annotated[
+    Union[Annotated[HFEmbeddingSpec, Tag("sentence_transformers")], Annotated[OpenAIEmbeddingSpec, Tag("openai")]],
+    Discriminator(_embedding_kind),
+]

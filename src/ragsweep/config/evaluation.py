@@ -1,0 +1,67 @@
+"""How configurations are scored and compared: the split, stage 2, BERTScore and bootstrap (``split:``, ``stage2:``, ``scoring:``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from ragsweep.config.base import Strict
+from ragsweep.config.llm import LLMSpec
+
+
+class SplitSpec(Strict):
+    """Deterministic validation/test split: stage 1 selects on validation, final figures use test."""
+
+    validation_fraction: float = Field(0.5, gt=0, lt=1)
+    stratify: bool = Field(True, description="by question type, when the dataset has types")
+
+
+JudgeName = Literal["correctness", "faithfulness", "relevancy"]
+
+
+class JudgePrompts(Strict):
+    """Template files replacing LlamaIndex's default judge prompts (same placeholders)."""
+
+    correctness: Path | None = Field(None, description="placeholders {query} {reference_answer} {generated_answer}")
+    faithfulness: Path | None = Field(None, description="placeholders {query_str} {context_str}")
+    faithfulness_refine: Path | None = None
+    relevancy: Path | None = Field(None, description="placeholders {query_str} {context_str}")
+    relevancy_refine: Path | None = None
+
+
+class Stage2Spec(Strict):
+    """LLM judges on the configurations stage 1 selects, on the test questions."""
+
+    judges: list[JudgeName] = Field(["correctness", "faithfulness", "relevancy"], min_length=1)
+    llm: LLMSpec | None = Field(None, description="judge model; default: the spec's llm")
+    select_metric: str = "bertscore_f1_rescaled"
+    top_n: int = Field(3, gt=0)
+    max_configs: int = Field(10, gt=0)
+    alpha: float = Field(0.05, gt=0, lt=1)
+    correctness_threshold: float = Field(4.0, ge=1, le=5, description="passing score (1-5 scale)")
+    prompts: JudgePrompts = JudgePrompts()
+
+    @field_validator("judges")
+    @classmethod
+    def _distinct(cls, v: list[str]) -> list[str]:
+        if len(set(v)) != len(v):
+            raise ValueError("judges must be distinct")
+        return v
+
+
+class BERTScoreSpec(Strict):
+    model: str = Field("minilm", description="'minilm' (bundled), an HF model id or a local path")
+    num_layers: int | None = Field(None, gt=0, description="default: bert-score's tuned layer, or 6 for minilm")
+    batch_size: int = Field(64, gt=0)
+    baseline: Literal["auto", "none"] = "auto"
+    baseline_pairs: int = Field(500, gt=0, description="random sentence pairs for a corpus baseline")
+    idf: Literal[False] = False
+    device: str | None = Field(None, description="cpu, cuda, ...; default: the GPU when torch sees one")
+
+
+class ScoringSpec(Strict):
+    bertscore: BERTScoreSpec = BERTScoreSpec()
+    bootstrap_samples: int = Field(1000, ge=100)
+    confidence: float = Field(0.95, gt=0, lt=1)

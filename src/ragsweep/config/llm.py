@@ -1,0 +1,80 @@
+"""Answer generation and the LLM endpoint (``generator:``, ``llm:``, ``prices:``)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Literal, Union
+
+from pydantic import Discriminator, Field, Tag, field_validator
+
+from ragsweep.config.base import Strict, env_var_name
+
+
+class ExtractiveGeneratorSpec(Strict):
+    """Offline baseline: answers with the retrieved sentences that best match the question."""
+
+    kind: Literal["extractive"] = "extractive"
+    max_sentences: int = Field(2, gt=0)
+
+    def label(self) -> str:
+        return "extractive-baseline"
+
+
+class LLMGeneratorSpec(Strict):
+    """Answers written by the spec's ``llm`` from the retrieved chunks (a LlamaIndex response synthesizer)."""
+
+    kind: Literal["llm"]
+    response_mode: Literal["compact", "refine", "simple_summarize", "tree_summarize"] = "compact"
+    prompt_file: Path | None = Field(
+        None, description="text-QA prompt template file with {context_str} and {query_str}")
+
+    def label(self) -> str:
+        return "llm"
+
+
+GeneratorSpec = Annotated[
+    Union[Annotated[ExtractiveGeneratorSpec, Tag("extractive")], Annotated[LLMGeneratorSpec, Tag("llm")]],
+    Discriminator(lambda v: v.get("kind", "extractive") if isinstance(v, dict) else getattr(v, "kind", None)),
+]
+
+
+class LLMSpec(Strict):
+    """OpenAI or any OpenAI-compatible chat endpoint (vLLM, Ollama, llama.cpp server, LM Studio).
+
+    Only the *name* of the environment variable holding the key is stored; ``api_key_env: null``
+    for a local server that needs none.
+    """
+
+    model: str
+    base_url: str | None = Field(None, description="default: https://api.openai.com/v1")
+    api_key_env: str | None = "OPENAI_API_KEY"
+    temperature: float = Field(0.0, ge=0, le=2)
+    seed: int | None = Field(0, description="sent to the endpoint for reproducibility; null: not sent")
+    max_tokens: int = Field(512, gt=0)
+    timeout: float = Field(60.0, gt=0, description="seconds per request")
+    context_window: int = Field(8192, gt=0)
+    concurrency: int = Field(8, gt=0, description="requests in flight at once")
+    requests_per_minute: float | None = Field(None, gt=0)
+    tokens_per_minute: float | None = Field(None, gt=0)
+    max_retries: int = Field(6, ge=0, description="retries on 429, 5xx, timeouts and dropped connections")
+    max_backoff: float = Field(60.0, gt=0, description="seconds; the longest wait between retries")
+
+    _env_name = field_validator("api_key_env")(classmethod(lambda cls, v: env_var_name(v)))
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, v: str | None) -> str | None:
+        if v is not None and not re.match(r"^https?://", v):
+            raise ValueError(f"base_url {v!r} must start with http:// or https:// (e.g. http://127.0.0.1:8000/v1)")
+        return v
+
+    def label(self) -> str:
+        return self.model
+
+
+class PriceSpec(Strict):
+    """US dollars per million tokens."""
+
+    input: float = Field(ge=0)
+    output: float = Field(0.0, ge=0)

@@ -1,0 +1,136 @@
+"""Retrievers (``retrievers:``): BM25, vector, fusion, knowledge graph, hybrid."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import Field, field_validator
+
+from ragsweep.config.base import Strict, check_weights
+
+
+class BM25Spec(Strict):
+    kind: Literal["bm25"]
+    name: str | None = None
+
+    def label(self) -> str:
+        return self.name or "bm25"
+
+    @property
+    def needs_embedding(self) -> bool:
+        return False
+
+
+class VectorSpec(Strict):
+    kind: Literal["vector"]
+    name: str | None = None
+
+    def label(self) -> str:
+        return self.name or "vector"
+
+    @property
+    def needs_embedding(self) -> bool:
+        return True
+
+
+_FUSION_LABELS = {"reciprocal_rerank": "fusion", "relative_score": "fusion-rel", "dist_based_score": "fusion-dist"}
+
+
+class FusionSpec(Strict):
+    """QueryFusionRetriever over vector + BM25; one query by default, ``num_queries > 1`` adds
+    LLM-written rewrites of the question (needs the spec's ``llm``)."""
+
+    kind: Literal["fusion"]
+    name: str | None = None
+    mode: Literal["reciprocal_rerank", "relative_score", "dist_based_score"] = "reciprocal_rerank"
+    weights: tuple[float, float] | None = Field(default=None, description="[vector, bm25]")
+    num_queries: int = Field(1, ge=1, le=10, description="queries per question, the original included")
+
+    _non_negative = field_validator("weights")(classmethod(lambda cls, v: check_weights(v)))
+
+    def label(self) -> str:
+        if self.name:
+            return self.name
+        base = _FUSION_LABELS[self.mode]
+        if self.weights is not None:
+            base += "-w" + "-".join(f"{w:g}" for w in self.weights)
+        if self.num_queries > 1:
+            base += f"-q{self.num_queries}"
+        return base
+
+    @property
+    def needs_embedding(self) -> bool:
+        return True
+
+
+_EXTRACTOR_LABELS = {"legal_patterns": "", "llm_simple": "-llm", "llm_dynamic": "-llmdyn"}
+
+
+class GraphParams(Strict):
+    """A property graph per splitter (cached per corpus, splitter and extractor) and HyPA-RAG's
+    retrieval parameters (Kalra et al. 2024, arXiv:2409.09046): keywords per query, path depth and
+    knowledge sequence length."""
+
+    name: str | None = None
+    store: Literal["simple", "neo4j"] = Field(
+        "simple", description="simple: LlamaIndex SimplePropertyGraphStore in the cache; neo4j: the spec's neo4j server")
+    extractor: Literal["legal_patterns", "llm_simple", "llm_dynamic"] = Field(
+        "legal_patterns", description="legal_patterns: offline heuristic baseline; llm_simple/llm_dynamic: "
+        "LlamaIndex's Simple/DynamicLLMPathExtractor with the spec's llm")
+    max_triplets_per_chunk: int = Field(20, gt=0, le=200, description="extraction limit per chunk")
+    max_keywords: int = Field(10, gt=0, le=100, description="query entities used as graph entry points")
+    path_depth: int = Field(1, gt=0, le=4, description="hops followed from a query entity")
+    max_triplets: int = Field(30, gt=0, le=1000, description="knowledge sequence length: triplets kept per query")
+
+    def _graph_suffix(self) -> str:
+        return (("-neo4j" if self.store == "neo4j" else "") + _EXTRACTOR_LABELS[self.extractor]
+                + (f"-d{self.path_depth}" if self.path_depth != 1 else ""))
+
+    @property
+    def uses_llm(self) -> bool:
+        """An LLM path extractor builds this graph."""
+        return self.extractor != "legal_patterns"
+
+    def graph_identity(self) -> dict:
+        """What determines the extracted graph (not the store it is served from, nor retrieval)."""
+        return {"extractor": self.extractor, "max_triplets_per_chunk": self.max_triplets_per_chunk}
+
+
+class KnowledgeGraphSpec(GraphParams):
+    """Knowledge-graph retrieval: query entities -> paths -> the chunks the triplets came from."""
+
+    kind: Literal["knowledge_graph"]
+
+    def label(self) -> str:
+        return self.name or "kg" + self._graph_suffix()
+
+    @property
+    def needs_embedding(self) -> bool:
+        return False
+
+
+class HybridKGSpec(GraphParams):
+    """HyPA-RAG's hybrid: vector + BM25 + knowledge graph fused by reciprocal rank."""
+
+    kind: Literal["hybrid_kg"]
+    weights: tuple[float, float, float] | None = Field(default=None, description="[vector, bm25, graph]")
+
+    _non_negative = field_validator("weights")(classmethod(lambda cls, v: check_weights(v)))
+
+    def label(self) -> str:
+        if self.name:
+            return self.name
+        base = "hybrid-kg" + self._graph_suffix()
+        if self.weights is not None:
+            base += "-w" + "-".join(f"{w:g}" for w in self.weights)
+        return base
+
+    @property
+    def needs_embedding(self) -> bool:
+        return True
+
+
+GraphRetrieverSpec = Union[KnowledgeGraphSpec, HybridKGSpec]
+
+RetrieverSpec = Annotated[Union[BM25Spec, VectorSpec, FusionSpec, KnowledgeGraphSpec, HybridKGSpec],
+                          Field(discriminator="kind")]

@@ -1,0 +1,57 @@
+"""The servers and clusters a sweep uses: the vector store, Neo4j, Ray."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from ragsweep.config.base import Strict, env_var_name
+
+
+class VectorStoreSpec(Strict):
+    """Chroma, embedded in ``path`` (default: inside the cache) or a server at ``url``."""
+
+    kind: Literal["chroma"] = "chroma"
+    path: Path | None = None
+    url: str | None = None
+
+    @model_validator(mode="after")
+    def _one_location(self) -> "VectorStoreSpec":
+        if self.path is not None and self.url is not None:
+            raise ValueError("give either path (embedded Chroma) or url (Chroma server), not both")
+        if self.url is not None and not re.match(r"^https?://[^/:]+(:\d+)?/?$", self.url):
+            raise ValueError(f"url {self.url!r} is not of the form http://host:port")
+        return self
+
+
+class Neo4jSpec(Strict):
+    """A Neo4j 5.x server with the APOC core plugin, by Bolt URL; credentials are read from the
+    environment variables named here (``scripts/neo4j.sh`` runs one on loopback)."""
+
+    url: str = "bolt://127.0.0.1:7687"
+    username_env: str = "NEO4J_USER"
+    password_env: str = "NEO4J_PASSWORD"
+    database: str = "neo4j"
+    timeout: float = Field(30.0, gt=0, description="seconds per query")
+
+    _env_names = field_validator("username_env", "password_env")(classmethod(lambda cls, v: env_var_name(v)))
+
+    @field_validator("url")
+    @classmethod
+    def _bolt(cls, v: str) -> str:
+        if not re.match(r"^(bolt|neo4j)(\+s|\+ssc)?://[^/:]+(:\d+)?/?$", v):
+            raise ValueError(f"url {v!r} is not of the form bolt://host:port (or neo4j://, bolt+s://)")
+        return v
+
+
+class RaySpec(Strict):
+    """Where and how a sweep runs with ``executor: ray``."""
+
+    address: str | None = Field(None, description="a running cluster ('auto', 'host:port', 'ray://host:port'); "
+                                                    "default: start Ray on this machine for the run")
+    questions_per_task: int | None = Field(None, gt=0, description="questions per answering task; default: about "
+                                                                   "four tasks per CPU of the cluster")
+    num_cpus: int | None = Field(None, gt=0, description="CPUs of a Ray started for the run (default: all)")

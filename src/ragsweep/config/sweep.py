@@ -1,0 +1,106 @@
+"""The whole spec: one pydantic schema every stage reads, with the checks that span sections."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from ragsweep.config.base import Strict
+from ragsweep.config.dataset import DatasetSpec
+from ragsweep.config.embeddings import EmbeddingSpec, HFEmbeddingSpec
+from ragsweep.config.evaluation import ScoringSpec, SplitSpec, Stage2Spec
+from ragsweep.config.llm import ExtractiveGeneratorSpec, GeneratorSpec, LLMSpec, PriceSpec
+from ragsweep.config.retrievers import GraphParams, RetrieverSpec
+from ragsweep.config.services import Neo4jSpec, RaySpec, VectorStoreSpec
+from ragsweep.config.splitters import SemanticSplitterSpec, SplitterSpec
+
+
+class SweepSpec(Strict):
+    name: str = "sweep"
+    seed: int = 0
+    dataset: DatasetSpec = DatasetSpec()
+    splitters: list[SplitterSpec] = Field(min_length=1)
+    embeddings: list[EmbeddingSpec] = [HFEmbeddingSpec()]
+    retrievers: list[RetrieverSpec] = Field(min_length=1)
+    top_k: list[int] = Field([5], min_length=1)
+    vector_store: VectorStoreSpec = VectorStoreSpec()
+    executor: Literal["local", "ray"] = "local"
+    ray: RaySpec = RaySpec()
+    neo4j: Neo4jSpec | None = Field(None, description="the Neo4j server for retrievers with store: neo4j")
+    generator: GeneratorSpec = ExtractiveGeneratorSpec()
+    llm: LLMSpec | None = Field(None, description="the LLM for generation, query rewrites and (default) judges")
+    prices: dict[str, PriceSpec] = Field(default_factory=dict, description="USD per million tokens, by model")
+    split: SplitSpec = SplitSpec()
+    stage2: Stage2Spec | None = None
+    scoring: ScoringSpec = ScoringSpec()
+    cache_dir: Path | None = Field(default=None, description="default: .ragsweep/cache")
+    output_dir: Path = Path("runs")
+
+    @field_validator("top_k")
+    @classmethod
+    def _positive_unique(cls, v: list[int]) -> list[int]:
+        if any(k <= 0 for k in v):
+            raise ValueError("every top_k must be a positive integer")
+        if len(set(v)) != len(v):
+            raise ValueError("top_k values must be distinct")
+        return sorted(v)
+
+    @field_validator("name")
+    @classmethod
+    def _safe_name(cls, v: str) -> str:
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", v):
+            raise ValueError("name must be letters, digits, '.', '_' or '-' (it names the run directory)")
+        return v
+
+    def default_run_dir(self) -> Path:
+        """Where the run goes unless told otherwise: ``output_dir/name``."""
+        return self.output_dir / self.name
+
+    @property
+    def uses_neo4j(self) -> bool:
+        return any(getattr(r, "store", None) == "neo4j" for r in self.retrievers)
+
+    @model_validator(mode="after")
+    def _unique_labels(self) -> "SweepSpec":
+        for field_name, items in (("splitters", self.splitters), ("embeddings", self.embeddings),
+                                  ("retrievers", self.retrievers)):
+            labels = [i.label() for i in items]
+            dupes = sorted({x for x in labels if labels.count(x) > 1})
+            if dupes:
+                raise ValueError(
+                    f"{field_name}: two entries share the label {dupes[0]!r}; give one of them a distinct 'name'"
+                )
+            if any(not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", x) for x in labels):
+                raise ValueError(f"{field_name}: names must be letters, digits, '.', '_' or '-'")
+        emb_labels = {e.label() for e in self.embeddings}
+        for s in self.splitters:
+            if isinstance(s, SemanticSplitterSpec) and s.embedding is not None and s.embedding not in emb_labels:
+                raise ValueError(
+                    f"splitters: semantic splitter names embedding {s.embedding!r}, which is not among "
+                    f"embeddings {sorted(emb_labels)}"
+                )
+        needs_emb = any(r.needs_embedding for r in self.retrievers) or any(
+            isinstance(s, SemanticSplitterSpec) for s in self.splitters
+        )
+        if needs_emb and not self.embeddings:
+            raise ValueError("embeddings: a vector, fusion or hybrid_kg retriever or a semantic splitter needs at "
+                             "least one embedding")
+        graph_specs = [r for r in self.retrievers if isinstance(r, GraphParams)]
+        if self.uses_neo4j and self.neo4j is None:
+            raise ValueError("retrievers: store neo4j needs a 'neo4j' section (url, username_env, password_env); "
+                             "scripts/neo4j.sh start runs one on loopback")
+        if self.llm is None:
+            if any(r.uses_llm for r in graph_specs):
+                raise ValueError("retrievers: an LLM path extractor needs an 'llm' section; "
+                                 "or use extractor: legal_patterns (offline)")
+            if self.generator.kind == "llm":
+                raise ValueError("generator: kind llm needs an 'llm' section (model, base_url, api_key_env)")
+            if any(getattr(r, "num_queries", 1) > 1 for r in self.retrievers):
+                raise ValueError("retrievers: fusion with num_queries > 1 writes query rewrites with an LLM; "
+                                 "add an 'llm' section or set num_queries: 1")
+            if self.stage2 is not None and self.stage2.llm is None:
+                raise ValueError("stage2: the judges need an LLM; add an 'llm' section or stage2.llm")
+        return self

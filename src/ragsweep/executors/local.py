@@ -1,0 +1,62 @@
+"""The local executor: the plan's units, one after another, in this process.
+
+Splitter by splitter, in plan order: chunk, then each embedding's index and (once per model) the
+question vectors, then the knowledge graphs, then the answers; LLM answers are generated after
+every splitter is done. A unit that fails records its configurations' questions as failed with
+its reason (``chunking failed: ...``, ``indexing failed: ...``) and the sweep goes on.
+"""
+
+from __future__ import annotations
+
+from ragsweep.errors import ClusterLost, RagsweepError, short_reason
+from ragsweep.pipelines.context import StageContext
+from ragsweep.pipelines.plan import Group, SweepPlan
+from ragsweep.pipelines.stages import answer, chunk, generate, score
+
+
+class LocalExecutor:
+    """Runs a ``SweepPlan`` in this process."""
+
+    kind = "local"
+
+    def describe(self) -> dict:
+        return {"kind": "local"}
+
+    def answer(self, plan: SweepPlan, ctx: StageContext, sink, bar, groups: list[Group] | None = None,
+               clients=None, gen_items: list | None = None) -> RagsweepError | None:
+        """Run the chunk, index, queries, graph and answer units of ``groups`` (default: all), then the
+        generate unit; returns the error that stopped the stage (budget, refused key, lost cluster)."""
+        from ragsweep.llm.budget import BudgetExhausted
+        from ragsweep.llm.engine import LLMFatalError
+
+        groups = list(plan.groups.values()) if groups is None else groups
+        gen_items = [] if gen_items is None else gen_items
+        try:
+            if ctx.llm is not None:
+                generate.prefetch_rewrites([c for g in groups for c in g.configs], plan.pending, ctx.llm, ctx.stats)
+            questions = {label: texts for label, (_, texts) in plan.query_embeddings(groups).items()}
+            query_ms: dict[str, object] = {}
+            for g in groups:
+                self._group(plan, ctx, g, questions, query_ms, sink, bar, gen_items)
+            if gen_items:
+                return generate.generate_all(ctx.spec, gen_items, sink, clients, ctx.stats, bar)
+            return None
+        except (BudgetExhausted, LLMFatalError, ClusterLost) as exc:
+            return exc
+        finally:
+            sink.flush()
+
+    def _group(self, plan: SweepPlan, ctx: StageContext, g: Group, questions, query_ms: dict, sink, bar,
+               gen_items: list) -> None:
+        """One splitter's units: chunk; index and queries per embedding; graph; answer."""
+        try:
+            chunks = chunk.chunk(ctx, g.splitter)
+        except Exception as exc:  # noqa: BLE001 - one splitter failing must not lose the others
+            answer.record_failures(g.configs, plan.pending, sink, ctx.stats, bar, f"chunking failed: {short_reason(exc)}")
+            return
+        found, active = answer.open_indexes(ctx, g.configs, chunks, plan.pending, sink, bar, questions, query_ms)
+        answer.answer_group(ctx, active, found, plan.pending, sink, bar, gen_items)
+
+    def score(self, plan: SweepPlan, ctx: StageContext, journal, questions, scorer_key: str) -> None:
+        """The score unit: BERTScore every answer not scored with the current settings."""
+        score.score_answers(ctx, questions, plan.configs, journal, scorer_key)

@@ -1,0 +1,63 @@
+"""What every stage reads: the spec, the dataset, the caches, the run's models and counters.
+
+A stage never opens a cache or a model itself: it asks the context, so the same stage runs in the
+driver (SQLite caches in the cache directory) and in a Ray task (in-memory caches the driver
+filled, a private scratch directory), and gives the same results in both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ragsweep.cache_dir import CacheDir
+from ragsweep.config import EmbeddingSpec, SweepSpec
+from ragsweep.datasets.types import Dataset
+from ragsweep.pipelines.progress import Progress
+from ragsweep.pipelines.stats import SweepStats
+
+
+class Models:
+    """The run's cache-first embedding models, one per model key, over one embedding cache.
+
+    ``cache`` is an ``EmbeddingCache`` (SQLite, the driver) or a ``MemoryEmbeddingCache`` (a Ray
+    task); ``export_root`` is where ONNX exports are kept."""
+
+    def __init__(self, cache, export_root: Path | None = None) -> None:
+        self.cache = cache
+        self.export_root = export_root
+        self._models: dict[str, Any] = {}
+
+    def __call__(self, emb: EmbeddingSpec):
+        from ragsweep.embeddings.factory import cached_model, model_key
+
+        key = model_key(emb)
+        if key not in self._models:
+            self._models[key] = cached_model(emb, self.cache, cache_root=self.export_root)
+        return self._models[key]
+
+    def count_into(self, stats: SweepStats) -> None:
+        for m in self._models.values():
+            stats.embeddings_computed += m.computed
+            stats.query_embeddings_computed += m.computed_queries
+            stats.embeddings_from_cache += m.from_cache
+
+
+@dataclass
+class StageContext:
+    """One process's view of a sweep; ``llm`` writes fusion rewrites and LLM graphs (driver only)."""
+
+    spec: SweepSpec
+    dataset: Dataset
+    cache: CacheDir
+    models: Callable[[EmbeddingSpec], Any]
+    stats: SweepStats = field(default_factory=SweepStats)
+    bars: Progress = field(default_factory=lambda: Progress(enabled=False))
+    llm: Any = None
+    neo4j: Any = None  # a graphs.neo4j_store.Neo4jConnection when a graph is served from Neo4j
+
+    @property
+    def k_max(self) -> int:
+        """Every index is queried once per question at the largest top_k; smaller ones reuse it."""
+        return max(self.spec.top_k)

@@ -1,0 +1,186 @@
+"""``manifest.json``: the spec, resolved configurations, versions, dataset, LLMs and usage, and one entry per
+invocation (stage timings, what was computed and what came from caches)."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+FORMAT_VERSION = 3  # 3: questions.parquet, status 'running' at start-up, configuration labels
+
+_PACKAGES = ["ragsweep", "llama-index-core", "llama-index-retrievers-bm25", "llama-index-vector-stores-chroma",
+             "chromadb", "langchain-text-splitters", "langchain-experimental", "bert-score", "sentence-transformers",
+             "transformers", "torch", "onnxruntime", "bm25s", "pandas", "pyarrow", "numpy", "pydantic"]
+
+
+def package_versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for p in _PACKAGES:
+        try:
+            out[p] = version(p)
+        except PackageNotFoundError:
+            out[p] = "not installed"
+    return out
+
+
+def write_started(spec, dataset, questions, configs, run_dir: Path, limit, cache_dir: Path | None,
+                  scorer_key: str, split: dict, judge_keys: dict | None = None) -> None:
+    """Before any work: ``questions.parquet`` and a manifest with status ``running``, so that a
+    killed sweep's directory still says what it was and ``load_run`` can rebuild its records
+    from the journal."""
+    import pandas as pd
+
+    run_dir.mkdir(parents=True, exist_ok=True)
+    from ragsweep.pipelines.outputs.records import question_rows
+
+    rows = pd.DataFrame(question_rows(questions, split))
+    atomic(run_dir / "questions.parquet", lambda p: rows.to_parquet(p, index=False))
+    manifest = build_manifest(spec, dataset, questions, configs, None, limit, "running", None, run_dir)
+    manifest.update(run_context(spec, questions, cache_dir, scorer_key, split))
+    if judge_keys is not None:
+        manifest["stage2"] = {"judge_keys": judge_keys, "selected": [], "skipped": "running"}
+    manifest["running"] = {"pid": os.getpid(), "host": platform.node(),
+                           "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    write_manifest(run_dir, manifest)
+
+
+def run_context(spec, questions, cache_dir: Path | None, scorer_key: str | None, split: dict | None) -> dict:
+    """Where the run's shared state lives and which scores and split its records use."""
+    out = {"cache_dir": str(Path(cache_dir).resolve()) if cache_dir is not None else None,
+           "bertscore_key": scorer_key}
+    if split is not None:
+        from ragsweep.evaluation.split import split_counts
+
+        used = {q.qid for q in questions}
+        out["split"] = {"validation_fraction": spec.split.validation_fraction, "seed": spec.seed,
+                        "stratify": spec.split.stratify,
+                        "counts": split_counts({k: v for k, v in split.items() if k in used}, questions)}
+    return out
+
+
+def write_manifest(run_dir: Path, manifest: dict) -> None:
+    atomic(run_dir / "manifest.json",
+            lambda p: Path(p).write_text(json.dumps(manifest, indent=2, ensure_ascii=False, default=str),
+                                         encoding="utf-8"))
+
+
+def usage_summary(spending: list[dict]) -> dict:
+    """Calls, tokens and dollars this run paid for, in total and by stage, judge and configuration."""
+    def add(bucket: dict, row: dict) -> None:
+        b = bucket.setdefault("calls", 0)
+        bucket["calls"] = b + row["calls"]
+        for k in ("prompt_tokens", "completion_tokens"):
+            bucket[k] = bucket.get(k, 0) + row[k]
+        if row["cost_usd"] is None:
+            bucket["unpriced_calls"] = bucket.get("unpriced_calls", 0) + row["calls"]
+        else:
+            bucket["cost_usd"] = bucket.get("cost_usd", 0.0) + row["cost_usd"]
+
+    total: dict = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
+    by_stage: dict = {}
+    by_judge: dict = {}
+    by_config: dict = {}
+    for row in spending:
+        add(total, row)
+        add(by_stage.setdefault(row["stage"] or "other", {}), row)
+        if row.get("judge"):
+            add(by_judge.setdefault(row["judge"], {}), row)
+        add(by_config.setdefault(row["config_id"] or "(shared)", {}), row)
+    if total["calls"] and total.get("unpriced_calls") == total["calls"]:
+        total["cost_usd"] = None  # no model had a price: tokens only
+    return {**total, "by_stage": by_stage, "by_judge": by_judge, "by_configuration": by_config}
+
+
+def build_manifest(spec, dataset, questions, configs, stats, limit, status: str, n_records: int | None, run_dir) -> dict:
+    """The manifest; ``stats`` None (at start-up) adds no invocation."""
+    from ragsweep import __version__
+
+    previous = []
+    old = run_dir / "manifest.json"
+    if old.is_file():
+        try:
+            previous = json.loads(old.read_text(encoding="utf-8")).get("invocations", [])
+        except ValueError:
+            previous = []
+    invocation = None if stats is None else {
+        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "argv": [os.path.basename(sys.argv[0])] + sys.argv[1:],
+        "timings_s": {k: round(v, 3) for k, v in stats.timings.items()},
+        "answered": stats.answered, "failed": stats.failed, "skipped_already_done": stats.skipped_done,
+        "embeddings_computed": stats.embeddings_computed,
+        "query_embeddings_computed": stats.query_embeddings_computed,
+        "embeddings_from_cache": stats.embeddings_from_cache,
+        "indexes_built": stats.indexes_built, "indexes_reused": stats.indexes_reused,
+        "bertscore_pairs_computed": stats.bertscore_pairs_computed,
+        "bertscore_pairs_unique": stats.bertscore_pairs_total,
+        "chunks": stats.chunks, "unique_chunk_texts": stats.unique_chunk_texts,
+        "graphs": stats.graphs,
+        "executor": stats.executor,
+        "judgements_made": stats.judged, "judgements_failed": stats.judge_failed,
+        **{k: v for k, v in stats.llm.items() if k != "spending"},
+        "stopped": stats.stopped,
+    }
+    from ragsweep.evaluation.bertscore import MINILM_ID
+
+    bs = spec.scoring.bertscore
+    return {
+        "format_version": FORMAT_VERSION,
+        "ragsweep_version": __version__,
+        "status": status,
+        "records": n_records, "expected_records": len(configs) * len(questions),
+        "spec": spec.model_dump(mode="json"),
+        "seed": spec.seed,
+        "question_limit": limit,
+        "dataset": {
+            "name": dataset.name, "fingerprint": dataset.fingerprint(),
+            "corpus_fingerprint": dataset.corpus_fingerprint(),
+            "documents": len(dataset.documents), "questions": len(dataset.questions),
+            "questions_used": len(questions), "notes": list(dataset.notes),
+        },
+        "generator": generator_info(spec),
+        "llm": llm_info(spec),
+        "usage": usage_summary(stats.llm.get("spending", [])) if stats is not None and stats.llm else None,
+        "bertscore": {"backbone": MINILM_ID if bs.model == "minilm" else bs.model, "num_layers": bs.num_layers or
+                      (6 if bs.model == "minilm" else None), "baseline": bs.baseline},
+        "configurations": [{"config_id": c.config_id, "config_hash": c.config_hash, **c.resolved(),
+                            "labels": c.labels()} for c in configs],
+        "versions": package_versions(),
+        "platform": {"machine": platform.machine(), "system": platform.system(), "cpus": os.cpu_count()},
+        "invocations": previous + ([invocation] if invocation else []),
+        "written_at": time.time(),
+    }
+
+
+def generator_info(spec) -> dict:
+    if spec.generator.kind == "llm":
+        return {"label": f"llm:{spec.llm.model}", "llm": spec.llm.model,
+                "response_mode": spec.generator.response_mode,
+                "prompt_file": str(spec.generator.prompt_file) if spec.generator.prompt_file else None}
+    return {"label": "extractive-baseline", "llm": None,
+            "note": "offline baseline: answers are retrieved sentences, not generated text"}
+
+
+def llm_info(spec) -> dict:
+    """The LLMs in use: model, endpoint and the *name* of the key's variable (never the key)."""
+    from ragsweep.llm.clients import llms_in_use
+    from ragsweep.llm.pricing import price_for
+
+    out = {}
+    for role, llm in llms_in_use(spec):
+        price = price_for(llm.model, spec.prices)
+        out[role] = {**llm.model_dump(mode="json"),
+                     "price_usd_per_million": price.model_dump() if price else None}
+    return out
+
+
+def atomic(path: Path, write) -> None:
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    write(tmp)
+    os.replace(tmp, path)

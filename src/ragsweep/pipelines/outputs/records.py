@@ -1,0 +1,72 @@
+"""``records.parquet``: one row per (configuration, question), built from the journal."""
+
+from __future__ import annotations
+
+from ragsweep.pipelines.outputs.columns import BERTSCORE_METRICS, JUDGE_METRICS, LATENCY_METRICS, RETRIEVAL_METRICS, SUMMARY_METRICS
+
+
+def question_rows(questions, split: dict | None = None) -> list[dict]:
+    """The questions as plain rows (written to ``questions.parquet``): what records need of them,
+    plus the gold evidence spans the report shows."""
+    return [{"qid": q.qid, "question": q.question, "qtype": q.qtype, "reference_answer": q.reference_answer,
+             "split": (split or {}).get(q.qid, "all"),
+             "evidence": [{"doc_id": e.doc_id, "start": e.start, "end": e.end} for e in q.evidence]}
+            for q in questions]
+
+
+def build_records(questions: list[dict], configs: list[dict], journal, scorer_key: str | None = None,
+                  judge_keys: dict | None = None):
+    """One row per (configuration, question) present in the journal, with scores joined in
+    (only scores made with the current BERTScore settings, ``scorer_key``, when given) and, with
+    ``judge_keys``, the stage-2 judgements made with the current judge settings.
+
+    ``questions`` are ``question_rows``, ``configs`` ``Configuration.labels()``: plain rows, so a
+    killed run's records can be rebuilt from its directory alone (``ragsweep.load_run``)."""
+    import pandas as pd
+
+    by_hash = {c["config_hash"]: c for c in configs}
+    qs = {q["qid"]: q for q in questions}
+    scores = {k: v for k, v in journal.scores().items() if scorer_key is None or v.get("scorer") == scorer_key}
+    judged = journal.judgements(judge_keys) if judge_keys else {}
+    rows = []
+    for h, qid, config_id, payload in journal.answers(set(by_hash)):
+        q = qs.get(qid)
+        if q is None:
+            continue
+        row = {
+            **by_hash[h],
+            "qid": qid, "question": q["question"], "qtype": q["qtype"], "reference_answer": q["reference_answer"],
+            "n_gold_spans": len(q["evidence"]),
+            "answer": payload.get("answer"), "answer_empty": payload.get("answer_empty"),
+            "generator": payload.get("generator"), "sources": payload.get("sources") or [],
+            **{m: payload.get(m) for m in RETRIEVAL_METRICS + LATENCY_METRICS},
+            "error": payload.get("error"),
+        }
+        llm = payload.get("llm") or {}
+        row.update({"split": q["split"],
+                    "llm_calls": llm.get("llm_calls"), "llm_cached": llm.get("llm_cached"),
+                    "prompt_tokens": llm.get("prompt_tokens"), "completion_tokens": llm.get("completion_tokens"),
+                    "cost_usd": llm.get("cost_usd")})
+        s = scores.get((h, qid), {})
+        row.update({m: s.get(m) for m in BERTSCORE_METRICS})
+        if judge_keys:
+            for j in judge_keys:
+                jv = judged.get((h, qid, j))
+                row[f"{j}_status"] = jv.get("status") if jv else None
+                row[f"{j}_reason"] = jv.get("reason") if jv else None
+                row[f"{j}_raw"] = jv.get("raw") if jv else None
+                row[j] = jv.get("score") if jv and jv.get("status") == "ok" else None
+                if j == "correctness":
+                    row["correctness_reasoning"] = jv.get("reasoning") if jv else None
+                    row["correctness_pass"] = (float(jv["passing"]) if jv and jv.get("status") == "ok" else None)
+                row[f"{j}_cost_usd"] = (jv.get("llm") or {}).get("cost_usd") if jv else None
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    if df.empty:
+        return df
+    for m in SUMMARY_METRICS + [m for m in JUDGE_METRICS if m in df.columns]:
+        df[m] = pd.to_numeric(df[m], errors="coerce").astype("float64")
+    order = {c["config_hash"]: i for i, c in enumerate(configs)}
+    qorder = {q["qid"]: i for i, q in enumerate(questions)}
+    df = df.sort_values(by=["config_hash", "qid"], key=lambda s: s.map(order if s.name == "config_hash" else qorder))
+    return df.reset_index(drop=True)

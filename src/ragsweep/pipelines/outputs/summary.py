@@ -1,0 +1,102 @@
+"""``summary.csv`` (means with bootstrap CIs per configuration and split) and ``comparisons.csv`` (the best
+configuration against each other one on the test questions)."""
+
+from __future__ import annotations
+
+from ragsweep.pipelines.outputs.columns import JUDGE_METRICS, JUDGE_OF, SPLITS, SUMMARY_METRICS, TABLE_METRICS
+
+
+def build_summary(records, configs: list[dict], scoring: dict, seed: int, selection: dict | None = None):
+    """Per configuration and split (test, validation, all): mean and bootstrap CI of every metric,
+    counts of errors and empty answers, and for stage-2 judges the unmeasured count next to the
+    mean (which excludes them). ``configs`` are ``Configuration.labels()``; ``scoring`` the spec's
+    ``scoring`` section as a dict (``bootstrap_samples``, ``confidence``)."""
+    import pandas as pd
+
+    from ragsweep.evaluation.bootstrap import summarise
+
+    if records.empty:
+        return pd.DataFrame()
+    judge_metrics = [m for m in JUDGE_METRICS if m in records.columns]
+    parts = []
+    for split in SPLITS:
+        recs = records if split == "all" else records[records["split"] == split]
+        if recs.empty:
+            continue
+        ok = recs[recs["error"].isna()]
+        summ = summarise(ok, ["config_id"], SUMMARY_METRICS + judge_metrics,
+                         n_resamples=scoring["bootstrap_samples"], confidence=scoring["confidence"], seed=seed)
+        aggs = dict(
+            n_questions=("qid", "size"),
+            n_errors=("error", lambda s: int(s.notna().sum())),
+            n_empty_answers=("answer_empty", lambda s: int(s.eq(True).sum())),
+        )
+        counts = recs.groupby("config_id").agg(**aggs).reset_index()
+        for m in judge_metrics:
+            status = recs[f"{JUDGE_OF[m]}_status"]
+            extra = recs.assign(_u=status.eq("unmeasured"), _f=status.eq("failed")).groupby("config_id").agg(
+                **{f"{m}_unmeasured": ("_u", "sum"), f"{m}_failed": ("_f", "sum")}).reset_index()
+            counts = counts.merge(extra, on="config_id", how="left")
+        cost = recs.groupby("config_id").agg(
+            generation_cost_usd=("cost_usd", lambda s: float(s.sum()) if s.notna().any() else None),
+            generation_prompt_tokens=("prompt_tokens", "sum"),
+            generation_completion_tokens=("completion_tokens", "sum"),
+        ).reset_index()
+        lat = ok.groupby("config_id").agg(
+            retrieval_ms_median=("retrieval_ms", "median"),
+            retrieval_ms_p95=("retrieval_ms", lambda s: s.quantile(0.95)),
+            generation_ms_median=("generation_ms", "median"),
+        ).reset_index()
+        part = counts.merge(lat, on="config_id", how="left").merge(cost, on="config_id", how="left")
+        part = part.merge(summ, on="config_id", how="left")
+        part.insert(1, "split", split)
+        parts.append(part)
+    meta = pd.DataFrame(configs)
+    if selection and selection.get("ranking"):
+        rank = pd.DataFrame(selection["ranking"])[["config_id", "rank", "selected", "reason"]].rename(
+            columns={"rank": "selection_rank", "selected": "stage2_selected", "reason": "selection_reason"})
+        meta = meta.merge(rank, on="config_id", how="left")
+    out = meta.merge(pd.concat(parts, ignore_index=True), on="config_id", how="inner")
+    cols = [c for c in out.columns if not c.endswith(("_unmeasured", "_failed"))]
+    for m in judge_metrics:  # the unmeasured and failed counts right after the judge's mean columns
+        at = cols.index(f"{m}_n") + 1
+        cols[at:at] = [f"{m}_unmeasured", f"{m}_failed"]
+    return out[cols]
+
+
+def build_comparisons(records, spec, selection: dict | None):
+    """On the test questions: the best configuration against each other one, paired permutation
+    test with Holm correction and effect size; stage 1 by the selection metric over all
+    configurations, stage 2 by each judge metric over the judged ones.
+
+    "Best" is the configuration ranked first on the *validation* questions when stage 2 selected
+    one, so the test questions that give the p-values did not also pick the winner (picking the
+    test-set maximum and testing it on the same data would bias the p-values downwards);
+    without a selection it is the test-set best, and the p-values are post hoc."""
+    import pandas as pd
+
+    from ragsweep.evaluation.significance import COMPARE_COLUMNS, compare_to_best
+
+    if records.empty:
+        return pd.DataFrame(columns=["stage"] + COMPARE_COLUMNS)
+    test = records[(records["split"] == "test") & records["error"].isna()]
+    metric = spec.stage2.select_metric if spec.stage2 is not None else TABLE_METRICS[0]
+    frames = []
+    best = (selection or {}).get("selected", [None])[0] if (selection or {}).get("selected") else None
+    if best is not None and not test["config_id"].eq(best).any():
+        best = None
+    if test[metric].notna().any():
+        frames.append(compare_to_best(test[["config_id", "qid", metric]], metric, best=best, seed=spec.seed,
+                                      n_boot=spec.scoring.bootstrap_samples,
+                                      confidence=spec.scoring.confidence).assign(stage="stage1"))
+    if selection and selection.get("selected"):
+        judged = test[test["config_id"].isin(selection["selected"])]
+        for m in [m for m in JUDGE_METRICS if m in judged.columns]:
+            if judged[m].notna().any():
+                frames.append(compare_to_best(judged[["config_id", "qid", m]], m, best=best, seed=spec.seed,
+                                              n_boot=spec.scoring.bootstrap_samples,
+                                              confidence=spec.scoring.confidence).assign(stage="stage2"))
+    if not frames:
+        return pd.DataFrame(columns=["stage"] + COMPARE_COLUMNS)
+    out = pd.concat(frames, ignore_index=True)
+    return out[["stage"] + [c for c in out.columns if c != "stage"]]

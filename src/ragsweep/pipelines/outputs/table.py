@@ -1,0 +1,79 @@
+"""The summary table printed at the end of a run (and by ``ragsweep show``)."""
+
+from __future__ import annotations
+
+from ragsweep.pipelines.outputs.columns import JUDGE_METRICS, TABLE_METRICS
+
+
+def usage_line(usage: dict) -> str:
+    cost = f"${usage['cost_usd']:.4f}" if usage.get("cost_usd") is not None else "cost unknown (no price)"
+    if usage.get("unpriced_calls"):
+        cost += f" (+{usage['unpriced_calls']} calls without a price)"
+    return (f"LLM: {usage['calls']} calls paid by this run, {usage.get('prompt_tokens', 0)} prompt + "
+            f"{usage.get('completion_tokens', 0)} completion tokens, {cost}")
+
+
+_SHORT = {"bertscore_f1_rescaled": "BS-F1 resc.", "bertscore_f1": "BS-F1", "hit": "hit", "mrr": "MRR",
+          "ndcg": "nDCG", "span_recall": "spanR", "span_precision": "spanP", "doc_mrr": "docMRR"}
+
+
+def _unmeasured(row, metric: str) -> str:
+    """" (2 unm.)" after a judge mean that excludes unmeasured judgements."""
+    n = row.get(f"{metric}_unmeasured")
+    return f" ({int(n)} unm.)" if n is not None and n == n and n > 0 else ""
+
+
+def print_summary(summary, console, title: str = "summary", metrics: list[str] | None = None) -> None:
+    """A rich table, best first by the first metric (shown with its 95% CI); summary.csv has every CI.
+
+    Configuration ids are never cut: when the console is narrow, trailing metric columns are
+    left out instead (and named in the caption).
+    """
+    from rich.table import Table
+
+    metrics = metrics or TABLE_METRICS
+    if summary.empty:
+        console.print("[yellow]no results yet[/yellow]")
+        return
+    key = metrics[0]
+    ordered = summary.sort_values(key, ascending=False, na_position="last")
+    id_w = max(len("configuration"), int(summary["config_id"].astype(str).str.len().max()))
+    n_w = max(len(f"{int(n)} ({int(e)} err)" if e else str(int(n)))
+              for n, e in zip(summary["n_questions"], summary["n_errors"]))
+    # each column takes its content + 2 padding + 1 rule: id, n, headline with CI, ms, then 5-wide metrics
+    width = 1 + (id_w + 3) + (n_w + 3) + (22 + 3) + (5 + 3)
+    shown = [key]
+    for m in metrics[1:]:
+        if width + 8 > console.width:
+            break
+        shown.append(m)
+        width += 8
+    left_out = [m for m in metrics if m not in shown]
+    caption = (f"sorted by {key} [95% bootstrap CI]; retrieval metrics at the configuration's top_k; "
+               "BS = BERTScore; ms = median retrieval latency")
+    if any(m in JUDGE_METRICS for m in shown):
+        caption += ("; judges: correctness 1-5, others pass rates; (n unm.) = unparseable judge replies, "
+                    "excluded from the mean")
+    if left_out:
+        caption += f"; not shown (narrow terminal): {', '.join(left_out)} (see summary.csv)"
+    table = Table(title=title, caption=caption, pad_edge=False)
+    table.add_column("configuration", style="bold", no_wrap=True, min_width=id_w)
+    table.add_column("n", justify="right", no_wrap=True)
+    for m in shown:
+        table.add_column(_SHORT.get(m, m), justify="right", no_wrap=True)
+    table.add_column("ms", justify="right", no_wrap=True)
+    for _, row in ordered.iterrows():
+        n = f"{int(row['n_questions'])}" + (f" ({int(row['n_errors'])} err)" if row["n_errors"] else "")
+        cells = [str(row["config_id"]), n]
+        for i, m in enumerate(shown):
+            v = row.get(m)
+            if v is None or v != v:
+                cells.append("-")
+            elif i == 0:
+                cells.append(f"{v:.3f} [{row.get(f'{m}_lo'):.3f}, {row.get(f'{m}_hi'):.3f}]" + _unmeasured(row, m))
+            else:
+                cells.append(f"{v:.3f}" + _unmeasured(row, m))
+        r = row.get("retrieval_ms_median")
+        cells.append("-" if r is None or r != r else f"{r:.1f}")
+        table.add_row(*cells)
+    console.print(table)

@@ -1,0 +1,65 @@
+"""Write every output of a run from its journal, and print the summary table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ragsweep.pipelines.outputs.columns import JUDGE_METRICS, TABLE_METRICS
+from ragsweep.pipelines.outputs.manifest import atomic, build_manifest, run_context, write_manifest
+from ragsweep.pipelines.outputs.records import build_records, question_rows
+from ragsweep.pipelines.outputs.summary import build_comparisons, build_summary
+from ragsweep.pipelines.outputs.table import print_summary, usage_line
+
+
+def write_outputs(spec, dataset, questions, configs, journal, run_dir: Path, stats, limit, console,
+                  cache_dir: Path | None = None, scorer_key: str | None = None, split: dict | None = None,
+                  stage2: dict | None = None) -> dict:
+    keys = stage2.get("judge_keys") if stage2 else None
+    labels = [c.labels() for c in configs]
+    records = build_records(question_rows(questions, split), labels, journal, scorer_key, keys)
+    summary = build_summary(records, labels, spec.scoring.model_dump(), spec.seed, stage2)
+    comparisons = build_comparisons(records, spec, stage2)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    atomic(run_dir / "records.parquet", lambda p: records.to_parquet(p, index=False))
+    atomic(run_dir / "summary.csv", lambda p: summary.to_csv(p, index=False))
+    atomic(run_dir / "comparisons.csv", lambda p: comparisons.to_csv(p, index=False))
+    expected = len(configs) * len(questions)
+    # complete: every (configuration, question) answered without error, scored wherever a reference
+    # exists, and (stage 2) every selected configuration judged on every test question
+    complete = (not records.empty and len(records) == expected and int(records["error"].notna().sum()) == 0
+                and bool((records["bertscore_f1"].notna()
+                          | records["reference_answer"].fillna("").str.strip().eq("")).all()))
+    if spec.stage2 is not None:
+        complete = complete and stage2_complete(records, stage2, spec)
+    status = "complete" if complete else "incomplete"
+    if stats.stopped:
+        status = "stopped_budget" if stats.stopped == "budget" else "incomplete"
+    manifest = build_manifest(spec, dataset, questions, configs, stats, limit, status, len(records), run_dir)
+    manifest.update(run_context(spec, questions, cache_dir, scorer_key, split))
+    manifest["stage2"] = stage2
+    write_manifest(run_dir, manifest)
+    if console is not None:
+        test = summary[summary["split"] == "test"] if not summary.empty else summary
+        metrics = TABLE_METRICS
+        if stage2 and stage2.get("selected") and not test.empty:
+            test = test[test["config_id"].isin(stage2["selected"])]
+            metrics = [m for m in JUDGE_METRICS if m in test.columns] + TABLE_METRICS[:2]
+        print_summary(test, console, title=f"{spec.name}: test questions ({len(test)} configurations shown of "
+                      f"{len(configs)})", metrics=metrics)
+        if stage2 and stage2.get("selected"):
+            console.print(f"stage 2 judged: {', '.join(stage2['selected'])} ({stage2['rule']})")
+        usage = manifest.get("usage")
+        if usage and usage.get("calls"):
+            console.print(usage_line(usage))
+    return manifest
+
+
+def stage2_complete(records, stage2, spec) -> bool:
+    if not stage2 or not stage2.get("selected"):
+        return False
+    sel = records[records["config_id"].isin(stage2["selected"]) & records["split"].eq("test")]
+    for j in spec.stage2.judges:
+        col = f"{j}_status"
+        if col not in sel.columns or not sel[col].isin(["ok", "unmeasured"]).all():
+            return False
+    return True

@@ -1,0 +1,73 @@
+"""Fail at start-up, not mid-sweep: keys, servers, BERTScore backbone, prices, prompt files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ragsweep.config import SweepSpec
+from ragsweep.errors import RagsweepError
+from ragsweep.pipelines.grid import Configuration
+from ragsweep.pipelines.stages.graph import uses_neo4j
+
+
+def preflight(spec: SweepSpec, configs: list[Configuration], budget: float | None = None) -> str:
+    """An API key not set, a Chroma server that does not answer, a BERTScore backbone without a layer,
+    a model without a price under ``--budget``, a judge template without its placeholders: one line,
+    before any work. Returns the BERTScore settings key scores are stored under."""
+    from ragsweep.embeddings.factory import require_api_key
+    from ragsweep.evaluation.bertscore import scorer_settings
+    from ragsweep.llm.clients import check_llms
+
+    check_llms(spec, budget)
+    check_llm_settings(spec)
+
+    for emb in embeddings_in_use(configs):
+        require_api_key(emb)
+    if spec.vector_store.url and any(c.embedding is not None for c in configs):
+        from ragsweep.retrievers.chroma import client_for
+
+        client_for(None, spec.vector_store.url)
+    if uses_neo4j(configs):
+        from ragsweep.graphs.neo4j_store import preflight as neo4j_preflight
+
+        neo4j_preflight(spec.neo4j)
+    return scorer_settings(spec.scoring.bertscore, spec.seed).key
+
+
+def check_llm_settings(spec: SweepSpec) -> None:
+    """The LLM parts of a spec that need files or metric names: prompt placeholders, select_metric
+    (also run by ``--dry-run``, which must refuse what the run would refuse)."""
+    if spec.stage2 is not None:
+        from ragsweep.evaluation.judges import check_prompt_files
+        from ragsweep.pipelines.outputs.columns import SELECTABLE_METRICS
+
+        check_prompt_files(spec.stage2.prompts)
+        if spec.stage2.select_metric not in SELECTABLE_METRICS:
+            raise RagsweepError(f"stage2.select_metric: unknown metric {spec.stage2.select_metric!r}; "
+                                f"choose one of {', '.join(SELECTABLE_METRICS)}")
+    if spec.generator.kind == "llm" and spec.generator.prompt_file is not None:
+        text = Path(spec.generator.prompt_file).read_text(encoding="utf-8")
+        if "{context_str}" not in text or "{query_str}" not in text:
+            raise RagsweepError(f"generator.prompt_file: {spec.generator.prompt_file} needs the placeholders "
+                                "{context_str} and {query_str}")
+
+
+def embeddings_in_use(configs: list[Configuration]) -> list:
+    used = {}
+    for c in configs:
+        for emb in (c.embedding, c.chunk_embedding):
+            if emb is not None:
+                used[emb.label()] = emb
+    return list(used.values())
+
+
+def secret_values(spec: SweepSpec, configs: list[Configuration]) -> tuple[str, ...]:
+    """The API keys (LLMs, embeddings) and the Neo4j password in use, read from the environment, so they
+    can be scrubbed from stored errors."""
+    from ragsweep.llm.clients import secret_values as llm_secrets
+
+    names = sorted({e.api_key_env for e in embeddings_in_use(configs) if getattr(e, "api_key_env", None)})
+    if uses_neo4j(configs):
+        names.append(spec.neo4j.password_env)
+    return tuple(v for v in (os.environ.get(name, "") for name in names) if len(v) >= 4) + llm_secrets(spec)

@@ -1,0 +1,192 @@
+"""Retrieve and answer: each configuration searches its indexes for each question and answers from what
+it found (the extractive baseline here; an LLM later, in ``generate``). One row per (configuration,
+question) goes to the sink (the journal, or a task's list), with sources, retrieval metrics and
+latencies; a failing question or configuration is recorded with its reason and the rest go on.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from ragsweep.datasets.types import Question
+from ragsweep.errors import short_reason
+from ragsweep.pipelines.context import StageContext
+from ragsweep.pipelines.grid import Configuration
+from ragsweep.pipelines.stages.index import USES_BM25
+from ragsweep.pipelines.stats import Timer
+
+
+@dataclass
+class GroupIndexes:
+    """What one splitter's configurations search: BM25 (or why it failed), a vector index and the question
+    latencies per embedding label, the knowledge graphs."""
+
+    bm25: object = None
+    vectors: dict[str, object] = field(default_factory=dict)
+    query_ms: dict[str, dict[str, float]] = field(default_factory=dict)
+    graphs: object = None
+
+
+def record_failures(configs: list[Configuration], pending: dict[str, list[Question]], sink, stats, bar,
+                    reason: str) -> None:
+    """Every pending question of ``configs`` fails with ``reason`` (the rest of the sweep goes on)."""
+    for c in configs:
+        for q in pending[c.config_hash]:
+            sink.add_answer(c.config_hash, q.qid, c.config_id, {"error": reason})
+            stats.failed += 1
+        bar.advance(len(pending[c.config_hash]))
+    sink.flush()
+
+
+def open_indexes(ctx: StageContext, configs: list[Configuration], chunks, pending: dict[str, list[Question]],
+                 sink, bar, questions: dict[str, list[str]], query_ms: dict[str, object]
+                 ) -> tuple[GroupIndexes, list[Configuration]]:
+    """What one splitter's ``configs`` search, from the index, queries and graph stages (built when
+    missing, reopened when their units already ran); returns it and the configurations left to answer.
+
+    A failing index or question embedding fails its embedding's configurations (``indexing failed``),
+    a failing graph its retrievers' (``building the query engine failed``). ``questions`` are the
+    question texts per embedding label; ``query_ms`` keeps each label's question latencies (or the
+    failure) across calls, so every model embeds its questions once."""
+    from ragsweep.pipelines.stages import graph, index, queries
+
+    found = GroupIndexes()
+    active = list(configs)
+    client = None
+    embeddings = {c.embedding.label(): c for c in configs if c.embedding is not None}
+    for label, config in embeddings.items():
+        try:
+            if client is None:
+                client = index.chroma_client(ctx)
+            found.vectors[label] = index.vector_index(ctx, config, chunks, client)
+            if label not in query_ms:
+                try:
+                    query_ms[label] = queries.embed_questions(ctx, config.embedding, questions[label])
+                except Exception as exc:  # noqa: BLE001 - every splitter's configurations on this model fail
+                    query_ms[label] = exc
+            if isinstance(query_ms[label], Exception):
+                raise query_ms[label]
+            found.query_ms[label] = query_ms[label]
+        except Exception as exc:  # noqa: BLE001 - an embedding/index failure loses only its configurations
+            failed = [c for c in active if c.embedding is not None and c.embedding.label() == label]
+            record_failures(failed, pending, sink, ctx.stats, bar, f"indexing failed: {short_reason(exc)}")
+            active = [c for c in active if c not in failed]
+    graph_configs = [c for c in active if c.retriever.kind in graph.USES_GRAPH]
+    if graph_configs:
+        found.graphs = graph.chunk_graphs(ctx, configs[0], chunks)
+        for spec_json, reason in graph.build_graphs(found.graphs, graph_configs).items():
+            failed = [c for c in graph_configs if c.retriever.model_dump_json() == spec_json]
+            record_failures(failed, pending, sink, ctx.stats, bar, reason)
+            active = [c for c in active if c not in failed]
+    if any(c.retriever.kind in USES_BM25 for c in active):
+        found.bm25 = index.bm25_index(ctx, chunks)
+    return found, active
+
+
+def answer_group(ctx: StageContext, configs: list[Configuration], indexes: GroupIndexes,
+                 pending: dict[str, list[Question]], sink, bar, gen_items: list) -> None:
+    """Answer the pending questions of one splitter's ``configs`` (those whose indexes exist)."""
+    from ragsweep.retrievers.factory import IndexRetrievers
+
+    if isinstance(indexes.bm25, Exception):
+        bad = [c for c in configs if c.retriever.kind in USES_BM25]
+        record_failures(bad, pending, sink, ctx.stats, bar, f"BM25 index failed: {short_reason(indexes.bm25)}")
+        configs = [c for c in configs if c not in bad]
+    bm25 = None if isinstance(indexes.bm25, Exception) else indexes.bm25
+    by_emb: dict[str | None, list[Configuration]] = defaultdict(list)
+    for c in configs:
+        by_emb[c.embedding.label() if c.embedding is not None else None].append(c)
+    for label, cfgs in by_emb.items():
+        retrievers = IndexRetrievers(bm25, indexes.vectors.get(label) if label else None, llm=ctx.llm,
+                                     graphs=indexes.graphs)
+        query_ms = indexes.query_ms.get(label, {}) if label else {}
+        for config in cfgs:
+            answer_config(ctx, config, retrievers, pending[config.config_hash], sink, bar, query_ms, gen_items)
+
+
+def answer_config(ctx: StageContext, config: Configuration, retrievers, questions: list[Question], sink, bar,
+                  query_ms: dict[str, float], gen_items: list | None = None) -> None:
+    """Answer ``questions`` with one configuration and write each result to ``sink``.
+
+    ``retrieval_ms`` is the index search (and fusion) time plus the question's embedding latency,
+    measured once per (model, question) when it was embedded (``query_ms``), since the vector was
+    computed ahead of the search and served from the cache. With an LLM generator, the retrieved
+    nodes go to ``gen_items`` and are answered concurrently afterwards (``generate``).
+    """
+    from llama_index.core.query_engine import RetrieverQueryEngine
+    from llama_index.core.schema import QueryBundle
+
+    from ragsweep.evaluation.metrics import all_retrieval_metrics
+    from ragsweep.llm.budget import BudgetExhausted
+    from ragsweep.llm.engine import LLMFatalError
+    from ragsweep.llm.usage import Trace, llm_scope
+    from ragsweep.pipelines.extractive import GENERATOR_LABEL, ExtractiveSynthesizer
+    from ragsweep.retrievers.knowledge_graph import TRIPLETS_KEY
+    from ragsweep.retrievers.memo import REPLAY
+
+    stats, spec = ctx.stats, ctx.spec
+    llm_generated = spec.generator.kind == "llm"
+    try:
+        retriever = retrievers.make(config.retriever, config.top_k)  # builds a knowledge graph on first use
+        synth = None if llm_generated else ExtractiveSynthesizer(spec.generator.max_sentences)
+        engine = RetrieverQueryEngine(retriever=retriever, response_synthesizer=synth) if synth else None
+    except (BudgetExhausted, LLMFatalError):
+        raise
+    except Exception as exc:  # noqa: BLE001
+        record_failures([config], {config.config_hash: questions}, sink, stats, bar,
+                        f"building the query engine failed: {short_reason(exc)}")
+        return
+    with Timer(stats, "answering"):
+        for q in questions:
+            try:
+                bundle = QueryBundle(q.question)
+                REPLAY.take()
+                rewrites = Trace()
+                t0 = time.perf_counter()
+                with llm_scope(rewrites, stage="query_rewrite", config_id=None):
+                    nodes = retriever.retrieve(bundle)
+                # LLM rewrites count at their original call time, also when served from the cache
+                # (fresh calls are inside the measured wall time already)
+                search_ms = (time.perf_counter() - t0) * 1000 + REPLAY.take() + rewrites.cached_ms
+                embed_ms = query_ms.get(q.question) if config.embedding is not None else None
+                retrieval_ms = search_ms + (embed_ms or 0.0)
+                if engine is not None:
+                    t1 = time.perf_counter()
+                    answer = str(engine.synthesize(bundle, nodes)) if nodes else ""
+                    generation_ms = (time.perf_counter() - t1) * 1000
+                ranks = retrievers.source_ranks(config.retriever, config.top_k, q.question)
+                sources = []
+                for rank, nws in enumerate(nodes, start=1):
+                    node = nws.node
+                    sr = ranks.get(node.node_id, {})
+                    sources.append({
+                        "rank": rank, "node_id": node.node_id, "doc_id": node.metadata.get("doc_id"),
+                        "start": node.start_char_idx, "end": node.end_char_idx,
+                        "score": float(nws.score) if nws.score is not None else None,
+                        "rank_vector": sr.get("vector"), "rank_bm25": sr.get("bm25"), "rank_graph": sr.get("graph"),
+                        **({"triplets": node.metadata[TRIPLETS_KEY]} if TRIPLETS_KEY in node.metadata else {}),
+                    })
+                retrieved = [(s["doc_id"], s["start"], s["end"]) for s in sources]
+                metrics = all_retrieval_metrics(retrieved, q.evidence, config.top_k)
+                payload = {"sources": sources, "retrieval_ms": retrieval_ms, "query_embedding_ms": embed_ms,
+                           **metrics, "error": None}
+                if rewrites.calls:
+                    payload["rewrite_llm"] = rewrites.as_dict()
+                if engine is None:
+                    gen_items.append((config, q, nodes, payload))
+                    continue
+                sink.add_answer(config.config_hash, q.qid, config.config_id, {
+                    **payload, "answer": answer, "answer_empty": not answer.strip(), "generator": GENERATOR_LABEL,
+                    "generation_ms": generation_ms,
+                })
+                stats.answered += 1
+            except (BudgetExhausted, LLMFatalError):
+                raise
+            except Exception as exc:  # noqa: BLE001 - one question failing must not lose the rest
+                sink.add_answer(config.config_hash, q.qid, config.config_id,
+                                {"error": short_reason(exc), "traceback": traceback.format_exc(limit=5)})
+                stats.failed += 1
+            bar.advance(1)

@@ -1,0 +1,113 @@
+"""Generate: LLM-written answers from what each configuration retrieved, many at once (the LLM engine bounds
+concurrency, rate and budget); and the fusion query rewrites asked for ahead of retrieval."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ragsweep.errors import RagsweepError, short_reason
+from ragsweep.pipelines.stats import Timer
+
+
+def generator_label(spec) -> str:
+    from ragsweep.pipelines.extractive import GENERATOR_LABEL
+
+    return f"llm:{spec.llm.model}" if spec.generator.kind == "llm" else GENERATOR_LABEL
+
+
+def make_llm_synthesizer(spec, llm):
+    """LlamaIndex's response synthesizer in the spec's mode, with the spec's prompt file if any."""
+    from llama_index.core import get_response_synthesizer
+    from llama_index.core.prompts import PromptTemplate
+
+    template = None
+    if spec.generator.prompt_file is not None:
+        template = PromptTemplate(Path(spec.generator.prompt_file).read_text(encoding="utf-8"))
+    kwargs = {"text_qa_template": template} if template is not None else {}
+    return get_response_synthesizer(llm=llm, response_mode=spec.generator.response_mode, **kwargs)
+
+
+def prefetch_rewrites(configs, pending, llm, stats) -> None:
+    """Ask for every fusion query rewrite at once (concurrently), so that retrieval, which asks one
+    question at a time, finds them in the LLM cache. Same prompt text as QueryFusionRetriever's."""
+    import asyncio
+
+    from llama_index.core.retrievers.fusion_retriever import QUERY_GEN_PROMPT
+
+    from ragsweep.llm.budget import BudgetExhausted
+    from ragsweep.llm.engine import LLMFatalError
+    from ragsweep.llm.usage import llm_scope
+
+    prompts = sorted({QUERY_GEN_PROMPT.format(num_queries=c.retriever.num_queries - 1, query=q.question)
+                      for c in configs if getattr(c.retriever, "num_queries", 1) > 1
+                      for q in pending[c.config_hash]})
+    if not prompts:
+        return
+
+    async def one(prompt: str) -> None:
+        try:
+            with llm_scope(None, stage="query_rewrite", config_id=None):
+                await llm.acomplete(prompt)
+        except (BudgetExhausted, LLMFatalError):
+            raise
+        except Exception:  # noqa: BLE001 - the retrieval step retries it and records the failure
+            pass
+
+    async def main() -> None:
+        # return_exceptions: a stop (budget, refused key) must not cancel calls already sent and paid
+        results = await asyncio.gather(*(one(p) for p in prompts), return_exceptions=True)
+        for r in results:
+            if isinstance(r, BaseException):
+                raise r
+
+    with Timer(stats, "query_rewrites"):
+        asyncio.run(main())
+
+
+def generate_all(spec, items, sink, clients, stats, bar) -> RagsweepError | None:
+    """Write the answers of ``items`` (configuration, question, retrieved nodes, payload) with the LLM;
+    returns the error that stopped it (budget, an endpoint refusing every call), if any."""
+    import asyncio
+
+    with Timer(stats, "generation"):
+        return asyncio.run(_agenerate(spec, items, sink, clients, stats, bar))
+
+
+async def _agenerate(spec, items, sink, clients, stats, bar) -> RagsweepError | None:
+    from llama_index.core.schema import QueryBundle
+
+    from ragsweep.llm.budget import BudgetExhausted
+    from ragsweep.llm.engine import LLMFatalError
+    from ragsweep.llm.usage import Trace, llm_scope
+    from ragsweep.pipelines.workpool import drain
+
+    synth = make_llm_synthesizer(spec, clients.get(spec.llm))
+    label = generator_label(spec)
+
+    async def answer(item) -> None:
+        config, q, nodes, payload = item
+        trace = Trace()
+        response, error = None, None
+        try:
+            with llm_scope(trace, stage="generation", config_id=config.config_id):
+                response = await synth.asynthesize(QueryBundle(q.question), nodes) if nodes else None
+        except (BudgetExhausted, LLMFatalError):
+            raise  # stops the pool; this item stays pending
+        except Exception as exc:  # noqa: BLE001 - one question failing must not lose the rest
+            error = exc
+        if error is not None:
+            sink.add_answer(config.config_hash, q.qid, config.config_id,
+                            {"error": f"generation failed: {short_reason(error)}", "llm": trace.as_dict()})
+            stats.failed += 1
+        else:
+            text = (response.response or "") if response is not None else ""
+            sink.add_answer(config.config_hash, q.qid, config.config_id, {
+                **payload, "answer": text, "answer_empty": not text.strip(), "generator": label,
+                "generation_ms": trace.ms, "llm": trace.as_dict(),
+            })
+            stats.answered += 1
+        bar.advance(1)
+
+    stop = await drain(items, answer, 2 * spec.llm.concurrency)
+    sink.flush()
+    return stop

@@ -1,0 +1,58 @@
+"""Score: BERTScore every answer against its reference, each distinct (answer, reference) pair once (cached
+across configurations, runs and sweeps), rescaled by the backbone's baseline."""
+
+from __future__ import annotations
+
+from ragsweep.pipelines.context import StageContext
+
+
+def unscored(journal, questions, configs, scorer_key: str) -> list[tuple[str, str, dict]]:
+    """(configuration hash, qid, answer payload) of every journaled answer without a score made with the
+    current settings (a score made with another backbone, layer or baseline is redone)."""
+    hashes = {c.config_hash for c in configs}
+    qids = {q.qid for q in questions}
+    scored = {k for k, v in journal.scores().items() if v.get("scorer") == scorer_key}
+    return [(h, qid, p) for h, qid, _, p in journal.answers(hashes)
+            if qid in qids and not p.get("error") and (h, qid) not in scored]
+
+
+def score_answers(ctx: StageContext, questions, configs, journal, scorer_key: str) -> None:
+    """BERTScore what ``unscored`` lists and journal the scores; identical pairs are scored once."""
+    todo = unscored(journal, questions, configs, scorer_key)
+    if not todo:
+        return
+    from ragsweep.evaluation.bertscore import BERTScoreRunner, score_fields
+    from ragsweep.pipelines.extractive import sentences
+
+    qs = {q.qid: q for q in questions}
+    runner = BERTScoreRunner(ctx.spec.scoring.bertscore, ctx.cache.bertscore)
+    try:
+        pairs, index = [], []
+        for h, qid, p in todo:
+            ref = qs[qid].reference_answer or ""
+            if p.get("answer", "").strip() and ref.strip():
+                index.append(len(pairs))
+                pairs.append((p["answer"], ref))
+            else:
+                index.append(None)
+        n_unique = len(set(pairs))
+        bar = ctx.bars.add("scoring (BERTScore)", n_unique)
+        raw = runner.score(pairs, progress=lambda n, _total: ctx.bars.advance(bar, n))
+        ctx.stats.bertscore_pairs_computed += runner.computed
+        ctx.stats.bertscore_pairs_total += n_unique
+        dataset = ctx.dataset
+        base = runner.baseline(lambda: [s for d in dataset.documents for s in sentences(d.text)],
+                               dataset.corpus_fingerprint(), seed=ctx.spec.seed)
+        for (h, qid, p), i in zip(todo, index):
+            ref = qs[qid].reference_answer or ""
+            if i is not None:
+                fields = score_fields(raw[i], base)
+            elif ref.strip():  # empty answer against a real reference: bert-score's convention is 0
+                fields = score_fields((0.0, 0.0, 0.0), base)
+            else:  # no reference answer: BERTScore is undefined for this question
+                fields = score_fields(None, base)
+            journal.add_score(h, qid, {**fields, "baseline": [base.p, base.r, base.f], "baseline_source": base.source,
+                                       "backbone": runner.model_id, "layer": runner.num_layers, "scorer": scorer_key})
+        journal.flush()
+    finally:
+        runner.close()

@@ -1,0 +1,57 @@
+"""What one invocation did and how long each stage took (written to the manifest)."""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+
+@dataclass
+class SweepStats:
+    """Counters and timings of one invocation; an executor's tasks each keep their own and merge them."""
+
+    timings: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    embeddings_computed: int = 0
+    query_embeddings_computed: int = 0
+    embeddings_from_cache: int = 0
+    chunks: dict[str, int] = field(default_factory=dict)
+    unique_chunk_texts: dict[str, int] = field(default_factory=dict)
+    indexes_built: int = 0
+    indexes_reused: int = 0
+    answered: int = 0
+    failed: int = 0
+    skipped_done: int = 0
+    bertscore_pairs_computed: int = 0
+    bertscore_pairs_total: int = 0
+    judged: int = 0
+    judge_failed: int = 0
+    llm: dict = field(default_factory=dict)
+    graphs: dict = field(default_factory=dict)
+    executor: dict = field(default_factory=lambda: {"kind": "local"})
+    stopped: str | None = None
+
+    def merge(self, part: "SweepStats") -> None:
+        """Add a task's counters and timings to these."""
+        for name in ("answered", "failed", "embeddings_computed", "query_embeddings_computed", "embeddings_from_cache",
+                     "indexes_built", "indexes_reused", "bertscore_pairs_computed"):
+            setattr(self, name, getattr(self, name) + getattr(part, name))
+        for k, v in part.timings.items():
+            self.timings[k] += v
+        self.chunks.update(part.chunks)
+        self.unique_chunk_texts.update(part.unique_chunk_texts)
+        for label, info in part.graphs.items():
+            self.graphs.setdefault(label, {}).update(info)
+
+
+class Timer:
+    """``with Timer(stats, "chunking"):`` adds the block's wall time to ``stats.timings["chunking"]``."""
+
+    def __init__(self, stats: SweepStats, name: str) -> None:
+        self.stats, self.name = stats, name
+
+    def __enter__(self) -> None:
+        self.t0 = time.perf_counter()
+
+    def __exit__(self, *exc) -> None:
+        self.stats.timings[self.name] += time.perf_counter() - self.t0

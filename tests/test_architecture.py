@@ -1,0 +1,130 @@
+"""The package's structure: no import circle between modules or between packages (every import counts, lazy
+ones and TYPE_CHECKING ones included), no module importing another module's private (_underscore) name,
+no source file over 400 lines. See docs/architecture.md."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "ragsweep"
+MAX_LINES = 400
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for f in SRC.rglob("*.py"):
+        parts = list(f.relative_to(SRC.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = f
+    return out
+
+
+MODULES = _modules()
+
+
+def _resolve(name: str) -> str | None:
+    """The package module an imported name lives in (None for the root package's own facade)."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name if name and name != "ragsweep" else None
+
+
+def _imports(module: str, path: Path) -> list[tuple[str, str]]:
+    """(target module, imported name) for every ragsweep import anywhere in the file."""
+    out = []
+    is_pkg = path.name == "__init__.py"
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            out += [(t, "") for a in node.names if a.name.split(".")[0] == "ragsweep" and (t := _resolve(a.name))]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".") if is_pkg else module.split(".")[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                src = ".".join(base + ([node.module] if node.module else []))
+            else:
+                src = node.module or ""
+            if src.split(".")[0] != "ragsweep":
+                continue
+            for a in node.names:
+                full = f"{src}.{a.name}"
+                target = _resolve(full) if full in MODULES else _resolve(src)
+                if target:
+                    out.append((target, a.name))
+    return out
+
+
+EDGES = {m: _imports(m, p) for m, p in MODULES.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one node (Tarjan 1972)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def _package(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+def test_the_walker_sees_lazy_imports():
+    """A lazy (function-level) import is an edge: the sweep imports the executors only inside run_sweep."""
+    assert "ragsweep.executors" in {t for t, _ in EDGES["ragsweep.sweep"]}
+
+
+def test_no_import_circle_between_modules():
+    graph = {m: {t for t, _ in edges if t != m} for m, edges in EDGES.items()}
+    assert _cycles(graph) == []
+
+
+def test_no_import_circle_between_packages():
+    graph: dict[str, set[str]] = {}
+    for m, edges in EDGES.items():
+        for t, _ in edges:
+            if _package(t) != _package(m):
+                graph.setdefault(_package(m), set()).add(_package(t))
+    assert _cycles(graph) == []
+
+
+def test_no_module_imports_another_modules_private_names():
+    bad = [f"{m} imports {name} from {t}" for m, edges in EDGES.items() for t, name in edges
+           if t != m and name.startswith("_") and not name.startswith("__")]
+    assert bad == []
+
+
+def test_no_source_file_over_400_lines():
+    long = {str(p.relative_to(SRC)): n for p in SRC.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+def test_the_checks_can_fail():
+    """The circle finder finds circles."""
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
