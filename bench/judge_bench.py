@@ -4,7 +4,7 @@ A local OpenAI-compatible server (tests/fake_openai.py, in its own process) answ
 after a fixed latency (default 200 ms), like a remote API. The same judgements are made by:
   - LlamaIndex ``BatchEvalRunner`` with its defaults (workers=2), OpenAILike LLM;
   - ``BatchEvalRunner`` with workers = the concurrency ceiling (the fair, tuned baseline);
-  - ragsweep's stage-2 judging (``pipelines.stages.judge._judge_all``: engine + worker pool) with
+  - ragsweep's stage-2 judging (``pipelines.stages.judge.judge_all``: engine + worker pool) with
     ``llm.concurrency`` = the same ceiling, on an empty LLM cache (no cache hits).
 Judges: Correctness, Faithfulness, Relevancy (LlamaIndex's evaluators, default prompts) on
 distinct (question, answer, contexts, reference) items built from the demo dataset. Prints judge

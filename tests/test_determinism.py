@@ -155,3 +155,36 @@ def test_a_bertscore_does_not_depend_on_threads(pairs, tmp_path):
         out[threads] = subprocess.run([sys.executable, "-c", script, str(tmp_path / f"{threads}.sqlite")], env=env,
                                       input=data, capture_output=True, text=True, check=True).stdout
     assert json.loads(out["1"]) == json.loads(out["2"])
+
+
+def test_onnx_bertscore_agrees_with_torch_and_never_imports_torch(pairs, tmp_path):
+    """The ONNX Runtime backends score (and embed) in a process that never imports PyTorch (the export
+    is made by a child process): fp32 agrees with torch to float32 precision, int8 within 0.05."""
+    import subprocess
+    import sys
+    import textwrap
+
+    torch_scores = np.array(_runner(tmp_path / "t.sqlite", 64).score(pairs[:60]))
+    script = textwrap.dedent(f"""
+        import json, sys
+        from pathlib import Path
+        from ragsweep.config import BERTScoreSpec, HFEmbeddingSpec
+        from ragsweep.embeddings.factory import load_model
+        from ragsweep.evaluation.bertscore import BERTScoreRunner
+        pairs = [tuple(p) for p in json.loads(sys.stdin.read())]
+        root = Path({str(tmp_path)!r})
+        out = {{b: BERTScoreRunner(BERTScoreSpec(backend=b), root / f"{{b}}.sqlite").score(pairs)
+               for b in ("onnx", "onnx-int8")}}
+        load_model(HFEmbeddingSpec(backend="onnx-int8"), root).get_text_embedding_batch(["a clause", "rent"])
+        out["torch_imported"] = "torch" in sys.modules
+        print(json.dumps(out))
+    """)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    proc = subprocess.run([sys.executable, "-c", script], input=json.dumps(pairs[:60]), env=env, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["torch_imported"] is False
+    assert np.abs(np.array(out["onnx"]) - torch_scores).max() < 1e-6
+    assert 0 < np.abs(np.array(out["onnx-int8"]) - torch_scores).max() < 0.05
+    assert len(list((tmp_path / "onnx").iterdir())) == 1  # one export: BERTScore at layer 6 is the embedding model

@@ -127,7 +127,8 @@ _CONCURRENT = textwrap.dedent("""
     (root / f"ready-{me}").touch()
     while not (root / f"ready-{other}").exists():
         time.sleep(0.01)
-    print(onnx_export.ensure_export(bundled_minilm_dir(), MINILM_ID, "fp32", root, "field"))
+    print(onnx_export.ensure_export(MINILM_ID, "fp32", root,
+                                    lambda t: onnx_export.export_fp32(bundled_minilm_dir(), t, "field")))
 """)
 
 

@@ -317,6 +317,7 @@ def test_fresh_rerun_reuses_every_cache_and_plain_rerun_answers_nothing(base_run
     assert [c["config_hash"] for c in fresh.manifest["configurations"]] == \
         [c["config_hash"] for c in base_run.manifest["configurations"]]
     assert_same_values(comparable(fresh.records), comparable(base_run.records))
+    files = {f: (out / f).stat().st_mtime_ns for f in ("records.parquet", "summary.csv", "comparisons.csv")}
 
     # a plain re-run finds everything journaled: it answers and scores nothing, and writes the same records
     proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", BASE_LIMIT, "--out", out)
@@ -328,6 +329,24 @@ def test_fresh_rerun_reuses_every_cache_and_plain_rerun_answers_nothing(base_run
     assert inv["embeddings_computed"] == 0 and inv["indexes_built"] == 0 and inv["bertscore_pairs_computed"] == 0
     assert again.manifest["status"] == "complete"
     assert_same_values(comparable(again.records), comparable(base_run.records))
+    # ... and, the journal unchanged, keeps the outputs as they were instead of bootstrapping them again
+    assert fresh.manifest["outputs"]["reused"] is False and again.manifest["outputs"]["reused"] is True
+    assert again.manifest["outputs"]["key"] == fresh.manifest["outputs"]["key"]
+    assert files == {f: (out / f).stat().st_mtime_ns for f in files}  # the very files, not rewritten
+    assert "test questions" in proc.stdout  # the table is still printed, from summary.csv
+
+    # a setting the summary depends on rebuilds it (no journal change needed)
+    import yaml
+
+    data = yaml.safe_load(spec.path.read_text(encoding="utf-8"))
+    data["scoring"] = {**data["scoring"], "bootstrap_samples": 300}
+    changed = tmp_path / "boot300.yaml"
+    changed.write_text(yaml.safe_dump(data), encoding="utf-8")
+    proc = run_cli("run", changed, "--cache", shared_cache, "--limit", BASE_LIMIT, "--out", out)
+    assert proc.returncode == 0, describe(proc)
+    rebuilt = read_run(out, proc)
+    assert rebuilt.manifest["outputs"]["reused"] is False and rebuilt.invocation["answered"] == 0
+    assert (out / "summary.csv").stat().st_mtime_ns > files["summary.csv"]
 
 
 def test_other_spec_sharing_a_splitter_reuses_its_embeddings(base_run, make_spec, run_cli, read_run, shared_cache):

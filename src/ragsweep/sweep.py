@@ -89,6 +89,7 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
     from ragsweep.pipelines.plan import SweepPlan
     from ragsweep.pipelines.preflight import preflight, secret_values
     from ragsweep.pipelines.progress import Progress
+    from ragsweep.pipelines.stages import score
     from ragsweep.pipelines.stages.judge import judge_keys
 
     spec, console, stats = request.spec, request.console, SweepStats()
@@ -124,9 +125,10 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
         pending = {c.config_hash: [q for q in questions if (c.config_hash, q.qid) not in done] for c in configs}
         stats.skipped_done = sum(len(questions) - len(v) for v in pending.values())
         plan = SweepPlan.build(configs, pending, generate=spec.generator.kind == "llm", judge=spec.stage2 is not None)
+        unscored_before = None if plan.total else score.unscored(journal, questions, configs, scorer_key)
         # Ray is joined (and checked) before the run is marked as started, and only when there is work
-        executor = stack.enter_context(open_executor(spec.executor if plan.total else "local", spec, configs, cache,
-                                                     console))
+        kind = spec.executor if plan.total or unscored_before else "local"
+        executor = stack.enter_context(open_executor(kind, spec, configs, cache, console))
         stats.executor = executor.describe()
         write_started(spec, dataset, questions, configs, run_dir, request.limit, cache.root, scorer_key, split,
                       judge_keys(spec) if spec.stage2 is not None else None)
@@ -135,12 +137,14 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
             stack.callback(_release, ctx)
             if plan.total:
                 error = executor.answer(plan, ctx, journal, bars.add("answering", plan.total), clients=clients)
-                stack.close()  # Ray, a Chroma server it needed, the embedding cache: not needed for scoring
             with Timer(stats, "scoring"):
                 try:
-                    executor.score(plan, ctx, journal, questions, scorer_key)
+                    todo = unscored_before if unscored_before is not None else score.unscored(
+                        journal, questions, configs, scorer_key)
+                    executor.score(ctx, questions, todo, journal, scorer_key)
                 except RagsweepError as exc:  # answers are kept and written; the scores are missing
                     error = error or exc
+            stack.close()  # Ray, a Chroma server it needed, the embedding cache: not needed for judging
             if spec.stage2 is not None and error is None:
                 from ragsweep.pipelines.stages.judge import run_stage2
 
@@ -176,15 +180,15 @@ def _driver_context(spec, dataset, cache: CacheDir, stats, bars, clients, config
     from ragsweep.pipelines.stages.graph import neo4j_connection
 
     llm = clients.get(spec.llm) if clients is not None and spec.llm is not None else None
-    return StageContext(spec=spec, dataset=dataset, cache=cache, models=Models(EmbeddingCache(cache.embeddings),
-                                                                                  cache.root),
+    return StageContext(spec=spec, dataset=dataset, cache=cache,
+                        models=Models(lambda: EmbeddingCache(cache.embeddings), cache.root),
                         stats=stats, bars=bars, llm=llm, neo4j=neo4j_connection(spec, configs))
 
 
 def _release(ctx) -> None:
     """Count what the run's models computed; close the embedding cache and the Neo4j connection."""
     ctx.models.count_into(ctx.stats)
-    ctx.models.cache.close()
+    ctx.models.close()
     if ctx.neo4j is not None:
         ctx.neo4j.close()
 

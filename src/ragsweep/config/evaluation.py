@@ -54,6 +54,9 @@ class Stage2Spec(Strict):
 class BERTScoreSpec(Strict):
     model: str = Field("minilm", description="'minilm' (bundled), an HF model id or a local path")
     num_layers: int | None = Field(None, gt=0, description="default: bert-score's tuned layer, or 6 for minilm")
+    backend: Literal["torch", "onnx", "onnx-int8"] = Field(
+        "torch", description="torch (bert-score's runtime), onnx (ONNX Runtime, exported once into the cache) or "
+        "onnx-int8 (int8 weights: fastest on a CPU; agreement in BENCHMARKS.md)")
     batch_size: int = Field(64, gt=0)
     baseline: Literal["auto", "none"] = "auto"
     baseline_pairs: int = Field(500, gt=0, description="random sentence pairs for a corpus baseline")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import Any
 
 MIN_TOKENS = 32  # rows x tokens of a batch, at least: below it CPU kernels round differently
@@ -74,6 +75,34 @@ def equal_key_batches(keys: list[object], size: int) -> list[list[int]]:
     step = max(1, size)
     order = sorted(groups, key=lambda k: -k if isinstance(k, int) else 0)
     return [groups[k][i : i + step] for k in order for i in range(0, len(groups[k]), step)]
+
+
+def in_parallel(fn, batches: list, workers: int) -> Iterator[tuple[object, object]]:
+    """(batch, ``fn(batch)``) for each batch, in order, with ``workers`` calls at a time.
+
+    ONNX Runtime runs calls of one session concurrently; a small model's single call cannot keep
+    several cores busy (two one-thread calls at once do 1.9x the work of one two-thread call on
+    short texts, BENCHMARKS.md), and a one-thread call gives the same result on any core, so this
+    changes no value. At most ``4 * workers`` calls are in flight, so results never pile up."""
+    if workers <= 1 or len(batches) <= 1:
+        for batch in batches:
+            yield batch, fn(batch)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    from collections import deque
+
+    ahead = 4 * workers  # calls in flight while the caller consumes finished ones
+    with ThreadPoolExecutor(workers) as pool:
+        flight: deque = deque()
+        for batch in batches:
+            flight.append((batch, pool.submit(fn, batch)))
+            if len(flight) >= ahead:
+                done, future = flight.popleft()
+                yield done, future.result()
+        while flight:
+            done, future = flight.popleft()
+            yield done, future.result()
 
 
 def filled(texts: list[str], key: object) -> list[str]:

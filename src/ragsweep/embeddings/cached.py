@@ -13,7 +13,7 @@ from typing import Any, Callable
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from pydantic import PrivateAttr
 
-from ragsweep.embeddings.batching import batch_keys, encode, equal_key_batches
+from ragsweep.embeddings.batching import batch_keys, encode, equal_key_batches, in_parallel
 from ragsweep.embeddings.cache import EmbeddingCache, text_key
 
 
@@ -64,9 +64,11 @@ class CachedEmbedding(BaseEmbedding):
             # batches that cannot change a vector: each is its text's alone, whatever was missing
             todo = list(missing.items())
             batch_keys_ = batch_keys(self.inner, [t for _, t in todo], role)
-            for idx in equal_key_batches(batch_keys_, self.embed_batch_size):
+            batches = equal_key_batches(batch_keys_, self.embed_batch_size)
+            calls = getattr(self.inner, "concurrent_calls", 1)
+            for idx, vecs in in_parallel(lambda ix: encode(self.inner, [todo[i][1] for i in ix], role,
+                                                           batch_keys_[ix[0]]), batches, calls):
                 batch = [todo[i] for i in idx]
-                vecs = encode(self.inner, [t for _, t in batch], role, batch_keys_[idx[0]])
                 self._cache.put_many(self.model_key, [(k, v) for (k, _), v in zip(batch, vecs)])
                 found.update({k: v for (k, _), v in zip(batch, vecs)})
                 self.computed += len(batch)

@@ -25,6 +25,16 @@ def resolve_device(device: str | None) -> str:
     return "cpu"
 
 
+def resolve_onnx_device(device: str | None) -> str:
+    """``device`` as given, else ``"cuda"`` when this onnxruntime build has its CUDA provider, else
+    ``"cpu"``: the ONNX backends' own default, which does not import PyTorch to ask."""
+    if device:
+        return device
+    import onnxruntime as ort
+
+    return "cuda" if "CUDAExecutionProvider" in ort.get_available_providers() else "cpu"
+
+
 def available_cores() -> int:
     """Threads a model may use: ``OMP_NUM_THREADS`` when set (torch honours it too, and Ray sets it to
     a task's CPUs, so two tasks on two cores do not run four threads), else the CPU cores this

@@ -125,7 +125,7 @@ def load_model(spec: EmbeddingSpec, cache_root: Path = DEFAULT_CACHE):
 def load_onnx_model(spec: HFEmbeddingSpec, cache_root: Path = DEFAULT_CACHE):
     """``spec`` on ONNX Runtime: export its transformer on first use, then run it with the model's
     own pooling and normalisation, on the GPU when one is there, else on every available core."""
-    from ragsweep.embeddings.device import available_cores, onnx_providers, resolve_device
+    from ragsweep.embeddings.device import available_cores, onnx_providers, resolve_onnx_device
     from ragsweep.embeddings.onnx import OnnxEmbedding, default_instructions
     from ragsweep.embeddings.onnx_export import PRECISIONS, ensure_export
     from ragsweep.embeddings.st_layout import read_layout
@@ -140,10 +140,13 @@ def load_onnx_model(spec: HFEmbeddingSpec, cache_root: Path = DEFAULT_CACHE):
     except (OSError, ValueError) as exc:
         raise _cannot_load(spec, exc) from None
     layout = read_layout(Path(name), field)
-    onnx_file = ensure_export(layout.transformer_dir, model_identity(spec), PRECISIONS[spec.backend], cache_root,
-                              field)
+    from ragsweep.embeddings.onnx_export import export_in_child
+
+    onnx_file = ensure_export(model_identity(spec), PRECISIONS[spec.backend], cache_root,
+                              lambda target: export_in_child("ragsweep.embeddings.onnx_export", "export_fp32",
+                                                             layout.transformer_dir, target, field))
     query, text = default_instructions(resolve_hf_model(spec.model))
-    return OnnxEmbedding(onnx_file, layout, onnx_providers(resolve_device(spec.device)), available_cores(),
+    return OnnxEmbedding(onnx_file, layout, onnx_providers(resolve_onnx_device(spec.device)), available_cores(),
                          model_name=model_key(spec), embed_batch_size=spec.batch_size,
                          query_instruction=spec.query_prefix or query, text_instruction=spec.text_prefix or text,
                          per_text=PRECISIONS[spec.backend] == "int8")

@@ -22,7 +22,7 @@ import re
 import shutil
 import tempfile
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ragsweep.errors import RagsweepError
@@ -41,12 +41,13 @@ def export_path(cache_root: Path, identity: str, precision: str) -> Path:
     return Path(cache_root) / "onnx" / f"{slug}-{digest}" / precision / "model.onnx"
 
 
-def ensure_export(transformer_dir: Path, identity: str, precision: str, cache_root: Path, field: str) -> Path:
-    """The ONNX file of ``transformer_dir`` at ``precision``, exported first if no process has yet."""
+def ensure_export(identity: str, precision: str, cache_root: Path, export: Callable[[Path], None]) -> Path:
+    """The ONNX file of the model ``identity`` at ``precision``, exported first if no process has yet;
+    ``export(target)`` writes the fp32 file (``export_fp32``, ``export_module``)."""
     target = export_path(cache_root, identity, precision)
     if target.is_file():
         return target
-    source = ensure_export(transformer_dir, identity, "fp32", cache_root, field) if precision == "int8" else None
+    source = ensure_export(identity, "fp32", cache_root, export) if precision == "int8" else None
     home = target.parent.parent
     home.mkdir(parents=True, exist_ok=True)
     with _locked(home / f".{precision}.lock"):
@@ -57,7 +58,7 @@ def ensure_export(transformer_dir: Path, identity: str, precision: str, cache_ro
         work = Path(tempfile.mkdtemp(prefix=f".{precision}-", dir=home))
         try:
             if source is None:
-                export_fp32(transformer_dir, work / target.name, field)
+                export(work / target.name)
             else:
                 quantize_int8(source, work / target.name)
             os.chmod(work, 0o755)  # mkdtemp's 0700 would hide the export from other users of a shared cache
@@ -86,6 +87,35 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+_CHILD = """
+import sys, importlib
+from ragsweep.errors import RagsweepError
+try:
+    getattr(importlib.import_module(sys.argv[1]), sys.argv[2])(*sys.argv[3:])
+except RagsweepError as exc:
+    print("ragsweep-error: " + str(exc), file=sys.stderr)
+    sys.exit(2)
+"""
+
+
+def export_in_child(module: str, function: str, *args: str) -> None:
+    """Run ``module.function(*args)`` (an export) in a fresh Python process.
+
+    Exporting imports PyTorch, which would stay in this process's memory for good (about 600 MB
+    resident on the CUDA build) although the ONNX backends never need it again; the child returns it
+    to the system when it exits. Its RagsweepError comes back as this process's."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", _CHILD, module, function, *map(str, args)], capture_output=True,
+                          text=True)
+    if proc.returncode != 0:
+        lines = proc.stderr.strip().splitlines()
+        said = [ln[len("ragsweep-error: "):] for ln in lines if ln.startswith("ragsweep-error: ")]
+        raise RagsweepError(said[-1] if said else f"ONNX export failed in a child process: "
+                            f"{(lines or ['no output'])[-1][:300]}")
+
+
 def export_fp32(transformer_dir: Path, target: Path, field: str) -> None:
     """Trace the transformer with the TorchScript exporter (``dynamo=False``: no onnxscript needed).
 
@@ -93,9 +123,9 @@ def export_fp32(transformer_dir: Path, target: Path, field: str) -> None:
     the graph (a batch without padding lets transformers skip the mask, and the trace would keep
     that shortcut for every input).
     """
-    import torch
     from transformers import AutoModel, AutoTokenizer
 
+    transformer_dir, target = Path(transformer_dir), Path(target)
     try:
         tokenizer = AutoTokenizer.from_pretrained(transformer_dir)
         try:
@@ -105,6 +135,14 @@ def export_fp32(transformer_dir: Path, target: Path, field: str) -> None:
     except (OSError, ValueError) as exc:
         raise RagsweepError(f"{field}: cannot load the transformer of {transformer_dir} "
                             f"({_first_line(exc)}); use backend: torch") from None
+    export_module(model, tokenizer, target, field, transformer_dir.name)
+
+
+def export_module(model, tokenizer, target: Path, field: str, name: str) -> None:
+    """Trace a loaded transformer ``model`` (eager attention) into ``target``: token ids and masks in,
+    ``last_hidden_state`` out, batch and sequence dynamic."""
+    import torch
+
     model.eval()
     sample = tokenizer(["an export sample", "a longer export sample, so that the first one is padded"],
                        padding=True, return_tensors="pt")
@@ -123,7 +161,7 @@ def export_fp32(transformer_dir: Path, target: Path, field: str) -> None:
     with torch.no_grad():
         out = getattr(model(**dict(zip(names, args))), OUTPUT, None)
         if "input_ids" not in names or out is None:
-            raise RagsweepError(f"{field}: {transformer_dir.name} is not a transformer encoder with token ids in and "
+            raise RagsweepError(f"{field}: {name} is not a transformer encoder with token ids in and "
                                 f"{OUTPUT} out, which the ONNX backend exports; use backend: torch")
         try:
             with warnings.catch_warnings():
@@ -132,7 +170,7 @@ def export_fp32(transformer_dir: Path, target: Path, field: str) -> None:
                                   dynamic_axes={n: {0: "batch", 1: "sequence"} for n in [*names, OUTPUT]},
                                   opset_version=OPSET, dynamo=False)
         except Exception as exc:  # the exporter raises many types; all mean the same to a user
-            raise RagsweepError(f"{field}: cannot export {transformer_dir.name} to ONNX ({_first_line(exc)}); "
+            raise RagsweepError(f"{field}: cannot export {name} to ONNX ({_first_line(exc)}); "
                                 "use backend: torch") from None
 
 

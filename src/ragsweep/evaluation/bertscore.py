@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,12 +53,14 @@ class ScorerSettings:
     model_id: str  # a stable name for caches and the manifest
     num_layers: int
     baseline: str
+    backend: str = "torch"
 
     @property
     def pair_key(self) -> str:
         """``unpadded``: each pair scored alone (``bertscore_tokens``); scores cached before, which
-        moved with their batch, are not reused."""
-        return f"{self.model_id}|L{self.num_layers}|unpadded"
+        moved with their batch, are not reused. ONNX backends score slightly differently: keys of their own."""
+        key = f"{self.model_id}|L{self.num_layers}|unpadded"
+        return key if self.backend == "torch" else f"{key}|backend={self.backend}"
 
     @property
     def key(self) -> str:
@@ -72,7 +73,8 @@ def scorer_settings(spec: BERTScoreSpec, seed: int = 0) -> ScorerSettings:
     if spec.model == "minilm":
         from ragsweep.embeddings.factory import bundled_minilm_dir
 
-        return ScorerSettings(str(bundled_minilm_dir()), MINILM_ID, spec.num_layers or MINILM_LAYER, baseline)
+        return ScorerSettings(str(bundled_minilm_dir()), MINILM_ID, spec.num_layers or MINILM_LAYER, baseline,
+                              spec.backend)
     from bert_score.utils import model2layers
 
     layers = spec.num_layers or model2layers.get(spec.model)
@@ -82,13 +84,15 @@ def scorer_settings(spec: BERTScoreSpec, seed: int = 0) -> ScorerSettings:
         )
     from ragsweep.embeddings.factory import local_model_fingerprint
 
-    return ScorerSettings(spec.model, local_model_fingerprint(spec.model) or spec.model, layers, baseline)
+    return ScorerSettings(spec.model, local_model_fingerprint(spec.model) or spec.model, layers, baseline, spec.backend)
 
 
 class BERTScoreRunner:
     """Cache-first BERTScore with a lazily loaded encoder (``bertscore_tokens.TokenEncoder``)."""
 
-    def __init__(self, spec: BERTScoreSpec, cache_path: Path, device: str | None = None) -> None:
+    def __init__(self, spec: BERTScoreSpec, cache_path: Path, device: str | None = None,
+                 export_root: Path | None = None) -> None:
+        """``export_root``: where ONNX exports are kept (default: the pair cache's directory)."""
         self.spec = spec
         self.device = device or spec.device  # None: resolved when the scorer is built (GPU when there is one)
         settings = scorer_settings(spec)
@@ -103,22 +107,13 @@ class BERTScoreRunner:
             "CREATE TABLE IF NOT EXISTS baseline (key TEXT PRIMARY KEY, p REAL, r REAL, f REAL, source TEXT);",
         )
         self._encoder = None
+        self._export_root = Path(export_root or Path(cache_path).parent)
         self.computed = 0
 
     # ------------------------------------------------------------------ scorer
     def _get_encoder(self):
         if self._encoder is None:
-            from ragsweep.embeddings.device import resolve_device
-            from ragsweep.evaluation.bertscore_tokens import TokenEncoder
-
-            try:
-                self._encoder = TokenEncoder(self.backbone, self.num_layers, resolve_device(self.device),
-                                             self.spec.batch_size)
-            except OSError as exc:
-                raise RagsweepError(
-                    f"scoring.bertscore.model: cannot load {self.spec.model!r} ({str(exc).splitlines()[0]}); "
-                    "use 'minilm' or a local path when offline"
-                ) from None
+            self._encoder = load_encoder(self.spec, self._export_root, self.device)
         return self._encoder
 
     def _raw(self, cands: list[str], refs: list[str]) -> list[tuple[float, float, float]]:
@@ -129,12 +124,14 @@ class BERTScoreRunner:
             out[i] = scores
         return out
 
-    # ------------------------------------------------------------------ pairs
-    def score(self, pairs: list[tuple[str, str]], progress=None, chunk: int = 4096) -> list[tuple[float, float, float]]:
-        """Raw (P, R, F) for each pair; both sides must be non-empty. Cached pairs cost nothing.
+    def _run_blocks(self, blocks: list[list[tuple[str, str]]]):
+        """Score blocks of pairs here, one after another (an executor may pass its own, e.g. Ray tasks)."""
+        for i, block in enumerate(blocks):
+            yield i, self._raw([c for c, _ in block], [r for _, r in block])
 
-        A pair's score depends on that pair alone (``bertscore_tokens``), so how the pairs are
-        chunked here, or which were cached, changes no value."""
+    # ------------------------------------------------------------------ pairs
+    def lookup(self, pairs: list[tuple[str, str]]) -> tuple[dict, list]:
+        """(cached scores by pair key, the distinct uncached pairs as (key, pair), grouped by reference)."""
         keys = [(_h(c), _h(r)) for c, r in pairs]
         found: dict[tuple[bytes, bytes], tuple[float, float, float]] = {}
         unique = list(dict.fromkeys(keys))
@@ -150,30 +147,41 @@ class BERTScoreRunner:
         for k, pair in zip(keys, pairs):
             if k not in found and k not in todo:
                 todo[k] = pair
+        # grouped by reference: a block encodes each of its references once
+        return found, sorted(todo.items(), key=lambda kv: (kv[1][1], kv[1][0]))
+
+    def score(self, pairs: list[tuple[str, str]], progress=None, run_blocks=None,
+              block: int = 4096) -> list[tuple[float, float, float]]:
+        """Raw (P, R, F) for each pair; both sides must be non-empty. Cached pairs cost nothing; the
+        others are scored in blocks of ``block`` pairs by ``run_blocks`` (default: here, in turn).
+
+        A pair's score depends on that pair alone (``bertscore_tokens``), so how the pairs are cut
+        into blocks, where a block runs, or which pairs were cached, changes no value."""
+        found, todo = self.lookup(pairs)
         if progress is not None:
-            progress(len(unique) - len(todo), len(unique))
-        # grouped by reference: a chunk encodes each of its references once
-        items = sorted(todo.items(), key=lambda kv: (kv[1][1], kv[1][0]))
-        for i in range(0, len(items), chunk):
-            batch = items[i : i + chunk]
-            scores = self._raw([c for _, (c, _) in batch], [r for _, (_, r) in batch])
+            progress(len(found), len(found) + len(todo))
+        blocks = [todo[i : i + block] for i in range(0, len(todo), block)]
+        for i, scores in (run_blocks or self._run_blocks)([[pair for _, pair in b] for b in blocks]):
             with self._db:
                 self._db.executemany(
                     "INSERT OR REPLACE INTO pair VALUES (?, ?, ?, ?, ?, ?)",
-                    [(self.key, k[0], k[1], *s) for (k, _), s in zip(batch, scores)],
+                    [(self.key, k[0], k[1], *sc) for (k, _), sc in zip(blocks[i], scores)],
                 )
-            found.update({k: s for (k, _), s in zip(batch, scores)})
-            self.computed += len(batch)
+            found.update({k: sc for (k, _), sc in zip(blocks[i], scores)})
+            self.computed += len(blocks[i])
             if progress is not None:
-                progress(len(batch), None)
-        return [found[k] for k in keys]
+                progress(len(blocks[i]), None)
+        return [found[(_h(c), _h(r))] for c, r in pairs]
 
     # ------------------------------------------------------------------ baseline
     def published_baseline(self) -> Baseline | None:
         """bert-score's own baseline file for this backbone and layer, if it ships one."""
-        import bert_score
+        import importlib.util
 
-        path = Path(os.path.dirname(bert_score.__file__)) / "rescale_baseline" / "en" / f"{self.model_id}.tsv"
+        found = importlib.util.find_spec("bert_score")  # located, not imported: importing it imports PyTorch
+        if found is None or not found.submodule_search_locations:
+            return None
+        path = Path(next(iter(found.submodule_search_locations))) / "rescale_baseline" / "en" / f"{self.model_id}.tsv"
         if not path.is_file():
             return None
         import pandas as pd
@@ -185,7 +193,7 @@ class BERTScoreRunner:
         return Baseline(float(row["P"].iloc[0]), float(row["R"].iloc[0]), float(row["F"].iloc[0]),
                         "bert-score published")
 
-    def baseline(self, corpus_sentences, corpus_fingerprint: str, seed: int = 0) -> Baseline:
+    def baseline(self, corpus_sentences, corpus_fingerprint: str, seed: int = 0, run_blocks=None) -> Baseline:
         """Published baseline when available, else mean scores of random corpus sentence pairs (cached).
 
         ``corpus_sentences`` is a list or a callable returning one, called only when a corpus
@@ -205,7 +213,7 @@ class BERTScoreRunner:
         pairs = sample_unrelated_pairs(corpus_sentences, n, seed)
         if not pairs:
             return Baseline(0.0, 0.0, 0.0, "none (corpus has too few sentences)")
-        scores = self._raw([a for a, _ in pairs], [b for _, b in pairs])
+        scores = [sc for _, part in (run_blocks or self._run_blocks)([pairs]) for sc in part]
         p, r, f = (sum(s[i] for s in scores) / len(scores) for i in range(3))
         base = Baseline(p, r, f, f"corpus ({len(pairs)} random sentence pairs)")
         with self._db:
@@ -214,6 +222,40 @@ class BERTScoreRunner:
 
     def close(self) -> None:
         self._db.close()
+
+
+_ENCODERS: dict[tuple, object] = {}  # one loaded encoder per settings and process (Ray workers reuse theirs)
+
+
+def load_encoder(spec: BERTScoreSpec, export_root: Path, device: str | None = None):
+    """The ``TokenEncoder`` of ``spec`` in this process, loaded on first use."""
+    from ragsweep.embeddings.device import resolve_device, resolve_onnx_device
+    from ragsweep.evaluation.bertscore_tokens import TokenEncoder
+
+    settings = scorer_settings(spec)
+    key = (settings.pair_key, str(export_root), device or spec.device, spec.batch_size)
+    if key not in _ENCODERS:
+        try:
+            _ENCODERS[key] = TokenEncoder(settings.backbone, settings.num_layers,
+                                          (resolve_device if spec.backend == "torch" else resolve_onnx_device)(
+                                              device or spec.device),
+                                          spec.batch_size, spec.backend, export_root, settings.model_id)
+        except OSError as exc:
+            raise RagsweepError(
+                f"scoring.bertscore.model: cannot load {spec.model!r} ({str(exc).splitlines()[0]}); "
+                "use 'minilm' or a local path when offline"
+            ) from None
+    return _ENCODERS[key]
+
+
+def score_block(spec: BERTScoreSpec, export_root: Path, pairs: list[tuple[str, str]]) -> list[tuple[float, float, float]]:
+    """Raw (P, R, F) of ``pairs`` with no cache: what a Ray task computes for the driver to store."""
+    from ragsweep.evaluation.bertscore_tokens import score_pairs
+
+    out: list[tuple[float, float, float]] = [(0.0, 0.0, 0.0)] * len(pairs)
+    for i, scores in score_pairs(load_encoder(spec, export_root), pairs):
+        out[i] = scores
+    return out
 
 
 def sample_unrelated_pairs(sentences: list[str], n: int, seed: int) -> list[tuple[str, str]]:

@@ -6,20 +6,26 @@ candidate's tokens, recall over the reference's, F1 their harmonic mean. The ref
 implementation (bert-score) pads each batch of sentences to its longest and matches pairs in
 padded batches, so a pair's float32 score moves in the 7th digit with the pairs that share its
 batch. Here a sentence is batched only with sentences of the same token count (no padding), in
-batches never so small that CPU kernels round differently (``embeddings.batching``), and each pair is matched alone in float64, so a score is a function of
-its pair only, whatever else is scored with it, on whichever worker, cold or resumed.
+batches never so small that CPU kernels round differently (``embeddings.batching``), and each pair
+is matched alone (float32 similarities, as bert-score's, averaged in float64), so a score is a
+function of its pair only, whatever else is scored with it, on whichever worker, cold or resumed.
 
 Tokenisation (``sent_encode``), layer truncation (``get_model``) and the weights (every token 1,
-the CLS and SEP tokens 0, as bert-score without idf) are bert-score's own.
+the CLS and SEP tokens 0, as bert-score without idf) are bert-score's own. The encoder runs on
+PyTorch (bert-score's runtime) or, exported once, on ONNX Runtime (fp32, or int8 weights): faster on a
+CPU, agreement with PyTorch measured in BENCHMARKS.md ("BERTScore backends").
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterator
 
 import numpy as np
 
-from ragsweep.embeddings.batching import equal_key_batches, filled
+from ragsweep.embeddings.batching import equal_key_batches, filled, in_parallel
+
+MAX_BATCH_TOKENS = 8192  # rows x tokens per encoder call: bounds the attention scores' memory
 
 
 def greedy_match(cand: np.ndarray, ref: np.ndarray, cand_weight: np.ndarray, ref_weight: np.ndarray
@@ -35,47 +41,144 @@ def greedy_match(cand: np.ndarray, ref: np.ndarray, cand_weight: np.ndarray, ref
     bert-score's convention."""
     if not cand_weight.any() or not ref_weight.any():
         return 0.0, 0.0, 0.0
-    sim = np.maximum(cand @ ref.T, 0.0)
-    p = float(sim.max(axis=1) @ cand_weight / cand_weight.sum())
-    r = float(sim.max(axis=0) @ ref_weight / ref_weight.sum())
+    sim = np.maximum(cand @ ref.T, 0.0)  # this pair's shapes alone fix the kernel: no batch can change it
+    p = float(sim.max(axis=1).astype(np.float64) @ cand_weight / cand_weight.sum())
+    r = float(sim.max(axis=0).astype(np.float64) @ ref_weight / ref_weight.sum())
     f = 2 * p * r / (p + r) if p + r != 0 else 0.0
     return p, r, f
 
 
+def export_backbone(backbone: str, num_layers: int | str, target: Path | str) -> None:
+    """Export bert-score's truncated encoder (``get_model``: the first ``num_layers`` layers) to ONNX."""
+    from bert_score.utils import get_model
+    from transformers import AutoTokenizer
+
+    from ragsweep.embeddings.onnx_export import export_module
+
+    model = get_model(backbone, int(num_layers))
+    if hasattr(model, "set_attn_implementation"):
+        try:
+            model.set_attn_implementation("eager")  # the attention mask traced into the graph
+        except (ValueError, TypeError):
+            pass
+    export_module(model, AutoTokenizer.from_pretrained(backbone), Path(target), "scoring.bertscore.backend",
+                  Path(backbone).name or backbone)
+
+
+def _config(backbone: str) -> dict:
+    import json
+
+    try:
+        return json.loads((Path(backbone) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _wordpiece_dir(backbone: str) -> bool:
+    """A local BERT-family model with a ``tokenizer.json``: its ids need no ``transformers`` (bert-score's
+    ``sent_encode`` treats GPT-2 and RoBERTa tokenizers specially, so those keep bert-score's tokenizer)."""
+    return (Path(backbone) / "tokenizer.json").is_file() and _config(backbone).get("model_type") in (
+        "bert", "distilbert", "electra")
+
+
+def _depth(backbone: str) -> int | None:
+    value = _config(backbone).get("num_hidden_layers")
+    return int(value) if isinstance(value, int) else None
+
+
 class TokenEncoder:
-    """bert-score's tokenizer and truncated encoder, run without padding.
+    """bert-score's tokenizer and truncated encoder, run without padding, on PyTorch or ONNX Runtime.
 
-    ``encode`` yields (sentence, unit-norm float64 token embeddings, token weights) in batches of
-    equal token counts; it holds only one batch's embeddings at a time."""
+    ``encode`` yields (sentence, unit-norm float32 token embeddings, token weights) in batches of
+    equal token counts, at most ``MAX_BATCH_TOKENS`` tokens each (a 512-token reference batch of 64
+    would hold 0.8 GB of attention scores); it holds only one batch's embeddings at a time.
+    ``onnx``/``onnx-int8`` run the same truncated encoder, exported once into ``export_root`` by a child
+    process (``embeddings.onnx_export``); int8's dynamic quantization scales activations per batch,
+    so it encodes one sentence per call."""
 
-    def __init__(self, backbone: str, num_layers: int, device: str, batch_size: int) -> None:
-        from bert_score.utils import get_model, get_tokenizer
-
-        self.tokenizer = get_tokenizer(backbone, use_fast=False)
-        self.model = get_model(backbone, num_layers).to(device)
+    def __init__(self, backbone: str, num_layers: int, device: str, batch_size: int, backend: str = "torch",
+                 export_root: Path | None = None, model_id: str | None = None) -> None:
         self.device = device
         self.batch_size = batch_size
-        self._special = {self.tokenizer.cls_token_id, self.tokenizer.sep_token_id}
+        self.backend = backend
+        self.calls = 1
+        self._fast = None
+        if backend != "torch" and _wordpiece_dir(backbone):  # ids from tokenizer.json: PyTorch never imported
+            from ragsweep.embeddings.fast_tokenizer import FastTokenizer
+
+            self._fast = FastTokenizer(Path(backbone))
+            self._special = {self._fast.cls_id, self._fast.sep_id}
+        else:
+            from bert_score.utils import get_tokenizer
+
+            self.tokenizer = get_tokenizer(backbone, use_fast=False)
+            self._special = {self.tokenizer.cls_token_id, self.tokenizer.sep_token_id}
+        if backend == "torch":
+            from bert_score.utils import get_model
+
+            self.model = get_model(backbone, num_layers).to(device)
+            return
+        import onnxruntime as ort
+
+        from ragsweep.embeddings.device import available_cores, onnx_providers
+        from ragsweep.embeddings.onnx_export import PRECISIONS, ensure_export, export_in_child
+
+        # every layer kept: the same graph as the embedding backend's export of this model, shared with it
+        full = num_layers == _depth(backbone)
+        identity = (model_id or backbone) if full else f"bertscore|{model_id or backbone}|L{num_layers}"
+        path = ensure_export(identity, PRECISIONS[backend], export_root or Path("."),
+                             lambda target: export_in_child("ragsweep.evaluation.bertscore_tokens", "export_backbone",
+                                                            backbone, num_layers, target))
+        providers = onnx_providers(device)
+        cpu_only = all((p if isinstance(p, str) else p[0]) == "CPUExecutionProvider" for p in providers)
+        self.calls = available_cores() if cpu_only else 1  # on a CPU: one-thread calls, as many as cores
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1 if self.calls > 1 else available_cores()
+        self.session = ort.InferenceSession(str(path), options, providers=providers)
+        self._inputs = [i.name for i in self.session.get_inputs()]
 
     def token_ids(self, sentence: str) -> list[int]:
+        """bert-score's ``sent_encode``: the stripped sentence, special tokens added, truncated at the
+        tokenizer's limit."""
+        if self._fast is not None:
+            return self._fast.encode([sentence.strip()], self._fast.model_max_length)[0][0]
         from bert_score.utils import sent_encode
 
         return sent_encode(self.tokenizer, sentence)
 
-    def encode(self, sentences: list[str]) -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
-        import torch
+    def _hidden(self, rows: list[list[int]]) -> np.ndarray:
+        """Last hidden states of equal-length token rows (no padding: the mask is all ones)."""
+        if self.backend == "torch":
+            import torch
 
-        ids = [self.token_ids(s) for s in sentences]
-        for idx in equal_key_batches([len(i) for i in ids], self.batch_size):
-            rows = filled([ids[i] for i in idx], len(ids[idx[0]]))
             x = torch.tensor(rows, dtype=torch.long, device=self.device)
             with torch.no_grad():
-                hidden = self.model(x, attention_mask=torch.ones_like(x))[0]
-            emb = hidden.cpu().numpy().astype(np.float64)
-            emb /= np.linalg.norm(emb, axis=-1, keepdims=True)
-            for row, i in enumerate(idx):
-                weight = np.array([0.0 if t in self._special else 1.0 for t in ids[i]])
-                yield sentences[i], emb[row], weight
+                return self.model(x, attention_mask=torch.ones_like(x))[0].cpu().numpy()
+        x = np.asarray(rows, dtype=np.int64)
+        feed = {"input_ids": x, "attention_mask": np.ones_like(x), "token_type_ids": np.zeros_like(x)}
+        return self.session.run(None, {name: feed[name] for name in self._inputs})[0]
+
+    def encode(self, sentences: list[str]) -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
+        ids = [self.token_ids(s) for s in sentences]
+        per_text = self.backend == "onnx-int8"
+        keys = [("solo", i) for i in range(len(ids))] if per_text else [len(i) for i in ids]
+        batches = []
+        for group in equal_key_batches(keys, self.batch_size):
+            step = max(1, MAX_BATCH_TOKENS // len(ids[group[0]]))
+            batches += [group[i : i + step] for i in range(0, len(group), step)]
+
+        def hidden(idx):
+            rows = [ids[i] for i in idx]
+            emb = self._hidden(rows if per_text else filled(rows, len(rows[0]))).astype(np.float32)
+            return emb / np.linalg.norm(emb, axis=-1, keepdims=True)
+
+        for idx, emb in in_parallel(hidden, batches, self.calls):
+            yield from self._rows(sentences, ids, idx, emb)
+
+    def _rows(self, sentences, ids, idx, emb):
+        for row, i in enumerate(idx):
+            weight = np.array([0.0 if t in self._special else 1.0 for t in ids[i]])
+            yield sentences[i], emb[row], weight
 
 
 def score_pairs(encoder: TokenEncoder, pairs: list[tuple[str, str]]) -> Iterator[tuple[int, tuple[float, float, float]]]:

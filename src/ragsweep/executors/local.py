@@ -35,7 +35,7 @@ class LocalExecutor:
             if ctx.llm is not None:
                 generate.prefetch_rewrites([c for g in groups for c in g.configs], plan.pending, ctx.llm, ctx.stats)
             questions = {label: texts for label, (_, texts) in plan.query_embeddings(groups).items()}
-            query_ms: dict[str, object] = {}
+            query_ms: dict[str, dict] = {}
             for g in groups:
                 self._group(plan, ctx, g, questions, query_ms, sink, bar, gen_items)
             if gen_items:
@@ -48,15 +48,15 @@ class LocalExecutor:
 
     def _group(self, plan: SweepPlan, ctx: StageContext, g: Group, questions, query_ms: dict, sink, bar,
                gen_items: list) -> None:
-        """One splitter's units: chunk; index and queries per embedding; graph; answer."""
+        """One splitter's units in plan order: chunk, then the answer unit with what it searches (index and
+        queries per embedding, then graph)."""
         try:
             chunks = chunk.chunk(ctx, g.splitter)
         except Exception as exc:  # noqa: BLE001 - one splitter failing must not lose the others
             answer.record_failures(g.configs, plan.pending, sink, ctx.stats, bar, f"chunking failed: {short_reason(exc)}")
             return
-        found, active = answer.open_indexes(ctx, g.configs, chunks, plan.pending, sink, bar, questions, query_ms)
-        answer.answer_group(ctx, active, found, plan.pending, sink, bar, gen_items)
+        answer.answer_splitter(ctx, g.configs, chunks, plan.pending, sink, bar, gen_items, questions, query_ms)
 
-    def score(self, plan: SweepPlan, ctx: StageContext, journal, questions, scorer_key: str) -> None:
-        """The score unit: BERTScore every answer not scored with the current settings."""
-        score.score_answers(ctx, questions, plan.configs, journal, scorer_key)
+    def score(self, ctx: StageContext, questions, todo: list, journal, scorer_key: str) -> None:
+        """The score unit: BERTScore the answers ``todo`` lists (``stages.score.unscored``), in this process."""
+        score.score_answers(ctx, questions, todo, journal, scorer_key)

@@ -88,10 +88,38 @@ class RayExecutor:
                 return exc
         return LocalExecutor().answer(plan, ctx, sink, bar, groups=left, clients=clients, gen_items=gen_items)
 
-    def score(self, plan: SweepPlan, ctx, journal, questions, scorer_key: str) -> None:
-        from ragsweep.executors.local import LocalExecutor
+    def score(self, ctx, questions, todo: list, journal, scorer_key: str) -> None:
+        """The score unit as Ray tasks: blocks of uncached pairs scored on the workers (each loads the
+        BERTScore encoder once), stored by the driver as each block returns."""
+        from ragsweep.pipelines.stages import score
 
-        LocalExecutor().score(plan, ctx, journal, questions, scorer_key)
+        cpus = self.session.cluster.cpus
+        n_pairs = len(todo)
+        block = max(64, min(2048, math.ceil(n_pairs / (4 * cpus)))) if n_pairs else 2048
+        score.score_answers(ctx, questions, todo, journal, scorer_key, run_blocks=self._run_blocks(ctx), block=block)
+
+    def _run_blocks(self, ctx):
+        import ray
+
+        from ragsweep.executors import ray_tasks
+
+        remote = ray.remote(num_cpus=1, num_gpus=1 if self.session.cluster.gpus else 0, max_retries=1)(
+            ray_tasks.score_task)
+        spec_ref = ray.put(ctx.spec.scoring.bertscore)
+        root = ctx.cache.root.resolve()
+
+        def run(blocks):
+            refs = {remote.remote(spec_ref, root, b): i for i, b in enumerate(blocks)}
+            while refs:
+                try:
+                    ready, _ = ray.wait(list(refs), num_returns=1)
+                    scores = ray.get(ready[0])
+                except Exception as exc:  # noqa: BLE001 - a lost cluster or a failing block stops scoring alike
+                    raise RagsweepError(f"ray: scoring failed ({short_reason(_cause(exc))}); the answers are "
+                                        "journaled: run the same command again to score them") from None
+                yield refs.pop(ready[0]), scores
+
+        return run
 
 
 class _Dispatch:

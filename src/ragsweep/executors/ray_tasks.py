@@ -68,7 +68,7 @@ def _scratch_cache(graph_files: dict[str, str] | None = None) -> CacheDir:
 
 def _context(spec, dataset, cache_root: Path, vectors=None, graph_files=None, configs=()) -> StageContext:
     """A task's stage context: in-memory caches the driver filled, no LLM, quiet progress."""
-    models = Models(MemoryEmbeddingCache(vectors), export_root(cache_root))
+    models = Models(lambda: MemoryEmbeddingCache(vectors), export_root(cache_root))
     return StageContext(spec=spec, dataset=dataset, cache=_scratch_cache(graph_files), models=models,
                         neo4j=graph.neo4j_connection(spec, list(configs)))
 
@@ -134,12 +134,18 @@ def answer_task(spec, dataset, configs, chunks, pending, vectors, graph_files: d
         if c.embedding is not None:
             texts.setdefault(c.embedding.label(), set()).update(q.question for q in pending[c.config_hash])
     try:
-        found, active = answer.open_indexes(ctx, configs, chunks, pending, sink, bar,
-                                            {label: sorted(t) for label, t in texts.items()}, {})
-        answer.answer_group(ctx, active, found, pending, sink, bar, gen_items)
+        answer.answer_splitter(ctx, configs, chunks, pending, sink, bar, gen_items,
+                               {label: sorted(t) for label, t in texts.items()}, {})
     finally:
         if ctx.neo4j is not None:
             ctx.neo4j.close()
             ctx.neo4j = None
     ctx.stats.indexes_reused, ctx.stats.graphs = 0, {}  # counted once by the index and graph tasks
     return _result(ctx, rows=sink.rows, gen_items=gen_items)
+
+
+def score_task(bertscore_spec, cache_root: Path, pairs: list[tuple[str, str]]) -> list[tuple[float, float, float]]:
+    """The score unit on a block of pairs: raw BERTScores (the driver stores them in its pair cache)."""
+    from ragsweep.evaluation.bertscore import score_block
+
+    return score_block(bertscore_spec, export_root(cache_root), pairs)

@@ -33,7 +33,7 @@ def _answer(spec: SweepSpec, config: Configuration, dataset: Dataset, question: 
 
     clients = None
     spec = spec.model_copy(update={"top_k": [config.top_k]})  # retrieve at this configuration's k only
-    ctx = StageContext(spec=spec, dataset=dataset, cache=cache, models=Models(EmbeddingCache(cache.embeddings), cache.root))
+    ctx = StageContext(spec=spec, dataset=dataset, cache=cache, models=Models(lambda: EmbeddingCache(cache.embeddings), cache.root))
     try:
         if llms_in_use(spec, with_stage2=False):
             check_llms(spec, None)
@@ -71,4 +71,4 @@ def _answer(spec: SweepSpec, config: Configuration, dataset: Dataset, question: 
             clients.close()
         if ctx.neo4j is not None:
             ctx.neo4j.close()
-        ctx.models.cache.close()
+        ctx.models.close()

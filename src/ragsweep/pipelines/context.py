@@ -21,13 +21,24 @@ from ragsweep.pipelines.stats import SweepStats
 class Models:
     """The run's cache-first embedding models, one per model key, over one embedding cache.
 
-    ``cache`` is an ``EmbeddingCache`` (SQLite, the driver) or a ``MemoryEmbeddingCache`` (a Ray
-    task); ``export_root`` is where ONNX exports are kept."""
+    ``open_cache`` makes the cache on first need: an ``EmbeddingCache`` (SQLite, the driver) or a
+    ``MemoryEmbeddingCache`` (a Ray task); ``export_root`` is where ONNX exports are kept."""
 
-    def __init__(self, cache, export_root: Path | None = None) -> None:
-        self.cache = cache
+    def __init__(self, open_cache: Callable[[], Any], export_root: Path | None = None) -> None:
+        self._open_cache = open_cache
+        self._cache = None
         self.export_root = export_root
         self._models: dict[str, Any] = {}
+
+    @property
+    def cache(self):
+        if self._cache is None:
+            self._cache = self._open_cache()
+        return self._cache
+
+    def close(self) -> None:
+        if self._cache is not None:
+            self._cache.close()
 
     def __call__(self, emb: EmbeddingSpec):
         from ragsweep.embeddings.factory import cached_model, model_key

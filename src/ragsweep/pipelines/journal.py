@@ -100,8 +100,35 @@ class Journal:
             with self._db:
                 for sql, row in self._pending:
                     self._db.execute(sql, row)
+                self._db.execute("INSERT INTO meta VALUES ('revision', '1') ON CONFLICT(key) DO UPDATE SET "
+                                 "value = CAST(value AS INTEGER) + 1")
             self._pending.clear()
         self._last = time.monotonic()
+
+    def revision(self) -> int:
+        """How many times rows were written (answers, scores, judgements): unchanged means nothing new."""
+        self.flush()
+        value = self.meta("revision")
+        return int(value) if value is not None else 0
+
+    def unscored(self, scorer_key: str) -> set[tuple[str, str]]:
+        """(config hash, qid) of answers without error and without a score made with ``scorer_key``,
+        found by SQLite alone (no payload is parsed here)."""
+        self.flush()
+        rows = self._db.execute(
+            "SELECT a.config_hash, a.qid FROM answer a LEFT JOIN score s "
+            "ON s.config_hash = a.config_hash AND s.qid = a.qid "
+            "WHERE a.ok = 1 AND (s.payload IS NULL OR json_extract(s.payload, '$.scorer') IS NOT ?)", [scorer_key])
+        return {(h, q) for h, q in rows}
+
+    def answers_of(self, keys: set[tuple[str, str]]) -> list[tuple[str, str, str, dict]]:
+        """The answer rows of ``keys`` (config hash, qid)."""
+        self.flush()
+        out = []
+        for h, q, c, p in self._db.execute("SELECT config_hash, qid, config_id, payload FROM answer WHERE ok = 1"):
+            if (h, q) in keys:
+                out.append((h, q, c, json.loads(p)))
+        return out
 
     def answers(self, config_hashes: set[str] | None = None) -> list[tuple[str, str, str, dict]]:
         self.flush()

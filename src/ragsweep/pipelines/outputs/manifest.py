@@ -35,14 +35,22 @@ def write_started(spec, dataset, questions, configs, run_dir: Path, limit, cache
     """Before any work: ``questions.parquet`` and a manifest with status ``running``, so that a
     killed sweep's directory still says what it was and ``load_run`` can rebuild its records
     from the journal."""
-    import pandas as pd
+    import hashlib
 
-    run_dir.mkdir(parents=True, exist_ok=True)
     from ragsweep.pipelines.outputs.records import question_rows
 
-    rows = pd.DataFrame(question_rows(questions, split))
-    atomic(run_dir / "questions.parquet", lambda p: rows.to_parquet(p, index=False))
+    run_dir.mkdir(parents=True, exist_ok=True)
+    previous = read_previous(run_dir)
+    rows = question_rows(questions, split)
+    questions_key = hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()[:24]
+    if previous.get("questions_key") != questions_key or not (run_dir / "questions.parquet").is_file():
+        import pandas as pd
+
+        atomic(run_dir / "questions.parquet", lambda p: pd.DataFrame(rows).to_parquet(p, index=False))
     manifest = build_manifest(spec, dataset, questions, configs, None, limit, "running", None, run_dir)
+    manifest["questions_key"] = questions_key
+    if previous.get("outputs"):  # kept while running: the files it describes are still those of that key
+        manifest["outputs"] = previous["outputs"]
     manifest.update(run_context(spec, questions, cache_dir, scorer_key, split))
     if judge_keys is not None:
         manifest["stage2"] = {"judge_keys": judge_keys, "selected": [], "skipped": "running"}
@@ -98,17 +106,23 @@ def usage_summary(spending: list[dict]) -> dict:
     return {**total, "by_stage": by_stage, "by_judge": by_judge, "by_configuration": by_config}
 
 
+def read_previous(run_dir: Path) -> dict:
+    """The manifest an earlier invocation wrote, or {} (none, or unreadable)."""
+    old = run_dir / "manifest.json"
+    if old.is_file():
+        try:
+            return json.loads(old.read_text(encoding="utf-8"))
+        except ValueError:
+            return {}
+    return {}
+
+
 def build_manifest(spec, dataset, questions, configs, stats, limit, status: str, n_records: int | None, run_dir) -> dict:
     """The manifest; ``stats`` None (at start-up) adds no invocation."""
     from ragsweep import __version__
 
-    previous = []
-    old = run_dir / "manifest.json"
-    if old.is_file():
-        try:
-            previous = json.loads(old.read_text(encoding="utf-8")).get("invocations", [])
-        except ValueError:
-            previous = []
+    old = read_previous(run_dir)
+    previous = old.get("invocations", [])
     invocation = None if stats is None else {
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "argv": [os.path.basename(sys.argv[0])] + sys.argv[1:],
@@ -148,7 +162,8 @@ def build_manifest(spec, dataset, questions, configs, stats, limit, status: str,
         "llm": llm_info(spec),
         "usage": usage_summary(stats.llm.get("spending", [])) if stats is not None and stats.llm else None,
         "bertscore": {"backbone": MINILM_ID if bs.model == "minilm" else bs.model, "num_layers": bs.num_layers or
-                      (6 if bs.model == "minilm" else None), "baseline": bs.baseline},
+                      (6 if bs.model == "minilm" else None), "baseline": bs.baseline,
+                      "backend": bs.backend},
         "configurations": [{"config_id": c.config_id, "config_hash": c.config_hash, **c.resolved(),
                             "labels": c.labels()} for c in configs],
         "versions": package_versions(),

@@ -5,15 +5,67 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragsweep.pipelines.outputs.columns import JUDGE_METRICS, TABLE_METRICS
-from ragsweep.pipelines.outputs.manifest import atomic, build_manifest, run_context, write_manifest
+from ragsweep.pipelines.outputs.manifest import atomic, build_manifest, read_previous, run_context, write_manifest
 from ragsweep.pipelines.outputs.records import build_records, question_rows
 from ragsweep.pipelines.outputs.summary import build_comparisons, build_summary
 from ragsweep.pipelines.outputs.table import print_summary, usage_line
 
 
+OUTPUT_FILES = ("records.parquet", "summary.csv", "comparisons.csv")
+
+
+def outputs_key(spec, questions, configs, journal, scorer_key, split, stage2, stopped) -> str:
+    """What the outputs are a function of: the journal's revision, the configurations, the questions and
+    their split, the scoring settings, stage 2's selection; equal keys mean equal files."""
+    import hashlib
+    import json
+
+    from ragsweep import __version__
+    from ragsweep.pipelines.outputs.manifest import FORMAT_VERSION
+
+    ident = [FORMAT_VERSION, __version__, journal.revision(), [c.labels() for c in configs],
+             [(q.qid, (split or {}).get(q.qid)) for q in questions], scorer_key, spec.scoring.model_dump(mode="json"),
+             spec.seed, spec.stage2.model_dump(mode="json") if spec.stage2 else None, stage2, stopped]
+    return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:24]
+
+
+def _unchanged(run_dir: Path, key: str) -> dict | None:
+    """The previous invocation's outputs record when its key is ``key`` and its files are all there."""
+    previous = read_previous(run_dir).get("outputs") or {}
+    if previous.get("key") == key and all((run_dir / f).is_file() for f in OUTPUT_FILES):
+        return previous
+    return None
+
+
 def write_outputs(spec, dataset, questions, configs, journal, run_dir: Path, stats, limit, console,
                   cache_dir: Path | None = None, scorer_key: str | None = None, split: dict | None = None,
                   stage2: dict | None = None) -> dict:
+    """Records, summary and comparisons from the journal, and the manifest. When nothing they depend on
+    changed since the last invocation (``outputs_key``), the files are kept as they are: a no-op re-run
+    does not bootstrap again."""
+    key = outputs_key(spec, questions, configs, journal, scorer_key, split, stage2, stats.stopped)
+    kept = _unchanged(run_dir, key)
+    if kept is not None:
+        status, n_records, summary = kept["status"], kept["records"], None
+    else:
+        status, n_records, summary = _rebuild(spec, questions, configs, journal, run_dir, stats, scorer_key, split,
+                                              stage2)
+    manifest = build_manifest(spec, dataset, questions, configs, stats, limit, status, n_records, run_dir)
+    manifest.update(run_context(spec, questions, cache_dir, scorer_key, split))
+    manifest["stage2"] = stage2
+    manifest["outputs"] = {"key": key, "status": status, "records": n_records, "reused": kept is not None}
+    manifest["questions_key"] = read_previous(run_dir).get("questions_key")
+    write_manifest(run_dir, manifest)
+    if console is not None:
+        if summary is None:
+            import pandas as pd
+
+            summary = pd.read_csv(run_dir / "summary.csv")
+        _print(spec, configs, summary, stage2, manifest, console)
+    return manifest
+
+
+def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key, split, stage2):
     keys = stage2.get("judge_keys") if stage2 else None
     labels = [c.labels() for c in configs]
     records = build_records(question_rows(questions, split), labels, journal, scorer_key, keys)
@@ -34,24 +86,22 @@ def write_outputs(spec, dataset, questions, configs, journal, run_dir: Path, sta
     status = "complete" if complete else "incomplete"
     if stats.stopped:
         status = "stopped_budget" if stats.stopped == "budget" else "incomplete"
-    manifest = build_manifest(spec, dataset, questions, configs, stats, limit, status, len(records), run_dir)
-    manifest.update(run_context(spec, questions, cache_dir, scorer_key, split))
-    manifest["stage2"] = stage2
-    write_manifest(run_dir, manifest)
-    if console is not None:
-        test = summary[summary["split"] == "test"] if not summary.empty else summary
-        metrics = TABLE_METRICS
-        if stage2 and stage2.get("selected") and not test.empty:
-            test = test[test["config_id"].isin(stage2["selected"])]
-            metrics = [m for m in JUDGE_METRICS if m in test.columns] + TABLE_METRICS[:2]
-        print_summary(test, console, title=f"{spec.name}: test questions ({len(test)} configurations shown of "
-                      f"{len(configs)})", metrics=metrics)
-        if stage2 and stage2.get("selected"):
-            console.print(f"stage 2 judged: {', '.join(stage2['selected'])} ({stage2['rule']})")
-        usage = manifest.get("usage")
-        if usage and usage.get("calls"):
-            console.print(usage_line(usage))
-    return manifest
+    return status, len(records), summary
+
+
+def _print(spec, configs, summary, stage2, manifest, console) -> None:
+    test = summary[summary["split"] == "test"] if not summary.empty else summary
+    metrics = TABLE_METRICS
+    if stage2 and stage2.get("selected") and not test.empty:
+        test = test[test["config_id"].isin(stage2["selected"])]
+        metrics = [m for m in JUDGE_METRICS if m in test.columns] + TABLE_METRICS[:2]
+    print_summary(test, console, title=f"{spec.name}: test questions ({len(test)} configurations shown of "
+                  f"{len(configs)})", metrics=metrics)
+    if stage2 and stage2.get("selected"):
+        console.print(f"stage 2 judged: {', '.join(stage2['selected'])} ({stage2['rule']})")
+    usage = manifest.get("usage")
+    if usage and usage.get("calls"):
+        console.print(usage_line(usage))
 
 
 def stage2_complete(records, stage2, spec) -> bool:

@@ -11,14 +11,15 @@ def unscored(journal, questions, configs, scorer_key: str) -> list[tuple[str, st
     current settings (a score made with another backbone, layer or baseline is redone)."""
     hashes = {c.config_hash for c in configs}
     qids = {q.qid for q in questions}
-    scored = {k for k, v in journal.scores().items() if v.get("scorer") == scorer_key}
-    return [(h, qid, p) for h, qid, _, p in journal.answers(hashes)
-            if qid in qids and not p.get("error") and (h, qid) not in scored]
+    keys = {(h, qid) for h, qid in journal.unscored(scorer_key) if h in hashes and qid in qids}
+    return [(h, qid, p) for h, qid, _, p in journal.answers_of(keys)] if keys else []
 
 
-def score_answers(ctx: StageContext, questions, configs, journal, scorer_key: str) -> None:
-    """BERTScore what ``unscored`` lists and journal the scores; identical pairs are scored once."""
-    todo = unscored(journal, questions, configs, scorer_key)
+def score_answers(ctx: StageContext, questions, todo: list[tuple[str, str, dict]], journal, scorer_key: str,
+                  run_blocks=None, block: int = 4096) -> None:
+    """BERTScore the answers ``unscored`` listed (``todo``) and journal the scores; identical pairs are
+    scored once. The uncached pairs are scored in blocks of ``block`` pairs by ``run_blocks`` (blocks ->
+    (index, scores) as each finishes; default: in this process), the executor's choice."""
     if not todo:
         return
     from ragsweep.evaluation.bertscore import BERTScoreRunner, score_fields
@@ -37,12 +38,13 @@ def score_answers(ctx: StageContext, questions, configs, journal, scorer_key: st
                 index.append(None)
         n_unique = len(set(pairs))
         bar = ctx.bars.add("scoring (BERTScore)", n_unique)
-        raw = runner.score(pairs, progress=lambda n, _total: ctx.bars.advance(bar, n))
+        raw = runner.score(pairs, progress=lambda n, _total: ctx.bars.advance(bar, n), run_blocks=run_blocks,
+                           block=block)
         ctx.stats.bertscore_pairs_computed += runner.computed
         ctx.stats.bertscore_pairs_total += n_unique
         dataset = ctx.dataset
         base = runner.baseline(lambda: [s for d in dataset.documents for s in sentences(d.text)],
-                               dataset.corpus_fingerprint(), seed=ctx.spec.seed)
+                               dataset.corpus_fingerprint(), seed=ctx.spec.seed, run_blocks=run_blocks)
         for (h, qid, p), i in zip(todo, index):
             ref = qs[qid].reference_answer or ""
             if i is not None:

@@ -1,0 +1,99 @@
+"""Benchmark: stage 1 of a sweep against its targets, measured side by side in one session.
+
+For LegalBench-RAG privacy_qa (3 splitters x {bm25, vector, fusion} x top_k {3, 5, 10} = 27
+configurations x 194 questions) and contractnli (top_k {5, 10}: 18 configurations x 977 questions):
+  - ``ragsweep run`` cold (empty cache and run directory), per backend (``torch``: PyTorch for the
+    embeddings and the BERTScore encoder, the default; ``onnx-int8``: ONNX Runtime with int8 weights
+    for both), as whole processes: wall time and peak resident memory of the process tree;
+  - a no-op re-run of each cold run (the same command again), ``--noop`` times;
+  - privacy_qa only: the naive LlamaIndex loop (``naive_bench.py``: every configuration rebuilt,
+    embedded and BERTScored on its own), once.
+Prints a table of the four targets: cold >= 10x faster than the naive loop, no-op re-run < 2 % of
+cold, peak RSS <= 1.5 GB, contractnli cold <= 150 s.
+
+Usage: python bench/stage1_bench.py [--data ../shared/datasets/legalbench-rag] [--repeat 1] [--noop 3]
+       [--backends torch,onnx-int8] [--skip-naive] [--skip-contractnli] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from legalbench_spec import sweep_spec
+from measure import measured
+
+ROOT = Path(__file__).resolve().parents[1]
+SUBSETS = {"privacy_qa": [3, 5, 10], "contractnli": [5, 10]}
+
+
+def _env() -> dict:
+    return {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+
+
+def _sweep(data: str, subset: str, backend: str, repeat: int, noop: int, work: Path) -> dict:
+    spec = work / f"{subset}-{backend}.yaml"
+    spec.write_text(sweep_spec(data, subset, SUBSETS[subset], work / "runs" / backend, backend), encoding="utf-8")
+    cold, peaks, reruns, stages = [], [], [], None
+    for i in range(repeat):
+        cache = work / f"cache-{subset}-{backend}-{i}"
+        cmd = [sys.executable, "-m", "ragsweep.cli", "run", str(spec), "--no-progress", "--cache", str(cache)]
+        wall, peak = measured(cmd + ["--fresh"], _env())
+        cold.append(wall)
+        peaks.append(peak)
+        manifest = json.loads((work / "runs" / backend / f"bench-{subset}" / "manifest.json").read_text())
+        stages = stages or manifest["invocations"][-1]["timings_s"]
+        for _ in range(noop):
+            reruns.append(measured(cmd, _env())[0])
+        shutil.rmtree(cache, ignore_errors=True)
+    return {"cold_s": statistics.median(cold), "cold_runs": cold, "peak_rss_mb": max(peaks) / 2**20,
+            "noop_s": statistics.median(reruns) if reruns else None, "noop_runs": reruns, "stages_s": stages,
+            "records": manifest["records"]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default=str(ROOT.parent / "shared" / "datasets" / "legalbench-rag"))
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--noop", type=int, default=3)
+    ap.add_argument("--backends", default="torch,onnx-int8")
+    ap.add_argument("--skip-naive", action="store_true")
+    ap.add_argument("--skip-contractnli", action="store_true")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="ragsweep-stage1-"))
+    out: dict = {"sweeps": {}}
+    try:
+        if not args.skip_naive:
+            naive = work / "naive.json"
+            wall, peak = measured([sys.executable, str(ROOT / "bench" / "naive_bench.py"), "--data", args.data,
+                                   "--json", str(naive)], _env())
+            out["naive"] = {"wall_s": wall, "peak_rss_mb": peak / 2**20, **json.loads(naive.read_text())}
+            print(f"naive LlamaIndex loop, privacy_qa: {wall:.1f} s, peak {peak / 2**20:.0f} MB", flush=True)
+        subsets = ["privacy_qa"] + ([] if args.skip_contractnli else ["contractnli"])
+        for subset in subsets:
+            for backend in args.backends.split(","):
+                r = _sweep(args.data, subset, backend, args.repeat, args.noop, work)
+                out["sweeps"][f"{subset}/{backend}"] = r
+                noop = f"{r['noop_s']:.2f} s ({r['noop_s'] / r['cold_s']:.1%})" if r["noop_s"] else "-"
+                print(f"{subset:12s} {backend:10s} cold {r['cold_s']:7.1f} s (runs {', '.join(f'{x:.1f}' for x in r['cold_runs'])}) "
+                      f"peak {r['peak_rss_mb']:6.0f} MB  no-op {noop}  stages {json.dumps(r['stages_s'])}",
+                      flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if "naive" in out:
+        for backend in args.backends.split(","):
+            r = out["sweeps"][f"privacy_qa/{backend}"]
+            print(f"privacy_qa {backend}: naive / cold = {out['naive']['wall_s'] / r['cold_s']:.1f}x")
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
