@@ -18,6 +18,7 @@ CPU, agreement with PyTorch measured in BENCHMARKS.md ("BERTScore backends").
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Iterator
 
@@ -26,6 +27,21 @@ import numpy as np
 from ragsweep.embeddings.batching import equal_key_batches, filled, in_parallel
 
 MAX_BATCH_TOKENS = 8192  # rows x tokens per encoder call: bounds the attention scores' memory
+
+
+@functools.cache
+def _blas_controller():
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def _one_blas_thread():
+    """numpy's BLAS limited to one thread for a while. A multi-threaded float32 product (OpenBLAS
+    sgemm) takes other edge kernels for each thread's share of the matrix, so a similarity moved in
+    its last bit with ``OMP_NUM_THREADS`` (one on a Ray worker, every core locally); one thread
+    costs little at these sizes (measured: 0.13 against 0.10 ms for 60 x 300 tokens on two threads)."""
+    return _blas_controller().limit(limits=1, user_api="blas")
 
 
 def greedy_match(cand: np.ndarray, ref: np.ndarray, cand_weight: np.ndarray, ref_weight: np.ndarray
@@ -41,9 +57,10 @@ def greedy_match(cand: np.ndarray, ref: np.ndarray, cand_weight: np.ndarray, ref
     bert-score's convention."""
     if not cand_weight.any() or not ref_weight.any():
         return 0.0, 0.0, 0.0
-    sim = np.maximum(cand @ ref.T, 0.0)  # this pair's shapes alone fix the kernel: no batch can change it
-    p = float(sim.max(axis=1).astype(np.float64) @ cand_weight / cand_weight.sum())
-    r = float(sim.max(axis=0).astype(np.float64) @ ref_weight / ref_weight.sum())
+    with _one_blas_thread():  # this pair's shapes alone fix the kernel: no batch or thread count can change it
+        sim = np.maximum(cand @ ref.T, 0.0)
+        p = float(sim.max(axis=1).astype(np.float64) @ cand_weight / cand_weight.sum())
+        r = float(sim.max(axis=0).astype(np.float64) @ ref_weight / ref_weight.sum())
     f = 2 * p * r / (p + r) if p + r != 0 else 0.0
     return p, r, f
 
