@@ -86,6 +86,9 @@ def test_equal_key_batches_depend_on_keys_only():
     assert equal_key_batches(keys, 2) == [[3], [0, 2], [5], [1, 4]]  # longest first, cut at 2
     assert sorted(i for b in equal_key_batches(keys, 1) for i in b) == list(range(6))
     assert all(len({keys[i] for i in b}) == 1 for b in equal_key_batches(keys, 10))
+    # a token budget cuts long texts' batches further (one text at least), short ones not
+    assert equal_key_batches([300, 300, 300, 4, 4], 64, max_tokens=700) == [[0, 1], [2], [3, 4]]
+    assert equal_key_batches([900, 900], 64, max_tokens=700) == [[0], [1]]
 
 
 @pytest.fixture(scope="module")

@@ -288,3 +288,25 @@ def test_sweep_with_the_onnx_backend_retrieves_like_torch(tmp_path):
     assert {c["config_id"]: c["embedding"]["backend"] for c in manifest["configurations"]} == {
         "sentence256-minilm-vector-k5": "torch", "sentence256-minilm-onnx-vector-k5": "onnx"}
     assert manifest["versions"]["onnxruntime"] != "not installed"
+
+
+def test_the_fast_tokenizer_is_safe_from_many_threads_at_once():
+    """ONNX embedding calls tokenize in their own threads, with and without truncation: each call gets
+    its own length's ids (a tokenizer reconfigured while another thread encodes fails or mixes them)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ragsweep.embeddings.factory import bundled_minilm_dir
+    from ragsweep.embeddings.fast_tokenizer import FastTokenizer
+
+    tok = FastTokenizer(bundled_minilm_dir())
+    texts = [f"clause {i} " + "the tenant shall pay rent " * 300 for i in range(16)]
+    expected = {n: tok.encode(texts, n) for n in (None, 16, 128)}
+
+    def call(i: int):
+        n = (None, 16, 128)[i % 3]
+        return n, tok.encode(texts, n)
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(call, range(240)))
+    assert all(got == expected[n] for n, got in results)
+    assert {len(ids) for ids, _ in expected[16]} == {16} and len(expected[None][0][0]) > 1000

@@ -175,13 +175,17 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
 
 def _driver_context(spec, dataset, cache: CacheDir, stats, bars, clients, configs):
     """The stage context of this process: the SQLite embedding cache, the run's LLM and Neo4j connection."""
-    from ragsweep.embeddings.cache import EmbeddingCache
     from ragsweep.pipelines.context import Models, StageContext
     from ragsweep.pipelines.stages.graph import neo4j_connection
 
+    def embedding_cache():  # imported (with numpy) only when a vector is needed
+        from ragsweep.embeddings.cache import EmbeddingCache
+
+        return EmbeddingCache(cache.embeddings)
+
     llm = clients.get(spec.llm) if clients is not None and spec.llm is not None else None
     return StageContext(spec=spec, dataset=dataset, cache=cache,
-                        models=Models(lambda: EmbeddingCache(cache.embeddings), cache.root),
+                        models=Models(embedding_cache, cache.root),
                         stats=stats, bars=bars, llm=llm, neo4j=neo4j_connection(spec, configs))
 
 

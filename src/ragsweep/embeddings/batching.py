@@ -24,6 +24,9 @@ from collections.abc import Iterator
 from typing import Any
 
 MIN_TOKENS = 32  # rows x tokens of a batch, at least: below it CPU kernels round differently
+# rows x tokens of a batch, at most: bounds the attention scores' memory (64 rows of 512 tokens would
+# hold 0.8 GB per layer), also faster on a CPU (BENCHMARKS.md, "Stage 1 at the floor")
+MAX_TOKENS = 512
 
 
 def _sentence_transformer(model: Any):
@@ -66,15 +69,21 @@ def batch_keys(model: Any, texts: list[str], role: str) -> list[object]:
     return [("solo", i) for i in range(len(texts))]
 
 
-def equal_key_batches(keys: list[object], size: int) -> list[list[int]]:
+def equal_key_batches(keys: list[object], size: int, max_tokens: int | None = MAX_TOKENS) -> list[list[int]]:
     """Indices into ``keys`` grouped by key (longest first where keys are token counts), cut into
-    batches of at most ``size``; the grouping depends only on the keys, never on arrival order."""
+    batches of at most ``size`` texts and (token-count keys) ``max_tokens`` tokens, one text at
+    least; the grouping depends only on the keys, never on arrival order."""
     groups: dict[object, list[int]] = defaultdict(list)
     for i, key in enumerate(keys):
         groups[key].append(i)
-    step = max(1, size)
     order = sorted(groups, key=lambda k: -k if isinstance(k, int) else 0)
-    return [groups[k][i : i + step] for k in order for i in range(0, len(groups[k]), step)]
+    out = []
+    for k in order:
+        step = max(1, size)
+        if max_tokens and isinstance(k, int) and k > 0:
+            step = max(1, min(step, max_tokens // k))
+        out += [groups[k][i : i + step] for i in range(0, len(groups[k]), step)]
+    return out
 
 
 def in_parallel(fn, batches: list, workers: int) -> Iterator[tuple[object, object]]:
@@ -88,12 +97,12 @@ def in_parallel(fn, batches: list, workers: int) -> Iterator[tuple[object, objec
         for batch in batches:
             yield batch, fn(batch)
         return
+    from collections import deque
     from concurrent.futures import ThreadPoolExecutor
 
-    from collections import deque
-
     ahead = 4 * workers  # calls in flight while the caller consumes finished ones
-    with ThreadPoolExecutor(workers) as pool:
+    pool = ThreadPoolExecutor(workers)
+    try:
         flight: deque = deque()
         for batch in batches:
             flight.append((batch, pool.submit(fn, batch)))
@@ -103,6 +112,8 @@ def in_parallel(fn, batches: list, workers: int) -> Iterator[tuple[object, objec
         while flight:
             done, future = flight.popleft()
             yield done, future.result()
+    finally:  # a failed call (or a consumer that stops) cancels the calls not yet started
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def filled(texts: list[str], key: object) -> list[str]:

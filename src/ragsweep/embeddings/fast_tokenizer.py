@@ -13,14 +13,24 @@ from pathlib import Path
 
 
 class FastTokenizer:
-    """Token ids (special tokens added, truncated at ``max_length``, never padded) of one model."""
+    """Token ids (special tokens added, truncated at ``max_length``, never padded) of one model.
+
+    Safe to call from several threads at once (the ONNX backends tokenize in their calls' threads):
+    a ``tokenizers.Tokenizer`` is never reconfigured after it is made, since changing its truncation
+    while another thread encodes with it fails (``Already borrowed``) or encodes with the other
+    setting; each truncation length gets its own instance."""
 
     def __init__(self, model_dir: Path) -> None:
+        import threading
+
         from tokenizers import Tokenizer
 
-        self._tok = Tokenizer.from_file(str(Path(model_dir) / "tokenizer.json"))
+        self._json = (Path(model_dir) / "tokenizer.json").read_text(encoding="utf-8")
+        self._tok = Tokenizer.from_str(self._json)
         self._tok.no_padding()
         self._tok.no_truncation()
+        self._by_length: dict[int | None, object] = {None: self._tok}
+        self._lock = threading.Lock()
         config = _read(Path(model_dir) / "tokenizer_config.json")
         limit = config.get("model_max_length")
         self.model_max_length = int(limit) if isinstance(limit, (int, float)) and limit < 1e9 else None
@@ -38,11 +48,21 @@ class FastTokenizer:
 
     def encode(self, texts: list[str], max_length: int | None = None) -> list[tuple[list[int], list[int]]]:
         """(ids, type ids) per text."""
-        if max_length:
-            self._tok.enable_truncation(max_length)
-        else:
-            self._tok.no_truncation()
-        return [(e.ids, e.type_ids) for e in self._tok.encode_batch(list(texts))]
+        return [(e.ids, e.type_ids) for e in self._for_length(max_length or None).encode_batch(list(texts))]
+
+    def _for_length(self, max_length: int | None):
+        tok = self._by_length.get(max_length)
+        if tok is None:
+            from tokenizers import Tokenizer
+
+            with self._lock:
+                tok = self._by_length.get(max_length)
+                if tok is None:
+                    tok = Tokenizer.from_str(self._json)
+                    tok.no_padding()
+                    tok.enable_truncation(max_length)
+                    self._by_length[max_length] = tok
+        return tok
 
 
 def _read(path: Path) -> dict:

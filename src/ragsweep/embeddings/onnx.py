@@ -12,6 +12,7 @@ that backend's (tests/test_onnx_embeddings.py checks cosine >= 0.9999 for fp32).
 from __future__ import annotations
 
 import importlib.util
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ class OnnxEmbedding(BaseEmbedding):
     _tokenizer: Any = PrivateAttr()
     _layout: SentenceLayout = PrivateAttr()
     _inputs: list[str] = PrivateAttr()
+    _tokenizer_lock: Any = PrivateAttr()
 
     def __init__(self, onnx_file: Path, layout: SentenceLayout, providers: list, threads: int, **kw: Any) -> None:
         import onnxruntime as ort
@@ -60,6 +62,7 @@ class OnnxEmbedding(BaseEmbedding):
         options.intra_op_num_threads = 1 if calls > 1 else threads
         self._session = ort.InferenceSession(str(onnx_file), options, providers=providers)
         self._tokenizer = tokenizer
+        self._tokenizer_lock = threading.Lock()
         self._layout = layout
         self._inputs = [i.name for i in self._session.get_inputs()]
 
@@ -69,7 +72,8 @@ class OnnxEmbedding(BaseEmbedding):
 
         if isinstance(self._tokenizer, FastTokenizer):
             return self._tokenizer.encode(texts, max_length)
-        enc = self._tokenizer(list(texts), truncation=max_length is not None, max_length=max_length)
+        with self._tokenizer_lock:  # transformers sets the backend's truncation on every call: one at a time
+            enc = self._tokenizer(list(texts), truncation=max_length is not None, max_length=max_length)
         types = enc.get("token_type_ids") or [[0] * len(ids) for ids in enc["input_ids"]]
         return list(zip(enc["input_ids"], types))
 

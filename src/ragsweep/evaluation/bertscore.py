@@ -57,9 +57,10 @@ class ScorerSettings:
 
     @property
     def pair_key(self) -> str:
-        """``unpadded``: each pair scored alone (``bertscore_tokens``); scores cached before, which
-        moved with their batch, are not reused. ONNX backends score slightly differently: keys of their own."""
-        key = f"{self.model_id}|L{self.num_layers}|unpadded"
+        """``unpadded-1t``: each pair scored alone, its similarities on one BLAS thread
+        (``bertscore_tokens``); scores cached before, which moved with their batch or thread count, are
+        not reused. ONNX backends score slightly differently: keys of their own."""
+        key = f"{self.model_id}|L{self.num_layers}|unpadded-1t"
         return key if self.backend == "torch" else f"{key}|backend={self.backend}"
 
     @property

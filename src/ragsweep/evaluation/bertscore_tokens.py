@@ -26,7 +26,6 @@ import numpy as np
 
 from ragsweep.embeddings.batching import equal_key_batches, filled, in_parallel
 
-MAX_BATCH_TOKENS = 8192  # rows x tokens per encoder call: bounds the attention scores' memory
 
 
 @functools.cache
@@ -107,8 +106,8 @@ class TokenEncoder:
     """bert-score's tokenizer and truncated encoder, run without padding, on PyTorch or ONNX Runtime.
 
     ``encode`` yields (sentence, unit-norm float32 token embeddings, token weights) in batches of
-    equal token counts, at most ``MAX_BATCH_TOKENS`` tokens each (a 512-token reference batch of 64
-    would hold 0.8 GB of attention scores); it holds only one batch's embeddings at a time.
+    equal token counts, at most ``batching.MAX_TOKENS`` tokens each (a 512-token reference batch of
+    64 would hold 0.8 GB of attention scores); it holds only one batch's embeddings at a time.
     ``onnx``/``onnx-int8`` run the same truncated encoder, exported once into ``export_root`` by a child
     process (``embeddings.onnx_export``); int8's dynamic quantization scales activations per batch,
     so it encodes one sentence per call."""
@@ -179,10 +178,7 @@ class TokenEncoder:
         ids = [self.token_ids(s) for s in sentences]
         per_text = self.backend == "onnx-int8"
         keys = [("solo", i) for i in range(len(ids))] if per_text else [len(i) for i in ids]
-        batches = []
-        for group in equal_key_batches(keys, self.batch_size):
-            step = max(1, MAX_BATCH_TOKENS // len(ids[group[0]]))
-            batches += [group[i : i + step] for i in range(0, len(group), step)]
+        batches = equal_key_batches(keys, self.batch_size)
 
         def hidden(idx):
             rows = [ids[i] for i in idx]

@@ -128,19 +128,24 @@ def check_shared_state(spec, uses_vectors: bool, uses_neo4j: bool, cluster: Clus
                             "server's address on the network")
 
 
-def with_absolute_models(config):
-    """``config`` with its embeddings' local model paths made absolute: workers do not share the driver's
-    working directory (the model's cache key, a fingerprint of its files, does not change)."""
-    from dataclasses import replace
+def with_absolute_model(entry):
+    """A model spec (an embedding entry, ``scoring.bertscore``) with a local model path made absolute:
+    workers do not share the driver's working directory (the model's cache key, a fingerprint of its
+    files, does not change). Hub ids and ``minilm`` are returned as they are."""
     from pathlib import Path
 
-    def absolute(emb):
-        model = getattr(emb, "model", "minilm")
-        if emb is None or model == "minilm" or not Path(model).exists():
-            return emb
-        return emb.model_copy(update={"model": str(Path(model).resolve())})
+    model = getattr(entry, "model", "minilm")
+    if entry is None or model == "minilm" or not Path(model).exists():
+        return entry
+    return entry.model_copy(update={"model": str(Path(model).resolve())})
 
-    return replace(config, embedding=absolute(config.embedding), chunk_embedding=absolute(config.chunk_embedding))
+
+def with_absolute_models(config):
+    """``config`` with its embeddings' local model paths made absolute (``with_absolute_model``)."""
+    from dataclasses import replace
+
+    return replace(config, embedding=with_absolute_model(config.embedding),
+                   chunk_embedding=with_absolute_model(config.chunk_embedding))
 
 
 class RaySession(NamedTuple):

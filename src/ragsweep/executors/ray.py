@@ -59,6 +59,7 @@ class RayExecutor:
 
     def __init__(self, session) -> None:
         self.session = session
+        self.lost = False  # the cluster stopped answering: what is left runs here
 
     def describe(self) -> dict:
         return self.session.cluster.describe()
@@ -85,14 +86,20 @@ class RayExecutor:
                 _Dispatch(plan, ctx, work, sink, bar, gen_items, self.session.cluster).run()
             except ClusterLost as exc:
                 sink.flush()
+                self.lost = True
                 return exc
         return LocalExecutor().answer(plan, ctx, sink, bar, groups=left, clients=clients, gen_items=gen_items)
 
     def score(self, ctx, questions, todo: list, journal, scorer_key: str) -> None:
         """The score unit as Ray tasks: blocks of uncached pairs scored on the workers (each loads the
-        BERTScore encoder once), stored by the driver as each block returns."""
+        BERTScore encoder once), stored by the driver as each block returns. After a lost cluster the
+        journaled answers are scored here instead."""
         from ragsweep.pipelines.stages import score
 
+        if self.lost:
+            from ragsweep.executors.local import LocalExecutor
+
+            return LocalExecutor().score(ctx, questions, todo, journal, scorer_key)
         cpus = self.session.cluster.cpus
         n_pairs = len(todo)
         block = max(64, min(2048, math.ceil(n_pairs / (4 * cpus)))) if n_pairs else 2048
@@ -102,21 +109,29 @@ class RayExecutor:
         import ray
 
         from ragsweep.executors import ray_tasks
+        from ragsweep.executors.cluster import with_absolute_model
 
         remote = ray.remote(num_cpus=1, num_gpus=1 if self.session.cluster.gpus else 0, max_retries=1)(
             ray_tasks.score_task)
-        spec_ref = ray.put(ctx.spec.scoring.bertscore)
+        bertscore = with_absolute_model(ctx.spec.scoring.bertscore)
         root = ctx.cache.root.resolve()
 
+        def failed(exc: BaseException) -> RagsweepError:
+            return RagsweepError(f"ray: scoring failed ({short_reason(_cause(exc))}); the answers are journaled: "
+                                 "run the same command again to score them")
+
         def run(blocks):
-            refs = {remote.remote(spec_ref, root, b): i for i, b in enumerate(blocks)}
+            try:
+                spec_ref = ray.put(bertscore)
+                refs = {remote.remote(spec_ref, root, b): i for i, b in enumerate(blocks)}
+            except Exception as exc:  # noqa: BLE001 - a cluster lost before the blocks went out
+                raise failed(exc) from None
             while refs:
                 try:
                     ready, _ = ray.wait(list(refs), num_returns=1)
                     scores = ray.get(ready[0])
                 except Exception as exc:  # noqa: BLE001 - a lost cluster or a failing block stops scoring alike
-                    raise RagsweepError(f"ray: scoring failed ({short_reason(_cause(exc))}); the answers are "
-                                        "journaled: run the same command again to score them") from None
+                    raise failed(exc) from None
                 yield refs.pop(ready[0]), scores
 
         return run

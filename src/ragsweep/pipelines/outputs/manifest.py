@@ -79,6 +79,13 @@ def write_manifest(run_dir: Path, manifest: dict) -> None:
                                          encoding="utf-8"))
 
 
+def forget_outputs(run_dir: Path) -> None:
+    """Drop the outputs key from the manifest on disk before the files it describes are rewritten."""
+    previous = read_previous(run_dir)
+    if previous.pop("outputs", None) is not None:
+        write_manifest(run_dir, previous)
+
+
 def usage_summary(spending: list[dict]) -> dict:
     """Calls, tokens and dollars this run paid for, in total and by stage, judge and configuration."""
     def add(bucket: dict, row: dict) -> None:

@@ -5,6 +5,22 @@ from __future__ import annotations
 from ragsweep.pipelines.outputs.columns import JUDGE_METRICS, TABLE_METRICS
 
 
+def read_summary(path) -> list[dict]:
+    """The rows of a ``summary.csv`` with the columns the table shows as numbers (blank: NaN); read
+    with the csv module, since a no-op re-run would otherwise import pandas just to print them."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    numeric = ("n_questions", "n_errors", "retrieval_ms_median")
+    for row in rows:
+        for col, value in row.items():
+            metric = col.removesuffix("_lo").removesuffix("_hi").removesuffix("_unmeasured")
+            if col in numeric or metric in TABLE_METRICS or metric in JUDGE_METRICS:
+                row[col] = float(value) if value not in ("", None) else float("nan")
+    return rows
+
+
 def usage_line(usage: dict) -> str:
     cost = f"${usage['cost_usd']:.4f}" if usage.get("cost_usd") is not None else "cost unknown (no price)"
     if usage.get("unpriced_calls"):
@@ -23,8 +39,18 @@ def _unmeasured(row, metric: str) -> str:
     return f" ({int(n)} unm.)" if n is not None and n == n and n > 0 else ""
 
 
+def _missing(v) -> bool:
+    return v is None or v != v
+
+
+def summary_rows(summary) -> list[dict]:
+    """Rows of a summary: a DataFrame's records, or the dicts given (``read_summary``)."""
+    return summary.to_dict("records") if hasattr(summary, "to_dict") else list(summary)
+
+
 def print_summary(summary, console, title: str = "summary", metrics: list[str] | None = None) -> None:
     """A rich table, best first by the first metric (shown with its 95% CI); summary.csv has every CI.
+    ``summary``: a DataFrame or a list of row dicts (a no-op re-run prints without importing pandas).
 
     Configuration ids are never cut: when the console is narrow, trailing metric columns are
     left out instead (and named in the caption).
@@ -32,14 +58,15 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
     from rich.table import Table
 
     metrics = metrics or TABLE_METRICS
-    if summary.empty:
+    rows = summary_rows(summary)
+    if not rows:
         console.print("[yellow]no results yet[/yellow]")
         return
     key = metrics[0]
-    ordered = summary.sort_values(key, ascending=False, na_position="last")
-    id_w = max(len("configuration"), int(summary["config_id"].astype(str).str.len().max()))
-    n_w = max(len(f"{int(n)} ({int(e)} err)" if e else str(int(n)))
-              for n, e in zip(summary["n_questions"], summary["n_errors"]))
+    ordered = sorted(rows, key=lambda r: (True, 0.0) if _missing(r.get(key)) else (False, -r[key]))  # stable
+    id_w = max(len("configuration"), max(len(str(r["config_id"])) for r in rows))
+    n_w = max(len(f"{int(r['n_questions'])} ({int(r['n_errors'])} err)" if r["n_errors"] else
+                  str(int(r["n_questions"]))) for r in rows)
     # each column takes its content + 2 padding + 1 rule: id, n, headline with CI, ms, then 5-wide metrics
     width = 1 + (id_w + 3) + (n_w + 3) + (22 + 3) + (5 + 3)
     shown = [key]
@@ -62,18 +89,18 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
     for m in shown:
         table.add_column(_SHORT.get(m, m), justify="right", no_wrap=True)
     table.add_column("ms", justify="right", no_wrap=True)
-    for _, row in ordered.iterrows():
+    for row in ordered:
         n = f"{int(row['n_questions'])}" + (f" ({int(row['n_errors'])} err)" if row["n_errors"] else "")
         cells = [str(row["config_id"]), n]
         for i, m in enumerate(shown):
             v = row.get(m)
-            if v is None or v != v:
+            if _missing(v):
                 cells.append("-")
             elif i == 0:
                 cells.append(f"{v:.3f} [{row.get(f'{m}_lo'):.3f}, {row.get(f'{m}_hi'):.3f}]" + _unmeasured(row, m))
             else:
                 cells.append(f"{v:.3f}" + _unmeasured(row, m))
         r = row.get("retrieval_ms_median")
-        cells.append("-" if r is None or r != r else f"{r:.1f}")
+        cells.append("-" if _missing(r) else f"{r:.1f}")
         table.add_row(*cells)
     console.print(table)

@@ -5,17 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragsweep.pipelines.outputs.columns import JUDGE_METRICS, TABLE_METRICS
-from ragsweep.pipelines.outputs.manifest import atomic, build_manifest, read_previous, run_context, write_manifest
+from ragsweep.pipelines.outputs.manifest import (atomic, build_manifest, forget_outputs, read_previous, run_context,
+                                                 write_manifest)
 from ragsweep.pipelines.outputs.records import build_records, question_rows
 from ragsweep.pipelines.outputs.summary import build_comparisons, build_summary
-from ragsweep.pipelines.outputs.table import print_summary, usage_line
+from ragsweep.pipelines.outputs.table import print_summary, read_summary, summary_rows, usage_line
 
 
 OUTPUT_FILES = ("records.parquet", "summary.csv", "comparisons.csv")
 
 
 def outputs_key(spec, questions, configs, journal, scorer_key, split, stage2, stopped) -> str:
-    """What the outputs are a function of: the journal's revision, the configurations, the questions and
+    """What the outputs are a function of: the journal (its revision and identity), the configurations, the questions and
     their split, the scoring settings, stage 2's selection; equal keys mean equal files."""
     import hashlib
     import json
@@ -23,7 +24,8 @@ def outputs_key(spec, questions, configs, journal, scorer_key, split, stage2, st
     from ragsweep import __version__
     from ragsweep.pipelines.outputs.manifest import FORMAT_VERSION
 
-    ident = [FORMAT_VERSION, __version__, journal.revision(), [c.labels() for c in configs],
+    ident = [FORMAT_VERSION, __version__, journal.revision(), journal.meta("run_id"),
+             [c.labels() for c in configs],
              [(q.qid, (split or {}).get(q.qid)) for q in questions], scorer_key, spec.scoring.model_dump(mode="json"),
              spec.seed, spec.stage2.model_dump(mode="json") if spec.stage2 else None, stage2, stopped]
     return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:24]
@@ -45,6 +47,8 @@ def write_outputs(spec, dataset, questions, configs, journal, run_dir: Path, sta
     does not bootstrap again."""
     key = outputs_key(spec, questions, configs, journal, scorer_key, split, stage2, stats.stopped)
     kept = _unchanged(run_dir, key)
+    if kept is None:  # the files change now: a kill half-way must not leave them under the old key
+        forget_outputs(run_dir)
     if kept is not None:
         status, n_records, summary = kept["status"], kept["records"], None
     else:
@@ -57,11 +61,8 @@ def write_outputs(spec, dataset, questions, configs, journal, run_dir: Path, sta
     manifest["questions_key"] = read_previous(run_dir).get("questions_key")
     write_manifest(run_dir, manifest)
     if console is not None:
-        if summary is None:
-            import pandas as pd
-
-            summary = pd.read_csv(run_dir / "summary.csv")
-        _print(spec, configs, summary, stage2, manifest, console)
+        rows = summary_rows(summary) if summary is not None else read_summary(run_dir / "summary.csv")
+        _print(spec, configs, rows, stage2, manifest, console)
     return manifest
 
 
@@ -89,12 +90,12 @@ def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key
     return status, len(records), summary
 
 
-def _print(spec, configs, summary, stage2, manifest, console) -> None:
-    test = summary[summary["split"] == "test"] if not summary.empty else summary
+def _print(spec, configs, rows: list[dict], stage2, manifest, console) -> None:
+    test = [r for r in rows if r.get("split") == "test"]
     metrics = TABLE_METRICS
-    if stage2 and stage2.get("selected") and not test.empty:
-        test = test[test["config_id"].isin(stage2["selected"])]
-        metrics = [m for m in JUDGE_METRICS if m in test.columns] + TABLE_METRICS[:2]
+    if stage2 and stage2.get("selected") and test:
+        test = [r for r in test if r["config_id"] in stage2["selected"]]
+        metrics = [m for m in JUDGE_METRICS if test and m in test[0]] + TABLE_METRICS[:2]
     print_summary(test, console, title=f"{spec.name}: test questions ({len(test)} configurations shown of "
                   f"{len(configs)})", metrics=metrics)
     if stage2 and stage2.get("selected"):

@@ -1,0 +1,87 @@
+"""When a re-run keeps its outputs (``pipelines.outputs.write``): only with the same journal and settings, never
+under a key left by a run killed while it rewrote them, and an empty kept summary still prints."""
+
+from __future__ import annotations
+
+import json
+
+from ragsweep.config import parse_spec
+
+
+class _Journal:
+    def __init__(self, revision: int, run_id: str) -> None:
+        self._revision, self._run_id = revision, run_id
+
+    def revision(self) -> int:
+        return self._revision
+
+    def meta(self, key: str):
+        return self._run_id if key == "run_id" else None
+
+
+def _spec(tmp_path):
+    return parse_spec({"name": "t", "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
+                       "splitters": [{"kind": "token", "chunk_size": 128}],
+                       "retrievers": [{"kind": "bm25"}], "top_k": [3], "output_dir": str(tmp_path)})
+
+
+def test_a_replaced_journal_with_the_same_revision_count_rebuilds(tmp_path):
+    from ragsweep.pipelines.outputs.write import outputs_key
+
+    spec = _spec(tmp_path)
+    key = lambda j: outputs_key(spec, [], [], j, "k", None, None, None)  # noqa: E731
+    assert key(_Journal(7, "a")) == key(_Journal(7, "a"))
+    assert key(_Journal(7, "a")) != key(_Journal(7, "b"))  # a deleted and recreated journal
+    assert key(_Journal(7, "a")) != key(_Journal(8, "a"))
+
+
+def test_outputs_being_rewritten_are_not_described_by_the_old_key(tmp_path):
+    from ragsweep.pipelines.outputs.manifest import forget_outputs, read_previous, write_manifest
+
+    write_manifest(tmp_path, {"status": "running", "outputs": {"key": "old", "records": 3}})
+    forget_outputs(tmp_path)
+    assert read_previous(tmp_path) == {"status": "running"}
+    forget_outputs(tmp_path)  # nothing to forget: unchanged
+    assert json.loads((tmp_path / "manifest.json").read_text()) == {"status": "running"}
+
+
+def test_an_empty_kept_summary_is_read_as_an_empty_table(tmp_path):
+    import pandas as pd
+
+    from ragsweep.pipelines.outputs.table import read_summary
+
+    pd.DataFrame().to_csv(tmp_path / "summary.csv", index=False)
+    assert read_summary(tmp_path / "summary.csv") == []
+
+
+def test_the_table_from_summary_csv_equals_the_table_from_the_dataframe(tmp_path):
+    """A no-op re-run prints the kept summary.csv read without pandas: the same table, blanks as '-'."""
+    import math
+
+    import pandas as pd
+    from rich.console import Console
+
+    from ragsweep.pipelines.outputs.columns import TABLE_METRICS
+    from ragsweep.pipelines.outputs.table import print_summary, read_summary
+
+    rows = []
+    for i, (cid, f1) in enumerate([("a-bm25-k3", 0.41), ("b-vector-k3", math.nan), ("c-fusion-k3", 0.52),
+                                   ("1234", 0.41)]):
+        row = {"config_id": cid, "config_hash": f"00{i}e5", "split": "test", "n_questions": 10, "n_errors": i % 2,
+               "retrieval_ms_median": 1.5 * i}
+        for m in TABLE_METRICS:
+            v = f1 if m == TABLE_METRICS[0] else 0.1 * i
+            row |= {m: v, f"{m}_lo": v - 0.05, f"{m}_hi": v + 0.05}
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    frame.to_csv(tmp_path / "summary.csv", index=False)
+
+    def shown(summary) -> str:
+        console = Console(record=True, width=200)
+        print_summary(summary, console)
+        return console.export_text()
+
+    text = shown(read_summary(tmp_path / "summary.csv"))
+    assert text == shown(frame)
+    assert text.index("c-fusion-k3") < text.index("a-bm25-k3") < text.index("1234") < text.index("b-vector-k3")
+    assert read_summary(tmp_path / "summary.csv")[3]["config_id"] == "1234"  # ids stay text
