@@ -19,6 +19,7 @@ from ragsweep.cache_dir import DEFAULT_CACHE, CacheDir
 from ragsweep.config import SweepSpec
 from ragsweep.datasets.types import Dataset
 from ragsweep.errors import RagsweepError
+from ragsweep.heap import give_back
 from ragsweep.pipelines.journal import Journal
 from ragsweep.pipelines.stats import SweepStats, Timer
 
@@ -137,6 +138,8 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
             stack.callback(_release, ctx)
             if plan.total:
                 error = executor.answer(plan, ctx, journal, bars.add("answering", plan.total), clients=clients)
+            ctx.models.release(stats)  # answered: the embedding models' memory goes back before BERTScore
+            give_back()
             with Timer(stats, "scoring"):
                 try:
                     todo = unscored_before if unscored_before is not None else score.unscored(
@@ -145,6 +148,7 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
                 except RagsweepError as exc:  # answers are kept and written; the scores are missing
                     error = error or exc
             stack.close()  # Ray, a Chroma server it needed, the embedding cache: not needed for judging
+            give_back()  # the BERTScore encoder's, before the outputs are built
             if spec.stage2 is not None and error is None:
                 from ragsweep.pipelines.stages.judge import run_stage2
 

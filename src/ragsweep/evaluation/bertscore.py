@@ -249,6 +249,13 @@ def load_encoder(spec: BERTScoreSpec, export_root: Path, device: str | None = No
     return _ENCODERS[key]
 
 
+def release_encoder(spec: BERTScoreSpec) -> None:
+    """Drop this process's encoders of ``spec``'s settings (the driver, once its scoring is done)."""
+    key = scorer_settings(spec).pair_key
+    for k in [k for k in _ENCODERS if k[0] == key]:
+        del _ENCODERS[k]
+
+
 def score_block(spec: BERTScoreSpec, export_root: Path, pairs: list[tuple[str, str]]) -> list[tuple[float, float, float]]:
     """Raw (P, R, F) of ``pairs`` with no cache: what a Ray task computes for the driver to store."""
     from ragsweep.evaluation.bertscore_tokens import score_pairs

@@ -54,6 +54,12 @@ class Models:
             stats.query_embeddings_computed += m.computed_queries
             stats.embeddings_from_cache += m.from_cache
 
+    def release(self, stats: SweepStats) -> None:
+        """Count what the models computed into ``stats`` and drop them (a later call loads them again):
+        scoring and judging need no embedding model, and their weights and buffers would stay resident."""
+        self.count_into(stats)
+        self._models.clear()
+
 
 @dataclass
 class StageContext:

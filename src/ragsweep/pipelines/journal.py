@@ -121,13 +121,15 @@ class Journal:
             "WHERE a.ok = 1 AND (s.payload IS NULL OR json_extract(s.payload, '$.scorer') IS NOT ?)", [scorer_key])
         return {(h, q) for h, q in rows}
 
-    def answers_of(self, keys: set[tuple[str, str]]) -> list[tuple[str, str, str, dict]]:
-        """The answer rows of ``keys`` (config hash, qid)."""
+    def answer_texts(self, keys: set[tuple[str, str]]) -> list[tuple[str, str, str]]:
+        """(config hash, qid, answer text) of the answered ``keys``: the text alone, since the payloads'
+        sources would hold far more memory than scoring needs (parsed here: payloads may hold NaN,
+        which SQLite's JSON functions refuse)."""
         self.flush()
         out = []
-        for h, q, c, p in self._db.execute("SELECT config_hash, qid, config_id, payload FROM answer WHERE ok = 1"):
+        for h, q, p in self._db.execute("SELECT config_hash, qid, payload FROM answer WHERE ok = 1"):
             if (h, q) in keys:
-                out.append((h, q, c, json.loads(p)))
+                out.append((h, q, json.loads(p).get("answer") or ""))
         return out
 
     def answers(self, config_hashes: set[str] | None = None) -> list[tuple[str, str, str, dict]]:

@@ -6,34 +6,34 @@ from __future__ import annotations
 from ragsweep.pipelines.context import StageContext
 
 
-def unscored(journal, questions, configs, scorer_key: str) -> list[tuple[str, str, dict]]:
-    """(configuration hash, qid, answer payload) of every journaled answer without a score made with the
+def unscored(journal, questions, configs, scorer_key: str) -> list[tuple[str, str, str]]:
+    """(configuration hash, qid, answer text) of every journaled answer without a score made with the
     current settings (a score made with another backbone, layer or baseline is redone)."""
     hashes = {c.config_hash for c in configs}
     qids = {q.qid for q in questions}
     keys = {(h, qid) for h, qid in journal.unscored(scorer_key) if h in hashes and qid in qids}
-    return [(h, qid, p) for h, qid, _, p in journal.answers_of(keys)] if keys else []
+    return journal.answer_texts(keys) if keys else []
 
 
-def score_answers(ctx: StageContext, questions, todo: list[tuple[str, str, dict]], journal, scorer_key: str,
+def score_answers(ctx: StageContext, questions, todo: list[tuple[str, str, str]], journal, scorer_key: str,
                   run_blocks=None, block: int = 4096) -> None:
     """BERTScore the answers ``unscored`` listed (``todo``) and journal the scores; identical pairs are
     scored once. The uncached pairs are scored in blocks of ``block`` pairs by ``run_blocks`` (blocks ->
     (index, scores) as each finishes; default: in this process), the executor's choice."""
     if not todo:
         return
-    from ragsweep.evaluation.bertscore import BERTScoreRunner, score_fields
+    from ragsweep.evaluation.bertscore import BERTScoreRunner, release_encoder, score_fields
     from ragsweep.pipelines.extractive import sentences
 
     qs = {q.qid: q for q in questions}
     runner = BERTScoreRunner(ctx.spec.scoring.bertscore, ctx.cache.bertscore)
     try:
         pairs, index = [], []
-        for h, qid, p in todo:
+        for h, qid, answer in todo:
             ref = qs[qid].reference_answer or ""
-            if p.get("answer", "").strip() and ref.strip():
+            if answer.strip() and ref.strip():
                 index.append(len(pairs))
-                pairs.append((p["answer"], ref))
+                pairs.append((answer, ref))
             else:
                 index.append(None)
         n_unique = len(set(pairs))
@@ -45,7 +45,7 @@ def score_answers(ctx: StageContext, questions, todo: list[tuple[str, str, dict]
         dataset = ctx.dataset
         base = runner.baseline(lambda: [s for d in dataset.documents for s in sentences(d.text)],
                                dataset.corpus_fingerprint(), seed=ctx.spec.seed, run_blocks=run_blocks)
-        for (h, qid, p), i in zip(todo, index):
+        for (h, qid, _), i in zip(todo, index):
             ref = qs[qid].reference_answer or ""
             if i is not None:
                 fields = score_fields(raw[i], base)
@@ -58,3 +58,4 @@ def score_answers(ctx: StageContext, questions, todo: list[tuple[str, str, dict]
         journal.flush()
     finally:
         runner.close()
+        release_encoder(ctx.spec.scoring.bertscore)  # a Ray worker keeps its own (``score_block``)
