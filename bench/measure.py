@@ -11,32 +11,42 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _tree_rss(pid: int) -> int:
+def _rss(pid: int) -> tuple[int, int]:
+    """Resident bytes of the process ``pid`` and of its whole tree (children: ONNX export, Ray)."""
     import psutil
 
     try:
         root = psutil.Process(pid)
-        procs = [root, *root.children(recursive=True)]
+        own = root.memory_info().rss
+        children = root.children(recursive=True)
     except psutil.NoSuchProcess:
-        return 0
-    total = 0
-    for p in procs:
+        return 0, 0
+    total = own
+    for p in children:
         try:
             total += p.memory_info().rss
         except psutil.NoSuchProcess:
             continue
-    return total
+    return own, total
 
 
 def measured(cmd: list[str], env: dict) -> tuple[float, int]:
     """Wall seconds and peak process-tree RSS (bytes) of ``cmd``."""
+    wall, tree, _ = measured_peaks(cmd, env)
+    return wall, tree
+
+
+def measured_peaks(cmd: list[str], env: dict) -> tuple[float, int, int]:
+    """Wall seconds, peak process-tree RSS and peak RSS of the command's own process (bytes), sampled
+    every 0.2 s: the tree peak counts short-lived children (a one-time ONNX export), the own peak not."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    peak = [0]
+    peak = [0, 0]
 
     def sample() -> None:
         while proc.poll() is None:
-            peak[0] = max(peak[0], _tree_rss(proc.pid))
+            own, tree = _rss(proc.pid)
+            peak[0], peak[1] = max(peak[0], tree), max(peak[1], own)
             time.sleep(0.2)
 
     t = threading.Thread(target=sample, daemon=True)
@@ -46,4 +56,4 @@ def measured(cmd: list[str], env: dict) -> tuple[float, int]:
     t.join()
     if proc.returncode != 0:
         sys.exit(f"command failed ({proc.returncode}): {' '.join(cmd)}\n{err[-3000:]}")
-    return wall, peak[0]
+    return wall, peak[0], peak[1]

@@ -4,7 +4,8 @@ For LegalBench-RAG privacy_qa (3 splitters x {bm25, vector, fusion} x top_k {3, 
 configurations x 194 questions) and contractnli (top_k {5, 10}: 18 configurations x 977 questions):
   - ``ragsweep run`` cold (empty cache and run directory), per backend (``torch``: PyTorch for the
     embeddings and the BERTScore encoder, the default; ``onnx-int8``: ONNX Runtime with int8 weights
-    for both), as whole processes: wall time and peak resident memory of the process tree;
+    for both), as whole processes: wall time and peak resident memory of the process tree (with the
+    one-time ONNX export's child process, as an empty cache has it) and of the sweep's own process;
   - a no-op re-run of each cold run (the same command again), ``--noop`` times;
   - privacy_qa only: the naive LlamaIndex loop (``naive_bench.py``: every configuration rebuilt,
     embedded and BERTScored on its own), once.
@@ -27,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 from legalbench_spec import sweep_spec
-from measure import measured
+from measure import measured, measured_peaks
 
 ROOT = Path(__file__).resolve().parents[1]
 SUBSETS = {"privacy_qa": [3, 5, 10], "contractnli": [5, 10]}
@@ -40,19 +41,21 @@ def _env() -> dict:
 def _sweep(data: str, subset: str, backend: str, repeat: int, noop: int, work: Path) -> dict:
     spec = work / f"{subset}-{backend}.yaml"
     spec.write_text(sweep_spec(data, subset, SUBSETS[subset], work / "runs" / backend, backend), encoding="utf-8")
-    cold, peaks, reruns, stages = [], [], [], None
+    cold, peaks, own_peaks, reruns, stages = [], [], [], [], None
     for i in range(repeat):
         cache = work / f"cache-{subset}-{backend}-{i}"
         cmd = [sys.executable, "-m", "ragsweep.cli", "run", str(spec), "--no-progress", "--cache", str(cache)]
-        wall, peak = measured(cmd + ["--fresh"], _env())
+        wall, peak, own = measured_peaks(cmd + ["--fresh"], _env())
         cold.append(wall)
         peaks.append(peak)
+        own_peaks.append(own)
         manifest = json.loads((work / "runs" / backend / f"bench-{subset}" / "manifest.json").read_text())
         stages = stages or manifest["invocations"][-1]["timings_s"]
         for _ in range(noop):
             reruns.append(measured(cmd, _env())[0])
         shutil.rmtree(cache, ignore_errors=True)
     return {"cold_s": statistics.median(cold), "cold_runs": cold, "peak_rss_mb": max(peaks) / 2**20,
+            "peak_rss_runs_mb": [p / 2**20 for p in peaks], "sweep_process_peak_mb": max(own_peaks) / 2**20,
             "noop_s": statistics.median(reruns) if reruns else None, "noop_runs": reruns, "stages_s": stages,
             "records": manifest["records"]}
 
@@ -83,7 +86,7 @@ def main() -> None:
                 out["sweeps"][f"{subset}/{backend}"] = r
                 noop = f"{r['noop_s']:.2f} s ({r['noop_s'] / r['cold_s']:.1%})" if r["noop_s"] else "-"
                 print(f"{subset:12s} {backend:10s} cold {r['cold_s']:7.1f} s (runs {', '.join(f'{x:.1f}' for x in r['cold_runs'])}) "
-                      f"peak {r['peak_rss_mb']:6.0f} MB  no-op {noop}  stages {json.dumps(r['stages_s'])}",
+                      f"peak {r['peak_rss_mb']:6.0f} MB (sweep process {r['sweep_process_peak_mb']:.0f})  no-op {noop}  stages {json.dumps(r['stages_s'])}",
                       flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -310,3 +310,42 @@ def test_the_fast_tokenizer_is_safe_from_many_threads_at_once():
         results = list(pool.map(call, range(240)))
     assert all(got == expected[n] for n, got in results)
     assert {len(ids) for ids, _ in expected[16]} == {16} and len(expected[None][0][0]) > 1000
+
+
+def test_a_sweep_exports_its_onnx_models_first_and_a_bad_one_fails_only_its_configurations(tmp_path, monkeypatch):
+    """Exports are made before the run writes anything (while the process is small: stages.export); a model
+    that cannot be exported fails its own configurations with the reason, and the others are answered."""
+    import pandas as pd
+
+    from ragsweep.config import parse_spec
+    from ragsweep.embeddings import onnx_export
+    from ragsweep.embeddings.factory import MINILM_ID
+    from ragsweep.sweep import SweepRequest, run_sweep
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "config.json").write_text('{"model_type": "no-such-architecture"}')
+    run_dir, cache = tmp_path / "run", tmp_path / "cache"
+    seen = []
+    real = onnx_export.export_in_child
+
+    def watched(module, function, *args):
+        seen.append((function, (run_dir / "manifest.json").exists()))
+        return real(module, function, *args)
+
+    monkeypatch.setattr(onnx_export, "export_in_child", watched)
+    spec = parse_spec({
+        "name": "onnx-first", "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
+        "splitters": [{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
+        "embeddings": [{"model": "minilm", "backend": "onnx-int8"}, {"model": str(plain), "backend": "onnx"}],
+        "retrievers": [{"kind": "vector"}], "top_k": [3],
+        "scoring": {"bootstrap_samples": 100, "bertscore": {"baseline": "none", "backend": "onnx"}},
+    })
+    run_sweep(SweepRequest(spec, run_dir=run_dir, cache_dir=cache, limit=3, progress=False))
+    assert seen and seen[0] == ("export_fp32", False)  # the first export, before the manifest was written
+    for precision in ("fp32", "int8"):  # MiniLM: the embedding's int8 and BERTScore's fp32 (all 6 layers: shared)
+        assert onnx_export.export_path(cache, MINILM_ID, precision).is_file()
+    records = pd.read_parquet(run_dir / "records.parquet").set_index("config_id")
+    good, bad = records.loc["sentence256-minilm-onnx-int8-vector-k3"], records.loc["sentence256-plain-onnx-vector-k3"]
+    assert good["error"].isna().all() and good["bertscore_f1"].notna().all()
+    assert bad["error"].str.contains("cannot load the transformer").all()

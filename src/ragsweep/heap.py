@@ -2,8 +2,9 @@
 
 A stage that is done (embedding, BERTScore) drops its models and buffers, but glibc keeps the freed
 heap for reuse, so the process's resident memory stays at the stage's peak and the next stage's
-peak is added on top. ``malloc_trim`` returns what is free; measured on privacy_qa (torch backend):
-peak resident memory 1,575 -> 1,497 MB (BENCHMARKS.md, "Stage 1 at the floor").
+peak is added on top. ``malloc_trim`` returns what is free. With the models released after their
+stage, it lowered the privacy_qa sweep's peak (torch backend) by about 200 MB in one session
+(BENCHMARKS.md, "Stage 1 at the floor").
 """
 
 from __future__ import annotations

@@ -91,6 +91,7 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
     from ragsweep.pipelines.preflight import preflight, secret_values
     from ragsweep.pipelines.progress import Progress
     from ragsweep.pipelines.stages import score
+    from ragsweep.pipelines.stages.export import export_models
     from ragsweep.pipelines.stages.judge import judge_keys
 
     spec, console, stats = request.spec, request.console, SweepStats()
@@ -131,6 +132,8 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
         kind = spec.executor if plan.total or unscored_before else "local"
         executor = stack.enter_context(open_executor(kind, spec, configs, cache, console))
         stats.executor = executor.describe()
+        if kind == "local":  # the ONNX exports first, while this process is small
+            export_models(spec, cache.root, plan)
         write_started(spec, dataset, questions, configs, run_dir, request.limit, cache.root, scorer_key, split,
                       judge_keys(spec) if spec.stage2 is not None else None)
         with bars:

@@ -122,12 +122,10 @@ def load_model(spec: EmbeddingSpec, cache_root: Path = DEFAULT_CACHE):
     raise TypeError(type(spec).__name__)
 
 
-def load_onnx_model(spec: HFEmbeddingSpec, cache_root: Path = DEFAULT_CACHE):
-    """``spec`` on ONNX Runtime: export its transformer on first use, then run it with the model's
-    own pooling and normalisation, on the GPU when one is there, else on every available core."""
-    from ragsweep.embeddings.device import available_cores, onnx_providers, resolve_onnx_device
-    from ragsweep.embeddings.onnx import OnnxEmbedding, default_instructions
-    from ragsweep.embeddings.onnx_export import PRECISIONS, ensure_export
+def onnx_export_of(spec: HFEmbeddingSpec, cache_root: Path = DEFAULT_CACHE):
+    """The ONNX file of ``spec``'s transformer (exported by a child process if none has been yet) and
+    the model's sentence-transformers layout."""
+    from ragsweep.embeddings.onnx_export import PRECISIONS, ensure_export, export_in_child
     from ragsweep.embeddings.st_layout import read_layout
 
     field = f"embeddings[{spec.label()}].backend"
@@ -140,11 +138,20 @@ def load_onnx_model(spec: HFEmbeddingSpec, cache_root: Path = DEFAULT_CACHE):
     except (OSError, ValueError) as exc:
         raise _cannot_load(spec, exc) from None
     layout = read_layout(Path(name), field)
-    from ragsweep.embeddings.onnx_export import export_in_child
-
     onnx_file = ensure_export(model_identity(spec), PRECISIONS[spec.backend], cache_root,
                               lambda target: export_in_child("ragsweep.embeddings.onnx_export", "export_fp32",
                                                              layout.transformer_dir, target, field))
+    return onnx_file, layout
+
+
+def load_onnx_model(spec: HFEmbeddingSpec, cache_root: Path = DEFAULT_CACHE):
+    """``spec`` on ONNX Runtime: export its transformer on first use, then run it with the model's
+    own pooling and normalisation, on the GPU when one is there, else on every available core."""
+    from ragsweep.embeddings.device import available_cores, onnx_providers, resolve_onnx_device
+    from ragsweep.embeddings.onnx import OnnxEmbedding, default_instructions
+    from ragsweep.embeddings.onnx_export import PRECISIONS
+
+    onnx_file, layout = onnx_export_of(spec, cache_root)
     query, text = default_instructions(resolve_hf_model(spec.model))
     return OnnxEmbedding(onnx_file, layout, onnx_providers(resolve_onnx_device(spec.device)), available_cores(),
                          model_name=model_key(spec), embed_batch_size=spec.batch_size,

@@ -249,6 +249,16 @@ def load_encoder(spec: BERTScoreSpec, export_root: Path, device: str | None = No
     return _ENCODERS[key]
 
 
+def ensure_export(spec: BERTScoreSpec, export_root: Path) -> None:
+    """Export ``spec``'s encoder to ONNX now if its backend runs one and no process has exported it."""
+    if spec.backend == "torch":
+        return
+    from ragsweep.evaluation.bertscore_tokens import backbone_export
+
+    settings = scorer_settings(spec)
+    backbone_export(settings.backbone, settings.num_layers, spec.backend, export_root, settings.model_id)
+
+
 def release_encoder(spec: BERTScoreSpec) -> None:
     """Drop this process's encoders of ``spec``'s settings (the driver, once its scoring is done)."""
     key = scorer_settings(spec).pair_key

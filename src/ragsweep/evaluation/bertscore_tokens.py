@@ -102,6 +102,20 @@ def _depth(backbone: str) -> int | None:
     return int(value) if isinstance(value, int) else None
 
 
+def backbone_export(backbone: str, num_layers: int, backend: str, export_root: Path | None,
+                    model_id: str | None = None) -> Path:
+    """The ONNX file of ``backbone`` truncated at ``num_layers`` for ``backend`` (onnx, onnx-int8),
+    exported first by a child process if no process has yet."""
+    from ragsweep.embeddings.onnx_export import PRECISIONS, ensure_export, export_in_child
+
+    # every layer kept: the same graph as the embedding backend's export of this model, shared with it
+    full = num_layers == _depth(backbone)
+    identity = (model_id or backbone) if full else f"bertscore|{model_id or backbone}|L{num_layers}"
+    return ensure_export(identity, PRECISIONS[backend], export_root or Path("."),
+                         lambda target: export_in_child("ragsweep.evaluation.bertscore_tokens", "export_backbone",
+                                                        backbone, num_layers, target))
+
+
 class TokenEncoder:
     """bert-score's tokenizer and truncated encoder, run without padding, on PyTorch or ONNX Runtime.
 
@@ -137,14 +151,8 @@ class TokenEncoder:
         import onnxruntime as ort
 
         from ragsweep.embeddings.device import available_cores, onnx_providers
-        from ragsweep.embeddings.onnx_export import PRECISIONS, ensure_export, export_in_child
 
-        # every layer kept: the same graph as the embedding backend's export of this model, shared with it
-        full = num_layers == _depth(backbone)
-        identity = (model_id or backbone) if full else f"bertscore|{model_id or backbone}|L{num_layers}"
-        path = ensure_export(identity, PRECISIONS[backend], export_root or Path("."),
-                             lambda target: export_in_child("ragsweep.evaluation.bertscore_tokens", "export_backbone",
-                                                            backbone, num_layers, target))
+        path = backbone_export(backbone, num_layers, backend, export_root, model_id)
         providers = onnx_providers(device)
         cpu_only = all((p if isinstance(p, str) else p[0]) == "CPUExecutionProvider" for p in providers)
         self.calls = available_cores() if cpu_only else 1  # on a CPU: one-thread calls, as many as cores

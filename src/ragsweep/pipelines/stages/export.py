@@ -1,0 +1,41 @@
+"""Stage: the ONNX exports a plan's models need, made before anything else in this process.
+
+An export runs in a child process that imports PyTorch and traces the model (about 1.3 GB resident
+at its peak for MiniLM on the CUDA build of PyTorch). Made when the embedding stage first loads its
+model, it stacks on a parent that has already chunked the corpus and imported LlamaIndex and Chroma
+(about 340 MB); made first (before the run's first output is written with pandas), on a parent of
+about 40 MB, it lowers an empty cache's peak by about 300 MB (BENCHMARKS.md, "Stage 1 at the
+floor"). The local executor's runs only: Ray workers export on their own machines. Exports are made
+once per cache and model, and only for models whose vectors or scores are pending.
+
+A model that cannot be exported is left alone here: the stage that loads it reports the reason
+against its own configurations (``indexing failed: ...``), so one bad model never stops the others.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ragsweep.config import SweepSpec
+from ragsweep.pipelines.plan import SweepPlan
+
+
+def export_models(spec: SweepSpec, cache_root: Path, plan: SweepPlan) -> None:
+    """Export every ONNX model ``plan`` will load in this process: the embeddings its pending
+    configurations use and, when it answers anything, the BERTScore encoder."""
+    if not plan.total:
+        return
+    from ragsweep.embeddings.factory import onnx_export_of
+    from ragsweep.evaluation.bertscore import ensure_export
+
+    for emb, _ in plan.query_embeddings().values():
+        if getattr(emb, "backend", "torch") != "torch":
+            _quietly(onnx_export_of, emb, cache_root)
+    _quietly(ensure_export, spec.scoring.bertscore, cache_root)
+
+
+def _quietly(export, *args) -> None:
+    try:
+        export(*args)
+    except Exception:  # noqa: BLE001 - the stage that loads the model reports it against its configurations
+        return
