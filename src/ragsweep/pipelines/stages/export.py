@@ -4,9 +4,11 @@ An export runs in a child process that imports PyTorch and traces the model (abo
 at its peak for MiniLM on the CUDA build of PyTorch). Made when the embedding stage first loads its
 model, it stacks on a parent that has already chunked the corpus and imported LlamaIndex and Chroma
 (about 340 MB); made first (before the run's first output is written with pandas), on a parent of
-about 40 MB, it lowers an empty cache's peak by about 300 MB (BENCHMARKS.md, "Stage 1 at the
-floor"). The local executor's runs only: Ray workers export on their own machines. Exports are made
-once per cache and model, and only for models whose vectors or scores are pending.
+about 60 MB, it lowers an empty cache's peak by about 300 MB (BENCHMARKS.md, "Stage 1 at the
+floor"). The local executor's runs only: Ray workers export on their own machines. Exports are
+made once per cache and model, for the models of configurations with questions pending, even
+when their vectors or scores turn out to be cached (a cache that has vectors has its exports,
+unless that folder was deleted).
 
 A model that cannot be exported is left alone here: the stage that loads it reports the reason
 against its own configurations (``indexing failed: ...``), so one bad model never stops the others.
