@@ -330,7 +330,7 @@ def test_a_sweep_exports_its_onnx_models_first_and_a_bad_one_fails_only_its_conf
     real = onnx_export.export_in_child
 
     def watched(module, function, *args):
-        seen.append((function, (run_dir / "manifest.json").exists()))
+        seen.append((function, str(args[0]), (run_dir / "manifest.json").exists()))
         return real(module, function, *args)
 
     monkeypatch.setattr(onnx_export, "export_in_child", watched)
@@ -342,7 +342,11 @@ def test_a_sweep_exports_its_onnx_models_first_and_a_bad_one_fails_only_its_conf
         "scoring": {"bootstrap_samples": 100, "bertscore": {"baseline": "none", "backend": "onnx"}},
     })
     run_sweep(SweepRequest(spec, run_dir=run_dir, cache_dir=cache, limit=3, progress=False))
-    assert seen and seen[0] == ("export_fp32", False)  # the first export, before the manifest was written
+    from ragsweep.embeddings.factory import bundled_minilm_dir
+
+    # MiniLM exported once, before the manifest was written; after it, only the retries of the bad model
+    assert [s for s in seen if s[1] != str(plain)] == [("export_fp32", str(bundled_minilm_dir()), False)]
+    assert {s[1] for s in seen if s[2]} <= {str(plain)}
     for precision in ("fp32", "int8"):  # MiniLM: the embedding's int8 and BERTScore's fp32 (all 6 layers: shared)
         assert onnx_export.export_path(cache, MINILM_ID, precision).is_file()
     records = pd.read_parquet(run_dir / "records.parquet").set_index("config_id")

@@ -133,7 +133,7 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
         executor = stack.enter_context(open_executor(kind, spec, configs, cache, console))
         stats.executor = executor.describe()
         if kind == "local":  # the ONNX exports first, while this process is small
-            export_models(spec, cache.root, plan)
+            export_models(spec, cache.root, plan, scoring=bool(plan.total or unscored_before))
         write_started(spec, dataset, questions, configs, run_dir, request.limit, cache.root, scorer_key, split,
                       judge_keys(spec) if spec.stage2 is not None else None)
         with bars:

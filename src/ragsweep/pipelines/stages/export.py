@@ -10,30 +10,41 @@ made once per cache and model, for the models of configurations with questions p
 when their vectors or scores turn out to be cached (a cache that has vectors has its exports,
 unless that folder was deleted).
 
-A model that cannot be exported is left alone here: the stage that loads it reports the reason
-against its own configurations (``indexing failed: ...``), so one bad model never stops the others.
+A model that cannot be exported is left alone here: the stage that loads it tries again and
+reports the reason against its own configurations (``indexing failed: ...``), so one bad model
+never stops the others (its failed export is paid twice, before and at load).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ragsweep.config import SweepSpec
+from ragsweep.config import HFEmbeddingSpec, SweepSpec
 from ragsweep.pipelines.plan import SweepPlan
 
 
-def export_models(spec: SweepSpec, cache_root: Path, plan: SweepPlan) -> None:
-    """Export every ONNX model ``plan`` will load in this process: the embeddings its pending
-    configurations use and, when it answers anything, the BERTScore encoder."""
-    if not plan.total:
+def export_models(spec: SweepSpec, cache_root: Path, plan: SweepPlan, scoring: bool) -> None:
+    """Export every ONNX model this process will load for ``plan``: the embeddings (and semantic
+    splitters' chunk embeddings) of its configurations with questions pending, and the BERTScore
+    encoder when ``scoring`` (answers are pending or unscored). A model whose export exists is not
+    touched (no hub lookup, nothing imported)."""
+    if not plan.groups and not scoring:  # a no-op re-run imports nothing
         return
-    from ragsweep.embeddings.factory import onnx_export_of
+    from ragsweep.embeddings.factory import model_identity, onnx_export_of
+    from ragsweep.embeddings.onnx_export import PRECISIONS, export_path
     from ragsweep.evaluation.bertscore import ensure_export
 
-    for emb, _ in plan.query_embeddings().values():
-        if getattr(emb, "backend", "torch") != "torch":
+    models: dict[str, HFEmbeddingSpec] = {}
+    for group in plan.groups.values():
+        for c in group.configs:
+            for emb in (c.chunk_embedding, c.embedding):
+                if isinstance(emb, HFEmbeddingSpec) and emb.backend != "torch":
+                    models.setdefault(emb.label(), emb)
+    for emb in models.values():
+        if not export_path(cache_root, model_identity(emb), PRECISIONS[emb.backend]).is_file():
             _quietly(onnx_export_of, emb, cache_root)
-    _quietly(ensure_export, spec.scoring.bertscore, cache_root)
+    if scoring:
+        _quietly(ensure_export, spec.scoring.bertscore, cache_root)
 
 
 def _quietly(export, *args) -> None:
