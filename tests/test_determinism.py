@@ -191,3 +191,46 @@ def test_onnx_bertscore_agrees_with_torch_and_never_imports_torch(pairs, tmp_pat
     assert np.abs(np.array(out["onnx"]) - torch_scores).max() < 1e-6
     assert 0 < np.abs(np.array(out["onnx-int8"]) - torch_scores).max() < 0.05
     assert len(list((tmp_path / "onnx").iterdir())) == 1  # one export: BERTScore at layer 6 is the embedding model
+
+
+_MKL_PROBE = """
+import sys, warnings
+order = sys.argv[1]
+if order == "torch-first":
+    import torch
+    torch.randn(64, 64) @ torch.randn(64, 64)  # MKL has run before ragsweep is imported
+import ragsweep
+from ragsweep import mkl_mode
+import torch
+torch.randn(64, 64) @ torch.randn(64, 64)  # MKL starts here at the latest, in the mode the environment asks
+if mkl_mode._torch_mkl() is None:
+    print("NO-MKL"); sys.exit()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    strict = mkl_mode.ensure_strict()
+g = torch.Generator().manual_seed(0)
+x, w = torch.randn(768, 1536, generator=g), torch.randn(384, 1536, generator=g)
+whole = torch.nn.functional.linear(x, w)
+same = all(torch.equal(torch.nn.functional.linear(x[:m], w), whole[:m]) for m in (1, 8, 64, 128))
+print(strict, same, [str(c.message) for c in caught])
+"""
+
+
+@pytest.mark.parametrize("order", ["ragsweep-first", "torch-first"])
+def test_pytorch_mkl_runs_in_strict_reproducible_mode_or_says_it_does_not(order):
+    """ragsweep imported first: MKL starts in strict CNR mode (from the environment ragsweep sets), a row's
+    product independent of its batch's rows.
+    MKL already used before ragsweep: one warning naming the fix (MKL cannot switch once it ran)."""
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "MKL_CBWR"}
+    out = subprocess.run([sys.executable, "-c", _MKL_PROBE, order], capture_output=True, text=True, env=env,
+                         check=True).stdout.strip()
+    if out == "NO-MKL":
+        pytest.skip("this PyTorch build has no MKL")
+    strict, same, caught = out.split(" ", 2)
+    if order == "ragsweep-first":
+        assert (strict, same, caught) == ("True", "True", "[]")
+    else:
+        assert strict == "False" and "set MKL_CBWR=AUTO,STRICT before starting Python" in caught

@@ -1,5 +1,9 @@
 """ragsweep: configuration sweeps for retrieval-augmented generation, built on LlamaIndex."""
 
+from ragsweep import mkl_mode
+
+mkl_mode.request()  # before anything imports PyTorch: MKL reads its reproducibility mode once
+
 __version__ = "0.1.0"
 __all__ = ["load_run", "RunData"]
 

@@ -92,7 +92,10 @@ def load_model(spec: EmbeddingSpec, cache_root: Path = DEFAULT_CACHE):
     if isinstance(spec, HFEmbeddingSpec):
         from llama_index.embeddings.huggingface import HuggingFaceEmbedding
 
+        from ragsweep import mkl_mode
         from ragsweep.embeddings.device import resolve_device
+
+        mkl_mode.ensure_strict()
 
         name = resolve_hf_model(spec.model)
         try:

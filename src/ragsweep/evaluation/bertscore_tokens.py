@@ -146,6 +146,9 @@ class TokenEncoder:
         if backend == "torch":
             from bert_score.utils import get_model
 
+            from ragsweep import mkl_mode
+
+            mkl_mode.ensure_strict()
             self.model = get_model(backbone, num_layers).to(device)
             return
         import onnxruntime as ort
