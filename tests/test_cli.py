@@ -224,3 +224,22 @@ def test_ask_with_invalid_spec_in_manifest(tmp_path):
     (run / "manifest.json").write_text(json.dumps({"format_version": FORMAT_VERSION, "spec": spec}), encoding="utf-8")
     line = one_error_line(cli("ask", run, "token128-bm25-k3", "Q?"))
     assert line.startswith(f"error: {run}/manifest.json: top_k: ")
+
+
+@pytest.mark.parametrize("body, code, err", [("raise SystemExit(3)", 3, ""), ("pass", 0, ""),
+                                             ("raise ValueError('boom')", 1, "ValueError: boom")])
+def test_the_command_ends_with_its_exit_code_after_the_exit_handlers(body, code, err):
+    """``process_exit.run_then_exit`` skips the C++ teardown (pyarrow's abort) but not Python's exit handlers,
+    the command's output or its exit code."""
+    script = ("import atexit, sys\n"
+              "from ragsweep.process_exit import run_then_exit\n"
+              "atexit.register(lambda: print('handler ran'))\n"
+              "def command():\n"
+              "    print('output', end='')\n"
+              f"    {body}\n"
+              "run_then_exit(command)\n"
+              "print('not reached')\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert proc.returncode == code
+    assert proc.stdout == "outputhandler ran\n"
+    assert err in proc.stderr

@@ -375,7 +375,9 @@ def ask(
 
 
 def main() -> None:
-    app()
+    from ragsweep.process_exit import run_then_exit
+
+    run_then_exit(app)
 
 
 if __name__ == "__main__":
