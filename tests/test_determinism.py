@@ -216,15 +216,18 @@ print(strict, same, [str(c.message) for c in caught])
 """
 
 
-@pytest.mark.parametrize("order", ["ragsweep-first", "torch-first"])
+@pytest.mark.parametrize("order", ["ragsweep-first", "torch-first", "user-mode"])
 def test_pytorch_mkl_runs_in_strict_reproducible_mode_or_says_it_does_not(order):
     """ragsweep imported first: MKL starts in strict CNR mode (from the environment ragsweep sets), a row's
     product independent of its batch's rows.
-    MKL already used before ragsweep: one warning naming the fix (MKL cannot switch once it ran)."""
+    MKL already used before ragsweep, or another mode in MKL_CBWR (kept: the user chose it): one warning
+    naming the fix (MKL cannot switch once it ran)."""
     import subprocess
     import sys
 
     env = {k: v for k, v in os.environ.items() if k != "MKL_CBWR"}
+    if order == "user-mode":
+        env["MKL_CBWR"] = "COMPATIBLE"
     out = subprocess.run([sys.executable, "-c", _MKL_PROBE, order], capture_output=True, text=True, env=env,
                          check=True).stdout.strip()
     if out == "NO-MKL":
@@ -234,3 +237,4 @@ def test_pytorch_mkl_runs_in_strict_reproducible_mode_or_says_it_does_not(order)
         assert (strict, same, caught) == ("True", "True", "[]")
     else:
         assert strict == "False" and "set MKL_CBWR=AUTO,STRICT before starting Python" in caught
+        assert order != "user-mode" or "MKL_CBWR='COMPATIBLE' asks for another mode" in caught

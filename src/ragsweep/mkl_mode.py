@@ -14,10 +14,8 @@ warns once if it cannot.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import os
-import warnings
 
 MODE = "AUTO,STRICT"
 _AUTO, _STRICT, _ALL = 2, 0x10000, -1  # mkl_service.h: MKL_CBWR_AUTO, MKL_CBWR_STRICT, MKL_CBWR_ALL (~0)
@@ -32,6 +30,9 @@ def request() -> None:
 def ensure_strict() -> bool:
     """Whether PyTorch's MKL runs in strict mode now (True too when this PyTorch has no MKL); warns once
     when it does not and cannot be switched any more. Call it after importing torch."""
+    import ctypes
+    import warnings
+
     lib = _torch_mkl()
     if lib is None:
         return True
@@ -41,13 +42,16 @@ def ensure_strict() -> bool:
     if chosen == MODE and lib.mkl_serv_cbwr_set(ctypes.c_int(_AUTO | _STRICT)) == 0:
         return True
     warnings.warn(f"PyTorch's MKL is not in strict reproducible mode (it ran before ragsweep was imported, or "
-                  f"MKL_CBWR={chosen!r} asks for another mode): a vector or BERTScore may differ in its last bits with the batch it is "
-                  f"computed in; set MKL_CBWR={MODE} before starting Python", RuntimeWarning, stacklevel=2)
+                  f"MKL_CBWR={chosen!r} asks for another mode): a vector or BERTScore may differ in its last "
+                  f"bits with the batch it is computed in; set MKL_CBWR={MODE} before starting Python",
+                  RuntimeWarning, stacklevel=2)
     return False
 
 
 def _torch_mkl():
     """PyTorch's CPU library, where its MKL is linked in, or None (no torch, or a build without MKL)."""
+    import ctypes
+
     import torch
 
     path = os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so")

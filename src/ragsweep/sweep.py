@@ -128,12 +128,13 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
         stats.skipped_done = sum(len(questions) - len(v) for v in pending.values())
         plan = SweepPlan.build(configs, pending, generate=spec.generator.kind == "llm", judge=spec.stage2 is not None)
         unscored_before = None if plan.total else score.unscored(journal, questions, configs, scorer_key)
+        has_work = bool(plan.total or unscored_before)
         # Ray is joined (and checked) before the run is marked as started, and only when there is work
-        kind = spec.executor if plan.total or unscored_before else "local"
+        kind = spec.executor if has_work else "local"
         executor = stack.enter_context(open_executor(kind, spec, configs, cache, console))
         stats.executor = executor.describe()
         if kind == "local":  # the ONNX exports first, while this process is small
-            export_models(spec, cache.root, plan, scoring=bool(plan.total or unscored_before))
+            export_models(spec, cache.root, plan, scoring=has_work)
         write_started(spec, dataset, questions, configs, run_dir, request.limit, cache.root, scorer_key, split,
                       judge_keys(spec) if spec.stage2 is not None else None)
         with bars:

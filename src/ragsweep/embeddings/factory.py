@@ -125,6 +125,13 @@ def load_model(spec: EmbeddingSpec, cache_root: Path = DEFAULT_CACHE):
     raise TypeError(type(spec).__name__)
 
 
+def onnx_export_file(spec: HFEmbeddingSpec, cache_root: Path = DEFAULT_CACHE) -> Path:
+    """Where ``spec``'s ONNX export lives (it may not exist yet); reads no model and asks no hub."""
+    from ragsweep.embeddings.onnx_export import PRECISIONS, export_path
+
+    return export_path(cache_root, model_identity(spec), PRECISIONS[spec.backend])
+
+
 def onnx_export_of(spec: HFEmbeddingSpec, cache_root: Path = DEFAULT_CACHE):
     """The ONNX file of ``spec``'s transformer (exported by a child process if none has been yet) and
     the model's sentence-transformers layout."""

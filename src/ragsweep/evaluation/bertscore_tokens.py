@@ -27,7 +27,6 @@ import numpy as np
 from ragsweep.embeddings.batching import equal_key_batches, filled, in_parallel
 
 
-
 @functools.cache
 def _blas_controller():
     from threadpoolctl import ThreadpoolController

@@ -16,8 +16,8 @@ OUTPUT_FILES = ("records.parquet", "summary.csv", "comparisons.csv")
 
 
 def outputs_key(spec, questions, configs, journal, scorer_key, split, stage2, stopped) -> str:
-    """What the outputs are a function of: the journal (its revision and identity), the configurations, the questions and
-    their split, the scoring settings, stage 2's selection; equal keys mean equal files."""
+    """What the outputs are a function of: the journal (its revision and identity), the configurations,
+    the questions and their split, the scoring settings, stage 2's selection; equal keys mean equal files."""
     import hashlib
     import json
 
@@ -47,11 +47,10 @@ def write_outputs(spec, dataset, questions, configs, journal, run_dir: Path, sta
     does not bootstrap again."""
     key = outputs_key(spec, questions, configs, journal, scorer_key, split, stage2, stats.stopped)
     kept = _unchanged(run_dir, key)
-    if kept is None:  # the files change now: a kill half-way must not leave them under the old key
-        forget_outputs(run_dir)
     if kept is not None:
         status, n_records, summary = kept["status"], kept["records"], None
     else:
+        forget_outputs(run_dir)  # the files change now: a kill half-way must not leave them under the old key
         status, n_records, summary = _rebuild(spec, questions, configs, journal, run_dir, stats, scorer_key, split,
                                               stage2)
     manifest = build_manifest(spec, dataset, questions, configs, stats, limit, status, n_records, run_dir)

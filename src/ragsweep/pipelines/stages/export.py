@@ -30,8 +30,7 @@ def export_models(spec: SweepSpec, cache_root: Path, plan: SweepPlan, scoring: b
     touched (no hub lookup, nothing imported)."""
     if not plan.groups and not scoring:  # a no-op re-run imports nothing
         return
-    from ragsweep.embeddings.factory import model_identity, onnx_export_of
-    from ragsweep.embeddings.onnx_export import PRECISIONS, export_path
+    from ragsweep.embeddings.factory import onnx_export_file, onnx_export_of
     from ragsweep.evaluation.bertscore import ensure_export
 
     models: dict[str, HFEmbeddingSpec] = {}
@@ -41,7 +40,7 @@ def export_models(spec: SweepSpec, cache_root: Path, plan: SweepPlan, scoring: b
                 if isinstance(emb, HFEmbeddingSpec) and emb.backend != "torch":
                     models.setdefault(emb.label(), emb)
     for emb in models.values():
-        if not export_path(cache_root, model_identity(emb), PRECISIONS[emb.backend]).is_file():
+        if not onnx_export_file(emb, cache_root).is_file():
             _quietly(onnx_export_of, emb, cache_root)
     if scoring:
         _quietly(ensure_export, spec.scoring.bertscore, cache_root)
