@@ -97,7 +97,7 @@ def test_validate_demo_spec_lists_50_configurations():
     proc = cli("validate", "specs/demo.yaml")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.splitlines()
-    assert out[0].startswith("specs/demo.yaml: valid. dataset demo: 20 documents, 60 questions")
+    assert out[0].startswith("specs/demo.yaml: valid. dataset demo: 28 documents, 99 questions")
     assert "50 configurations:" in out
     listed = [ln.strip() for ln in out[out.index("50 configurations:") + 1:] if ln.startswith("  ")]
     assert len(listed) == 50 == len(set(listed))
@@ -243,3 +243,81 @@ def test_the_command_ends_with_its_exit_code_after_the_exit_handlers(body, code,
     assert proc.returncode == code
     assert proc.stdout == "outputhandler ran\n"
     assert err in proc.stderr
+
+
+# --------------------------------------------------------------------------- a PDF corpus: quiet logs, pages, gold
+LIBRARY_LOG = re.compile(r"\b(DEBUG|INFO)\b")
+
+
+@pytest.fixture(scope="module")
+def pdf_run(tmp_path_factory) -> dict:
+    """A finished BM25 run over a folder with a two-page PDF and a text file (one ``ragsweep run``)."""
+    from pdf_files import paged_pdf
+
+    d = tmp_path_factory.mktemp("pdf-run")
+    (d / "corpus").mkdir()
+    (d / "corpus" / "handbook.pdf").write_bytes(paged_pdf([
+        "Employees accrue vacation at two days per month of service. Unused vacation carries over to the next "
+        "year up to ten days in total.",
+        "Expense reports must be filed within thirty days of travel. Receipts are required for every expense "
+        "above twenty five euros.",
+    ]))
+    (d / "corpus" / "notes.txt").write_text("The office opens at nine and closes at five on weekdays.\n",
+                                            encoding="utf-8")
+    rows = [{"id": "q1", "question": "When must expense reports be filed?",
+             "reference_answer": "Within thirty days of travel.",
+             "evidence": [{"doc_id": "handbook.pdf", "text": "must be filed within thirty days of travel"}]},
+            {"id": "q2", "question": "When does the office open?", "reference_answer": "At nine.",
+             "evidence": [{"doc_id": "notes.txt", "text": "The office opens at nine"}]}]
+    (d / "qs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    spec = d / "spec.yaml"
+    spec.write_text("name: pages\ndataset:\n  corpus: {format: folder, path: corpus}\n"
+                    "  questions: {format: jsonl, path: qs.jsonl}\n"
+                    "splitters: [{kind: token, chunk_size: 32, chunk_overlap: 0}]\nretrievers: [{kind: bm25}]\n"
+                    "top_k: [2]\nscoring: {bootstrap_samples: 100, bertscore: {baseline_pairs: 20}}\n"
+                    f"output_dir: {d / 'runs'}\ncache_dir: {d / 'cache'}\n", encoding="utf-8")
+    proc = cli("run", spec, "--no-progress", timeout=300)
+    assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
+    return {"spec": spec, "run": d / "runs" / "pages", "run_proc": proc}
+
+
+def test_no_library_log_line_reaches_stderr(pdf_run):
+    """bm25s logs DEBUG lines and LlamaIndex's file readers install an INFO root handler; none of it shows."""
+    procs = {"run": pdf_run["run_proc"], "validate": cli("validate", pdf_run["spec"]),
+             "ask": cli("ask", pdf_run["run"], "token32-bm25-k2", "the of and"),
+             "report": cli("report", pdf_run["run"], "--out", pdf_run["run"] / "r.html")}
+    for name, proc in procs.items():
+        assert proc.returncode == 0, (name, proc.stderr)
+        assert not LIBRARY_LOG.search(proc.stderr), (name, proc.stderr)
+
+
+def test_verbose_shows_library_info_logs(pdf_run):
+    proc = cli("--verbose", "ask", pdf_run["run"], "token32-bm25-k2", "the of and")  # no search terms left
+    assert proc.returncode == 0, proc.stderr
+    assert "INFO bm25s: The query is empty" in proc.stderr
+    assert "DEBUG" not in proc.stderr
+
+
+def test_ask_shows_pages_and_marks_gold_sources(pdf_run):
+    proc = cli("ask", pdf_run["run"], "token32-bm25-k2", "  when must EXPENSE reports be filed? ")
+    assert proc.returncode == 0, proc.stderr
+    assert "dataset question q1 (same text): 1 gold evidence span(s)" in proc.stdout
+    rows = [[c.strip() for c in ln.split("│")[1:-1]] for ln in proc.stdout.splitlines() if re.match(r"│ \d", ln)]
+    header = next(ln for ln in proc.stdout.splitlines() if "rank" in ln and "document" in ln)
+    columns = [c.strip() for c in header.split("┃")[1:-1]]
+    assert columns[:5] == ["rank", "score", "document", "page", "span"] and "gold" in columns
+    by_page = {(r[2], r[3]): r[columns.index("gold")] for r in rows}
+    assert by_page[("handbook.pdf", "2")] == "✓"  # the chunk holding the evidence, on page 2
+
+
+def test_ask_qid_names_the_question_whose_gold_is_marked(pdf_run):
+    proc = cli("ask", pdf_run["run"], "token32-bm25-k2", "office hours?", "--qid", "q2")
+    assert proc.returncode == 0, proc.stderr
+    assert "dataset question q2 (named by --qid)" in proc.stdout
+    marked = [ln for ln in proc.stdout.splitlines() if "✓" in ln and "│" in ln]
+    assert len(marked) == 1 and "notes.txt" in marked[0]
+
+
+def test_ask_unknown_qid_is_one_line(pdf_run):
+    line = one_error_line(cli("ask", pdf_run["run"], "token32-bm25-k2", "Q?", "--qid", "q9"))
+    assert "--qid: 'q9' is not a question" in line and "q1" in line

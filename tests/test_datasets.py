@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pdf_files import paged_pdf
 
 from ragsweep.config import DatasetSpec, FolderCorpus, JsonlCorpus, TableQuestions
 from ragsweep.datasets import load_dataset
@@ -48,32 +49,6 @@ def spec(tmp_path: Path, questions: Path, fmt: str = "jsonl", **kw) -> DatasetSp
     )
 
 
-def minimal_pdf(pages: list[str]) -> bytes:
-    """A valid PDF with one Helvetica text line per page, xref offsets computed."""
-    kids = " ".join(f"{4 + 2 * i} 0 R" for i in range(len(pages)))
-    objs = [
-        "<< /Type /Catalog /Pages 2 0 R >>",
-        f"<< /Type /Pages /Kids [{kids}] /Count {len(pages)} >>",
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    for i, text in enumerate(pages):
-        stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET"
-        objs.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
-                    f"/Resources << /Font << /F1 3 0 R >> >> /Contents {5 + 2 * i} 0 R >>")
-        objs.append(f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream")
-    out = b"%PDF-1.4\n"
-    offsets = []
-    for n, body in enumerate(objs, 1):
-        offsets.append(len(out))
-        out += f"{n} 0 obj\n{body}\nendobj\n".encode("latin-1")
-    xref = len(out)
-    out += f"xref\n0 {len(objs) + 1}\n0000000000 65535 f \n".encode()
-    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
-    out += f"trailer\n<< /Size {len(objs) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    return out
-
-
-# --------------------------------------------------------------------------- folder
 def test_folder_reads_txt_md_html_and_joins_pdf_pages(tmp_path: Path) -> None:
     root = tmp_path / "contracts"
     (root / "sub").mkdir(parents=True)
@@ -84,7 +59,7 @@ def test_folder_reads_txt_md_html_and_joins_pdf_pages(tmp_path: Path) -> None:
         "<body><p>First &amp; foremost.</p><script>var x = 1;</script><div>Second   line</div></body></html>",
         encoding="utf-8",
     )
-    (root / "d.pdf").write_bytes(minimal_pdf(["Page one says hello.", "Page two says goodbye."]))
+    (root / "d.pdf").write_bytes(paged_pdf(["Page one says hello.", "Page two says goodbye."]))
     (root / "empty.txt").write_text("  \n", encoding="utf-8")
     (root / "ignored.csv").write_text("x,y\n", encoding="utf-8")
     notes: list[str] = []
@@ -116,12 +91,14 @@ def test_folder_empty_names_folder_and_extensions(tmp_path: Path) -> None:
     assert str(tmp_path) in msg and ".md, .txt" in msg and "\n" not in msg
 
 
-def test_folder_non_utf8_txt_names_file_byte_and_fix(tmp_path: Path) -> None:
+def test_folder_non_utf8_txt_is_decoded_and_named_in_the_notes(tmp_path: Path) -> None:
+    """One Latin-1 file no longer stops the load (tests/test_folder_corpus.py covers the encodings)."""
     (tmp_path / "ok.txt").write_text("fine", encoding="utf-8")
     (tmp_path / "latin1.txt").write_bytes("Caf\xe9 au lait".encode("latin-1"))
-    with pytest.raises(RagsweepError) as err:
-        load_folder_corpus(FolderCorpus(format="folder", path=tmp_path))
-    assert str(err.value) == f"{tmp_path / 'latin1.txt'}: not UTF-8 text (byte 0xe9 at offset 3); re-save it as UTF-8"
+    notes: list[str] = []
+    docs = {d.doc_id: d for d in load_folder_corpus(FolderCorpus(format="folder", path=tmp_path), notes)}
+    assert docs["latin1.txt"].text == "Caf\xe9 au lait"
+    assert notes == ["re-decoded 1 file(s) that are not UTF-8: latin1.txt as cp1252"]
 
 
 def test_folder_corrupt_pdf_names_file(tmp_path: Path) -> None:
@@ -178,7 +155,7 @@ def test_jsonl_questions_spans_text_contexts_and_aliases(tmp_path: Path) -> None
     notes: list[str] = []
     qs, unlocated = load_table_questions(TableQuestions(format="jsonl", path=write_jsonl(tmp_path / "q.jsonl", rows)),
                                          documents(), notes)
-    assert unlocated == [] and notes == ["evidence located by text: 2/2"]
+    assert unlocated == [] and notes == ["evidence located by text: 2/2 (exact 1, normalised 1)"]
     assert [q.qid for q in qs] == ["rent", "q0002", "q0003"]
     assert qs[0].evidence == (EvidenceSpan("lease", 0, 57),) and qs[0].qtype == "factoid"
     privacy = DOCS["privacy"]
@@ -228,7 +205,7 @@ def test_unlocated_evidence_drop_and_keep(tmp_path: Path) -> None:
 
     dropped = load_dataset(spec(tmp_path, path, unlocated_evidence="drop_question"))
     assert [q.qid for q in dropped.questions] == ["ok"]
-    assert "evidence located by text: 2/3" in dropped.notes
+    assert "evidence located by text: 2/3 (exact 2, normalised 0)" in dropped.notes
     assert any(n.startswith("dropped 1 question(s)") for n in dropped.notes)
 
     kept = load_dataset(spec(tmp_path, path, unlocated_evidence="keep_question"))
@@ -301,7 +278,7 @@ def test_labelled_rag_dataset(tmp_path: Path) -> None:
         ("q0001", "On the first day of the month."), ("q0002", "Email addresses.")]
     assert ds.questions[0].evidence == (EvidenceSpan("lease", 0, 57),)
     assert ds.questions[1].evidence == (EvidenceSpan("privacy", 11, 30),)
-    assert "evidence located by text: 2/3" in ds.notes
+    assert "evidence located by text: 2/3 (exact 2, normalised 0)" in ds.notes
 
 
 def test_labelled_rag_bad_example(tmp_path: Path) -> None:
@@ -347,7 +324,10 @@ def test_legalbench_privacy_qa_real_data() -> None:
                                   questions={"format": "legalbench", "path": LEGALBENCH, "subset": "privacy_qa"}))
     assert ds.name == "legalbench-privacy_qa"
     assert (len(ds.documents), len(ds.questions)) == (7, 194)
-    assert sum(len(q.evidence) for q in ds.questions) == 453
+    # 453 given spans, plus 3 places where one question's gold text recurs verbatim (all count as gold)
+    assert sum(len(q.evidence) for q in ds.questions) == 456
+    assert ds.evidence["copies"]["questions"] == 1 and ds.evidence["copies"]["spans_added"] == 3
+    assert any("3 copy span(s) count as gold" in n for n in ds.notes)
     assert all(q.qtype is None and q.reference_answer for q in ds.questions)
     tick = [e for q in ds.questions for e in q.evidence if e.doc_id.startswith("privacy_qa/TickTick")]
     assert tick and {e.doc_id for e in tick} == {"privacy_qa/TickTick_ To Do List with Reminder, Day Planner.txt"}
@@ -406,7 +386,7 @@ def test_folder_dataset_name(tmp_path: Path) -> None:
     ds = load_dataset(DatasetSpec(corpus={"format": "folder", "path": root}, questions={"format": "jsonl",
                                                                                         "path": qpath}))
     assert ds.name == "handbook" and ds.questions[0].evidence == (EvidenceSpan("a.txt", 13, 20),)
-    assert ds.notes == ["evidence located by text: 1/1"]
+    assert ds.notes == ["evidence located by text: 1/1 (exact 1, normalised 0)"]
 
 
 def test_demo_dataset_loads() -> None:

@@ -139,8 +139,9 @@ def test_neo4j_sweep_gives_the_same_results_as_the_embedded_store(kg_run, neo4j_
 
 
 def test_llm_path_extractor_builds_the_graph_through_the_llm_client(make_spec, shared_cache, run_cli, read_run):
-    """SimpleLLMPathExtractor on the spec's llm (the scripted OpenAI-compatible server): one call per chunk,
-    accounted under graph_extraction, estimated by --dry-run, cached for the next run."""
+    """SimpleLLMPathExtractor on the spec's llm (the scripted OpenAI-compatible server): one call per distinct
+    chunk text (the demo repeats some passages verbatim), accounted under graph_extraction, estimated by
+    --dry-run, cached for the next run."""
     from fake_openai import FakeOpenAI
 
     with FakeOpenAI(api_key="sk-kg-test").start() as fake:
@@ -155,9 +156,10 @@ def test_llm_path_extractor_builds_the_graph_through_the_llm_client(make_spec, s
         proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", 6, env=env)
         assert proc.returncode == 0, describe(proc)
         run = read_run(spec.run_dir, proc)
-        n_chunks = run.invocation["chunks"]["pattern"]
+        n_chunks = run.invocation["unique_chunk_texts"]["pattern"]
+        assert n_chunks < run.invocation["chunks"]["pattern"]  # identical chunk texts, one call each
         extract_calls = [c for c in fake.calls() if c.get("kind") == "kg_extract"]
-        assert len(extract_calls) == n_chunks  # one call per chunk, nothing else asked the LLM
+        assert len(extract_calls) == n_chunks  # one call per distinct chunk text, nothing else asked the LLM
         assert [c for c in fake.calls() if c.get("kind") not in ("kg_extract",)] == []
         row = next(ln for ln in dry.stdout.splitlines() if "graph_extraction" in ln)
         assert row.split("│")[3].strip() == str(n_chunks)  # the dry run predicted exactly these calls

@@ -2,8 +2,8 @@
 
 Each notebook is executed top to bottom by a real Jupyter kernel (``nbclient``), in ``notebooks/``,
 with the run directory passed the way a user would: the ``RAGSWEEP_RUN`` environment variable
-(``RAGSWEEP_PLOTS`` for the figure files). The run is ``report_run`` (conftest.py): all 60 demo
-questions of the four question types, five retrievers, LLM answers and stage-2 judges. A cell
+(``RAGSWEEP_PLOTS`` for the figure files). The run is ``report_run`` (conftest.py): all 99 demo
+questions of the seven question types, five retrievers, LLM answers and stage-2 judges. A cell
 appended by the test (never committed) pickles the notebook's result variables, which are then
 checked against the run. The kernel is this interpreter (a kernelspec written for the test), so the
 notebooks see the same ``ragsweep`` and pandas as the tests.
@@ -141,9 +141,9 @@ def test_error_analysis(report_run, tmp_path, monkeypatch, kernel_dir):
     by_type = res["by_type"]
     by_type = by_type.set_index("qtype") if "qtype" in by_type.columns else by_type
     types = set(records["qtype"])
-    assert types == {"simple", "complex", "comparative", "out_of_scope"}
+    assert types == {"simple", "paraphrase", "disambiguation", "complex", "multi_hop", "comparative", "out_of_scope"}
     assert set(by_type.index) == types and len(by_type) == len(types)
-    assert by_type["n_questions"].sum() == records["qid"].nunique() == 60
+    assert by_type["n_questions"].sum() == records["qid"].nunique() == 99
     assert by_type["n_rows"].sum() == len(records)
     for qtype, n in records.groupby("qtype")["qid"].nunique().items():
         assert by_type.loc[qtype, "n_questions"] == n

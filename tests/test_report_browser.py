@@ -148,11 +148,11 @@ def test_summary_table_sorts_and_switches_split(page, report_run):
 def test_explorer_shows_answers_sources_ranks_triplets_and_reasoning(page, report_run):
     pg = page["page"]
     rec = report_run.records
-    assert pg.locator("#q-count").inner_text() == "60 of 60 questions"
+    assert pg.locator("#q-count").inner_text() == "99 of 99 questions"
     # filter by question type
     pg.select_option("#q-type", "out_of_scope")
     n_oos = rec.loc[rec["qtype"] == "out_of_scope", "qid"].nunique()
-    assert pg.locator("#q-count").inner_text() == f"{n_oos} of 60 questions"
+    assert pg.locator("#q-count").inner_text() == f"{n_oos} of 99 questions"
     pg.locator("#qlist div").first.click()
     assert "(none: out of scope)" in pg.locator("#qdetail").inner_text()
     pg.select_option("#q-type", "")
@@ -172,7 +172,7 @@ def test_explorer_shows_answers_sources_ranks_triplets_and_reasoning(page, repor
     rows = pg.locator("#answers-table > tbody > tr:not(.detail)")
     assert rows.count() == rec.loc[rec["qid"] == qid, "config_id"].nunique()
     # answers sorted by BERTScore, best first
-    bs = [float(v) for v in column(pg, "#answers-table", "BS-F1 resc.") if v != ""]
+    bs = [float(v) for v in column(pg, "#answers-table", "BERTScore F1 (rescaled)") if v != ""]
     assert bs == sorted(bs, reverse=True)
 
     kg_id = rec.loc[(rec["qid"] == qid) & (rec["retriever"] == "kg"), "config_id"].iloc[0]

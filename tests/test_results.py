@@ -1,7 +1,7 @@
 """Looking at runs: ``ragsweep.load_run``, ``ragsweep plot``, ``ragsweep compare`` and what they say about
 run directories that are missing, killed or written by another version.
 
-The runs are real sweeps: ``report_run`` (all 60 demo questions, every retriever kind, LLM answers and
+The runs are real sweeps: ``report_run`` (all 99 demo questions, every retriever kind, LLM answers and
 judges from the scripted server) and ``base_run`` (the reference sweep), plus a variant of the reference
 sweep with another generator setting for ``compare``.
 """
@@ -53,7 +53,7 @@ def test_load_run_gives_dataframes_of_a_finished_run(report_run):
     run = load_run(report_run.run_dir)
     assert run.status == "complete" and run.complete and run.notes == []
     m = report_run.manifest
-    assert len(run.records) == m["expected_records"] == 5 * 60
+    assert len(run.records) == m["expected_records"] == 5 * 99
     pd.testing.assert_frame_equal(run.records.drop(columns=["sources"]),
                                   report_run.records.drop(columns=["sources"]))
     assert set(run.summary["split"]) == {"test", "validation", "all"}
@@ -61,9 +61,9 @@ def test_load_run_gives_dataframes_of_a_finished_run(report_run):
     assert list(run.manifest["config_id"]) == [c["config_id"] for c in m["configurations"]]
     assert {"splitter", "retriever", "top_k", "retriever.kind", "splitter.chunk_size"} <= set(run.manifest.columns)
     assert set(run.manifest["retriever.kind"]) == {"bm25", "vector", "fusion", "knowledge_graph", "hybrid_kg"}
-    # questions: all 60 with their split and gold spans; out-of-scope ones have none
+    # questions: all 99 with their split and gold spans; out-of-scope ones have none
     q = run.questions
-    assert len(q) == 60 and set(q["qtype"]) == {"simple", "complex", "comparative", "out_of_scope"}
+    assert len(q) == 99 and set(q["qtype"]) == {"simple", "paraphrase", "disambiguation", "complex", "multi_hop", "comparative", "out_of_scope"}
     assert set(q["split"]) == {"test", "validation"}
     assert (q.loc[q["qtype"] == "out_of_scope", "evidence"].map(len) == 0).all()
     assert (q.loc[q["qtype"] != "out_of_scope", "evidence"].map(len) > 0).all()
@@ -262,9 +262,9 @@ def test_plot_refuses_bad_options(report_run, run_cli, tmp_path):
 
 
 def test_significance_matrix_cells_are_the_pairwise_tests(report_run):
-    """The matrix figure draws ``pairwise_table``: its p-values are the paired permutation tests of the
-    records, Holm-adjusted over all pairs."""
-    from ragsweep.evaluation.significance import holm, paired_permutation_test
+    """The matrix figure draws ``pairwise_table``: its p-values are the paired tests of the records (the
+    family is every pair), Holm-adjusted over all pairs."""
+    from ragsweep.evaluation.significance import holm, paired_test
     from ragsweep.results.figures.significance import pairwise_table
 
     run = load_run(report_run.run_dir)
@@ -273,7 +273,8 @@ def test_significance_matrix_cells_are_the_pairwise_tests(report_run):
     assert len(pairs) == n * (n - 1) // 2
     test = run.records[run.records["split"] == "test"].pivot(index="qid", columns="config_id",
                                                              values="bertscore_f1_rescaled")
-    raw = [paired_permutation_test(test[r.a], test[r.b], seed=run.meta["seed"]) for r in pairs.itertuples()]
+    raw = [paired_test(test[r.a], test[r.b], seed=run.meta["seed"], family_size=len(pairs)).p_value
+           for r in pairs.itertuples()]
     assert pairs["p_value"].tolist() == pytest.approx(raw)
     assert pairs["p_holm"].tolist() == pytest.approx(holm(raw))
     assert pairs["diff"].tolist() == pytest.approx([(test[r.a] - test[r.b]).mean() for r in pairs.itertuples()])
@@ -291,7 +292,7 @@ def one_sentence_run(base_run, make_spec, shared_cache, run_cli):
 
 
 def test_compare_pairs_questions_and_tests_each_configuration(base_run, one_sentence_run, run_cli, tmp_path):
-    from ragsweep.evaluation.significance import holm, paired_difference, paired_permutation_test
+    from ragsweep.evaluation.significance import holm, paired_difference, paired_test
     from ragsweep.results.compare import compare_runs
 
     a, b = load_run(base_run.run_dir), load_run(one_sentence_run)
@@ -320,7 +321,7 @@ def test_compare_pairs_questions_and_tests_each_configuration(base_run, one_sent
         pair = paired_difference(x, y)
         assert bs.loc[cid, "diff"] == pytest.approx(pair.diff) == pytest.approx(np.nanmean(x - y))
         assert (bs.loc[cid, "diff_lo"], bs.loc[cid, "diff_hi"]) == pytest.approx((pair.diff_lo, pair.diff_hi))
-        raw.append(paired_permutation_test(x, y))
+        raw.append(paired_test(x, y, family_size=len(ids)).p_value)
     assert bs.loc[ids, "p_value"].tolist() == pytest.approx(raw)
     assert bs.loc[ids, "p_holm"].tolist() == pytest.approx(holm(raw))
 

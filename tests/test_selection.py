@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ragsweep.evaluation.paired_tests import paired_test
 from ragsweep.evaluation.selection import RANKING_COLUMNS, Selection, select_configurations
 from ragsweep.evaluation.significance import holm
 
@@ -132,3 +133,30 @@ def test_empty_and_invalid():
         select_configurations(values, "mrr", alpha=1.5)
     with pytest.raises(ValueError):
         select_configurations(pd.concat([values, values]), "mrr")  # duplicate (config_id, qid)
+
+
+def test_candidates_use_paired_test_one_sided_in_their_family():
+    """Each candidate below #N is tested with ``paired_test`` (alternative: worse than #N; family: the
+    candidates), and the ranking names the test."""
+    values = _sweep()
+    sel = select_configurations(values, "mrr", top_n=3, n_resamples=2000, seed=1)
+    r = _ranking(sel)
+    wide = values.pivot(index="qid", columns="config_id", values="mrr")
+    for c in ("close", "worse"):
+        t = paired_test(wide[c], wide["c3"], "less", n_resamples=2000, seed=1, family_size=2)
+        assert r.loc[c, "p_vs_nth"] == t.p_value and r.loc[c, "test"] == t.method == "paired t-test"
+    assert r.loc[["c1", "c2", "c3", "blank"], "test"].isna().all()
+    assert "paired t-test" in sel.rule and "exact sign test" in sel.rule and "2000 sign patterns" in sel.rule
+
+
+def test_binary_metric_uses_the_exact_sign_test():
+    rng = np.random.default_rng(3)
+    hits = (rng.uniform(size=(100, 1)) < 0.6).astype(float)  # questions found by every configuration
+    top = hits[:, 0].copy()
+    low = top.copy()
+    low[np.flatnonzero(top)[:20]] = 0.0  # misses 20 that the others find
+    values = _long({"a": top, "b": top, "low": low})
+    sel = select_configurations(values, "mrr", top_n=2)
+    r = _ranking(sel)
+    assert r.loc["low", "test"] == "exact sign test"
+    assert r.loc["low", "p_vs_nth"] == pytest.approx(0.5**20) and not r.loc["low", "selected"]

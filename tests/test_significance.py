@@ -1,23 +1,30 @@
-"""Paired permutation test, Holm adjustment, paired difference and compare-to-best."""
+"""Paired tests (sign-flip, sign test, t-test), Holm adjustment, paired difference and compare-to-best."""
 
 from __future__ import annotations
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
+from ragsweep.evaluation import paired_tests
 from ragsweep.evaluation.significance import (
     COMPARE_COLUMNS,
+    PAIRWISE_COLUMNS,
     PairedDifference,
+    PairedTest,
     cohens_dz,
+    compare_pair,
     compare_to_best,
     holm,
     paired_difference,
     paired_permutation_test,
+    paired_test,
+    pairwise_tests,
 )
 
 A5 = [0.9, 0.7, 0.8, 0.4, 0.6]
@@ -181,7 +188,7 @@ def test_compare_to_best_given_best_lower_is_better_and_empty():
 def test_cached_sign_flips_give_the_uncached_p_values():
     """The sign-flip matrix of a (question count, resamples, seed) is drawn once and reused by the next
     tests; the p-values are those of drawing it afresh, and reuse does not change it."""
-    from ragsweep.evaluation import significance as sig
+    from ragsweep.evaluation import paired_tests as sig
 
     rng = np.random.default_rng(3)
     n, resamples = 40, 3000
@@ -201,3 +208,127 @@ def test_cached_sign_flips_give_the_uncached_p_values():
     assert first == again == pytest.approx([uncached(a, b) for a, b in pairs], abs=0)
     assert len({round(p, 12) for p in first}) > 1  # the pairs differ, so the shared null is not a constant answer
     assert not any(c.flags.writeable for c in sig._cached_sign_chunks(n, resamples, 0))
+
+
+# --------------------------------------------------------------------------- paired_test
+ALTS = ("two-sided", "greater", "less")
+
+
+def test_exact_path_drops_zeros_and_matches_full_enumeration():
+    """Zeros flip to themselves: enumerating only the k non-zero differences gives the p-value of all 2^n
+    flips, and a run with many zeros is now exact where 2^n flips were too many to list."""
+    d = np.subtract(A5, B5)  # one zero
+    greater, less = _enumerated_p(d)
+    for alt, ref in (("greater", greater), ("less", less), ("two-sided", min(1.0, 2 * min(greater, less)))):
+        t = paired_test(A5, B5, alt)
+        assert t == PairedTest(pytest.approx(ref), "exact sign-flip")
+        assert t.p_value == paired_permutation_test(A5, B5, alt)
+    rng = np.random.default_rng(5)
+    b = rng.uniform(0, 1, 60)
+    a = b.copy()
+    a[:8] += rng.normal(0.1, 0.1, 8)  # 8 non-zero differences of 60
+    greater, less = _enumerated_p((a - b)[:8])
+    assert paired_test(a, b, "greater") == PairedTest(pytest.approx(greater), "exact sign-flip")
+    assert paired_test(a, b, "less").p_value == pytest.approx(less)
+
+
+def test_chunked_enumeration_gives_the_same_p_values(monkeypatch):
+    rng = np.random.default_rng(8)
+    a, b = rng.normal(0.2, 1, 12), rng.normal(0, 1, 12)
+    whole = [paired_permutation_test(a, b, alt) for alt in ALTS]
+    monkeypatch.setattr(paired_tests, "_MAX_CHUNK_ELEMENTS", 40)  # blocks of 2^3 sign vectors
+    assert [paired_permutation_test(a, b, alt) for alt in ALTS] == pytest.approx(whole, rel=1e-12)
+
+
+def test_sign_test_path_equals_exact_enumeration_for_binary_metrics():
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        a, b = rng.integers(0, 2, 24).astype(float), rng.integers(0, 2, 24).astype(float)
+        k = int(np.count_nonzero(a != b))
+        for alt in ALTS:
+            sign = paired_test(a, b, alt, n_resamples=2)  # 2^k > 2: the binomial path
+            exact = paired_test(a, b, alt, n_resamples=2**k)  # every sign flip listed
+            assert (sign.method, exact.method) == ("exact sign test", "exact sign-flip")
+            assert sign.p_value == pytest.approx(exact.p_value, rel=1e-9)
+            ref = stats.binomtest(int(np.sum(a > b)), k, 0.5, alternative=alt).pvalue
+            assert sign.p_value == pytest.approx(ref, rel=1e-9)
+
+
+def test_t_test_path_equals_scipy_ttest_rel():
+    rng = np.random.default_rng(4)
+    a = rng.uniform(0, 1, 80)
+    b = np.clip(a - rng.normal(0.03, 0.1, 80), 0, 1)
+    a[3], b[7] = np.nan, np.nan  # pairs with a NaN are dropped, as scipy's nan_policy="omit" does
+    for alt in ALTS:
+        t = paired_test(a, b, alt)
+        ref = stats.ttest_rel(a, b, alternative=alt, nan_policy="omit").pvalue
+        assert t.method == "paired t-test" and t.p_value == pytest.approx(ref, rel=1e-9)
+    assert paired_test(a, b, "greater").p_value < 0.05 < paired_test(a, b, "less").p_value  # a is higher
+
+
+def test_p_values_reach_holm_thresholds_of_a_435_pair_family():
+    """Where 10,000 fixed resamples stop at 2 / 10,001 (two-sided), every path goes below .05 / 435."""
+    b = np.zeros(100)
+    a = b.copy()
+    a[:20] = 1.0  # hit: 20 questions found by a only
+    bound = 0.05 / 435
+    old = paired_permutation_test(a, b, n_resamples=10_000)
+    assert old == pytest.approx(2 / 10_001) and old > bound
+    assert paired_test(a, b) == PairedTest(pytest.approx(2 / 2**20), "exact sign test")
+    scaled = paired_test(a, b, family_size=435, method="permutation")
+    assert scaled == PairedTest(pytest.approx(2 / 87_001), "sign-flip, 87000 resamples") and scaled.p_value < bound
+    cont = np.random.default_rng(0).uniform(0, 1, 100)
+    assert paired_test(cont + np.random.default_rng(1).normal(0.1, 0.1, 100), cont).p_value < bound
+
+
+def test_permutation_resamples_scale_with_the_family():
+    rng = np.random.default_rng(6)
+    a, b = rng.normal(0.1, 1, 50), rng.normal(0, 1, 50)
+    assert paired_tests.family_resamples(10_000, 1, 0.05) == 10_000
+    assert paired_tests.family_resamples(10_000, 435, 0.05) == 87_000  # 1 / (B + 1) ten times below .05 / 435
+    assert paired_tests.family_resamples(100, 29, 0.01) == 29_000
+    t = paired_test(a, b, family_size=29, method="permutation")
+    assert t.method == "sign-flip, 10000 resamples"  # 10 * 29 / .05 = 5,800 < the 10,000 asked for
+    assert t.p_value == paired_permutation_test(a, b, n_resamples=10_000)
+    t = paired_test(a, b, family_size=1000, method="permutation")
+    assert t.method == "sign-flip, 200000 resamples"
+    assert t.p_value == paired_permutation_test(a, b, n_resamples=200_000)
+    assert paired_test(A5, B5, family_size=1000, method="permutation").method == "exact sign-flip"
+
+
+def test_paired_test_conventions():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no scipy warning on zero variance
+        base = np.random.default_rng(0).uniform(0, 1, 50)
+        shift = paired_test(base + 0.3, base + 0.2, "greater")  # constant non-zero difference, up to rounding
+        assert shift == PairedTest(pytest.approx(2.0**-50), "exact sign test")
+        mixed = paired_test(np.r_[base, base] + 0.1, np.r_[base, base + 0.2])  # +-0.1, no variance in |d|
+        assert mixed == PairedTest(1.0, "exact sign test")
+        assert paired_test(base, base) == PairedTest(1.0, "exact sign-flip")
+    assert paired_test([], []).method == "none" and math.isnan(paired_test([], []).p_value)
+    assert math.isnan(paired_test([1.0, np.nan], [np.nan, 2.0]).p_value)
+    for bad in ({"method": "wilcoxon"}, {"family_size": 0}, {"alpha": 0.0}, {"n_resamples": 0}):
+        with pytest.raises(ValueError):
+            paired_test(A5, B5, **bad)
+    with pytest.raises(ValueError):
+        paired_test(A5, B5, "bigger")
+
+
+def test_families_use_paired_test_and_name_it():
+    rng = np.random.default_rng(9)
+    base = rng.uniform(0.2, 0.8, 40)
+    cols = {f"k{i}": base + 0.02 * i + rng.normal(0, 0.05, 40) for i in range(5)}
+    values = _long(cols)
+    out = compare_to_best(values, "ndcg", n_boot=50)
+    assert out.attrs["family"] == "k4 vs each of 4 other(s)"
+    assert set(out["test"]) == {"paired t-test"}
+    for r in out.itertuples():
+        assert r.p_value == paired_test(cols["k4"], cols[r.other]).p_value
+    pairs = pairwise_tests(values, "ndcg", n_boot=50)
+    assert list(pairs.columns) == PAIRWISE_COLUMNS and PAIRWISE_COLUMNS[-1] == "test" and len(pairs) == 10
+    assert pairs.attrs["family"] == "all 10 pairs of 5 configurations (exploratory)"
+    assert pairs["p_holm"].tolist() == pytest.approx(holm(pairs["p_value"].tolist()))
+    perm = pairwise_tests(values, "ndcg", n_boot=50, method="permutation")
+    assert set(perm["test"]) == {"sign-flip, 10000 resamples"}  # 10 * 10 / .05 = 2,000 < 10,000
+    one = compare_pair(cols["k4"], cols["k0"], n_boot=0)
+    assert one["test"] == "paired t-test" and math.isnan(one["diff_lo"]) and one["diff"] > 0

@@ -144,7 +144,7 @@ def test_end_to_end_run_writes_consistent_outputs(base_run):
     assert m["seed"] == 7 and m["question_limit"] == BASE_LIMIT
     ds = m["dataset"]
     assert ds["name"] and isinstance(ds["fingerprint"], str) and len(ds["fingerprint"]) >= 8
-    assert ds["questions_used"] == BASE_LIMIT and ds["questions"] == 60 and ds["documents"] == 20
+    assert ds["questions_used"] == BASE_LIMIT and ds["questions"] == 99 and ds["documents"] == 28
     for c in m["configurations"]:
         assert c["config_id"] and len(c["config_hash"]) == 12
         assert c["retriever"]["kind"] in ("bm25", "vector", "fusion") and c["top_k"] in (3, 5)
@@ -230,11 +230,13 @@ def test_end_to_end_run_writes_consistent_outputs(base_run):
 
 
 def test_records_metrics_match_their_sources(base_run):
-    """The stored metrics are the metrics of the stored sources against the question's gold spans."""
-    from ragsweep.datasets.types import EvidenceSpan
+    """The stored metrics are the metrics of the stored sources against the question's gold spans (as the
+    loader resolves them: evidence given as text located, copies of gold text in other documents included)."""
+    from ragsweep.config.dataset import DatasetSpec
+    from ragsweep.datasets.load import load_dataset
     from ragsweep.evaluation.metrics import all_retrieval_metrics
 
-    gold = {q["id"]: [EvidenceSpan(e["doc_id"], e["start"], e["end"]) for e in q["evidence"]] for q in demo_questions()}
+    gold = {q.qid: list(q.evidence) for q in load_dataset(DatasetSpec()).questions}
     for row in base_run.records.to_dict("records"):
         retrieved = [(s["doc_id"], s["start"], s["end"]) for s in row["sources"]]
         expected = all_retrieval_metrics(retrieved, gold[row["qid"]], row["top_k"])
@@ -379,11 +381,11 @@ def test_other_spec_sharing_a_splitter_reuses_its_embeddings(base_run, make_spec
 # --------------------------------------------------------------------------- resume
 def test_resume_after_sigkill(base_run, make_spec, popen_cli, run_cli, read_run, shared_cache, tmp_path,
                               kill_midway):
-    # 2 splitters x (bm25 + vector + fusion) x 8 top_k = 48 configurations x all 60 questions = 2880 answers.
+    # 2 splitters x (bm25 + vector + fusion) x 5 top_k = 30 configurations x all 99 questions = 2970 answers.
     # Chunks and indexes are cached by the reference sweep, so the run is almost only answering.
-    top_k = [1, 2, 3, 4, 5, 6, 7, 8]
+    top_k = [1, 2, 3, 4, 5]
     spec = make_spec("resume", top_k=top_k)
-    n_configs, n_questions = 2 * 3 * len(top_k), 60
+    n_configs, n_questions = 2 * 3 * len(top_k), len(demo_questions())
     total = n_configs * n_questions
     journal = spec.run_dir / "journal.sqlite"
 
@@ -415,7 +417,7 @@ def test_resume_after_sigkill(base_run, make_spec, popen_cli, run_cli, read_run,
     page = (tmp_path / "killed.html").read_text(encoding="utf-8")
     assert 'id="status-banner"' in page and "killed" in page and f"{rows} of {total}" in page
     before = journal_payloads(journal)
-    queries_missing = len(query_keys - embedding_keys(shared_cache))  # 48, or 0 if the kill came after embedding them
+    queries_missing = len(query_keys - embedding_keys(shared_cache))  # 87, or 0 if the kill came after embedding them
 
     t0 = time.monotonic()
     done = run_cli("run", spec.path, "--cache", shared_cache, timeout=400)
@@ -440,7 +442,7 @@ def test_resume_after_sigkill(base_run, make_spec, popen_cli, run_cli, read_run,
     assert rec["error"].isna().all()
     # the full question set includes out-of-scope questions: NaN retrieval metrics, but still BERTScored
     oos = rec["qtype"] == "out_of_scope"
-    assert oos.sum() == 8 * n_configs
+    assert oos.sum() == sum(q["type"] == "out_of_scope" for q in demo_questions()) * n_configs
     assert (rec.loc[oos, "n_gold_spans"] == 0).all()
     assert rec.loc[oos, RETRIEVAL_METRICS].isna().all().all()
     assert rec.loc[~oos, RETRIEVAL_METRICS].notna().all().all()

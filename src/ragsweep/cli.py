@@ -17,18 +17,38 @@ app = typer.Typer(
 )
 
 
-def _quiet_libraries() -> None:
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+def _quiet_libraries(verbose: bool = False) -> None:
+    """Keep libraries' logs off stderr (bm25s logs DEBUG; LlamaIndex's file readers call ``logging.basicConfig
+    (level=INFO)``): a root handler of ours makes later ``basicConfig`` calls no-ops and Python's last-resort
+    handler unused; with ``verbose`` it prints INFO and above."""
     import logging
     import warnings
 
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "info" if verbose else "error")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     warnings.filterwarnings("ignore", category=FutureWarning)
     warnings.filterwarnings("ignore", category=DeprecationWarning)
+    root = logging.getLogger()
+    if verbose:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setLevel(logging.INFO)
+        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        root.addHandler(handler)
+        root.setLevel(logging.INFO)
+        return
+    root.addHandler(logging.NullHandler())
     for name in ("httpx", "chromadb", "sentence_transformers", "transformers", "bm25s"):
         logging.getLogger(name).setLevel(logging.ERROR)
+
+
+@app.callback()
+def _options(
+    verbose: bool = typer.Option(False, "--verbose", help="show libraries' log lines (INFO and above) on stderr; "
+                                 "hidden by default"),
+) -> None:
+    _quiet_libraries(verbose)
 
 
 def _fail(exc: Exception) -> None:
@@ -84,7 +104,6 @@ def run(
     """
     from ragsweep.errors import RagsweepError
 
-    _quiet_libraries()
     stopped_by_budget = None
     try:
         from ragsweep.config import load_spec
@@ -106,8 +125,8 @@ def run(
         except BudgetExhausted as exc:
             stopped_by_budget = exc
             run_dir = Path(out or s.default_run_dir())
-        console.print(f"results: {run_dir}/ (manifest.json, records.parquet, summary.csv, comparisons.csv); "
-                      f"HTML report: ragsweep report {run_dir}")
+        console.print(f"results: {run_dir}/ (manifest.json, records.parquet, summary.csv, comparisons.csv, "
+                      f"verdict.json); HTML report: ragsweep report {run_dir}")
     except RagsweepError as exc:
         _fail(exc)
     if stopped_by_budget is not None:
@@ -134,7 +153,8 @@ def validate(spec: Path = typer.Argument(..., help="YAML sweep spec")) -> None:
       name, seed, output_dir, cache_dir
       dataset: {corpus: {format: demo|folder|jsonl|legalbench|squad, path, ...},
                 questions: {format: demo|jsonl|csv|labelled_rag|legalbench|squad, path, ...},
-                unlocated_evidence: error|drop_question|keep_question}
+                unlocated_evidence: error|drop_question|keep_question, fuzzy_evidence: 0-1,
+                duplicate_evidence: all_copies|first}
       splitters: [{kind: token|sentence|recursive|semantic|pattern, chunk_size, chunk_overlap, name, ...}]
       embeddings: [{kind: sentence_transformers, model, backend: torch|onnx|onnx-int8, device, batch_size,
                     query_prefix, text_prefix, name} | {kind: openai, model, base_url, api_key_env, ...}]
@@ -167,19 +187,24 @@ def validate(spec: Path = typer.Argument(..., help="YAML sweep spec")) -> None:
         configs = expand(s)
         from ragsweep.datasets.load import load_dataset
 
-        ds = load_dataset(s.dataset)
+        ds = load_dataset(s.dataset, report_dir=s.default_run_dir())
     except RagsweepError as exc:
         _fail(exc)
+    from ragsweep.datasets.validation import evidence_lines
+
     typer.echo(f"{spec}: valid. dataset {ds.name}: {len(ds.documents)} documents, {len(ds.questions)} questions "
                f"(fingerprint {ds.fingerprint()})")
     for note in ds.notes:
         typer.echo(f"  note: {note}")
+    for line in evidence_lines(ds, s.default_run_dir()):
+        typer.echo(line)
     typer.echo(f"{len(configs)} configurations:")
     for c in configs:
         typer.echo(f"  {c.config_id}")
 
 
-_METRIC_HELP = "metric of the heatmap and the significance matrix (a column of summary.csv)"
+_METRIC_HELP = ("metric of the verdict, the heatmap and the significance matrix (a column of summary.csv; "
+                "default: the spec's scoring.metric)")
 _SPLIT_HELP = ("questions the figures use: test (final figures), validation (used to select stage-2 "
                "configurations) or all")
 
@@ -195,8 +220,12 @@ def _load(run_dir: Path):
         _fail(exc)
 
 
-def _check_metric_split(run, metric: str, split: str) -> None:
+def _check_metric_split(run, metric: str | None, split: str) -> str:
+    """The metric to use (``--metric``, else the spec's ``scoring.metric``), after checking both options."""
     from ragsweep.errors import RagsweepError
+    from ragsweep.results.verdict_view import default_metric
+
+    metric = metric or default_metric(run)
 
     if split not in ("test", "validation", "all"):
         _fail(RagsweepError(f"--split: {split!r}; choose test, validation or all"))
@@ -207,6 +236,7 @@ def _check_metric_split(run, metric: str, split: str) -> None:
         have = sorted(set(run.summary["split"]) - {"all"})
         _fail(RagsweepError(f"--split: this run has no {split} questions (it has: {', '.join(have + ['all'])}); "
                             "choose one of those"))
+    return metric
 
 
 def _headless() -> None:
@@ -225,34 +255,43 @@ def _status_line(run) -> str:
 @app.command()
 def show(
     run_dir: Path = typer.Argument(..., help="run directory"),
-    metric: str = typer.Option("bertscore_f1_rescaled", "--metric", help="metric to sort by"),
-    split: str = typer.Option("test", "--split", help="questions to summarise: test (final figures), validation "
-                              "(used to select stage-2 configurations) or all"),
+    metric: Optional[str] = typer.Option(None, "--metric", help="metric of the verdict and the sort (default: "
+                                         "the spec's scoring.metric)"),
+    split: str = typer.Option("test", "--split", help="questions of the table: test (final figures; with the "
+                              "validation means beside them), validation (where configurations are chosen) or all"),
 ) -> None:
-    """Print a finished (or partial, or killed) run's summary table."""
+    """Print a run's verdict (the configuration to use, chosen on validation and reported on test, the
+    ones tied with it, and at what cost) and its summary table; works on partial or killed runs."""
     run = _load(run_dir)
-    _check_metric_split(run, metric, split)
+    from ragsweep.pipelines.outputs.verdict_text import verdict_lines
+    from ragsweep.results.verdict_view import run_verdict
+
+    metric = _check_metric_split(run, metric, split)
     from ragsweep.pipelines.outputs.columns import TABLE_METRICS
     from ragsweep.pipelines.outputs.table import print_summary
 
     console = _console()
     console.print(_status_line(run))
+    if not run.records.empty:
+        for line in verdict_lines(run_verdict(run, metric), run.ci_label):
+            console.print(line)
     print_summary(run.split(split), console, title=f"{run.name} ({split} questions)",
-                  metrics=[metric] + [m for m in TABLE_METRICS if m != metric])
+                  metrics=[metric] + [m for m in TABLE_METRICS if m != metric],
+                  validation=run.split("validation") if split == "test" else None)
 
 
 @app.command()
 def report(
     run_dir: Path = typer.Argument(..., help="run directory"),
     out: Optional[Path] = typer.Option(None, "--out", help="HTML file to write (default: RUN/report.html)"),
-    metric: str = typer.Option("bertscore_f1_rescaled", "--metric", help=_METRIC_HELP),
+    metric: Optional[str] = typer.Option(None, "--metric", help=_METRIC_HELP),
     split: str = typer.Option("test", "--split", help=_SPLIT_HELP),
 ) -> None:
     """Write a self-contained HTML report of a run (works offline): summary with CIs, BERTScore
     violins, retrieval and judge metrics, splitter x retriever heatmap, significance matrix, cost
     and latency, and a per-question explorer."""
     run = _load(run_dir)
-    _check_metric_split(run, metric, split)
+    metric = _check_metric_split(run, metric, split)
     from ragsweep.errors import RagsweepError
     from ragsweep.results.report.build import write_report
 
@@ -270,7 +309,7 @@ def plot(
     run_dir: Path = typer.Argument(..., help="run directory"),
     out: Path = typer.Option(..., "--out", help="directory for the figure files"),
     fmt: str = typer.Option("png", "--format", help="png, svg or pdf"),
-    metric: str = typer.Option("bertscore_f1_rescaled", "--metric", help=_METRIC_HELP),
+    metric: Optional[str] = typer.Option(None, "--metric", help=_METRIC_HELP),
     split: str = typer.Option("test", "--split", help=_SPLIT_HELP),
 ) -> None:
     """Export each figure of the report as a file (matplotlib): OUT/<figure>.<format>."""
@@ -280,7 +319,7 @@ def plot(
     if fmt not in FORMATS:
         _fail(RagsweepError(f"--format: {fmt!r}; choose one of {', '.join(FORMATS)}"))
     run = _load(run_dir)
-    _check_metric_split(run, metric, split)
+    metric = _check_metric_split(run, metric, split)
     if out.exists() and not out.is_dir():
         _fail(RagsweepError(f"--out: {out} is a file; give a directory"))
     typer.echo(_status_line(run))
@@ -304,7 +343,7 @@ def compare(
     csv: Optional[Path] = typer.Option(None, "--csv", help="also write the full table (with CIs) to this CSV"),
 ) -> None:
     """Line up the configurations present in both runs and show B - A per metric, with paired tests
-    (sign-flip permutation, Holm-corrected) on the questions both runs answered."""
+    (exact sign-flip, sign test or t-test; Holm-corrected) on the questions both runs answered."""
     from ragsweep.errors import RagsweepError
     from ragsweep.results.compare import compare_runs, print_comparison
 
@@ -331,47 +370,22 @@ def ask(
     config_id: str = typer.Argument(..., help="configuration id, e.g. sentence512-minilm-fusion-k5"),
     question: str = typer.Argument(..., help="the question"),
     cache: Optional[Path] = typer.Option(None, "--cache", help="cache directory (default: the one the run used)"),
+    qid: Optional[str] = typer.Option(None, "--qid", help="mark the sources overlapping this dataset question's "
+                                      "gold evidence (default: the dataset question with the same text, if any)"),
 ) -> None:
-    """Answer a question with one configuration of a run; show its sources with ranks and scores."""
+    """Answer a question with one configuration of a run; show its sources with ranks, scores, PDF pages
+    and, for a question of the run's dataset, which overlap its gold evidence."""
     from ragsweep.errors import RagsweepError
 
-    _quiet_libraries()
     try:
-        from ragsweep.results.run import read_manifest
+        from ragsweep.results.ask_view import ask_run
 
-        manifest = read_manifest(run_dir)
-        from ragsweep.config import parse_spec
-        from ragsweep.datasets.load import load_dataset
-        from ragsweep.pipelines.grid import expand
-        from ragsweep.pipelines.ask import answer_question
-
-        spec = parse_spec(manifest["spec"], f"{run_dir}/manifest.json")
-        configs = {c.config_id: c for c in expand(spec)}
-        if config_id not in configs:
-            close = sorted(configs)[:8]
-            raise RagsweepError(f"{config_id!r} is not a configuration of {run_dir}; e.g. {', '.join(close)}")
-        dataset = load_dataset(spec.dataset)
-        cache = cache or (Path(manifest["cache_dir"]) if manifest.get("cache_dir") else None)
-        out = answer_question(spec, configs[config_id], dataset, question, cache_dir=cache)
+        result = ask_run(run_dir, config_id, question, cache=cache, qid=qid)
     except RagsweepError as exc:
         _fail(exc)
-    from rich.markup import escape
-    from rich.table import Table
+    from ragsweep.results.ask_view import print_ask
 
-    console = _console()
-    console.print(f"[bold]answer[/bold] ({out['generator']}): {escape(out['answer'] or '(empty)')}")
-    console.print(f"retrieval {out['retrieval_ms']:.1f} ms, generation {out['generation_ms']:.1f} ms")
-    table = Table(title="sources")
-    for col in ("rank", "score", "document", "span", "vector rank", "bm25 rank", "graph rank", "text"):
-        table.add_column(col)
-    for s in out["sources"]:
-        text = " ".join(s["text"].split())[:160]
-        if s.get("triplets"):  # knowledge-graph sources: the triplets that led to the chunk
-            text = "; ".join(s["triplets"][:3]) + "\n" + text
-        table.add_row(str(s["rank"]), f"{s['score']:.4f}" if s["score"] is not None else "-", escape(str(s["doc_id"])),
-                      f"{s['start']}-{s['end']}", str(s["rank_vector"] or "-"), str(s["rank_bm25"] or "-"),
-                      str(s.get("rank_graph") or "-"), escape(text))
-    console.print(table)
+    print_ask(result, _console())
 
 
 def main() -> None:

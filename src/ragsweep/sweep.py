@@ -100,7 +100,7 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
         if dataset is None:
             from ragsweep.datasets.load import load_dataset
 
-            dataset = load_dataset(spec.dataset)
+            dataset = load_dataset(spec.dataset, report_dir=run_dir)
     questions = dataset.questions[: request.limit] if request.limit else list(dataset.questions)
     if console is not None:
         console.print(f"dataset {dataset.name}: {len(dataset.documents)} documents, {len(questions)} questions "

@@ -17,12 +17,17 @@ class DemoCorpus(Strict):
 
 
 class FolderCorpus(Strict):
-    """A folder of .txt/.md/.html/.pdf files read with LlamaIndex's SimpleDirectoryReader."""
+    """A folder of .txt/.md/.html/.pdf/.docx files read with LlamaIndex's SimpleDirectoryReader."""
 
     format: Literal["folder"]
     path: Path
-    extensions: list[str] = [".txt", ".md", ".html", ".htm", ".pdf"]
+    extensions: list[str] = [".txt", ".md", ".html", ".htm", ".pdf", ".docx"]
     recursive: bool = True
+    on_unreadable: Literal["error", "skip"] = Field(
+        "error",
+        description="a file that cannot be read (binary, no text encoding fits, a PDF or Word file that does not "
+        "parse): stop (error), or leave it out and name it in the dataset notes (skip)",
+    )
 
 
 class JsonlCorpus(Strict):
@@ -99,4 +104,14 @@ class DatasetSpec(Strict):
         "error",
         description="evidence given as text that cannot be found in the corpus: stop (error), drop the "
         "question, or keep it without that evidence",
+    )
+    fuzzy_evidence: float | None = Field(
+        None, gt=0.0, le=1.0,
+        description="also locate evidence text approximately when its best match is at least this similar "
+        "(0-1, normalised Indel similarity; e.g. 0.9); off by default; fuzzy matches are counted separately",
+    )
+    duplicate_evidence: Literal["all_copies", "first"] = Field(
+        "all_copies",
+        description="gold evidence whose text also occurs elsewhere in the corpus: every copy counts as gold "
+        "(all_copies), or only the given or first-found place (first)",
     )

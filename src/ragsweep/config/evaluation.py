@@ -68,3 +68,7 @@ class ScoringSpec(Strict):
     bertscore: BERTScoreSpec = BERTScoreSpec()
     bootstrap_samples: int = Field(1000, ge=100)
     confidence: float = Field(0.95, gt=0, lt=1)
+    metric: str = Field("bertscore_f1_rescaled", description="the metric the verdict decides by (chosen on "
+                        "validation, reported on test; `show`/`report --metric` override it)")
+    alpha: float = Field(0.05, gt=0, lt=1, description="family-wise error rate of the verdict's paired tests "
+                         "(the best against each other configuration, Holm)")

@@ -14,6 +14,9 @@ from ragsweep.errors import RagsweepError
 DEMO_DIR = Path(__file__).parent / "demo"
 DEMO_CORPUS = DEMO_DIR / "corpus.jsonl"
 DEMO_QUESTIONS = DEMO_DIR / "questions.jsonl"
+# One demo quote carries an OCR-like slip (located only by the fuzzy tier): the demo questions turn
+# fuzzy matching on at this similarity unless the spec's dataset.fuzzy_evidence says otherwise.
+DEMO_FUZZY = 0.9
 
 
 def _require(path: Path) -> Path:
@@ -31,10 +34,11 @@ def load_demo_corpus(notes: list[str] | None = None) -> list[Document]:
 
 
 def load_demo_questions(
-    documents: list[Document], notes: list[str] | None = None
+    documents: list[Document], notes: list[str] | None = None, locator=None
 ) -> tuple[list[Question], list[str]]:
-    """The demo questions, read as a JSONL questions table."""
+    """The demo questions, read as a JSONL questions table (``locator``: ``text_evidence.TextLocator``)."""
     from ragsweep.config import TableQuestions
     from ragsweep.datasets.questions_table import load_table_questions
 
-    return load_table_questions(TableQuestions(format="jsonl", path=_require(DEMO_QUESTIONS)), documents, notes)
+    return load_table_questions(TableQuestions(format="jsonl", path=_require(DEMO_QUESTIONS)), documents, notes,
+                                locator)

@@ -1,4 +1,7 @@
-"""Reading dataset files strictly: exact UTF-8 (offsets must stay valid) and JSON with clear errors."""
+"""Reading dataset files strictly: exact UTF-8 (offsets must stay valid) and JSON with clear errors.
+
+Files written for ragsweep (questions, JSON) are read strictly here; corpus files users already
+have are decoded more leniently by ``datasets/encoding.py``."""
 
 from __future__ import annotations
 
@@ -29,3 +32,18 @@ def read_json_strict(path: Path) -> Any:
     except json.JSONDecodeError as exc:
         raise RagsweepError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
                             f"fix the file") from None
+
+
+MAX_LISTED = 50
+
+
+def bad_lines_error(source: Path | str, errors: list[str]) -> RagsweepError:
+    """One error for every bad record of a file, so a user fixes them all in one pass; a single bad
+    record keeps its own one-line message."""
+    if len(errors) == 1:
+        return RagsweepError(errors[0])
+    more = len(errors) - MAX_LISTED
+    lines = [f"{len(errors)} bad line(s) in {source}; fix them:", *(f"  {e}" for e in errors[:MAX_LISTED])]
+    if more > 0:
+        lines.append(f"  and {more} more")
+    return RagsweepError("\n".join(lines))

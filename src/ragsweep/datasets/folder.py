@@ -1,8 +1,12 @@
 """A folder of documents, read with LlamaIndex's ``SimpleDirectoryReader``.
 
-The reader finds the files and parses PDFs; we plug in our own readers for text and HTML because
-its default for them decodes leniently (``errors="ignore"``: a Latin-1 file silently loses
-characters and every evidence offset after them) and keeps HTML markup as text.
+The reader finds the files and parses PDFs; we plug in our own readers for text, HTML and Word
+because its defaults decode text leniently (``errors="ignore"``: a Latin-1 file silently loses
+characters and every evidence offset after them), keep HTML markup as text and need docx2txt.
+Text that is not UTF-8 is decoded with the encoding detected (each such file is named in the
+dataset notes); a file that cannot be read stops the load, or with ``on_unreadable: skip`` is
+left out and named in the notes. A PDF's pages are joined by a blank line and the metadata records
+where each page starts, so a span's page numbers can be found (``datasets/pages.py``).
 """
 
 from __future__ import annotations
@@ -11,8 +15,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ragsweep.datasets.encoding import UnreadableFile, read_text_detect
 from ragsweep.datasets.types import Document
-from ragsweep.datasets.files import read_text_strict
 from ragsweep.errors import RagsweepError
 
 if TYPE_CHECKING:
@@ -66,27 +70,42 @@ def html_to_text(html: str) -> str:
     return parser.text()
 
 
-def _readers(exts: list[str]) -> dict[str, Any]:
-    """``file_extractor`` for SimpleDirectoryReader: strict UTF-8 text, HTML to text, defaults otherwise."""
+def _readers(exts: list[str], decoded: dict[Path, str]) -> dict[str, Any]:
+    """``file_extractor`` for SimpleDirectoryReader: detected-encoding text, HTML to text, Word via
+    python-docx, its defaults otherwise (PDF). Files not decoded as UTF-8 go into ``decoded``."""
     from llama_index.core import Document as LIDocument
     from llama_index.core.readers.base import BaseReader
     from llama_index.core.readers.file.base import SimpleDirectoryReader
 
-    class StrictTextReader(BaseReader):
+    def read(file: Path) -> str:
+        text, encoding = read_text_detect(file)
+        if encoding is not None:
+            decoded[Path(file)] = encoding
+        return text
+
+    class TextReader(BaseReader):
         def load_data(self, file: Path, extra_info: dict | None = None, **_: Any) -> list[LIDocument]:
-            return [LIDocument(text=read_text_strict(file), metadata=extra_info or {})]
+            return [LIDocument(text=read(file), metadata=extra_info or {})]
 
     class HTMLReader(BaseReader):
         def load_data(self, file: Path, extra_info: dict | None = None, **_: Any) -> list[LIDocument]:
-            return [LIDocument(text=html_to_text(read_text_strict(file)), metadata=extra_info or {})]
+            return [LIDocument(text=html_to_text(read(file)), metadata=extra_info or {})]
+
+    class DocxReader(BaseReader):
+        def load_data(self, file: Path, extra_info: dict | None = None, **_: Any) -> list[LIDocument]:
+            from ragsweep.datasets.docx_text import docx_text
+
+            return [LIDocument(text=docx_text(Path(file)), metadata=extra_info or {})]
 
     defaults = SimpleDirectoryReader.supported_suffix_fn()
     extractor: dict[str, Any] = {}
     for ext in exts:
         if ext in _HTML_EXTS:
             extractor[ext] = HTMLReader()
+        elif ext == ".docx":
+            extractor[ext] = DocxReader()
         elif ext not in defaults:
-            extractor[ext] = StrictTextReader()
+            extractor[ext] = TextReader()
     return extractor
 
 
@@ -106,12 +125,13 @@ def _root_cause(exc: BaseException) -> BaseException:
 
 
 def _read_one(reader: Any, path: Path) -> list[Any]:
+    """The file's parts (one per PDF page); a file that cannot be parsed raises ``UnreadableFile``."""
     try:
         return reader.load_file(
             input_file=path, file_metadata=reader.file_metadata, file_extractor=reader.file_extractor,
             raise_on_error=True,
         )
-    except ImportError as exc:
+    except ImportError as exc:  # the setup, not the file: never skipped
         raise RagsweepError(f"{path}: reading this file type needs a missing package ({exc}); install it or "
                             f"drop the extension from dataset.corpus.extensions") from None
     except Exception as exc:  # noqa: BLE001 - any parser failure becomes one line naming the file
@@ -119,7 +139,21 @@ def _read_one(reader: Any, path: Path) -> list[Any]:
         if isinstance(cause, RagsweepError):
             raise cause from None
         detail = " ".join(f"{type(cause).__name__}: {cause}".split())[:200]
-        raise RagsweepError(f"{path}: could not be read ({detail}); fix or remove the file") from None
+        raise UnreadableFile(path, f"could not be read ({detail})") from None
+
+
+def _page_metadata(parts: list[Any]) -> dict[str, Any]:
+    """Where each page starts in the joined text, and the PDF's page labels."""
+    starts, at = [], 0
+    for part in parts:
+        starts.append(at)
+        at += len(part.text) + len(_PAGE_JOIN)
+    labels = [str(p.metadata.get("page_label") or i + 1) for i, p in enumerate(parts)]
+    return {"pages": len(parts), "page_starts": starts, "page_labels": labels}
+
+
+def _listing(items: list[str]) -> str:
+    return "; ".join(items) if len(items) > 1 else items[0]
 
 
 def load_folder_corpus(spec: FolderCorpus, notes: list[str] | None = None) -> list[Document]:
@@ -134,12 +168,13 @@ def load_folder_corpus(spec: FolderCorpus, notes: list[str] | None = None) -> li
 
     from llama_index.core import SimpleDirectoryReader
 
+    decoded: dict[Path, str] = {}
     try:
         reader = SimpleDirectoryReader(
             input_dir=str(folder),
             required_exts=sorted(set(exts) | {e.upper() for e in exts}),
             recursive=spec.recursive,
-            file_extractor=_readers(exts),
+            file_extractor=_readers(exts, decoded),
             raise_on_error=True,
         )
     except ValueError:  # "No files found in <dir>."
@@ -149,24 +184,41 @@ def load_folder_corpus(spec: FolderCorpus, notes: list[str] | None = None) -> li
 
     documents: list[Document] = []
     empty: list[str] = []
+    skipped: list[str] = []
     for path in sorted(reader.input_files):
         rel = Path(path).relative_to(folder).as_posix()
-        parts = _read_one(reader, Path(path))
+        try:
+            parts = _read_one(reader, Path(path))
+        except UnreadableFile as exc:
+            if spec.on_unreadable != "skip":
+                raise RagsweepError(f"{exc}; fix or remove the file, or set dataset.corpus.on_unreadable: skip "
+                                    f"to leave unreadable files out") from None
+            skipped.append(f"{rel}: {exc.reason}")
+            continue
         text = _PAGE_JOIN.join(p.text for p in parts)
         if not text.strip():
             empty.append(rel)
             continue
         meta: dict[str, Any] = {"file_path": rel, "file_type": Path(path).suffix.lower()}
         if Path(path).suffix.lower() == ".pdf":
-            meta["pages"] = len(parts)
+            meta.update(_page_metadata(parts))
         documents.append(Document(doc_id=rel, text=text, metadata=meta))
 
     if not documents:
+        if skipped:
+            raise RagsweepError(f"{folder}: no file with extensions {looked_for} could be read ({len(empty)} empty, "
+                                f"{len(skipped)} unreadable: {_listing(skipped)}); add documents with text")
         raise RagsweepError(
             f"{folder}: all {len(empty)} files with extensions {looked_for} are empty (no extractable text; "
             f"scanned PDFs need OCR first); add documents with text"
         )
-    if empty and notes is not None:
-        shown = ", ".join(empty[:3]) + (f" and {len(empty) - 3} more" if len(empty) > 3 else "")
-        notes.append(f"skipped {len(empty)} empty document(s) with no extractable text: {shown}")
+    if notes is not None:
+        if decoded:
+            names = ", ".join(f"{Path(p).relative_to(folder).as_posix()} as {enc}" for p, enc in sorted(decoded.items()))
+            notes.append(f"re-decoded {len(decoded)} file(s) that are not UTF-8: {names}")
+        if skipped:
+            notes.append(f"skipped {len(skipped)} unreadable file(s) (on_unreadable: skip): {_listing(skipped)}")
+        if empty:
+            shown = ", ".join(empty[:3]) + (f" and {len(empty) - 3} more" if len(empty) > 3 else "")
+            notes.append(f"skipped {len(empty)} empty document(s) with no extractable text: {shown}")
     return documents

@@ -15,10 +15,12 @@ if TYPE_CHECKING:
     from ragsweep.config import JsonlCorpus
 
 
-def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
+def iter_jsonl(path: Path, errors: list[str] | None = None) -> Iterator[tuple[int, dict]]:
     """Yield ``(line number, object)``; blank lines are skipped, anything else must be a JSON object.
 
-    Splits on ``\\n`` only: JSON strings may legally hold U+2028, which ``str.splitlines`` breaks on.
+    A bad line raises, or with ``errors`` given is described there and skipped (so every bad line
+    of a questions file is reported at once). Splits on ``\\n`` only: JSON strings may legally hold
+    U+2028, which ``str.splitlines`` breaks on.
     """
     path = Path(path)
     if not path.is_file():
@@ -31,15 +33,16 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise RagsweepError(
-                f"{path}:line {n}: not valid JSON ({exc.msg} at column {exc.colno}); each line must be one JSON object"
-            ) from None
-        if not isinstance(obj, dict):
-            raise RagsweepError(
-                f"{path}:line {n}: expected a JSON object ({{...}}), got {type(obj).__name__}; "
-                f"each line must be one JSON object"
-            )
-        yield n, obj
+            problem = f"not valid JSON ({exc.msg} at column {exc.colno})"
+        else:
+            if isinstance(obj, dict):
+                yield n, obj
+                continue
+            problem = f"expected a JSON object ({{...}}), got {type(obj).__name__}"
+        message = f"{path}:line {n}: {problem}; each line must be one JSON object"
+        if errors is None:
+            raise RagsweepError(message)
+        errors.append(message)
 
 
 def load_jsonl_corpus(spec: JsonlCorpus, notes: list[str] | None = None) -> list[Document]:

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, Optional
 from pydantic import BaseModel, Field, ValidationError
 
 from ragsweep.datasets.files import read_json_strict
-from ragsweep.datasets.questions_table import TextLocator, default_qid, unique_spans
+from ragsweep.datasets.questions_table import default_qid, unique_spans
+from ragsweep.datasets.text_evidence import TextLocator
 from ragsweep.datasets.types import Document, EvidenceSpan, Question
 from ragsweep.errors import RagsweepError
 
@@ -67,11 +68,12 @@ def _examples(path: Path) -> list[Any]:
 
 
 def load_labelled_rag_questions(
-    spec: LabelledRagQuestions, documents: list[Document], notes: list[str] | None = None
+    spec: LabelledRagQuestions, documents: list[Document], notes: list[str] | None = None,
+    locator: TextLocator | None = None,
 ) -> tuple[list[Question], list[str]]:
     """One question per example (ids q0001…); reference contexts become evidence where found."""
     path = Path(spec.path)
-    locator = TextLocator({d.doc_id: d.text for d in documents})
+    locator = locator or TextLocator({d.doc_id: d.text for d in documents})
     questions: list[Question] = []
     for i, ex in enumerate(_examples(path), 1):
         if not ex.query.strip():

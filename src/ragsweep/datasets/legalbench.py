@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragsweep.datasets.files import read_json_strict, read_text_strict
-from ragsweep.datasets.questions_table import snippet, unique_spans
+from ragsweep.datasets.questions_table import unique_spans
+from ragsweep.datasets.text_evidence import snippet
 from ragsweep.datasets.types import Document, EvidenceSpan, Question
 from ragsweep.errors import RagsweepError
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragsweep.datasets.text_evidence import TextLocator
 from ragsweep.datasets.types import Dataset, Document, Question
 from ragsweep.errors import RagsweepError
 
@@ -43,21 +44,21 @@ def _load_corpus(spec: DatasetSpec, notes: list[str]) -> list[Document]:
 
 
 def _load_questions(
-    spec: DatasetSpec, documents: list[Document], notes: list[str]
+    spec: DatasetSpec, documents: list[Document], notes: list[str], locator: TextLocator
 ) -> tuple[list[Question], list[str]]:
     questions = spec.questions
     if questions.format == "demo":
         from ragsweep.datasets.demo import load_demo_questions
 
-        return load_demo_questions(documents, notes)
+        return load_demo_questions(documents, notes, locator)
     if questions.format in ("jsonl", "csv"):
         from ragsweep.datasets.questions_table import load_table_questions
 
-        return load_table_questions(questions, documents, notes)
+        return load_table_questions(questions, documents, notes, locator)
     if questions.format == "labelled_rag":
         from ragsweep.datasets.labelled_rag import load_labelled_rag_questions
 
-        return load_labelled_rag_questions(questions, documents, notes)
+        return load_labelled_rag_questions(questions, documents, notes, locator)
     if questions.format == "legalbench":
         from ragsweep.datasets.legalbench import load_legalbench_questions
 
@@ -107,36 +108,92 @@ def dataset_name(spec: DatasetSpec) -> str:
     return Path(c.path).stem
 
 
+UNLOCATED_FILE = "unlocated_evidence.jsonl"
+
+
+def write_unlocated(report_dir: Path | None, unlocated: list) -> Path | None:
+    """``unlocated_evidence.jsonl`` in ``report_dir``: one line per evidence text not found (question id,
+    field, text, closest match, its place and similarity). Removed when nothing is unlocated."""
+    import json
+
+    if report_dir is None:
+        return None
+    path = Path(report_dir) / UNLOCATED_FILE
+    if not unlocated:
+        path.unlink(missing_ok=True)
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        for u in unlocated:
+            f.write(json.dumps(getattr(u, "record", {"description": str(u)}), ensure_ascii=False) + "\n")
+    tmp.replace(path)
+    return path
+
+
 def apply_unlocated_policy(
-    policy: str, source: str, questions: list[Question], unlocated: list[str], notes: list[str]
+    policy: str, source: str, questions: list[Question], unlocated: list[str], notes: list[str],
+    listed: Path | None = None,
 ) -> list[Question]:
-    """error: stop with one line; drop_question: remove the questions; keep_question: keep them (spans lost)."""
+    """error: stop with one line; drop_question: remove the questions; keep_question: keep them (spans lost).
+    ``listed``: the file naming every unlocated text, pointed to in the message."""
     if not unlocated:
         return questions
     qids = list(dict.fromkeys(getattr(u, "qid", None) for u in unlocated))
     count = f"{len(unlocated)} evidence text(s) in {len(qids)} question(s)"
+    where = f"all listed in {listed}" if listed is not None else f"first: {unlocated[0]}"
     if policy == "error":
         raise RagsweepError(
-            f"{source}: {count} could not be found in the corpus (first: {unlocated[0]}); fix the text or the "
-            f"doc_id, or set dataset.unlocated_evidence: drop_question (or keep_question)"
+            f"{source}: {count} could not be found in the corpus ({where}); fix the text or the doc_id, set "
+            f"dataset.fuzzy_evidence (e.g. 0.9), or set dataset.unlocated_evidence: drop_question (or keep_question)"
         )
     if policy == "drop_question":
+        notes.append(f"dropped {len(qids)} question(s) whose evidence text was not found in the corpus ({where})")
         bad = set(qids)
-        notes.append(f"dropped {len(qids)} question(s) whose evidence text was not found in the corpus "
-                     f"(first: {qids[0]!r})")
         return [q for q in questions if q.qid not in bad]
     notes.append(f"kept {len(qids)} question(s) without {len(unlocated)} evidence text(s) not found in the corpus "
-                 f"(first: {qids[0]!r})")
+                 f"({where})")
     return questions
 
 
-def load_dataset(spec: DatasetSpec) -> Dataset:
-    """Load corpus and questions, apply ``unlocated_evidence``, and validate the result."""
+def _fuzzy_threshold(spec: DatasetSpec) -> float | None:
+    """``dataset.fuzzy_evidence``; the demo questions, which quote one PDF-like text with an OCR slip on
+    purpose, default to ``DEMO_FUZZY`` so every spec over them loads."""
+    if spec.fuzzy_evidence is not None or spec.questions.format != "demo":
+        return spec.fuzzy_evidence
+    from ragsweep.datasets.demo import DEMO_FUZZY
+
+    return DEMO_FUZZY
+
+
+def load_dataset(spec: DatasetSpec, report_dir: Path | None = None) -> Dataset:
+    """Load corpus and questions, locate evidence given as text (tiers), apply ``unlocated_evidence``,
+    count copies of gold text elsewhere as gold (``duplicate_evidence``), and validate the result.
+
+    ``report_dir`` (a run directory): where ``unlocated_evidence.jsonl`` lists every text not found.
+    ``dataset.evidence`` records the tiers, the copies and the unlocated texts for the manifest."""
     notes: list[str] = []
     documents = _load_corpus(spec, notes)
-    questions, unlocated = _load_questions(spec, documents, notes)
+    locator = TextLocator({d.doc_id: d.text for d in documents}, fuzzy=_fuzzy_threshold(spec))
+    questions, unlocated = _load_questions(spec, documents, notes, locator)
     source = questions_source(spec)
-    questions = apply_unlocated_policy(spec.unlocated_evidence, source, questions, unlocated, notes)
+    listed = write_unlocated(report_dir, unlocated)
+    questions = apply_unlocated_policy(spec.unlocated_evidence, source, questions, unlocated, notes, listed)
+    n_spans = sum(len(q.evidence) for q in questions)
+    copies = None
+    if spec.duplicate_evidence == "all_copies":
+        from ragsweep.datasets.duplicates import add_copies
+
+        questions, copies = add_copies(questions, locator.index)
+        if copies.note():
+            notes.append(copies.note())
     dataset = Dataset(name=dataset_name(spec), documents=documents, questions=questions, notes=notes)
+    located = locator.total - len(unlocated)
+    dataset.evidence = {"questions_with_evidence": sum(bool(q.evidence) for q in questions),
+                        "spans": n_spans, "given_as_spans": max(0, n_spans - located),
+                        "location": locator.summary() if locator.total else None,
+                        "copies": copies.summary() if copies is not None else None,
+                        "unlocated": [getattr(u, "record", {"description": str(u)}) for u in unlocated]}
     dataset.validate(source, corpus_source(spec))
     return dataset
+

@@ -1,13 +1,17 @@
-"""Finding a piece of text inside a document when whitespace may differ.
+"""Finding a piece of text inside a document when whitespace (or more) may differ.
 
-Splitters and hand-written evidence both re-flow whitespace (strip, join with one space, drop
-newlines), so an exact ``str.find`` misses. We match token sequences with any run of whitespace
-between them, which is exact about every non-space character.
+Splitters re-flow whitespace (strip, join with one space, drop newlines), so an exact
+``str.find`` misses: ``find_span`` matches token sequences with any run of whitespace between
+them, exact about every non-space character. Evidence quoted by users differs more (another PDF
+extractor: spaces, hyphenation, quotes, ligatures), so ``CorpusIndex`` locates it in tiers:
+exact, then normalised (``normalise.py``), then, when asked, fuzzy above a stated similarity.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
+from dataclasses import dataclass
 
 
 def _pattern(needle: str) -> re.Pattern[str] | None:
@@ -47,3 +51,128 @@ def locate_in_corpus(documents: dict[str, str], needle: str, doc_id: str | None 
         if span is not None:
             return did, span[0], span[1]
     return None
+
+
+# --------------------------------------------------------------------------- tiers over a corpus
+TIERS = ("exact", "normalised", "fuzzy")
+# A copy of evidence elsewhere in the corpus counts only when its normalised text is at least this
+# long: a short gold answer ("Yes", "30 days") recurs by chance, a sentence does not.
+MIN_COPY_CHARS = 25
+_ANCHOR = 12  # length of the needle pieces that propose candidate places for a fuzzy match
+_MAX_ANCHOR_HITS = 50
+
+
+@dataclass(frozen=True)
+class Match:
+    """Where a text was found: ``[start, end)`` of ``doc_id``, by which tier, and how similar (0-1)."""
+
+    doc_id: str
+    start: int
+    end: int
+    tier: str
+    similarity: float = 1.0
+
+
+class CorpusIndex:
+    """The documents, and (built on first need) their normalised forms joined into one string.
+
+    One ``str.find`` over the joined text searches every document at C speed; NUL separators
+    keep a match from spanning two documents.
+    """
+
+    def __init__(self, documents: dict[str, str]) -> None:
+        self.documents = documents
+        self._joined: str | None = None
+
+    def _build(self) -> None:
+        from ragsweep.datasets.normalise import normalise
+
+        self._ids = list(self.documents)
+        self._norm = [normalise(self.documents[d]) for d in self._ids]
+        starts, pos = [], 0
+        for n in self._norm:
+            starts.append(pos)
+            pos += len(n.text) + 1
+        self._starts = starts
+        self._joined = "\0".join(n.text for n in self._norm)
+
+    def _place(self, pos: int, length: int) -> tuple[int, int, int]:
+        """(document index, original start, original end) of a match in the joined text."""
+        i = bisect.bisect_right(self._starts, pos) - 1
+        local = pos - self._starts[i]
+        start, end = self._norm[i].span(local, local + length)
+        return i, start, end
+
+    def exact(self, needle: str, doc_id: str | None = None) -> Match | None:
+        """The first verbatim occurrence (stripped), in ``doc_id`` or in document order."""
+        stripped = needle.strip()
+        if not stripped:
+            return None
+        for did in [doc_id] if doc_id is not None else self.documents:
+            text = self.documents.get(did)
+            i = -1 if text is None else text.find(stripped)
+            if i >= 0:
+                return Match(did, i, i + len(stripped), "exact")
+        return None
+
+    def normalised_all(self, needle_norm: str, doc_id: str | None = None) -> list[Match]:
+        """Every non-overlapping occurrence of an already normalised needle, as original offsets."""
+        if not needle_norm:
+            return []
+        if self._joined is None:
+            self._build()
+        out: list[Match] = []
+        pos = self._joined.find(needle_norm)
+        while pos >= 0:
+            i, start, end = self._place(pos, len(needle_norm))
+            if doc_id is None or self._ids[i] == doc_id:
+                out.append(Match(self._ids[i], start, end, "normalised"))
+            pos = self._joined.find(needle_norm, pos + len(needle_norm))
+        return out
+
+    def closest(self, needle_norm: str, doc_id: str | None = None) -> Match | None:
+        """The most similar place to the needle (``similarity`` in 0-1), or None if nothing is near.
+
+        Pieces of the needle found verbatim propose aligned windows; each window is scored with
+        rapidfuzz's ``partial_ratio_alignment`` (normalised Indel similarity of the best-aligned
+        substring; Levenshtein 1966). Anchoring keeps this fast on megabytes of text; a needle
+        none of whose 12-character pieces occurs anywhere has no close match worth naming.
+        """
+        from rapidfuzz import fuzz
+
+        if len(needle_norm) < _ANCHOR:
+            return None
+        if self._joined is None:
+            self._build()
+        votes: dict[int, int] = {}
+        for off in range(0, len(needle_norm) - _ANCHOR + 1, _ANCHOR):
+            piece = needle_norm[off:off + _ANCHOR]
+            pos, hits = self._joined.find(piece), 0
+            while pos >= 0 and hits < _MAX_ANCHOR_HITS:
+                origin = (pos - off) // _ANCHOR
+                votes[origin] = votes.get(origin, 0) + 1
+                pos, hits = self._joined.find(piece, pos + 1), hits + 1
+        best: Match | None = None
+        margin = len(needle_norm) // 4 + _ANCHOR
+        tried = 0
+        for origin, _ in sorted(votes.items(), key=lambda kv: (-kv[1], kv[0])):
+            at = min(max(0, origin * _ANCHOR), len(self._joined) - 1)
+            d = bisect.bisect_right(self._starts, at) - 1
+            if doc_id is not None and self._ids[d] != doc_id:
+                continue
+            tried += 1
+            if tried > 8:
+                break
+            doc_lo, doc_hi = self._starts[d], self._starts[d] + len(self._norm[d].text)
+            lo, hi = max(doc_lo, at - margin), min(doc_hi, at + len(needle_norm) + margin)
+            window = self._joined[lo:hi]
+            if not window:
+                continue
+            a = fuzz.partial_ratio_alignment(needle_norm, window)
+            if a is None or a.dest_end <= a.dest_start:
+                continue
+            i, start, end = self._place(lo + a.dest_start, a.dest_end - a.dest_start)
+            cand = Match(self._ids[i], start, end, "fuzzy", round(a.score / 100.0, 4))
+            if best is None or cand.similarity > best.similarity:
+                best = cand
+        return best

@@ -3,8 +3,9 @@
 Fields: ``question`` (required), ``id``, ``reference_answer`` (alias ``answer``), ``type`` (alias
 ``question_type``), ``evidence`` (objects with ``doc_id`` and ``start``/``end`` and/or ``text``) and
 ``reference_contexts`` (strings found anywhere in the corpus). In CSV the two list columns hold
-JSON. Evidence given only as text is located here; what was not found is returned, not raised,
-because ``dataset.unlocated_evidence`` (applied in ``load.py``) decides what to do with it.
+JSON. Evidence given only as text is located here (in tiers: ``text_evidence.TextLocator``); what was
+not found is returned, not raised, because ``dataset.unlocated_evidence`` (applied in ``load.py``)
+decides what to do with it.
 """
 
 from __future__ import annotations
@@ -14,13 +15,12 @@ import difflib
 import io
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragsweep.datasets.files import read_text_strict
+from ragsweep.datasets.files import bad_lines_error, read_text_strict
 from ragsweep.datasets.jsonl_corpus import iter_jsonl
-from ragsweep.datasets.locate import locate_in_corpus
+from ragsweep.datasets.text_evidence import TextLocator, snippet
 from ragsweep.datasets.types import Document, EvidenceSpan, Question
 from ragsweep.errors import RagsweepError
 
@@ -32,23 +32,6 @@ _KNOWN = {"id", "question", "reference_answer", "answer", "type", "question_type
 _EVIDENCE_KEYS = {"doc_id", "start", "end", "text"}
 
 
-class Unlocated(str):
-    """A one-line description of evidence text not found in the corpus; ``qid`` names its question."""
-
-    qid: str
-
-    def __new__(cls, qid: str, description: str) -> "Unlocated":
-        obj = super().__new__(cls, f"question {qid!r} {description}")
-        obj.qid = qid
-        return obj
-
-
-def snippet(text: str, width: int = 60) -> str:
-    """Quote text on one line, shortened, for error messages."""
-    flat = " ".join(text.split())
-    return json.dumps(flat if len(flat) <= width else flat[: width - 1] + "…", ensure_ascii=False)
-
-
 def default_qid(position: int) -> str:
     return f"q{position:04d}"
 
@@ -58,40 +41,20 @@ def same_text(a: str, b: str) -> bool:
     return a.split() == b.split()
 
 
-@dataclass
-class TextLocator:
-    """Locates evidence given as text and counts the outcome for the ``evidence located by text`` note."""
-
-    documents: dict[str, str]
-    total: int = 0
-    unlocated: list[Unlocated] = field(default_factory=list)
-
-    def locate(self, qid: str, where: str, text: str, doc_id: str | None = None) -> EvidenceSpan | None:
-        self.total += 1
-        hit = locate_in_corpus(self.documents, text, doc_id)
-        if hit is None:
-            place = f"{doc_id!r}" if doc_id is not None else "the corpus"
-            self.unlocated.append(Unlocated(qid, f"{where}: text {snippet(text)} not found in {place}"))
-            return None
-        return EvidenceSpan(*hit)
-
-    def note_into(self, notes: list[str] | None) -> None:
-        if notes is not None and self.total:
-            notes.append(f"evidence located by text: {self.total - len(self.unlocated)}/{self.total}")
-
-
 def unique_spans(spans: list[EvidenceSpan]) -> tuple[EvidenceSpan, ...]:
     return tuple(dict.fromkeys(spans))
 
 
 # --------------------------------------------------------------------------- reading records
-def _json_records(path: Path) -> Iterator[tuple[str, dict]]:
-    for n, obj in iter_jsonl(path):
+def _json_records(path: Path, errors: list[str]) -> Iterator[tuple[str, dict]]:
+    """Records with their location; lines that are no JSON object are described in ``errors``."""
+    for n, obj in iter_jsonl(path, errors):
         yield f"{path}:line {n}", obj
 
 
-def _csv_records(path: Path) -> Iterator[tuple[str, dict]]:
-    """Rows as dicts; empty cells count as absent. The location is the line the row starts on."""
+def _csv_records(path: Path, errors: list[str]) -> Iterator[tuple[str, dict]]:
+    """Rows as dicts; empty cells count as absent. The location is the line the row starts on. A row
+    with too many cells is described in ``errors``; malformed quoting ends the file there."""
     if not path.is_file():
         raise RagsweepError(f"{path}: file not found; fix the path in the spec")
     text = read_text_strict(path).removeprefix("\ufeff")
@@ -112,11 +75,12 @@ def _csv_records(path: Path) -> Iterator[tuple[str, dict]]:
             if not any(cell.strip() for cell in row):
                 continue
             if len(row) > len(header):
-                raise RagsweepError(f"{where}: {len(row)} cells but the header has {len(header)} columns; "
-                                    f"quote cells that contain commas")
+                errors.append(f"{where}: {len(row)} cells but the header has {len(header)} columns; "
+                              f"quote cells that contain commas")
+                continue
             yield where, {k: v for k, v in zip(header, row) if v.strip()}
     except csv.Error as exc:
-        raise RagsweepError(f"{path}:line {reader.line_num}: malformed CSV ({exc}); check the quoting") from None
+        errors.append(f"{path}:line {reader.line_num}: malformed CSV ({exc}); check the quoting")
 
 
 # --------------------------------------------------------------------------- one record
@@ -243,14 +207,24 @@ def _question(where: str, position: int, record: dict, documents: dict[str, str]
 
 
 def load_table_questions(
-    spec: TableQuestions, documents: list[Document], notes: list[str] | None = None
+    spec: TableQuestions, documents: list[Document], notes: list[str] | None = None,
+    locator: TextLocator | None = None,
 ) -> tuple[list[Question], list[str]]:
-    """Questions from JSONL or CSV, and descriptions (``Unlocated``) of evidence text not found."""
+    """Questions from JSONL or CSV, and descriptions (``Unlocated``) of evidence text not found.
+    ``locator`` (made by ``load.py`` with the spec's settings) also counts the tiers."""
     path = Path(spec.path)
-    records = _csv_records(path) if spec.format == "csv" else _json_records(path)
+    errors: list[str] = []  # every bad record, reported together
+    records = _csv_records(path, errors) if spec.format == "csv" else _json_records(path, errors)
     texts = {d.doc_id: d.text for d in documents}
-    locator = TextLocator(texts)
-    questions = [_question(where, i, rec, texts, locator) for i, (where, rec) in enumerate(records, 1)]
+    locator = locator or TextLocator(texts)
+    questions = []
+    for i, (where, rec) in enumerate(records, 1):
+        try:
+            questions.append(_question(where, i, rec, texts, locator))
+        except RagsweepError as exc:
+            errors.append(str(exc))
+    if errors:
+        raise bad_lines_error(path, errors)
     locator.note_into(notes)
     return questions, list(locator.unlocated)
 

@@ -48,6 +48,8 @@ class Dataset:
     documents: list[Document]
     questions: list[Question]
     notes: list[str] = field(default_factory=list)
+    # how gold evidence was found: tiers of text location, copies counted as gold, unlocated texts
+    evidence: dict = field(default_factory=dict)
 
     def document(self, doc_id: str) -> Document:
         return self._by_id()[doc_id]

@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ragsweep.evaluation.significance import holm, paired_permutation_test, question_matrix, rank_configs
+from ragsweep.evaluation.paired_tests import paired_test
+from ragsweep.evaluation.significance import holm, question_matrix, rank_configs
 
 if TYPE_CHECKING:
     import pandas as pd
 
-RANKING_COLUMNS = ["config_id", "mean", "n", "rank", "p_vs_nth", "p_holm", "selected", "reason"]
+RANKING_COLUMNS = ["config_id", "mean", "n", "rank", "p_vs_nth", "p_holm", "selected", "reason", "test"]
 TOP_N = "top_n"
 BEYOND_MAX = "beyond max_configs"
 NO_VALUES = "no values"
@@ -47,9 +48,10 @@ def select_configurations(
 
     ``values`` has columns config_id, qid and ``metric`` for the validation questions only
     (NaN = unmeasured). Configurations are ranked by mean, ties by config_id. Each one below
-    the N-th is tested against it with a one-sided paired permutation test on the questions
-    both measured (``paired_permutation_test``, alternative: the candidate is worse; Fisher
-    1935; Good 2005), and the p-values are Holm-adjusted across the candidates (Holm 1979).
+    the N-th is tested against it on the questions both measured with a one-sided ``paired_test``
+    (alternative: the candidate is worse; its name in ``test``) in a family of all candidates,
+    whose p-values can reach the Holm thresholds however many there are, and the p-values are
+    Holm-adjusted across the candidates (Holm 1979).
     The correction raises p-values, so fewer candidates count as significantly worse and more
     are kept: the cautious direction, since wrongly dropping a good configuration from stage 2
     is the error to avoid. A candidate sharing no questions with the N-th has no p-value and is
@@ -76,11 +78,14 @@ def select_configurations(
     top, candidates = measured[:top_n], measured[top_n:]
 
     p_vs_nth: dict[str, float] = {}
+    tests: dict[str, str] = {}
     if candidates:
         nth = matrix[top[-1]].to_numpy()
         worse = "less" if higher_is_better else "greater"
         for c in candidates:
-            p_vs_nth[c] = paired_permutation_test(matrix[c].to_numpy(), nth, worse, n_resamples, seed)
+            t = paired_test(matrix[c].to_numpy(), nth, worse, n_resamples=n_resamples, seed=seed,
+                            family_size=len(candidates), alpha=alpha)
+            p_vs_nth[c], tests[c] = t.p_value, t.method
     p_holm = dict(zip(candidates, holm([p_vs_nth[c] for c in candidates])))
 
     reasons: dict[str, str] = {c: TOP_N for c in top}
@@ -110,6 +115,7 @@ def select_configurations(
                 "p_holm": p_holm.get(c, nan),
                 "selected": c in selected,
                 "reason": reasons.get(c, NO_VALUES),
+                "test": tests.get(c),
             }
             for c in ranked
         ],
@@ -135,6 +141,8 @@ def describe_rule(
     return (
         f"Stage 2 takes the top {top_n} configurations by mean {metric} ({direction} is better) on the "
         f"validation questions plus every other configuration not significantly worse than #{top_n} "
-        f"(one-sided paired sign-flip permutation test on the questions both measured, exact or "
-        f"{n_resamples} random flips, Holm-adjusted across candidates, alpha = {alpha}){cap}."
+        f"(one-sided paired test on the questions both measured: exact sign-flip enumeration when the "
+        f"non-zero differences have at most {n_resamples} sign patterns, else the exact sign test when "
+        f"they all have one size, else the paired t-test; Holm-adjusted across candidates, "
+        f"alpha = {alpha}){cap}."
     )

@@ -194,7 +194,8 @@ def _mean_tokens(chunks) -> float:
 
 
 def _graph_extraction(spec, dataset, configs, cache, chunks_of, overhead: int, price) -> StageEstimate:
-    """One LLM path-extraction call per chunk, once per (splitter, extractor) whose graph is not cached."""
+    """One LLM path-extraction call per distinct chunk text (identical prompts are sent once: the LLM
+    cache and the engine's in-flight deduplication), once per (splitter, extractor) whose graph is not cached."""
     from llama_index.core.prompts.default_prompts import (
         DEFAULT_DYNAMIC_EXTRACT_PROMPT,
         DEFAULT_KG_TRIPLET_EXTRACT_PROMPT,
@@ -224,8 +225,8 @@ def _graph_extraction(spec, dataset, configs, cache, chunks_of, overhead: int, p
         if (cache.root / "graphs" / f"{key}.json").is_file():
             continue
         base = overhead + count_tokens(templates[r.extractor].get_template())
-        for ch in chunks:
-            est.add(1, base + count_tokens(ch.text), spec.llm.max_tokens, price)
+        for text in dict.fromkeys(ch.text for ch in chunks):
+            est.add(1, base + count_tokens(text), spec.llm.max_tokens, price)
     return est
 
 

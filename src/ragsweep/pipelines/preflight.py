@@ -38,6 +38,11 @@ def preflight(spec: SweepSpec, configs: list[Configuration], budget: float | Non
 def check_llm_settings(spec: SweepSpec) -> None:
     """The LLM parts of a spec that need files or metric names: prompt placeholders, select_metric
     (also run by ``--dry-run``, which must refuse what the run would refuse)."""
+    from ragsweep.pipelines.outputs.columns import SELECTABLE_METRICS
+
+    if spec.scoring.metric not in SELECTABLE_METRICS:
+        raise RagsweepError(f"scoring.metric: unknown metric {spec.scoring.metric!r}; "
+                            f"choose one of {', '.join(SELECTABLE_METRICS)}")
     if spec.stage2 is not None:
         from ragsweep.evaluation.judges import check_prompt_files
         from ragsweep.pipelines.outputs.columns import SELECTABLE_METRICS

@@ -3,7 +3,8 @@ B - A with paired tests on the questions both runs answered.
 
 Runs are paired per question (same qid and same question text), as configurations within a run
 are: the question-to-question variance cancels (Smucker, Allan & Carterette 2007, CIKM). Each
-(configuration, metric) difference gets a two-sided paired sign-flip permutation test, a
+(configuration, metric) difference gets a two-sided paired test (``paired_tests.paired_test``: exact
+sign-flip, exact sign test or paired t-test, whose p-values can reach Holm's thresholds), a
 paired-bootstrap CI and Cohen's d_z; p-values are Holm-adjusted across the configurations of each
 metric (Holm 1979). Runs over different questions are compared unpaired (means and their CIs
 only), and say so.
@@ -26,7 +27,7 @@ JUDGE_METRICS = ["correctness", "correctness_pass", "faithfulness", "relevancy"]
 JUDGE_OF = {"correctness": "correctness", "correctness_pass": "correctness", "faithfulness": "faithfulness",
             "relevancy": "relevancy"}
 COLUMNS = ["config_id", "metric", "paired", "n", "mean_a", "mean_b", "diff", "diff_lo", "diff_hi", "d_z",
-           "p_value", "p_holm", "significant", "same_settings"]
+           "p_value", "p_holm", "significant", "same_settings", "test"]
 
 
 @dataclass
@@ -70,7 +71,7 @@ def compare_runs(a: RunData, b: RunData, metrics: list[str] | None = None, split
     for config in shared:
         same = ids_a[config] == ids_b[config]
         for m in metrics:
-            rows.append(_compare_one(config, m, recs_a, recs_b, common, same, seed))
+            rows.append(_compare_one(config, m, recs_a, recs_b, common, same, seed, len(shared)))
     table = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in ("p_holm", "significant")])
     table["p_holm"] = float("nan")
     for m in metrics:  # the family: this metric over every shared configuration
@@ -87,7 +88,8 @@ def compare_runs(a: RunData, b: RunData, metrics: list[str] | None = None, split
                       len(common), notes)
 
 
-def _compare_one(config: str, metric: str, recs_a, recs_b, common: list[str], same: bool, seed: int) -> dict:
+def _compare_one(config: str, metric: str, recs_a, recs_b, common: list[str], same: bool, seed: int,
+                 family: int = 1) -> dict:
     import numpy as np
 
     from ragsweep.evaluation.bootstrap import bootstrap_ci
@@ -97,12 +99,14 @@ def _compare_one(config: str, metric: str, recs_a, recs_b, common: list[str], sa
     vb = recs_b[recs_b["config_id"] == config].set_index("qid")[metric]
     row = {"config_id": config, "metric": metric, "same_settings": same}
     if common:  # B first: diff = B - A
-        t = compare_pair(vb.reindex(common).to_numpy(float), va.reindex(common).to_numpy(float), seed=seed)
+        t = compare_pair(vb.reindex(common).to_numpy(float), va.reindex(common).to_numpy(float), seed=seed,
+                         family_size=family)
         return {**row, **t, "paired": True, "mean_a": t["mean_b"], "mean_b": t["mean_a"]}
     mean_a, mean_b = bootstrap_ci(va.to_numpy(float), seed=seed)[0], bootstrap_ci(vb.to_numpy(float), seed=seed)[0]
     nan = float("nan")
     return {**row, "paired": False, "n": int(np.count_nonzero(~np.isnan(vb.to_numpy(float)))), "mean_a": mean_a,
-            "mean_b": mean_b, "diff": mean_b - mean_a, "diff_lo": nan, "diff_hi": nan, "d_z": nan, "p_value": nan}
+            "mean_b": mean_b, "diff": mean_b - mean_a, "diff_lo": nan, "diff_hi": nan, "d_z": nan, "p_value": nan,
+            "test": None}
 
 
 def _scoring_notes(a: RunData, b: RunData, metrics: list[str]) -> list[str]:
@@ -175,7 +179,8 @@ def print_comparison(result: Comparison, console) -> None:
                   f"{len(result.only_b)}; {result.questions_paired} questions paired")
     for note in result.notes:
         console.print(f"note: {escape(note)}")
-    table = Table(caption="B - A with a 95% paired-bootstrap CI; p: two-sided paired permutation test, Holm-adjusted "
+    table = Table(caption="B - A with a 95% paired-bootstrap CI; p: two-sided paired test (exact sign-flip, "
+                  "exact sign test or paired t-test; the test column of --csv), Holm-adjusted "
                   "over the configurations of each metric; * p < 0.05", pad_edge=False)
     for col, just in (("configuration", "left"), ("metric", "left"), ("n", "right"), ("A", "right"),
                       ("B", "right"), ("B - A [95% CI]", "right"), ("p (Holm)", "right")):

@@ -1,14 +1,35 @@
 """Build the shipped ragsweep demo dataset (corpus.jsonl and questions.jsonl).
 
-All twenty documents below are original, fictional legal/policy texts written for the
-ragsweep project (the City of Tessaly, Dunmore Regional Council, Kestrel Valley University,
+All documents are original, fictional legal/policy texts written for the ragsweep project (the
+City of Tessaly, Dunmore Regional Council, Ashby Vale District Council, Kestrel Valley University,
 Orinth Systems, Quillfeather Software, Skyvault Hosting, the Harlan Braddock Foundation, the
 Greenway Trust and the Meridian Scholars Programme are all invented). They are dedicated to the
 public domain (CC0) for use with the project.
 
-Questions carry their gold evidence as quoted text plus a doc_id; this script locates every quote
-with ``str.find`` and refuses to write anything if a quote is missing from its document or occurs
-in it more than once. Output is deterministic, so re-running regenerates identical files:
+The source text lives beside this script: ``demo_documents_{1,2,3,4}.py`` (plain documents: id,
+title, body), ``demo_documents_pdf.py`` (documents stored as PDF text extraction leaves them) and
+``demo_questions_{1,2,3}.py`` (type, question, reference answer, quotes; ids q001.. in list order).
+The stored document text is the title line, a blank line, then the body.
+
+Questions carry their gold evidence as quoted text plus a doc_id. This script checks every quote
+and refuses to write anything if one is missing or ambiguous:
+
+* a quote from a plain document is found with ``str.find``, must occur exactly once, and is
+  written with its ``start``/``end``;
+* a quote from a PDF-like document is written *cleanly* (straight quotes, whole words, single
+  spaces) and stored as text only (``{"doc_id", "text"}``): the loader locates it with its
+  normalising matcher. It is checked here under the same normalisation (the loader's own
+  ``ragsweep.datasets.normalise``) and must occur exactly once in its document;
+* a quote marked ``"ocr:"`` carries an OCR-like slip on purpose: found by no exact or normalised
+  match, it must be located by the loader's fuzzy matcher (``locate.CorpusIndex.closest``) at
+  similarity >= ``FUZZY`` (``specs/demo.yaml``: ``fuzzy_evidence: 0.9``) in the document it names;
+* a quote given with a tuple of doc ids is text that stands verbatim in each of those documents
+  (one quoting the other); it is stored as text only without a doc_id, and the loader counts every
+  copy as gold;
+* no quote may occur, under normalisation, in any document it does not name: the loader would
+  count such a copy as gold, so a copy is declared or it is an error.
+
+Output is deterministic, so re-running regenerates identical files:
 
     .venv/bin/python src/ragsweep/datasets/demo/build_demo.py   # from the project root
 """
@@ -22,24 +43,42 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
-# ---------------------------------------------------------------------------------------------
-# Documents: (id, title, body). The stored text is the title line, a blank line, then the body.
-# Every section heading starts a line with "§ N"; nothing else does.
-# ---------------------------------------------------------------------------------------------
-
-# The source text lives beside this script, in demo_documents_{1,2,3}.py (documents: id, title, body; the
-# stored text is the title line, a blank line, then the body; every section heading starts a line with
-# "§ N" and nothing else does) and demo_questions_{1,2}.py (type, question, reference answer, quotes;
-# ids q001.. are assigned in list order).
 sys.path.insert(0, str(HERE))
 from demo_documents_1 import DOCUMENTS as _D1  # noqa: E402
 from demo_documents_2 import DOCUMENTS as _D2  # noqa: E402
 from demo_documents_3 import DOCUMENTS as _D3  # noqa: E402
+from demo_documents_4 import DOCUMENTS as _D4  # noqa: E402
+from demo_documents_pdf import DOCUMENTS as _DPDF  # noqa: E402
 from demo_questions_1 import QUESTIONS as _Q1  # noqa: E402
 from demo_questions_2 import QUESTIONS as _Q2  # noqa: E402
+from demo_questions_3 import QUESTIONS as _Q3  # noqa: E402
 
-DOCUMENTS = _D1 + _D2 + _D3
-QUESTIONS = _Q1 + _Q2
+DOCUMENTS = _D1 + _D2 + _D3 + _D4 + _DPDF
+PDF_LIKE = {doc_id for doc_id, _, _ in _DPDF}
+QUESTIONS = _Q1 + _Q2 + _Q3
+TYPES = ("simple", "paraphrase", "disambiguation", "complex", "multi_hop", "comparative", "out_of_scope")
+# Characters a PDF-like document may hold beyond ASCII and the section sign.
+PDF_CHARS = set("\u00a7\u00ad\ufb00\ufb01\ufb02\ufb03\ufb04\u2018\u2019\u201c\u201d\u2013\u2014")
+WORDS = (250, 500)
+
+FUZZY = 0.9  # specs/demo.yaml's dataset.fuzzy_evidence; quotes marked "ocr:" must need exactly that tier
+OCR = "ocr:"
+
+
+def _normalise(text: str) -> str:
+    """The loader's normalisation (``ragsweep.datasets.normalise``): whitespace, soft hyphens and
+    hyphens/dashes dropped, quotes made straight, NFKC per character."""
+    from ragsweep.datasets.normalise import normalise
+
+    return normalise(text).text
+
+
+def _occurrences(haystack: str, needle: str) -> list[int]:
+    found, i = [], haystack.find(needle)
+    while i >= 0:
+        found.append(i)
+        i = haystack.find(needle, i + 1)
+    return found
 
 
 def build_documents() -> list[dict]:
@@ -54,40 +93,13 @@ def build_documents() -> list[dict]:
     return docs
 
 
-def build_questions(docs: list[dict]) -> list[dict]:
-    texts = {d["id"]: d["text"] for d in docs}
-    out = []
-    for n, (qtype, question, answer, quotes) in enumerate(QUESTIONS, start=1):
-        qid = f"q{n:03d}"
-        evidence = []
-        for doc_id, quote in quotes:
-            if doc_id not in texts:
-                raise SystemExit(f"{qid}: unknown document {doc_id!r}")
-            text = texts[doc_id]
-            start = text.find(quote)
-            if start < 0:
-                raise SystemExit(f"{qid}: quote not found in {doc_id!r}: {quote!r}")
-            if text.find(quote, start + 1) >= 0:
-                raise SystemExit(f"{qid}: quote appears more than once in {doc_id!r}: {quote!r}")
-            evidence.append({"doc_id": doc_id, "start": start, "end": start + len(quote), "text": quote})
-        out.append(
-            {
-                "id": qid,
-                "question": question,
-                "reference_answer": answer,
-                "type": qtype,
-                "evidence": evidence,
-            }
-        )
-    return out
-
-
 def check_documents(docs: list[dict]) -> None:
     for d in docs:
         text = d["text"]
-        bad = sorted({c for c in text if ord(c) > 127 and c != "§"})
+        allowed = PDF_CHARS if d["id"] in PDF_LIKE else {"\u00a7"}
+        bad = sorted({c for c in text if ord(c) > 127 and c not in allowed})
         if bad:
-            raise SystemExit(f"{d['id']}: non-ASCII characters other than the section sign: {bad!r}")
+            raise SystemExit(f"{d['id']}: characters outside ASCII and {sorted(allowed)!r}: {bad!r}")
         sections = re.split(r"\n(?=§)", text)[1:]
         if len(sections) < 3:
             raise SystemExit(f"{d['id']}: only {len(sections)} sections")
@@ -95,8 +107,82 @@ def check_documents(docs: list[dict]) -> None:
             if line.startswith("§") and not re.match(r"§ \d+ \S", line):
                 raise SystemExit(f"{d['id']}: malformed section heading {line!r}")
         words = len(text.split())
-        if not 250 <= words <= 500:
-            raise SystemExit(f"{d['id']}: {words} words, outside 250-500")
+        if not WORDS[0] <= words <= WORDS[1]:
+            raise SystemExit(f"{d['id']}: {words} words, outside {WORDS[0]}-{WORDS[1]}")
+
+
+def _evidence(qid: str, where, quote: str, texts: dict[str, str], norms: dict[str, str], tally: dict) -> dict:
+    """One evidence object for ``quote`` (see the module docstring), after checking it."""
+    named = (where,) if isinstance(where, str) else tuple(where)
+    for doc_id in named:
+        if doc_id not in texts:
+            raise SystemExit(f"{qid}: unknown document {doc_id!r}")
+    if quote.startswith(OCR):
+        return _ocr_evidence(qid, named, quote[len(OCR):], texts, norms, tally)
+    needle = _normalise(quote)
+    if len(needle) < 8:
+        raise SystemExit(f"{qid}: quote too short to locate reliably: {quote!r}")
+    for doc_id, norm in norms.items():
+        n = len(_occurrences(norm, needle))
+        if doc_id in named and n != 1:
+            state = "not found" if n == 0 else f"found {n} times"
+            raise SystemExit(f"{qid}: quote {state} in {doc_id!r} (normalised): {quote!r}")
+        if doc_id not in named and n:
+            raise SystemExit(f"{qid}: quote also occurs in {doc_id!r}, which it does not name: {quote!r}")
+    if len(named) > 1:  # verbatim in several documents: text only, every copy is gold
+        for doc_id in named:
+            if texts[doc_id].find(quote) < 0:
+                raise SystemExit(f"{qid}: shared quote is not verbatim in {doc_id!r}: {quote!r}")
+        tally["shared"] += 1
+        return {"text": quote}
+    doc_id = named[0]
+    text = texts[doc_id]
+    if doc_id in PDF_LIKE:  # clean quote, text only: the loader's normalising matcher finds it
+        tally["text exact" if quote in text else "text normalised"] += 1
+        return {"doc_id": doc_id, "text": quote}
+    start = text.find(quote)
+    if start < 0 or text.find(quote, start + 1) >= 0:
+        raise SystemExit(f"{qid}: quote must occur verbatim exactly once in {doc_id!r}: {quote!r}")
+    tally["span"] += 1
+    return {"doc_id": doc_id, "start": start, "end": start + len(quote), "text": quote}
+
+
+def _ocr_evidence(qid: str, named: tuple, quote: str, texts: dict[str, str], norms: dict[str, str],
+                  tally: dict) -> dict:
+    """A quote with an OCR-like slip: found by no exact or normalised match anywhere, and by the loader's
+    fuzzy matcher at >= FUZZY only in the one document it names."""
+    from ragsweep.datasets.locate import CorpusIndex
+
+    if len(named) != 1 or named[0] not in PDF_LIKE:
+        raise SystemExit(f"{qid}: an {OCR!r} quote names one PDF-like document")
+    needle = _normalise(quote)
+    if any(needle in norm for norm in norms.values()):
+        raise SystemExit(f"{qid}: {OCR!r} quote is found without fuzzy matching: {quote!r}")
+    best = CorpusIndex(texts).closest(needle)
+    if best is None or best.doc_id != named[0] or best.similarity < FUZZY:
+        raise SystemExit(f"{qid}: {OCR!r} quote not within similarity {FUZZY} of {named[0]!r}: {best}")
+    tally["text fuzzy"] += 1
+    return {"doc_id": named[0], "text": quote}
+
+
+def build_questions(docs: list[dict]) -> tuple[list[dict], dict]:
+    texts = {d["id"]: d["text"] for d in docs}
+    norms = {d["id"]: _normalise(d["text"]) for d in docs}
+    tally = {"span": 0, "text exact": 0, "text normalised": 0, "text fuzzy": 0, "shared": 0}
+    out = []
+    seen_questions: set[str] = set()
+    for n, (qtype, question, answer, quotes) in enumerate(QUESTIONS, start=1):
+        qid = f"q{n:03d}"
+        if qtype not in TYPES:
+            raise SystemExit(f"{qid}: unknown type {qtype!r}")
+        if question in seen_questions:
+            raise SystemExit(f"{qid}: duplicate question {question!r}")
+        seen_questions.add(question)
+        if (qtype == "out_of_scope") != (not quotes):
+            raise SystemExit(f"{qid}: out_of_scope questions, and only they, have no evidence")
+        evidence = [_evidence(qid, where, quote, texts, norms, tally) for where, quote in quotes]
+        out.append({"id": qid, "question": question, "reference_answer": answer, "type": qtype, "evidence": evidence})
+    return out, tally
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> None:
@@ -108,13 +194,12 @@ def write_jsonl(path: Path, rows: list[dict]) -> None:
 def main() -> int:
     docs = build_documents()
     check_documents(docs)
-    questions = build_questions(docs)
+    questions, tally = build_questions(docs)
     write_jsonl(HERE / "corpus.jsonl", docs)
     write_jsonl(HERE / "questions.jsonl", questions)
-    counts: dict[str, int] = {}
-    for q in questions:
-        counts[q["type"]] = counts.get(q["type"], 0) + 1
-    print(f"wrote {len(docs)} documents and {len(questions)} questions {counts}")
+    counts = {t: sum(q["type"] == t for q in questions) for t in TYPES}
+    print(f"wrote {len(docs)} documents ({len(PDF_LIKE)} PDF-like) and {len(questions)} questions {counts}")
+    print(f"evidence: {tally}")
     return 0
 
 

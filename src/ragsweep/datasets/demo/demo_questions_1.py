@@ -1,41 +1,37 @@
-"""Demo questions, part 1 of 2: (type, question, reference answer, [(doc_id, quote), ...])."""
+"""Demo questions, part 1 of 3: (type, question, reference answer, [(doc_id, quote), ...]).
+
+Types: ``simple`` (one fact, worded like its evidence), ``paraphrase`` (one fact, worded unlike its
+evidence: other words, no document name), ``disambiguation`` (a fact of one of several near-identical
+documents: two versions, two councils, a policy and its amendment), ``complex`` (2-3 spans from distant
+sections of one document), ``multi_hop`` (the answer needs two documents, e.g. an amendment and what it
+amends, or a cross-reference), ``comparative`` (one span from each of two documents, compared) and
+``out_of_scope`` (no evidence; the reference answer says what the corpus lacks).
+"""
 
 SIMPLE = "simple"
+PARAPHRASE = "paraphrase"
+DISAMBIGUATION = "disambiguation"
 COMPLEX = "complex"
+MULTI_HOP = "multi_hop"
 COMPARATIVE = "comparative"
 OUT = "out_of_scope"
 
 QUESTIONS: list[tuple[str, str, str, list[tuple[str, str]]]] = [
-    # ---- simple: one fact, one span ----------------------------------------------------------
+    # ---- simple and paraphrase: one fact -----------------------------------------------------
+    # The first 12 questions are what the integration tests run (--limit 12): keep them a mix that splits 6/6
+    # into validation/test at seed 7 and that the knowledge-graph retriever mostly finds (tests/test_stage2.py,
+    # tests/test_kg_sweep.py).
     (
-        SIMPLE,
-        "Under the City of Tessaly Personal Data Protection Ordinance, how quickly must a Controller notify the Data Protection Officer of a personal data breach?",
+        PARAPHRASE,
+        "If a city department in Tessaly loses a laptop holding residents' details, how long does it have to tell the official who oversees privacy compliance?",
         "The Controller must notify the Data Protection Officer within 72 hours of becoming aware of the breach.",
         [("data-protection-ordinance", "A Controller shall notify the Data Protection Officer of a personal data breach within 72 hours of becoming aware of it.")],
     ),
     (
         SIMPLE,
-        "What is the largest security deposit a Landlord in Tessaly may require?",
-        "A Landlord may not require a security deposit of more than two months' rent.",
-        [("tenancy-regulation", "A Landlord must not require a security deposit exceeding two months' rent.")],
-    ),
-    (
-        SIMPLE,
         "How many days of paid annual leave does a full-time Orinth Systems employee get each Leave Year?",
-        "A full-time employee is entitled to 25 working days of paid annual leave per Leave Year, in addition to public holidays.",
+        "A full-time employee is entitled to 25 working days of paid annual leave per Leave Year, in addition to public holidays. Amendment No. 1 did not change this.",
         [("employee-leave-policy", "A full-time Employee is entitled to 25 working days of paid annual leave in each Leave Year, in addition to public holidays.")],
-    ),
-    (
-        SIMPLE,
-        "How long is the warranty on Quillfeather Ledger?",
-        "The Licensor warrants that the Software will perform substantially in accordance with its documentation for 90 days from delivery.",
-        [("software-licence", "The Licensor warrants that the Software will perform substantially in accordance with its documentation for 90 days from delivery.")],
-    ),
-    (
-        SIMPLE,
-        "For how long must a Dunmore Regional Council open tender be advertised?",
-        "An open tender must be advertised on the Council's procurement portal for at least 35 days.",
-        [("procurement-rule", "shall be awarded by open tender advertised on the Council's procurement portal for at least 35 days")],
     ),
     (
         SIMPLE,
@@ -44,21 +40,15 @@ QUESTIONS: list[tuple[str, str, str, list[tuple[str, str]]]] = [
         [("academic-integrity-code", "A student may appeal to the Pro-Vice-Chancellor (Education) within 14 days of the Integrity Panel's decision")],
     ),
     (
-        SIMPLE,
-        "How long must the City of Tessaly keep general correspondence?",
-        "General correspondence must be retained for 3 years from the date it was received or sent.",
+        PARAPHRASE,
+        "How long does the city hang on to the ordinary letters it sends and receives?",
+        "The City of Tessaly keeps general correspondence for 3 years from the date it was received or sent.",
         [("records-retention-schedule", "General correspondence shall be retained for 3 years from the date of receipt or dispatch.")],
     ),
     (
-        SIMPLE,
-        "What is the maximum height at which a drone may be flown in Tessaly?",
-        "A drone may not be flown higher than 120 metres above ground level.",
-        [("drone-operation-bylaw", "A Drone shall not be flown higher than 120 metres above ground level.")],
-    ),
-    (
-        SIMPLE,
+        DISAMBIGUATION,
         "What late fee does the Tessaly Public Library charge for overdue items?",
-        "The library charges $0.25 per item per day, up to a maximum of $10 per item.",
+        "The Tessaly Public Library charges $0.25 per item per day, up to a maximum of $10 per item (Dunmore Regional Libraries charge none).",
         [("library-lending-policy", "A late fee of $0.25 per Item per day is charged for overdue Items, up to a maximum of $10 per Item.")],
     ),
     (
@@ -68,8 +58,8 @@ QUESTIONS: list[tuple[str, str, str, list[tuple[str, str]]]] = [
         [("whistleblower-protection-act", "The recipient of a disclosure shall acknowledge receipt within 7 days.")],
     ),
     (
-        SIMPLE,
-        "How much is a Tessaly parking penalty if it is paid promptly?",
+        PARAPHRASE,
+        "I got a ticket for leaving my car in the wrong spot in Tessaly. How much do I save by settling it quickly?",
         "The $45 penalty is reduced to $25 if it is paid within 14 days of the notice.",
         [("parking-ordinance", "The penalty is reduced to $25 if it is paid within 14 days of the notice.")],
     ),
@@ -92,9 +82,9 @@ QUESTIONS: list[tuple[str, str, str, list[tuple[str, str]]]] = [
         [("food-vendor-licensing", "The annual licence fee is $320.")],
     ),
     (
-        SIMPLE,
-        "What is the noise limit at the boundary of a residential property during Quiet Hours in Tessaly?",
-        "During Quiet Hours, noise at the boundary of a residential property must not exceed 45 dB(A).",
+        PARAPHRASE,
+        "How loud may the neighbours' party be at midnight on a Tuesday, measured where their land meets mine?",
+        "Midnight on a weekday falls in Quiet Hours, when noise at the boundary of a residential property must not exceed 45 dB(A).",
         [("noise-ordinance", "During Quiet Hours, noise measured at the boundary of a residential property shall not exceed 45 dB(A).")],
     ),
     (
@@ -104,14 +94,32 @@ QUESTIONS: list[tuple[str, str, str, list[tuple[str, str]]]] = [
         [("volunteer-code-of-conduct", "The minimum age for Volunteers is 16, and a Volunteer under 18 needs the written consent of a parent or guardian.")],
     ),
     (
+        PARAPHRASE,
+        "If the bookkeeping program I bought from Quillfeather does not do what its manual says, how long after delivery am I covered?",
+        "The Licensor warrants that the Software will perform substantially in accordance with its documentation for 90 days from delivery.",
+        [("software-licence", "The Licensor warrants that the Software will perform substantially in accordance with its documentation for 90 days from delivery.")],
+    ),
+    (
+        DISAMBIGUATION,
+        "For how long must a Dunmore Regional Council open tender be advertised?",
+        "An open tender of Dunmore Regional Council must be advertised on the Council's procurement portal for at least 35 days.",
+        [("procurement-rule", "shall be awarded by open tender advertised on the Council's procurement portal for at least 35 days")],
+    ),
+    (
+        PARAPHRASE,
+        "How high am I allowed to take my quadcopter over Tessaly?",
+        "A drone may not be flown higher than 120 metres above ground level.",
+        [("drone-operation-bylaw", "A Drone shall not be flown higher than 120 metres above ground level.")],
+    ),
+    (
         SIMPLE,
         "How much advance notice must Skyvault give a customer before engaging a new Sub-processor?",
         "Skyvault must notify the Controller at least 30 days before engaging a new Sub-processor.",
         [("cloud-data-processing-agreement", "The Processor shall notify the Controller at least 30 days before engaging a new Sub-processor.")],
     ),
     (
-        SIMPLE,
-        "How long may each member of the public speak during the public comment period of a Tessaly Council meeting?",
+        PARAPHRASE,
+        "At a council session in Tessaly, how long does a resident get at the microphone?",
         "Each speaker may speak for up to 3 minutes during the public comment period.",
         [("public-meeting-transparency", "each speaker may speak for up to 3 minutes")],
     ),
@@ -122,8 +130,8 @@ QUESTIONS: list[tuple[str, str, str, list[tuple[str, str]]]] = [
         [("scholarship-terms", "a Scholar must maintain a grade point average of at least 3.2")],
     ),
     (
-        SIMPLE,
-        "What is the annual registration fee for a desexed cat in Tessaly?",
+        PARAPHRASE,
+        "What does it cost each year to sign up a neutered tomcat with the city?",
         "The annual registration fee for a desexed animal is $20.",
         [("pet-ownership-regulation", "The annual registration fee is $20 for a desexed animal and $40 for any other animal.")],
     ),
@@ -134,8 +142,8 @@ QUESTIONS: list[tuple[str, str, str, list[tuple[str, str]]]] = [
         [("data-protection-ordinance", "The Mayor shall appoint a Data Protection Officer for a term of four years, renewable once.")],
     ),
     (
-        SIMPLE,
-        "How close to a school entrance may a street food vendor trade during school hours?",
+        PARAPHRASE,
+        "How far from the school gate must a burger van stay while lessons are on?",
         "A street food vendor may not trade within 50 metres of a school entrance during school hours.",
         [("food-vendor-licensing", "No Street Food Vendor may trade within 50 metres of a school entrance during school hours.")],
     ),
@@ -146,8 +154,8 @@ QUESTIONS: list[tuple[str, str, str, list[tuple[str, str]]]] = [
         [("drone-operation-bylaw", "\"Drone\" means an unmanned aircraft with a take-off mass of 250 grams or more.")],
     ),
     (
-        SIMPLE,
-        "What vote is needed for a Tessaly Public Body to go into a Closed Session?",
+        PARAPHRASE,
+        "What majority does a council committee need before it can send the audience out of the room?",
         "A Closed Session requires a two-thirds vote of the members present, and the reasons must be stated in open session.",
         [("public-meeting-transparency", "A Closed Session requires a two-thirds vote of the members present, and the reasons shall be stated in open session.")],
     ),

@@ -1,9 +1,6 @@
-"""Demo questions, part 2 of 2: (type, question, reference answer, [(doc_id, quote), ...])."""
+"""Demo questions, part 2 of 3: (type, question, reference answer, [(doc_id, quote), ...]); types in part 1."""
 
-SIMPLE = "simple"
-COMPLEX = "complex"
-COMPARATIVE = "comparative"
-OUT = "out_of_scope"
+from demo_questions_1 import COMPARATIVE, COMPLEX, MULTI_HOP, OUT
 
 QUESTIONS: list[tuple[str, str, str, list[tuple[str, str]]]] = [
     (
@@ -63,7 +60,7 @@ QUESTIONS: list[tuple[str, str, str, list[tuple[str, str]]]] = [
         ],
     ),
     (
-        COMPLEX,
+        MULTI_HOP,
         "What are the consequences for a Meridian Scholar at Kestrel Valley University who is found to have engaged in contract cheating?",
         "Under the scholarship terms, the Scholar must repay all instalments paid in the current Award Year. Under the Academic Integrity Code, the Integrity Panel may also suspend the student for up to one year or recommend expulsion to the Senate.",
         [
@@ -212,13 +209,13 @@ QUESTIONS: list[tuple[str, str, str, list[tuple[str, str]]]] = [
     (
         OUT,
         "What fine does a Tessaly Landlord face for failing to return a security deposit on time?",
-        "The documents do not say; the Residential Tenancy Regulation requires deposits to be returned within 21 days but sets no fine or penalty for failing to do so.",
+        "The documents do not say; the Residential Tenancy Regulation requires deposits to be returned within 14 days (21 days before the 2025 amendment) but sets no fine or penalty for failing to do so. The only fine in the 2025 amendment is for letting without a certificate of registration.",
         [],
     ),
     (
         OUT,
         "How many days of paid jury service leave does Orinth Systems give its employees?",
-        "The documents do not say; the Orinth Systems Leave Policy covers annual, sick, parental and compassionate leave but not jury service.",
+        "The documents do not say; the Orinth Systems Leave Policy and its Amendment No. 1 cover annual, sick, parental, compassionate and volunteering leave but not jury service.",
         [],
     ),
     (
@@ -236,7 +233,7 @@ QUESTIONS: list[tuple[str, str, str, list[tuple[str, str]]]] = [
     (
         OUT,
         "What are the opening hours of the Tessaly Public Library?",
-        "The documents do not give the library's opening hours; the Lending Policy covers membership, loans, fees and privacy only.",
+        "The documents do not give the Tessaly Public Library's opening hours; its Lending Policy covers membership, loans, fees and privacy only. The opening hours in the corpus belong to Dunmore Regional Libraries.",
         [],
     ),
     (

@@ -5,10 +5,12 @@ from __future__ import annotations
 RETRIEVAL_METRICS = ["hit", "mrr", "ndcg", "span_recall", "span_precision", "doc_mrr"]
 BERTSCORE_METRICS = ["bertscore_p", "bertscore_r", "bertscore_f1",
                      "bertscore_p_rescaled", "bertscore_r_rescaled", "bertscore_f1_rescaled"]
+# the answer against the reference answer, SQuAD-normalised (evaluation.metrics.answer); built with the records
+ANSWER_METRICS = ["answer_contains", "exact_match", "token_f1"]
 LATENCY_METRICS = ["retrieval_ms", "query_embedding_ms", "generation_ms"]
-SUMMARY_METRICS = BERTSCORE_METRICS + RETRIEVAL_METRICS + LATENCY_METRICS
-SELECTABLE_METRICS = BERTSCORE_METRICS + RETRIEVAL_METRICS
-TABLE_METRICS = ["bertscore_f1_rescaled", "hit", "mrr", "ndcg", "span_recall", "span_precision"]
+SUMMARY_METRICS = BERTSCORE_METRICS + ANSWER_METRICS + RETRIEVAL_METRICS + LATENCY_METRICS
+SELECTABLE_METRICS = BERTSCORE_METRICS + ANSWER_METRICS + RETRIEVAL_METRICS
+TABLE_METRICS = ["bertscore_f1_rescaled", "hit", "answer_contains", "mrr", "ndcg", "span_recall", "span_precision"]
 # stage 2: per question, correctness is the 1-5 score, the others 1/0 (YES/NO); NaN when unmeasured
 JUDGE_METRICS = ["correctness", "correctness_pass", "faithfulness", "relevancy"]
 JUDGE_OF = {"correctness": "correctness", "correctness_pass": "correctness", "faithfulness": "faithfulness",

@@ -11,7 +11,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-FORMAT_VERSION = 3  # 3: questions.parquet, status 'running' at start-up, configuration labels
+FORMAT_VERSION = 4  # 3: questions.parquet, status 'running' at start-up, configuration labels; 4: answer metrics, verdict.json
 
 _PACKAGES = ["ragsweep", "llama-index-core", "llama-index-retrievers-bm25", "llama-index-vector-stores-chroma",
              "chromadb", "langchain-text-splitters", "langchain-experimental", "bert-score", "sentence-transformers",
@@ -164,6 +164,9 @@ def build_manifest(spec, dataset, questions, configs, stats, limit, status: str,
             "corpus_fingerprint": dataset.corpus_fingerprint(),
             "documents": len(dataset.documents), "questions": len(dataset.questions),
             "questions_used": len(questions), "notes": list(dataset.notes),
+            "evidence_location": (getattr(dataset, "evidence", None) or {}).get("location"),
+            "evidence_copies": (getattr(dataset, "evidence", None) or {}).get("copies"),
+            "unlocated_evidence": len((getattr(dataset, "evidence", None) or {}).get("unlocated") or []),
         },
         "generator": generator_info(spec),
         "llm": llm_info(spec),

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ragsweep.pipelines.outputs.columns import BERTSCORE_METRICS, JUDGE_METRICS, LATENCY_METRICS, RETRIEVAL_METRICS, SUMMARY_METRICS
+from ragsweep.pipelines.outputs.columns import (ANSWER_METRICS, BERTSCORE_METRICS, JUDGE_METRICS, LATENCY_METRICS,
+                                                RETRIEVAL_METRICS, SUMMARY_METRICS)
 
 
 def question_rows(questions, split: dict | None = None) -> list[dict]:
@@ -14,11 +15,22 @@ def question_rows(questions, split: dict | None = None) -> list[dict]:
             for q in questions]
 
 
+def answer_scores(payload: dict, reference: str | None) -> dict[str, float | None]:
+    """The short-answer metrics of a journaled answer against the reference answer: cheap and
+    deterministic, so computed here rather than journaled; None for a row that failed (no answer)."""
+    from ragsweep.evaluation.metrics import all_answer_metrics
+
+    if payload.get("error"):
+        return dict.fromkeys(ANSWER_METRICS)
+    return all_answer_metrics(payload.get("answer"), reference)
+
+
 def build_records(questions: list[dict], configs: list[dict], journal, scorer_key: str | None = None,
                   judge_keys: dict | None = None):
     """One row per (configuration, question) present in the journal, with scores joined in
     (only scores made with the current BERTScore settings, ``scorer_key``, when given) and, with
-    ``judge_keys``, the stage-2 judgements made with the current judge settings.
+    ``judge_keys``, the stage-2 judgements made with the current judge settings. The short-answer
+    metrics (``ANSWER_METRICS``) are computed from the answer and the reference answer.
 
     ``questions`` are ``question_rows``, ``configs`` ``Configuration.labels()``: plain rows, so a
     killed run's records can be rebuilt from its directory alone (``ragsweep.load_run``)."""
@@ -49,6 +61,7 @@ def build_records(questions: list[dict], configs: list[dict], journal, scorer_ke
                     "cost_usd": llm.get("cost_usd")})
         s = scores.get((h, qid), {})
         row.update({m: s.get(m) for m in BERTSCORE_METRICS})
+        row.update(answer_scores(payload, q["reference_answer"]))
         if judge_keys:
             for j in judge_keys:
                 jv = judged.get((h, qid, j))

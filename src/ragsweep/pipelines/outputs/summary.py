@@ -3,7 +3,7 @@ configuration against each other one on the test questions)."""
 
 from __future__ import annotations
 
-from ragsweep.pipelines.outputs.columns import JUDGE_METRICS, JUDGE_OF, SPLITS, SUMMARY_METRICS, TABLE_METRICS
+from ragsweep.pipelines.outputs.columns import JUDGE_METRICS, JUDGE_OF, SPLITS, SUMMARY_METRICS
 
 
 def build_summary(records, configs: list[dict], scoring: dict, seed: int, selection: dict | None = None):
@@ -64,29 +64,52 @@ def build_summary(records, configs: list[dict], scoring: dict, seed: int, select
     return out[cols]
 
 
-def build_comparisons(records, spec, selection: dict | None):
-    """On the test questions: the best configuration against each other one, paired permutation
-    test with Holm correction and effect size; stage 1 by the selection metric over all
-    configurations, stage 2 by each judge metric over the judged ones.
+def validation_best(records, metric: str) -> str | None:
+    """The configuration with the best mean ``metric`` on the validation questions (ties: smaller id),
+    the choice the verdict makes; None without validation values."""
+    from ragsweep.evaluation.significance import question_matrix, rank_configs
+    from ragsweep.evaluation.verdict import LOWER_IS_BETTER
 
-    "Best" is the configuration ranked first on the *validation* questions when stage 2 selected
-    one, so the test questions that give the p-values did not also pick the winner (picking the
-    test-set maximum and testing it on the same data would bias the p-values downwards);
-    without a selection it is the test-set best, and the p-values are post hoc."""
+    val = records[(records["split"] == "validation") & records["error"].isna()]
+    val = val[val[metric].notna()] if metric in val.columns else val.iloc[0:0]
+    if val.empty:
+        return None
+    return rank_configs(question_matrix(val[["config_id", "qid", metric]], metric), metric not in LOWER_IS_BETTER)[0]
+
+
+def build_comparisons(records, spec, selection: dict | None):
+    """On the test questions: the best configuration against each other one, paired test with Holm
+    correction over the n - 1 comparisons and effect size; stage 1 by ``scoring.metric`` (or stage
+    2's ``select_metric``) over all configurations, stage 2 by each judge metric over the judged ones.
+
+    "Best" is always chosen on the *validation* questions (stage 2's first selected configuration,
+    else the best validation mean), so the test questions that give the p-values did not also pick
+    the winner: picking the test-set maximum and testing it on the same data biases the p-values
+    downwards (the winner's curse). Only when there are no validation values is it the test-set
+    best, and then ``chosen_on`` says so."""
     import pandas as pd
 
     from ragsweep.evaluation.significance import COMPARE_COLUMNS, compare_to_best
+    from ragsweep.evaluation.verdict import LOWER_IS_BETTER
 
+    columns = ["stage"] + COMPARE_COLUMNS + ["chosen_on"]
     if records.empty:
-        return pd.DataFrame(columns=["stage"] + COMPARE_COLUMNS)
+        return pd.DataFrame(columns=columns)
     test = records[(records["split"] == "test") & records["error"].isna()]
-    metric = spec.stage2.select_metric if spec.stage2 is not None else TABLE_METRICS[0]
+    metric = spec.stage2.select_metric if spec.stage2 is not None else spec.scoring.metric
     frames = []
     best = (selection or {}).get("selected", [None])[0] if (selection or {}).get("selected") else None
+    if best is None and metric in records.columns:
+        best = validation_best(records, metric)
+    chosen_on = "validation"
     if best is not None and not test["config_id"].eq(best).any():
         best = None
-    if test[metric].notna().any():
+    if best is None:
+        chosen_on = "test"
+    higher = metric not in LOWER_IS_BETTER
+    if metric in test.columns and test[metric].notna().any():
         frames.append(compare_to_best(test[["config_id", "qid", metric]], metric, best=best, seed=spec.seed,
+                                      higher_is_better=higher, alpha=spec.scoring.alpha,
                                       n_boot=spec.scoring.bootstrap_samples,
                                       confidence=spec.scoring.confidence).assign(stage="stage1"))
     if selection and selection.get("selected"):
@@ -94,9 +117,9 @@ def build_comparisons(records, spec, selection: dict | None):
         for m in [m for m in JUDGE_METRICS if m in judged.columns]:
             if judged[m].notna().any():
                 frames.append(compare_to_best(judged[["config_id", "qid", m]], m, best=best, seed=spec.seed,
-                                              n_boot=spec.scoring.bootstrap_samples,
+                                              alpha=spec.scoring.alpha, n_boot=spec.scoring.bootstrap_samples,
                                               confidence=spec.scoring.confidence).assign(stage="stage2"))
     if not frames:
-        return pd.DataFrame(columns=["stage"] + COMPARE_COLUMNS)
-    out = pd.concat(frames, ignore_index=True)
+        return pd.DataFrame(columns=columns)
+    out = pd.concat(frames, ignore_index=True).assign(chosen_on=chosen_on)
     return out[["stage"] + [c for c in out.columns if c != "stage"]]

@@ -29,8 +29,10 @@ def usage_line(usage: dict) -> str:
             f"{usage.get('completion_tokens', 0)} completion tokens, {cost}")
 
 
-_SHORT = {"bertscore_f1_rescaled": "BS-F1 resc.", "bertscore_f1": "BS-F1", "hit": "hit", "mrr": "MRR",
-          "ndcg": "nDCG", "span_recall": "spanR", "span_precision": "spanP", "doc_mrr": "docMRR"}
+# short enough for the 5-wide metric columns; the caption says what they are
+_SHORT = {"bertscore_f1_rescaled": "BS-F1", "bertscore_f1": "BS-F1 raw", "answer_contains": "contains",
+          "exact_match": "EM", "token_f1": "tokF1", "hit": "hit", "mrr": "MRR", "ndcg": "nDCG",
+          "span_recall": "spanR", "span_precision": "spanP", "doc_mrr": "docMRR"}
 
 
 def _unmeasured(row, metric: str) -> str:
@@ -48,12 +50,15 @@ def summary_rows(summary) -> list[dict]:
     return summary.to_dict("records") if hasattr(summary, "to_dict") else list(summary)
 
 
-def print_summary(summary, console, title: str = "summary", metrics: list[str] | None = None) -> None:
+def print_summary(summary, console, title: str = "summary", metrics: list[str] | None = None,
+                  validation=None) -> None:
     """A rich table, best first by the first metric (shown with its 95% CI); summary.csv has every CI.
     ``summary``: a DataFrame or a list of row dicts (a no-op re-run prints without importing pandas).
 
     Configuration ids are never cut: when the console is narrow, trailing metric columns are
-    left out instead (and named in the caption).
+    left out instead (and named in the caption). ``validation``: the validation split's rows; the
+    headline metric's validation mean is then shown next to it (the figure configurations are chosen
+    on), so the table shows validation and test.
     """
     from rich.table import Table
 
@@ -63,12 +68,13 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
         console.print("[yellow]no results yet[/yellow]")
         return
     key = metrics[0]
+    val = {str(r["config_id"]): r.get(key) for r in summary_rows(validation)} if validation is not None else {}
     ordered = sorted(rows, key=lambda r: (True, 0.0) if _missing(r.get(key)) else (False, -r[key]))  # stable
     id_w = max(len("configuration"), max(len(str(r["config_id"])) for r in rows))
     n_w = max(len(f"{int(r['n_questions'])} ({int(r['n_errors'])} err)" if r["n_errors"] else
                   str(int(r["n_questions"]))) for r in rows)
     # each column takes its content + 2 padding + 1 rule: id, n, headline with CI, ms, then 5-wide metrics
-    width = 1 + (id_w + 3) + (n_w + 3) + (22 + 3) + (5 + 3)
+    width = 1 + (id_w + 3) + (n_w + 3) + (22 + 3) + (5 + 3) + (8 if val else 0)
     shown = [key]
     for m in metrics[1:]:
         if width + 8 > console.width:
@@ -77,17 +83,23 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
         width += 8
     left_out = [m for m in metrics if m not in shown]
     caption = (f"sorted by {key} [95% bootstrap CI]; retrieval metrics at the configuration's top_k; "
-               "BS = BERTScore; ms = median retrieval latency")
+               "BS-F1 = BERTScore F1, baseline-rescaled (BS-F1 raw: not rescaled); contains, EM, tokF1 = "
+               "answer contains / equals / token F1 with the gold answer (SQuAD-normalised); "
+               "ms = median retrieval latency")
     if any(m in JUDGE_METRICS for m in shown):
         caption += ("; judges: correctness 1-5, others pass rates; (n unm.) = unparseable judge replies, "
                     "excluded from the mean")
+    if val:
+        caption += f"; val. = {_SHORT.get(key, key)} on the validation questions (where configurations are chosen)"
     if left_out:
         caption += f"; not shown (narrow terminal): {', '.join(left_out)} (see summary.csv)"
     table = Table(title=title, caption=caption, pad_edge=False)
     table.add_column("configuration", style="bold", no_wrap=True, min_width=id_w)
     table.add_column("n", justify="right", no_wrap=True)
-    for m in shown:
+    for i, m in enumerate(shown):
         table.add_column(_SHORT.get(m, m), justify="right", no_wrap=True)
+        if i == 0 and val:
+            table.add_column("val.", justify="right", no_wrap=True)
     table.add_column("ms", justify="right", no_wrap=True)
     for row in ordered:
         n = f"{int(row['n_questions'])}" + (f" ({int(row['n_errors'])} err)" if row["n_errors"] else "")
@@ -100,6 +112,9 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
                 cells.append(f"{v:.3f} [{row.get(f'{m}_lo'):.3f}, {row.get(f'{m}_hi'):.3f}]" + _unmeasured(row, m))
             else:
                 cells.append(f"{v:.3f}" + _unmeasured(row, m))
+            if i == 0 and val:
+                vv = val.get(str(row["config_id"]))
+                cells.append("-" if _missing(vv) else f"{float(vv):.3f}")
         r = row.get("retrieval_ms_median")
         cells.append("-" if _missing(r) else f"{r:.1f}")
         table.add_row(*cells)

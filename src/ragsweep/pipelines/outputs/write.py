@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from ragsweep.pipelines.outputs.columns import JUDGE_METRICS, TABLE_METRICS
@@ -12,7 +13,7 @@ from ragsweep.pipelines.outputs.summary import build_comparisons, build_summary
 from ragsweep.pipelines.outputs.table import print_summary, read_summary, summary_rows, usage_line
 
 
-OUTPUT_FILES = ("records.parquet", "summary.csv", "comparisons.csv")
+OUTPUT_FILES = ("records.parquet", "summary.csv", "comparisons.csv", "verdict.json")
 
 
 def outputs_key(spec, questions, configs, journal, scorer_key, split, stage2, stopped) -> str:
@@ -61,7 +62,7 @@ def write_outputs(spec, dataset, questions, configs, journal, run_dir: Path, sta
     write_manifest(run_dir, manifest)
     if console is not None:
         rows = summary_rows(summary) if summary is not None else read_summary(run_dir / "summary.csv")
-        _print(spec, configs, rows, stage2, manifest, console)
+        _print(spec, configs, rows, stage2, manifest, console, run_dir)
     return manifest
 
 
@@ -71,7 +72,10 @@ def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key
     records = build_records(question_rows(questions, split), labels, journal, scorer_key, keys)
     summary = build_summary(records, labels, spec.scoring.model_dump(), spec.seed, stage2)
     comparisons = build_comparisons(records, spec, stage2)
+    verdict = build_verdict(records, spec, stats)
     run_dir.mkdir(parents=True, exist_ok=True)
+    atomic(run_dir / "verdict.json", lambda p: p.write_text(json.dumps(verdict, indent=1, default=str),
+                                                            encoding="utf-8"))
     atomic(run_dir / "records.parquet", lambda p: records.to_parquet(p, index=False))
     atomic(run_dir / "summary.csv", lambda p: summary.to_csv(p, index=False))
     atomic(run_dir / "comparisons.csv", lambda p: comparisons.to_csv(p, index=False))
@@ -89,14 +93,46 @@ def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key
     return status, len(records), summary
 
 
-def _print(spec, configs, rows: list[dict], stage2, manifest, console) -> None:
+def build_verdict(records, spec, stats) -> dict:
+    """The verdict by ``scoring.metric`` (``evaluation.verdict.decide``) as a dict for ``verdict.json``."""
+    from ragsweep.evaluation.verdict import decide
+
+    if records.empty or spec.scoring.metric not in records.columns:
+        return {}
+    chunks = {}
+    for _, row in records[["config_id", "splitter"]].drop_duplicates().iterrows():
+        if row["splitter"] in stats.chunks:
+            chunks[row["config_id"]] = int(stats.chunks[row["splitter"]])
+    return decide(records, spec.scoring.metric, alpha=spec.scoring.alpha, n_boot=spec.scoring.bootstrap_samples,
+                  confidence=spec.scoring.confidence, seed=spec.seed, chunks=chunks or None).to_dict()
+
+
+def _print_verdict(run_dir: Path, console) -> None:
+    from ragsweep.evaluation.verdict import Verdict
+    from ragsweep.pipelines.outputs.verdict_text import verdict_lines
+
+    try:
+        data = json.loads((run_dir / "verdict.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if data:
+        for line in verdict_lines(Verdict.from_dict(data)):
+            console.print(line)
+
+
+def _print(spec, configs, rows: list[dict], stage2, manifest, console, run_dir: Path) -> None:
+    """The summary table of the test questions (validation means beside the headline metric), stage 2's
+    selection, LLM usage, and the verdict (from ``verdict.json``, so a no-op re-run needs no pandas)."""
     test = [r for r in rows if r.get("split") == "test"]
-    metrics = TABLE_METRICS
+    validation = [r for r in rows if r.get("split") == "validation"]
+    metric = spec.scoring.metric
+    metrics = [metric] + [m for m in TABLE_METRICS if m != metric]
     if stage2 and stage2.get("selected") and test:
         test = [r for r in test if r["config_id"] in stage2["selected"]]
         metrics = [m for m in JUDGE_METRICS if test and m in test[0]] + TABLE_METRICS[:2]
     print_summary(test, console, title=f"{spec.name}: test questions ({len(test)} configurations shown of "
-                  f"{len(configs)})", metrics=metrics)
+                  f"{len(configs)})", metrics=metrics, validation=validation or None)
+    _print_verdict(run_dir, console)
     if stage2 and stage2.get("selected"):
         console.print(f"stage 2 judged: {', '.join(stage2['selected'])} ({stage2['rule']})")
     usage = manifest.get("usage")

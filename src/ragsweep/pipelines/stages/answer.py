@@ -136,6 +136,7 @@ def answer_config(ctx: StageContext, config: Configuration, retrievers, question
     from llama_index.core.query_engine import RetrieverQueryEngine
     from llama_index.core.schema import QueryBundle
 
+    from ragsweep.datasets.pages import page_field
     from ragsweep.evaluation.metrics import all_retrieval_metrics
     from ragsweep.llm.budget import BudgetExhausted
     from ragsweep.llm.engine import LLMFatalError
@@ -182,6 +183,8 @@ def answer_config(ctx: StageContext, config: Configuration, retrievers, question
                     sources.append({
                         "rank": rank, "node_id": node.node_id, "doc_id": node.metadata.get("doc_id"),
                         "start": node.start_char_idx, "end": node.end_char_idx,
+                        **page_field(ctx.dataset, node.metadata.get("doc_id"), node.start_char_idx,
+                                     node.end_char_idx),
                         "score": float(nws.score) if nws.score is not None else None,
                         "rank_vector": sr.get("vector"), "rank_bm25": sr.get("bm25"), "rank_graph": sr.get("graph"),
                         **({"triplets": node.metadata[TRIPLETS_KEY]} if TRIPLETS_KEY in node.metadata else {}),

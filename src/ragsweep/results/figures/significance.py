@@ -1,4 +1,10 @@
-"""The significance matrix: every pair of configurations, paired permutation test, Holm-corrected."""
+"""The significance matrix: every pair of configurations, paired test, Holm-corrected over all pairs shown.
+
+Exploratory: the family is every pair in the figure (C(n, 2) of them), so a star survives looking at every
+cell, but the matrix answers "which differences stand out?", not "is the chosen configuration better?" (the
+comparisons table tests that, the best against each other configuration). ``paired_test`` p-values can go
+below ``alpha / C(n, 2)``, so stars remain possible however many configurations are shown.
+"""
 
 from __future__ import annotations
 
@@ -12,9 +18,10 @@ if TYPE_CHECKING:
 
 def significance_matrix(run: RunData, metric: str = "bertscore_f1_rescaled", split: str = "test",
                         max_configs: int = 30, alpha: float = 0.05, pairs=None):
-    """Mean difference row - column on the questions both answered; ``*`` where the Holm-adjusted
-    p-value is below ``alpha``. The ``max_configs`` best configurations by ``metric`` (the matrix
-    grows with the square). ``pairs``: precomputed ``pairwise_table`` output. None with < 2 configurations."""
+    """Mean difference row - column on the questions both answered; ``*`` where the p-value, Holm-adjusted
+    over all pairs shown (exploratory), is below ``alpha``. The ``max_configs`` best configurations by
+    ``metric`` (the matrix grows with the square). ``pairs``: precomputed ``pairwise_table`` output. None
+    with < 2 configurations."""
     import matplotlib.pyplot as plt
     import numpy as np
 
@@ -45,7 +52,7 @@ def significance_matrix(run: RunData, metric: str = "bertscore_f1_rescaled", spl
     ax.set_ylabel("configuration (row)")
     fig.colorbar(im, ax=ax, shrink=0.6, label=f"mean difference, row - column ({metric_name(metric)})")
     ax.set_title(f"Pairwise {metric_name(metric)}, {split} questions: * = Holm-adjusted p < {alpha:g}\n"
-                 f"(two-sided paired permutation test, {len(pairs)} pairs)")
+                 f"(two-sided paired test; family: all {len(pairs)} pairs shown; exploratory)")
     return fig
 
 

@@ -22,6 +22,7 @@ METRIC_NAMES = {
     "bertscore_p": "BERTScore precision", "bertscore_r": "BERTScore recall", "bertscore_f1": "BERTScore F1",
     "bertscore_p_rescaled": "BERTScore precision (rescaled)", "bertscore_r_rescaled": "BERTScore recall (rescaled)",
     "bertscore_f1_rescaled": "BERTScore F1 (rescaled)",
+    "answer_contains": "answer contains gold", "exact_match": "exact match", "token_f1": "token F1",
     "hit": "hit@k", "mrr": "MRR@k", "ndcg": "nDCG@k", "span_recall": "span recall@k",
     "span_precision": "span precision@k", "doc_mrr": "document MRR@k",
     "correctness": "correctness (1-5)", "correctness_pass": "correctness pass rate",

@@ -17,9 +17,11 @@ from ragsweep.results.run import clean
 if TYPE_CHECKING:
     from ragsweep.results.run import RunData
 
-SUMMARY_METRICS = ["bertscore_f1_rescaled", "bertscore_p_rescaled", "bertscore_r_rescaled", "hit", "mrr", "ndcg",
-                   "span_recall", "span_precision", "doc_mrr"]
-SHORT = {"bertscore_f1_rescaled": "BS-F1", "bertscore_p_rescaled": "BS-P", "bertscore_r_rescaled": "BS-R",
+SUMMARY_METRICS = ["bertscore_f1_rescaled", "bertscore_p_rescaled", "bertscore_r_rescaled", "answer_contains",
+                   "exact_match", "token_f1", "hit", "mrr", "ndcg", "span_recall", "span_precision", "doc_mrr"]
+SHORT = {"bertscore_f1_rescaled": "BERTScore F1 (rescaled)", "bertscore_p_rescaled": "BERTScore P (rescaled)",
+         "bertscore_r_rescaled": "BERTScore R (rescaled)", "answer_contains": "answer contains gold",
+         "exact_match": "exact match", "token_f1": "token F1",
          "hit": "hit", "mrr": "MRR", "ndcg": "nDCG", "span_recall": "span R", "span_precision": "span P",
          "doc_mrr": "doc MRR", "correctness": "correct. 1-5", "correctness_pass": "correct. pass",
          "faithfulness": "faithful", "relevancy": "relevant"}
@@ -34,14 +36,17 @@ CAPTIONS = {
                     "correctness 1-5, and pass rates; unparseable verdicts are excluded, not counted as fails.",
     "heatmap": "The chosen metric by splitter and retriever, one panel per top_k.",
     "significance": "Mean difference (row - column) for every pair of the best configurations; * marks a "
-                    "two-sided paired permutation test significant after Holm correction over all pairs shown.",
+                    "two-sided paired test (exact sign-flip, exact sign test or paired t-test) significant after "
+                    "Holm correction over the family of all pairs shown. Exploratory: which differences stand "
+                    "out, not a verdict on the best (see the comparisons below).",
     "latency": "Median per-question latency, split into query embedding, index search (with fusion) and "
                "answer generation.",
     "stage_times": "Wall time per stage of the sweep, summed over its invocations.",
     "llm_spending": "What the run paid for LLM calls (generation, query rewrites, graph extraction, judges).",
 }
 MAX_SVG_BYTES = 400_000
-SECTIONS = [("summary", "Summary"), ("bertscore", "BERTScore"), ("retrieval", "Retrieval"), ("judges", "Judges"),
+SECTIONS = [("verdict", "Verdict"),
+            ("summary", "Summary"), ("bertscore", "BERTScore"), ("retrieval", "Retrieval"), ("judges", "Judges"),
             ("heatmap", "Splitter x retriever"), ("significance", "Significance"), ("costs", "Cost and latency"),
             ("explorer", "Questions"), ("details", "Run details")]
 
@@ -76,18 +81,22 @@ def build_report(run: RunData, metric: str = "bertscore_f1_rescaled", split: str
         with context():
             figures[spec.name] = _figure(fig, spec.title, CAPTIONS.get(spec.name, ""))
         plt.close(fig)
+    from ragsweep.results.verdict_view import run_verdict, verdict_html
+
+    verdict = run_verdict(run, metric)
     assets = files("ragsweep.results.report") / "assets"
     body = "\n".join([
         _header(run, split),
         "<main>",
-        _section("summary", "Summary", _summary(run, split)),
+        verdict_html(verdict, run.ci_label),
+        _section("summary", "Summary", _summary(run, split, metric)),
         _section("bertscore", "BERTScore distributions", figures.get("bertscore_violins", _none("no BERTScores"))),
         _section("retrieval", "Retrieval metrics", figures.get("retrieval_metrics", _none("no retrieval metrics"))),
         _section("judges", "Judge scores", figures.get("judge_scores", _none(
             "no stage-2 judgements in this run (add a stage2 section and an llm endpoint to the spec)"))),
         _section("heatmap", "Splitter x retriever", figures.get("heatmap", _none(f"no {metric} values"))),
         _section("significance", "Significance", figures.get("significance", _none("fewer than two configurations"))
-                 + _comparisons(run)),
+                 + _comparisons(run, verdict.comparisons)),
         _section("costs", "Cost and latency", "".join(figures.get(k, "") for k in ("latency", "stage_times",
                                                                                     "llm_spending"))
                  + _usage(run)),
@@ -157,7 +166,7 @@ def _header(run: RunData, split: str) -> str:
             f"{''.join(banners)}</header><nav class=\"toc\">{nav}</nav>")
 
 
-def _summary(run: RunData, split: str) -> str:
+def _summary(run: RunData, split: str, metric: str | None = None) -> str:
     if run.summary.empty:
         return _none("no results yet")
     splits = [s for s in ("test", "validation", "all") if (run.summary["split"] == s).any()]
@@ -166,13 +175,15 @@ def _summary(run: RunData, split: str) -> str:
     controls = (f'<div class="controls"><label>questions <select id="split-select">{options}</select></label>'
                 '<label>filter <input id="summary-filter" type="search" placeholder="configuration id"></label>'
                 f'<span class="muted">click a column to sort; mean with [{run.ci_label} bootstrap CI]</span></div>')
-    tables = "".join(_summary_table(run, s) for s in splits)
+    tables = "".join(_summary_table(run, s, metric) for s in splits)
     return controls + tables
 
 
-def _summary_table(run: RunData, split: str) -> str:
+def _summary_table(run: RunData, split: str, metric: str | None = None) -> str:
+    """One split's table, the report's metric first (and sorted by it), then the others."""
     rows = run.split(split)
-    metrics = [m for m in SUMMARY_METRICS + run.judges if m in rows.columns]
+    order = ([metric] if metric else []) + [m for m in SUMMARY_METRICS + run.judges if m != metric]
+    metrics = [m for m in order if m in rows.columns]
     head = (["configuration", "splitter", "embedding", "retriever", "k", "n", "errors"]
             + [SHORT.get(m, m) for m in metrics] + ["retrieval ms (median)", "retrieval ms (p95)", "cost USD"])
     num_from = 4
@@ -208,10 +219,16 @@ def _missing(v) -> bool:
     return clean(v) is None
 
 
-def _comparisons(run: RunData) -> str:
-    c = run.comparisons
-    if c.empty:
+def _comparisons(run: RunData, stage1) -> str:
+    """The verdict's comparisons for the report's metric (stage 1), and stage 2's judge comparisons."""
+    import pandas as pd
+
+    parts = [] if stage1 is None or stage1.empty else [stage1.assign(stage="stage1")]
+    if not run.comparisons.empty and "stage" in run.comparisons.columns:
+        parts.append(run.comparisons[run.comparisons["stage"] == "stage2"])
+    if not parts:
         return ""
+    c = pd.concat(parts, ignore_index=True)
     head = ["stage", "metric", "best", "other", "n", "mean best", "mean other", f"diff [{run.ci_label} CI]", "d_z",
             "p", "p (Holm)"]
     body = []
@@ -226,8 +243,9 @@ def _comparisons(run: RunData) -> str:
             _num_cell(r["p_value"], 4), _num_cell(r["p_holm"], 4)]) + "</tr>")
     ths = "".join(f"<th>{_e(h)}</th>" for h in head)
     return ("<h3>Best configuration against each other one (test questions)</h3>"
-            '<p class="muted">The best is the configuration ranked first on the validation questions when stage 2 '
-            "selected one, so the test questions that give these p-values did not also pick it.</p>"
+            '<p class="muted">The best is the configuration ranked first on the validation questions, so the test '
+            "questions that give these p-values did not also pick it; Holm's correction is over its n - 1 "
+            "comparisons (the family of the verdict).</p>"
             f'<div class="scroll"><table class="sortable" id="comparisons"><thead><tr>{ths}</tr></thead>'
             f"<tbody>{''.join(body)}</tbody></table></div>")
 

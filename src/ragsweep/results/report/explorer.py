@@ -1,6 +1,6 @@
 """The per-question explorer's data: every question with each configuration's answer, scores,
-judge verdicts (with reasoning) and retrieved sources (document, span, score, per-retriever ranks,
-graph triplets, whether it overlaps gold evidence)."""
+judge verdicts (with reasoning) and retrieved sources (document, span, PDF page, score,
+per-retriever ranks, graph triplets, whether it overlaps gold evidence)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,10 @@ def _judge(row: dict, judge: str) -> dict | None:
 
 
 def _source(s: dict, gold: list) -> dict:
+    """One retrieved source; ``page`` only for paged documents (PDFs), so other reports are unchanged."""
+    page = clean(s.get("page"))
     return {"rank": s.get("rank"), "doc": s.get("doc_id"), "start": s.get("start"), "end": s.get("end"),
+            **({"page": str(page)} if page is not None else {}),
             "score": _num(s.get("score")), "rv": s.get("rank_vector"), "rb": s.get("rank_bm25"),
             "rg": s.get("rank_graph"), "triplets": [str(t) for t in as_list(s.get("triplets"))],
             "gold": overlaps_gold(s, gold)}

@@ -104,7 +104,7 @@
       var t = el("table", {cls: "sources"}, [el("thead", {}, [el("tr", {}, head.map(function (h) { return el("th", {text: h}); }))])]);
       var b = el("tbody");
       sources.forEach(function (s) {
-        var cells = [el("td", {cls: "num", text: String(s.rank)}), el("td", {text: s.doc}),
+        var cells = [el("td", {cls: "num", text: String(s.rank)}), el("td", {text: s.page ? s.doc + " (p. " + s.page + ")" : s.doc}),
           el("td", {cls: "num", text: s.start + "-" + s.end}), el("td", {cls: "num", text: fmt(s.score, 4)}),
           el("td", {cls: s.gold ? "gold" : "", text: s.gold ? "yes" : "no"})];
         if (hasFusion) cells.push(el("td", {cls: "num", text: s.rv === null ? "-" : String(s.rv)}), el("td", {cls: "num", text: s.rb === null ? "-" : String(s.rb)}));
@@ -147,7 +147,7 @@
       var gold = q.gold.length ? q.gold.map(function (g) { return g[0] + " [" + g[1] + ", " + g[2] + ")"; }).join("; ") : "(none: out of scope)";
       detail.appendChild(el("p", {}, [el("b", {text: "Gold evidence: "}), gold]));
       var judges = data.judges;
-      var head = ["configuration", "answer", "BS-F1 resc.", "nDCG", "hit"].concat(judges).concat(["sources, verdicts"]);
+      var head = ["configuration", "answer", "BERTScore F1 (rescaled)", "nDCG", "hit"].concat(judges).concat(["sources, verdicts"]);
       var ncols = head.length;
       var table = el("table", {cls: "sortable", id: "answers-table"}, [el("thead", {}, [el("tr", {}, head.map(function (h, i) {
         return el("th", {cls: i >= 2 && i < 5 + judges.length ? "num" : "", text: h});

@@ -1,0 +1,67 @@
+"""The verdict as terminal lines: printed at the end of a run (from ``verdict.json``) and by ``show``."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ragsweep.evaluation.verdict import Verdict
+
+LABEL = {"bertscore_f1_rescaled": "BERTScore F1, rescaled", "bertscore_f1": "BERTScore F1",
+         "answer_contains": "answer contains gold", "exact_match": "exact match", "token_f1": "token F1",
+         "hit": "hit", "mrr": "MRR", "ndcg": "nDCG", "span_recall": "span recall",
+         "span_precision": "span precision", "doc_mrr": "document MRR"}
+
+
+def fmt(x: float | None, digits: int = 3) -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def cost_bits(v: Verdict) -> list[str]:
+    """"fastest: X (12.3 ms)" and the like, only where the tied set differs in that cost."""
+    by_id = {c["config_id"]: c for c in v.costs}
+    bits = []
+    for name, key, unit in (("fastest", "latency_ms", " ms median per question"),
+                            ("cheapest", "tokens", " LLM tokens per question"),
+                            ("smallest index", "chunks", " chunks")):
+        values = {c.get(key) for c in v.costs if c.get(key) is not None}
+        pick = {"latency_ms": v.fastest, "tokens": v.cheapest, "chunks": v.smallest}[key]
+        if pick is None or len(values) < 2:
+            continue
+        value = by_id[pick][key]
+        bits.append(f"{name}: {pick} ({value:.1f}{unit})" if key == "latency_ms" else
+                    f"{name}: {pick} ({value:.0f}{unit})")
+    return bits
+
+
+def verdict_lines(v: Verdict, ci_label: str = "95%") -> list[str]:
+    """Plain-text lines (rich markup allowed) for the terminal."""
+    name = LABEL.get(v.metric, v.metric)
+    if v.chosen is None:
+        return [f"[bold]verdict ({name})[/bold]: {v.why(name)}"]
+    lines = [f"[bold]verdict[/bold] by {name}: chosen on {v.n_validation} validation questions, reported on "
+             f"{v.n_test} test questions" if v.chosen_on == "validation" else
+             f"[bold]verdict[/bold] by {name}: {v.note}"]
+    opt = f"; validation {fmt(v.validation_mean)}, optimism {v.optimism:+.3f}" if v.chosen_on == "validation" else ""
+    lines.append(f"  use [bold]{v.chosen}[/bold]: test {name} {fmt(v.test_mean)} [{fmt(v.test_lo)}, {fmt(v.test_hi)}] "
+                 f"({ci_label} CI){opt}")
+    shown = ", ".join(v.tied[:8]) + (f" and {len(v.tied) - 8} more" if len(v.tied) > 8 else "")
+    lines.append(f"  tied with it ({len(v.tied)} of {v.n_configs - 1}; not significantly different on test): "
+                 f"{shown or 'none'}")
+    if v.better:
+        lines.append(f"  [yellow]significantly better on test ({len(v.better)}): {', '.join(v.better[:5])}[/yellow]")
+    lines.append(f"  significantly worse: {len(v.worse)}" + (f" ({v.test_method})" if v.test_method else ""))
+    bits = cost_bits(v)
+    if bits:
+        lines.append("  among it and the tied ones: " + "; ".join(bits))
+    lines.append(f"  why: {v.why(name)}")
+    if v.by_type and len(v.by_type) > 1:
+        parts = [f"{t['qtype']} {fmt(t['mean'])} [{fmt(t['lo'])}, {fmt(t['hi'])}] (n={t['n']})" for t in v.by_type]
+        lines.append("  by question type (test): " + "; ".join(parts))
+    if v.missed_metric is not None:
+        missed = ", ".join(v.missed_by_all[:12]) + (f" and {len(v.missed_by_all) - 12} more"
+                                                     if len(v.missed_by_all) > 12 else "")
+        lines.append(f"  test questions every configuration misses ({v.missed_metric} = 0): "
+                     f"{len(v.missed_by_all)}" + (f": {missed}" if missed else ""))
+    return lines

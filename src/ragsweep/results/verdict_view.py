@@ -1,0 +1,76 @@
+"""The verdict of a loaded run (``ragsweep show`` prints it with ``verdict_text.verdict_lines``) and the
+report's opening section."""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ragsweep.evaluation.verdict import Verdict
+    from ragsweep.results.run import RunData
+
+from ragsweep.pipelines.outputs.verdict_text import LABEL, cost_bits, fmt
+
+
+def default_metric(run: RunData) -> str:
+    """The metric the run's spec decides by (``scoring.metric``)."""
+    return str((run.meta.get("spec", {}).get("scoring") or {}).get("metric") or "bertscore_f1_rescaled")
+
+
+def chunks_per_config(run: RunData) -> dict[str, int]:
+    """Chunks in each configuration's index (its splitter's chunk count, from the latest invocation
+    that recorded it)."""
+    per_splitter: dict[str, int] = {}
+    for inv in run.meta.get("invocations") or []:
+        per_splitter.update({k: int(v) for k, v in (inv.get("chunks") or {}).items()})
+    out = {}
+    for c in run.meta.get("configurations") or []:
+        splitter = (c.get("labels") or {}).get("splitter")
+        if splitter in per_splitter:
+            out[c["config_id"]] = per_splitter[splitter]
+    return out
+
+
+def run_verdict(run: RunData, metric: str | None = None) -> Verdict:
+    """``evaluation.verdict.decide`` on a loaded run with its own settings (alpha, seed, bootstrap)."""
+    from ragsweep.evaluation.verdict import decide
+
+    spec = run.meta.get("spec", {})
+    scoring = spec.get("scoring") or {}
+    metric = metric or default_metric(run)
+    return decide(run.records, metric, alpha=float(scoring.get("alpha", 0.05)),
+                  n_boot=int(scoring.get("bootstrap_samples", 1000)), confidence=float(scoring.get("confidence", 0.95)),
+                  seed=int(spec.get("seed", 0)), chunks=chunks_per_config(run))
+
+
+def verdict_html(v: Verdict, ci_label: str = "95%") -> str:
+    """The report's opening section."""
+    e = html.escape
+    name = LABEL.get(v.metric, v.metric)
+    if v.chosen is None:
+        return f"<section id='verdict'><h2>Verdict</h2><p>{e(v.why(name))}</p></section>"
+    rows = "".join(f"<tr><td>{e(t['qtype'])}</td><td>{t['n']}</td><td>{fmt(t['mean'])} [{fmt(t['lo'])}, "
+                   f"{fmt(t['hi'])}]</td></tr>" for t in v.by_type)
+    opt = (f" Validation {fmt(v.validation_mean)}; optimism (validation − test) {v.optimism:+.3f}."
+           if v.chosen_on == "validation" else f" {e(v.note or '')}")
+    bits = cost_bits(v)
+    parts = [
+        "<section id='verdict'><h2>Verdict</h2>",
+        f"<p class='verdict'>Use <b>{e(v.chosen)}</b>: test {e(name)} <b>{fmt(v.test_mean)}</b> "
+        f"[{fmt(v.test_lo)}, {fmt(v.test_hi)}] ({ci_label} CI, {v.n_test} test questions).{opt}</p>",
+        f"<p>{e(v.why(name))}</p>",
+        f"<p>Tied with it ({len(v.tied)}): {e(', '.join(v.tied)) or 'none'}.</p>",
+    ]
+    if v.better:
+        parts.append(f"<p><b>Significantly better on test</b>: {e(', '.join(v.better))}.</p>")
+    if bits:
+        parts.append(f"<p>Among it and the tied ones: {e('; '.join(bits))}.</p>")
+    if rows:
+        parts.append(f"<table><thead><tr><th>question type</th><th>n</th><th>{e(name)} (test)</th></tr></thead>"
+                     f"<tbody>{rows}</tbody></table>")
+    if v.missed_metric is not None:
+        parts.append(f"<p>Test questions every configuration misses ({e(v.missed_metric)} = 0): "
+                     f"{len(v.missed_by_all)}{': ' + e(', '.join(v.missed_by_all)) if v.missed_by_all else ''}.</p>")
+    parts.append("</section>")
+    return "".join(parts)

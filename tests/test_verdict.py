@@ -1,0 +1,88 @@
+"""The verdict: chosen on validation, reported on test, tied set, costs, types, misses."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ragsweep.evaluation.verdict import Verdict, decide
+from ragsweep.pipelines.outputs.verdict_text import verdict_lines
+
+
+def _records(means_val: dict[str, float], means_test: dict[str, float], n: int = 60, seed: int = 0,
+             latency: dict[str, float] | None = None) -> pd.DataFrame:
+    """Binary hits with a shared question difficulty (configurations correlated across questions, as
+    in real sweeps): hit = 1[u_q < p_config] with one uniform u_q per question."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for split, means in (("validation", means_val), ("test", means_test)):
+        u = rng.random(n)
+        for c, p in means.items():
+            for i in range(n):
+                rows.append({"config_id": c, "qid": f"{split[0]}{i:03d}", "split": split, "error": None,
+                             "hit": float(u[i] < p), "qtype": "simple" if i % 3 else "multi_hop",
+                             "retrieval_ms": (latency or {}).get(c, 1.0), "generation_ms": 0.0,
+                             "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": None})
+    return pd.DataFrame(rows)
+
+
+def test_chosen_on_validation_and_reported_on_test() -> None:
+    # "lucky" leads on validation only; on test it is mid-field: the verdict must still pick it
+    # (validation decides) and show its test figure and the optimism, never re-pick on test.
+    val = {"lucky": 0.9, "good": 0.85, "bad": 0.3}
+    test = {"lucky": 0.6, "good": 0.85, "bad": 0.3}
+    v = decide(_records(val, test), "hit", seed=0)
+    assert v.chosen == "lucky" and v.chosen_on == "validation" and v.n_validation == v.n_test == 60
+    assert v.optimism == pytest.approx(v.validation_mean - v.test_mean) and v.optimism > 0.2
+    assert v.test_lo <= v.test_mean <= v.test_hi
+    assert "good" in v.better and "bad" in v.worse
+    assert "significantly better on test" in v.why()
+
+
+def test_tied_set_costs_and_breakdowns() -> None:
+    val = {"a": 0.8, "b": 0.78, "c": 0.2}
+    test = {"a": 0.8, "b": 0.78, "c": 0.2}
+    v = decide(_records(val, test, latency={"a": 9.0, "b": 2.0, "c": 1.0}), "hit",
+               chunks={"a": 500, "b": 120, "c": 50})
+    assert v.chosen == "a" and v.tied == ["b"] and v.worse == ["c"] and not v.better
+    assert v.fastest == "b" and v.smallest == "b"
+    assert {t["qtype"] for t in v.by_type} == {"simple", "multi_hop"} and sum(t["n"] for t in v.by_type) == 60
+    assert "exact sign test" in v.test_method  # exact sign-flip where few questions differ
+    lines = "\n".join(verdict_lines(v))
+    assert "use [bold]a[/bold]" in lines and "tied with it (1 of 2" in lines and "fastest: b" in lines
+    assert "smallest index: b (120 chunks)" in lines and "by question type" in lines
+
+
+def test_questions_every_configuration_misses() -> None:
+    recs = _records({"a": 0.5, "b": 0.4}, {"a": 0.5, "b": 0.4})
+    v = decide(recs, "hit")
+    test = recs[recs["split"] == "test"]
+    expected = sorted(test.groupby("qid")["hit"].max().loc[lambda s: s == 0].index)
+    assert v.missed_by_all == expected and v.missed_metric == "hit" and expected
+
+
+def test_same_result_whatever_the_row_order_and_json_round_trip() -> None:
+    recs = _records({"a": 0.7, "b": 0.7, "c": 0.5}, {"a": 0.7, "b": 0.6, "c": 0.5})
+    v1 = decide(recs, "hit")
+    v2 = decide(recs.sample(frac=1.0, random_state=3), "hit")
+    assert v1.to_dict() == v2.to_dict()
+    back = Verdict.from_dict(json.loads(json.dumps(v1.to_dict())))
+    assert verdict_lines(back) == verdict_lines(v1)
+
+
+def test_no_validation_questions_is_said_not_hidden() -> None:
+    recs = _records({"a": 0.7}, {"a": 0.7, "b": 0.4})
+    recs = recs[recs["split"] == "test"]
+    v = decide(recs, "hit")
+    assert v.chosen == "a" and v.chosen_on == "test" and math.isnan(v.optimism)
+    assert "optimistic" in v.why() and "optimistic" in verdict_lines(v)[0]
+
+
+def test_no_values() -> None:
+    recs = _records({"a": 0.7}, {"a": 0.7}).assign(hit=np.nan)
+    v = decide(recs, "hit")
+    assert v.chosen is None and "no configuration has values" in verdict_lines(v)[0]
