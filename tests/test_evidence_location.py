@@ -176,3 +176,64 @@ def test_offset_map_equals_a_character_by_character_walk() -> None:
         n = normalise(text)
         assert n.text == expect_text
         assert [n.original(i) for i in range(len(n.text))] == expect_map
+
+
+def test_a_span_and_its_copies_are_one_piece_of_evidence_for_every_metric() -> None:
+    """Retrieving the copy finds the evidence: recall and nDCG must not fall because copies exist."""
+    from ragsweep.evaluation.metrics import all_retrieval_metrics
+
+    original = EvidenceSpan("A", 0, 40)
+    copy = EvidenceSpan("B", 100, 140, copy_of=0)
+    other = EvidenceSpan("C", 0, 20)
+    alone = all_retrieval_metrics([("A", 0, 50)], [original], 3)
+    assert all_retrieval_metrics([("A", 0, 50)], [original, copy], 3) == alone
+    assert all_retrieval_metrics([("B", 95, 145)], [original, copy], 3) == \
+        all_retrieval_metrics([("B", 95, 145)], [EvidenceSpan("B", 100, 140)], 3)
+    both = all_retrieval_metrics([("B", 100, 140), ("C", 0, 20)], [original, copy, other], 3)
+    assert both["span_recall"] == 1.0 and both["ndcg"] == 1.0 and both["hit"] == 1.0
+    half = all_retrieval_metrics([("C", 0, 20)], [original, copy, other], 3)
+    assert half["span_recall"] == pytest.approx(20 / 60) and half["mrr"] == 1.0
+
+
+def test_fuzzy_matching_is_attributed_scored_and_filtered_right() -> None:
+    """Regressions: a quote at the very start of its document is not given to the previous one; a long
+    quote does not score 1.0 against a short document holding a piece of it; a named document is
+    searched even when many others share the text."""
+    nn = normalise_needle
+    docs = {"A": "Lorem ipsum dolor sit.", "B": "The quick brown fox jumps over the lazy dog, again and again."}
+    for doc_id in (None, "B"):
+        m = CorpusIndex(docs).closest(nn("The quick brown fox jumps ovr the lazy dog, again"), doc_id)
+        assert m is not None and m.doc_id == "B" and m.start == 0 and m.similarity > 0.95
+    long = ("The Supplier shall deliver the goods within ten business days of the order. Payment is due "
+            "within thirty days. Late payments accrue interest at two percent per month thereafter.")
+    short = CorpusIndex({"B": "Payment is due within thirty days.", "A": "Something else."}).closest(nn(long))
+    assert short is not None and short.similarity < 0.5
+    assert TextLocator({"B": "Payment is due within thirty days."}, fuzzy=0.9).locate("q", "e", long) is None
+    tmpl = ("This Agreement is made between the parties. The Recipient shall hold the Confidential "
+            "Information in strict confidence for five years.")
+    index = CorpusIndex({f"nda{i:03d}": f"Header {i}. {tmpl}" for i in range(60)})
+    m = index.closest(nn(tmpl.replace("strict", "strlct")), "nda059")
+    assert m is not None and m.doc_id == "nda059" and m.similarity > 0.98
+
+
+def test_short_quotes_match_whole_words_and_accents_fold() -> None:
+    loc = TextLocator({"D": "the latest results are in", "E": "a test of the system"})
+    assert loc.locate("q", "e", "a test") == EvidenceSpan("E", 0, 6)
+    assert TextLocator({"D": "the latest results are in"}).locate("q", "e", "a test") is None
+    assert TextLocator({"D": "the latest results"}).locate("q", "e", "test") is None
+    accents = TextLocator({"D": "Le cafe\u0301 de la gare ferme\u0301 le dimanche."})
+    span = accents.locate("q", "e", "Le café de la gare fermé le dimanche.")
+    assert span == EvidenceSpan("D", 0, 39) and accents.summary()["normalised"] == 1
+
+
+def test_evidence_counts_after_the_policy(tmp_path: Path) -> None:
+    """Spans given and texts located are counted on the questions kept, each distinct span once."""
+    clause = "The Tenant shall pay the rent on the first day of every month."
+    corpus, questions = _write(tmp_path, {"lease": clause}, [
+        {"id": "q1", "question": "A?", "evidence": [{"doc_id": "lease", "start": 0, "end": 10},
+                                                     {"text": clause}, {"text": clause}]},
+        {"id": "q2", "question": "B?", "evidence": [{"text": clause}, {"text": "Nowhere in this corpus at all."}]},
+    ])
+    ds = load_dataset(_spec(corpus, questions, unlocated_evidence="drop_question"))
+    assert [q.qid for q in ds.questions] == ["q1"]
+    assert (ds.evidence["spans"], ds.evidence["given_as_spans"], ds.evidence["located_by_text"]) == (2, 1, 1)

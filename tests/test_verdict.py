@@ -78,8 +78,32 @@ def test_no_validation_questions_is_said_not_hidden() -> None:
     recs = _records({"a": 0.7}, {"a": 0.7, "b": 0.4})
     recs = recs[recs["split"] == "test"]
     v = decide(recs, "hit")
-    assert v.chosen == "a" and v.chosen_on == "test" and math.isnan(v.optimism)
-    assert "optimistic" in v.why() and "optimistic" in verdict_lines(v)[0]
+    assert v.chosen == "a" and v.chosen_on == v.reported_on == "test" and math.isnan(v.optimism)
+    assert "no validation values of hit" in v.note and "optimistic" in v.why() and "optimistic" in verdict_lines(v)[0]
+
+
+def test_no_test_values_reports_on_validation_and_says_so() -> None:
+    recs = _records({"a": 0.7, "b": 0.3}, {"a": 0.7, "b": 0.3})
+    v = decide(recs[recs["split"] == "validation"], "hit")
+    assert v.chosen == "a" and v.chosen_on == v.reported_on == "validation" and not v.held_out
+    assert "no test values of hit" in v.note and "validation hit" in verdict_lines(v)[1]
+
+
+def test_nothing_compared_is_not_called_significantly_worse() -> None:
+    one = decide(_records({"a": 0.7}, {"a": 0.7}), "hit")
+    assert one.chosen == "a" and "only configuration" in one.why() and "worse" not in one.why()
+    recs = _records({"a": 0.7, "b": 0.5}, {"a": 0.7, "b": 0.5})
+    recs.loc[(recs["config_id"] == "b") & (recs["split"] == "test"), "hit"] = np.nan
+    v = decide(recs, "hit")
+    assert v.untested == ["b"] and not v.worse and not v.tied
+    assert "not compared" in v.why() and "significantly worse" not in v.why()
+    assert any("not compared" in line for line in verdict_lines(v))
+
+
+def test_ci_label_follows_the_confidence() -> None:
+    v = decide(_records({"a": 0.7, "b": 0.3}, {"a": 0.7, "b": 0.3}), "hit", confidence=0.9)
+    back = Verdict.from_dict(json.loads(json.dumps(v.to_dict())))
+    assert "(90% CI)" in verdict_lines(back)[1]
 
 
 def test_no_values() -> None:

@@ -48,7 +48,9 @@ def _overlaps(span: EvidenceSpan, others: list[EvidenceSpan]) -> bool:
 def add_copies(questions: list[Question], index: CorpusIndex, min_chars: int = MIN_COPY_CHARS
                ) -> tuple[list[Question], CopyReport]:
     """Every question's evidence plus each other place (any document) where its text occurs under
-    normalisation; evidence shorter than ``min_chars`` normalised characters is not expanded."""
+    normalisation, marked ``copy_of`` its original (the metrics count a span and its copies as one
+    piece of evidence found in any of its places); evidence shorter than ``min_chars`` normalised
+    characters is not expanded."""
     from ragsweep.datasets.normalise import normalise_needle
 
     report = CopyReport()
@@ -56,7 +58,7 @@ def add_copies(questions: list[Question], index: CorpusIndex, min_chars: int = M
     for q in questions:
         spans = list(q.evidence)
         added = 0
-        for e in q.evidence:
+        for i, e in enumerate(q.evidence):
             text = index.documents.get(e.doc_id)
             if text is None or e.end > len(text):  # Dataset.validate names it
                 continue
@@ -64,7 +66,7 @@ def add_copies(questions: list[Question], index: CorpusIndex, min_chars: int = M
             if len(needle) < min_chars:
                 continue
             for m in index.normalised_all(needle):
-                copy = EvidenceSpan(m.doc_id, m.start, m.end)
+                copy = EvidenceSpan(m.doc_id, m.start, m.end, copy_of=i)
                 if not _overlaps(copy, spans):
                     spans.append(copy)
                     report.documents[(e.doc_id, m.doc_id)] += 1

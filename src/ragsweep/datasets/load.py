@@ -179,7 +179,8 @@ def load_dataset(spec: DatasetSpec, report_dir: Path | None = None) -> Dataset:
     source = questions_source(spec)
     listed = write_unlocated(report_dir, unlocated)
     questions = apply_unlocated_policy(spec.unlocated_evidence, source, questions, unlocated, notes, listed)
-    n_spans = sum(len(q.evidence) for q in questions)
+    n_spans = sum(len(q.evidence) for q in questions)  # after the policy, before copies
+    by_text = sum((q.qid, e) in locator.located for q in questions for e in q.evidence)
     copies = None
     if spec.duplicate_evidence == "all_copies":
         from ragsweep.datasets.duplicates import add_copies
@@ -188,9 +189,8 @@ def load_dataset(spec: DatasetSpec, report_dir: Path | None = None) -> Dataset:
         if copies.note():
             notes.append(copies.note())
     dataset = Dataset(name=dataset_name(spec), documents=documents, questions=questions, notes=notes)
-    located = locator.total - len(unlocated)
     dataset.evidence = {"questions_with_evidence": sum(bool(q.evidence) for q in questions),
-                        "spans": n_spans, "given_as_spans": max(0, n_spans - located),
+                        "spans": n_spans, "given_as_spans": n_spans - by_text, "located_by_text": by_text,
                         "location": locator.summary() if locator.total else None,
                         "copies": copies.summary() if copies is not None else None,
                         "unlocated": [getattr(u, "record", {"description": str(u)}) for u in unlocated]}

@@ -62,6 +62,13 @@ _ANCHOR = 12  # length of the needle pieces that propose candidate places for a 
 _MAX_ANCHOR_HITS = 50
 
 
+def at_word_boundaries(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` neither starts nor ends inside a word (letters or digits on both sides)."""
+    cut_start = start > 0 and text[start - 1].isalnum() and text[start].isalnum()
+    cut_end = end < len(text) and text[end - 1].isalnum() and text[end].isalnum()
+    return not (cut_start or cut_end)
+
+
 @dataclass(frozen=True)
 class Match:
     """Where a text was found: ``[start, end)`` of ``doc_id``, by which tier, and how similar (0-1)."""
@@ -88,6 +95,7 @@ class CorpusIndex:
         from ragsweep.datasets.normalise import normalise
 
         self._ids = list(self.documents)
+        self._index_of = {d: i for i, d in enumerate(self._ids)}
         self._norm = [normalise(self.documents[d]) for d in self._ids]
         starts, pos = [], 0
         for n in self._norm:
@@ -104,16 +112,25 @@ class CorpusIndex:
         return i, start, end
 
     def exact(self, needle: str, doc_id: str | None = None) -> Match | None:
-        """The first verbatim occurrence (stripped), in ``doc_id`` or in document order."""
+        """The first verbatim occurrence (stripped) at word boundaries, in ``doc_id`` or in document
+        order; for a needle of ``MIN_COPY_CHARS`` or more, else the first occurrence inside words."""
         stripped = needle.strip()
         if not stripped:
             return None
+        inside: Match | None = None
         for did in [doc_id] if doc_id is not None else self.documents:
             text = self.documents.get(did)
             i = -1 if text is None else text.find(stripped)
-            if i >= 0:
-                return Match(did, i, i + len(stripped), "exact")
-        return None
+            while i >= 0:
+                if at_word_boundaries(text, i, i + len(stripped)):
+                    return Match(did, i, i + len(stripped), "exact")
+                inside = inside or Match(did, i, i + len(stripped), "exact")
+                i = text.find(stripped, i + 1)
+        return inside if inside is not None and len(stripped) >= MIN_COPY_CHARS else None
+
+    def at_boundaries(self, m: Match) -> bool:
+        """Whether a match neither starts nor ends inside a word of its document."""
+        return at_word_boundaries(self.documents[m.doc_id], m.start, m.end)
 
     def normalised_all(self, needle_norm: str, doc_id: str | None = None) -> list[Match]:
         """Every non-overlapping occurrence of an already normalised needle, as original offsets."""
@@ -133,10 +150,13 @@ class CorpusIndex:
     def closest(self, needle_norm: str, doc_id: str | None = None) -> Match | None:
         """The most similar place to the needle (``similarity`` in 0-1), or None if nothing is near.
 
-        Pieces of the needle found verbatim propose aligned windows; each window is scored with
-        rapidfuzz's ``partial_ratio_alignment`` (normalised Indel similarity of the best-aligned
-        substring; Levenshtein 1966). Anchoring keeps this fast on megabytes of text; a needle
-        none of whose 12-character pieces occurs anywhere has no close match worth naming.
+        Pieces of the needle found verbatim propose aligned windows (voted per document and
+        position, so a window never straddles two documents); rapidfuzz's
+        ``partial_ratio_alignment`` finds the best-aligned substring of each, and the similarity is
+        the normalised Indel similarity (``fuzz.ratio``; Levenshtein 1966) of the whole needle to
+        that substring, so a long quote never scores high against a short piece of it. With
+        ``doc_id`` only that document is searched. Anchoring keeps this fast on megabytes of text;
+        a needle none of whose 12-character pieces occurs anywhere has no close match worth naming.
         """
         from rapidfuzz import fuzz
 
@@ -144,35 +164,39 @@ class CorpusIndex:
             return None
         if self._joined is None:
             self._build()
-        votes: dict[int, int] = {}
+        lo_all, hi_all = 0, len(self._joined)
+        if doc_id is not None:
+            if doc_id not in self._index_of:
+                return None
+            d = self._index_of[doc_id]
+            lo_all, hi_all = self._starts[d], self._starts[d] + len(self._norm[d].text)
+        votes: dict[tuple[int, int], int] = {}
         for off in range(0, len(needle_norm) - _ANCHOR + 1, _ANCHOR):
             piece = needle_norm[off:off + _ANCHOR]
-            pos, hits = self._joined.find(piece), 0
+            pos, hits = self._joined.find(piece, lo_all, hi_all), 0
             while pos >= 0 and hits < _MAX_ANCHOR_HITS:
-                origin = (pos - off) // _ANCHOR
-                votes[origin] = votes.get(origin, 0) + 1
-                pos, hits = self._joined.find(piece, pos + 1), hits + 1
+                d = bisect.bisect_right(self._starts, pos) - 1
+                local = max(0, pos - self._starts[d] - off)  # where the needle would start in document d
+                votes[(d, local // _ANCHOR)] = votes.get((d, local // _ANCHOR), 0) + 1
+                pos, hits = self._joined.find(piece, pos + 1, hi_all), hits + 1
         best: Match | None = None
         margin = len(needle_norm) // 4 + _ANCHOR
-        tried = 0
-        for origin, _ in sorted(votes.items(), key=lambda kv: (-kv[1], kv[0])):
-            at = min(max(0, origin * _ANCHOR), len(self._joined) - 1)
-            d = bisect.bisect_right(self._starts, at) - 1
-            if doc_id is not None and self._ids[d] != doc_id:
-                continue
-            tried += 1
-            if tried > 8:
-                break
-            doc_lo, doc_hi = self._starts[d], self._starts[d] + len(self._norm[d].text)
+        for (d, bucket), _ in sorted(votes.items(), key=lambda kv: (-kv[1], kv[0]))[:8]:
+            doc_lo = self._starts[d]
+            doc_hi = doc_lo + len(self._norm[d].text)
+            at = doc_lo + bucket * _ANCHOR
             lo, hi = max(doc_lo, at - margin), min(doc_hi, at + len(needle_norm) + margin)
             window = self._joined[lo:hi]
-            if not window:
+            if len(window) <= len(needle_norm):  # a short document: all of it is the candidate
+                a_start, a_end = 0, len(window)
+            else:
+                a = fuzz.partial_ratio_alignment(needle_norm, window)
+                a_start, a_end = (a.dest_start, a.dest_end) if a is not None else (0, 0)
+            if a_end <= a_start:
                 continue
-            a = fuzz.partial_ratio_alignment(needle_norm, window)
-            if a is None or a.dest_end <= a.dest_start:
-                continue
-            i, start, end = self._place(lo + a.dest_start, a.dest_end - a.dest_start)
-            cand = Match(self._ids[i], start, end, "fuzzy", round(a.score / 100.0, 4))
+            similarity = round(fuzz.ratio(needle_norm, window[a_start:a_end]) / 100.0, 4)
+            i, start, end = self._place(lo + a_start, a_end - a_start)
+            cand = Match(self._ids[i], start, end, "fuzzy", similarity)
             if best is None or cand.similarity > best.similarity:
                 best = cand
         return best

@@ -7,11 +7,14 @@ en/em dashes, ligatures (``ﬁ``) or full-width forms. ``normalise`` removes tho
 keeps, for every normalised character, the index of the original character it came from, so a
 match found in the normalised text is mapped back to exact character offsets of the original.
 
-Per character: Unicode NFKC (ligatures, full-width and compatibility forms); every whitespace,
-zero-width and hyphen/dash character is dropped (so ``regu-\\nlation`` = ``regulation`` and
-``4/3/2022Page`` = ``4/3/2022 Page``); single and double quotation marks of any style become
-``'`` and ``"``. Case is kept. Dropping hyphens and spaces can only join tokens, never change a
-letter or digit, so a normalised match of a quotation tens of characters long is the same text.
+Per character: Unicode NFKD compatibility decomposition (ligatures, full-width and compatibility
+forms) with combining marks dropped (accents fold, so precomposed and decomposed accents agree);
+every whitespace, zero-width and hyphen/dash character is dropped (so ``regu-\\nlation`` =
+``regulation`` and ``4/3/2022Page`` = ``4/3/2022 Page``); single and double quotation marks of any
+style become ``'`` and ``"``. Case is kept. Dropping hyphens and spaces can only join tokens, never
+change a letter or digit, so a normalised match of a quotation tens of characters long is the same
+text; a short one could match across a word boundary, so ``text_evidence`` prefers matches that
+start and end at word boundaries.
 """
 
 from __future__ import annotations
@@ -41,8 +44,10 @@ def _simple(c: str) -> str:
 
 @functools.lru_cache(maxsize=65536)
 def normalise_char(c: str) -> str:
-    """What one original character becomes (possibly several characters, possibly none)."""
-    return "".join(_simple(x) for x in unicodedata.normalize("NFKC", c))
+    """What one original character becomes (possibly several characters, possibly none): its NFKD
+    decomposition without combining marks, so a precomposed ``é`` and ``e`` + U+0301 (common in PDF
+    and macOS text) both become ``e``, and ``ﬁ`` becomes ``fi``."""
+    return "".join(_simple(x) for x in unicodedata.normalize("NFKD", c) if not unicodedata.combining(x))
 
 
 @dataclass(frozen=True)

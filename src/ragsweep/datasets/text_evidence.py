@@ -13,7 +13,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ragsweep.datasets.locate import CorpusIndex, Match
+from ragsweep.datasets.locate import MIN_COPY_CHARS, CorpusIndex, Match
 from ragsweep.datasets.types import EvidenceSpan
 
 
@@ -46,6 +46,7 @@ class TextLocator:
     tiers: Counter = field(default_factory=Counter)
     unlocated: list[Unlocated] = field(default_factory=list)
     index: CorpusIndex | None = None
+    located: set = field(default_factory=set)  # (qid, EvidenceSpan) of every text found
 
     def __post_init__(self) -> None:
         if self.index is None:
@@ -63,7 +64,10 @@ class TextLocator:
         norm = normalise_needle(text)
         if match is None:
             found = self.index.normalised_all(norm, doc_id)
-            match = found[0] if found else None
+            whole = [m for m in found if self.index.at_boundaries(m)]
+            # a short quote may match across words once spaces are dropped ("a test" in "latest"): only
+            # a long one may be taken from inside words
+            match = whole[0] if whole else (found[0] if found and len(norm) >= MIN_COPY_CHARS else None)
         closest = None
         if match is None:
             closest = self.index.closest(norm, doc_id)
@@ -71,7 +75,9 @@ class TextLocator:
                 match = closest
         if match is not None:
             self.tiers[match.tier] += 1
-            return EvidenceSpan(match.doc_id, match.start, match.end)
+            span = EvidenceSpan(match.doc_id, match.start, match.end)
+            self.located.add((qid, span))
+            return span
         place = f"{doc_id!r}" if doc_id is not None else "the corpus"
         record = {"qid": qid, "field": where, "doc_id": doc_id, "text": text, "closest_doc_id": None,
                   "closest_start": None, "closest_end": None, "closest_text": None, "similarity": 0.0}

@@ -18,11 +18,16 @@ class Document:
 
 @dataclass(frozen=True)
 class EvidenceSpan:
-    """Gold evidence: the half-open character range ``[start, end)`` of ``doc_id``'s text."""
+    """Gold evidence: the half-open character range ``[start, end)`` of ``doc_id``'s text.
+
+    ``copy_of``: for a copy of gold text found elsewhere (``duplicates.add_copies``), the index in the
+    question's evidence of the span it copies; the metrics treat a span and its copies as
+    alternatives (retrieving any one of them finds that piece of evidence)."""
 
     doc_id: str
     start: int
     end: int
+    copy_of: int | None = None
 
     def __post_init__(self) -> None:
         if self.start < 0 or self.end <= self.start:
@@ -84,7 +89,9 @@ class Dataset:
         for q in self.questions:
             h.update(
                 json.dumps(
-                    [q.qid, q.question, q.reference_answer, [[e.doc_id, e.start, e.end] for e in q.evidence], q.qtype],
+                    [q.qid, q.question, q.reference_answer,
+                     [[e.doc_id, e.start, e.end] + ([e.copy_of] if e.copy_of is not None else []) for e in q.evidence],
+                     q.qtype],
                     ensure_ascii=False,
                 ).encode()
             )

@@ -20,7 +20,7 @@ def evidence_lines(dataset: Dataset, report_dir: Path | None = None) -> list[str
     ev = dataset.evidence or {}
     loc = ev.get("location")
     if ev.get("spans") is not None:
-        by_text = (loc["total"] - loc["unlocated"]) if loc else 0
+        by_text = ev.get("located_by_text", 0)
         lines.append(f"gold evidence: {ev['spans']} span(s) in {ev['questions_with_evidence']} question(s): "
                      f"{ev['given_as_spans']} given as character spans (checked against their documents), "
                      f"{by_text} located by text")

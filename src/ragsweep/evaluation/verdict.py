@@ -32,10 +32,10 @@ class Verdict:
 
     metric: str
     chosen: str | None
-    chosen_on: str  # "validation", or "test" when there are no validation questions (then optimistic)
-    reported_on: str
-    n_validation: int
-    n_test: int
+    chosen_on: str  # the split it was chosen on: "validation" (else "test"/"all", and ``note`` says why)
+    reported_on: str  # the split its figure is on: "test" (else the same split as chosen_on)
+    n_validation: int  # questions the choice was made on
+    n_test: int  # questions the figure and the comparisons are on
     validation_mean: float
     test_mean: float
     test_lo: float
@@ -56,6 +56,17 @@ class Verdict:
     missed_metric: str | None = None
     test_method: str = ""
     note: str | None = None
+    untested: list[str] = field(default_factory=list)  # no question in common with it: no test made
+    confidence: float = 0.95
+
+    @property
+    def held_out(self) -> bool:
+        """Chosen on some questions and reported on others (the honest case)."""
+        return self.chosen_on != self.reported_on
+
+    @property
+    def ci_label(self) -> str:
+        return f"{100 * float(self.confidence):g}%"
 
     def to_dict(self) -> dict:
         """JSON-ready (``verdict.json``): every field but the comparisons table, NaN as None."""
@@ -78,16 +89,25 @@ class Verdict:
         if self.chosen is None:
             return self.note or f"no configuration has values of {name}"
         chose = (f"it has the best mean {name} on the {self.n_validation} validation questions "
-                 f"({self.validation_mean:.3f})" if self.chosen_on == VALIDATION else
-                 f"it has the best mean {name} (no validation questions: chosen and reported on the same "
-                 f"questions, so the figure is optimistic)")
-        tied = (f"{len(self.tied)} other configuration(s) are statistically tied with it on the {self.n_test} test "
-                f"questions" if self.tied else f"every other configuration is significantly worse on the "
-                f"{self.n_test} test questions" if not self.better else "")
-        better = (f"{len(self.better)} configuration(s) are significantly better on test, so the validation "
-                  f"choice did not carry over" if self.better else "")
-        parts = [p for p in (tied, better) if p]
-        return f"Recommended because {chose}; " + "; ".join(parts) + f" (paired tests, Holm, alpha = {self.alpha})."
+                 f"({self.validation_mean:.3f})" if self.held_out else
+                 f"it has the best mean {name} ({self.note})")
+        where = f"the {self.n_test} {self.reported_on} questions"
+        others = self.n_configs - 1
+        if others == 0:
+            return f"Recommended because {chose}; it is the only configuration with values of {name}."
+        parts = []
+        if self.tied:
+            parts.append(f"{len(self.tied)} other configuration(s) are statistically tied with it on {where}")
+        if self.worse:
+            parts.append(f"every other configuration is significantly worse on {where}" if len(self.worse) == others
+                         else f"{len(self.worse)} are significantly worse")
+        if self.better:
+            parts.append(f"{len(self.better)} configuration(s) are significantly better on {self.reported_on}, so "
+                         f"the choice did not carry over")
+        if self.untested:
+            parts.append(f"{len(self.untested)} share no {self.reported_on} question with it and were not compared")
+        return (f"Recommended because {chose}; " + "; ".join(parts)
+                + f" (paired tests, Holm over {others}, alpha = {self.alpha}).")
 
 
 def _mean_ci(values, n_boot: int, confidence: float, seed: int) -> tuple[float, float, float]:
@@ -176,10 +196,19 @@ def decide(
     if ok.empty:
         empty.note = f"no configuration has values of {metric} (no reference answers, or nothing answered yet)"
         return empty
-    chosen_on = VALIDATION
-    if val.empty or test.empty:  # e.g. --limit left one split empty: say so, do not pretend
-        val = test = ok
-        chosen_on = TEST if not ok.empty else VALIDATION
+    chosen_on, reported_on, note = VALIDATION, TEST, None
+    if val.empty or test.empty:  # say so, do not pretend: the figure is then not held out
+        present = {str(x) for x in ok["split"].unique()}
+        if not val.empty:  # no test values: e.g. --limit left the test split empty
+            test, reported_on = val, VALIDATION
+            note = (f"no test values of {metric}: chosen and reported on the same validation questions, "
+                    f"so the figure is optimistic")
+        else:  # no validation values: a judge metric (judged on test only), a tiny --limit, or no split
+            only = TEST if not test.empty else (sorted(present)[0] if present else "all")
+            val = test = test if not test.empty else ok
+            chosen_on = reported_on = only
+            note = (f"no validation values of {metric}: chosen and reported on the same {only} questions, "
+                    f"so the figure is optimistic")
     chosen = rank_configs(question_matrix(val[["config_id", "qid", metric]], metric), higher)[0]
     test_vals = test.loc[test["config_id"] == chosen, metric].to_numpy(dtype=float)
     val_vals = val.loc[val["config_id"] == chosen, metric].to_numpy(dtype=float)
@@ -188,29 +217,32 @@ def decide(
     comp = compare_to_best(test[["config_id", "qid", metric]], metric, best=chosen, higher_is_better=higher,
                            alpha=alpha, n_boot=n_boot, confidence=confidence, seed=seed) \
         if test["config_id"].eq(chosen).any() else None
-    tied, better, worse = [], [], []
+    tied, better, worse, untested = [], [], [], []
     for r in ([] if comp is None else comp.to_dict("records")):
         sign = 1.0 if higher else -1.0
-        if not r["significant"]:
+        if r["n"] == 0 or r["p_value"] != r["p_value"]:  # no shared questions: nothing was tested
+            untested.append(r["other"])
+        elif not r["significant"]:
             tied.append(r["other"])
         elif sign * r["diff"] < 0:
             better.append(r["other"])
         else:
             worse.append(r["other"])
+    seen = {chosen, *tied, *better, *worse, *untested}
+    untested += sorted(c for c in ok["config_id"].unique() if c not in seen)  # no value on the reported split
     costs = _costs(test, [chosen] + tied, chunks)
     missed, missed_metric = _missed(test, metric)
     method = ""
     if comp is not None and "test" in comp.columns and len(comp):
         method = ", ".join(sorted(set(map(str, comp["test"].dropna()))))
+    held_out = chosen_on != reported_on
     return Verdict(
-        metric=metric, chosen=chosen, chosen_on=chosen_on, reported_on=TEST if chosen_on == VALIDATION else "all",
-        n_validation=int(val["qid"].nunique()) if chosen_on == VALIDATION else 0,
+        metric=metric, chosen=chosen, chosen_on=chosen_on, reported_on=reported_on,
+        n_validation=int(val["qid"].nunique()),
         n_test=int(test["qid"].nunique()), validation_mean=v_mean, test_mean=t_mean, test_lo=t_lo, test_hi=t_hi,
-        optimism=(v_mean - t_mean) if chosen_on == VALIDATION else nan, alpha=alpha, tied=tied, better=better,
+        optimism=(v_mean - t_mean) if held_out else nan, alpha=alpha, tied=tied, better=better,
         worse=worse, n_configs=int(ok["config_id"].nunique()), comparisons=comp, costs=costs,
         fastest=_argmin(costs, "latency_ms"), cheapest=_argmin(costs, "tokens"), smallest=_argmin(costs, "chunks"),
         by_type=_by_type(test, chosen, metric, n_boot, confidence, seed), missed_by_all=missed,
-        missed_metric=missed_metric, test_method=method,
-        note=None if chosen_on == VALIDATION else "no separate validation questions: chosen and reported on the "
-        "same questions (optimistic)",
+        missed_metric=missed_metric, test_method=method, note=note, untested=untested, confidence=confidence,
     )

@@ -44,33 +44,37 @@ def run_verdict(run: RunData, metric: str | None = None) -> Verdict:
                   seed=int(spec.get("seed", 0)), chunks=chunks_per_config(run))
 
 
-def verdict_html(v: Verdict, ci_label: str = "95%") -> str:
+def verdict_html(v: Verdict, ci_label: str | None = None) -> str:
     """The report's opening section."""
     e = html.escape
     name = LABEL.get(v.metric, v.metric)
+    ci_label = ci_label or v.ci_label
+    on = v.reported_on
     if v.chosen is None:
         return f"<section id='verdict'><h2>Verdict</h2><p>{e(v.why(name))}</p></section>"
     rows = "".join(f"<tr><td>{e(t['qtype'])}</td><td>{t['n']}</td><td>{fmt(t['mean'])} [{fmt(t['lo'])}, "
                    f"{fmt(t['hi'])}]</td></tr>" for t in v.by_type)
     opt = (f" Validation {fmt(v.validation_mean)}; optimism (validation − test) {v.optimism:+.3f}."
-           if v.chosen_on == "validation" else f" {e(v.note or '')}")
+           if v.held_out else f" {e(v.note or '')}.")
     bits = cost_bits(v)
     parts = [
         "<section id='verdict'><h2>Verdict</h2>",
-        f"<p class='verdict'>Use <b>{e(v.chosen)}</b>: test {e(name)} <b>{fmt(v.test_mean)}</b> "
-        f"[{fmt(v.test_lo)}, {fmt(v.test_hi)}] ({ci_label} CI, {v.n_test} test questions).{opt}</p>",
+        f"<p class='verdict'>Use <b>{e(v.chosen)}</b>: {on} {e(name)} <b>{fmt(v.test_mean)}</b> "
+        f"[{fmt(v.test_lo)}, {fmt(v.test_hi)}] ({ci_label} CI, {v.n_test} {on} questions).{opt}</p>",
         f"<p>{e(v.why(name))}</p>",
         f"<p>Tied with it ({len(v.tied)}): {e(', '.join(v.tied)) or 'none'}.</p>",
     ]
     if v.better:
-        parts.append(f"<p><b>Significantly better on test</b>: {e(', '.join(v.better))}.</p>")
+        parts.append(f"<p><b>Significantly better on {on}</b>: {e(', '.join(v.better))}.</p>")
+    if v.untested:
+        parts.append(f"<p>Not compared (no {on} question in common): {e(', '.join(v.untested))}.</p>")
     if bits:
         parts.append(f"<p>Among it and the tied ones: {e('; '.join(bits))}.</p>")
     if rows:
-        parts.append(f"<table><thead><tr><th>question type</th><th>n</th><th>{e(name)} (test)</th></tr></thead>"
+        parts.append(f"<table><thead><tr><th>question type</th><th>n</th><th>{e(name)} ({on})</th></tr></thead>"
                      f"<tbody>{rows}</tbody></table>")
     if v.missed_metric is not None:
-        parts.append(f"<p>Test questions every configuration misses ({e(v.missed_metric)} = 0): "
+        parts.append(f"<p>{on.capitalize()} questions every configuration misses ({e(v.missed_metric)} = 0): "
                      f"{len(v.missed_by_all)}{': ' + e(', '.join(v.missed_by_all)) if v.missed_by_all else ''}.</p>")
     parts.append("</section>")
     return "".join(parts)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from ragsweep.evaluation.metrics.relevance import Span, first_new_gold, gold_ranges, top_k
+from ragsweep.evaluation.metrics.relevance import Span, first_new_gold, gold_groups, gold_ranges, top_k
 
 
 def ndcg_at_k(retrieved: Iterable[Sequence], gold: Sequence[Span], k: int) -> float:
@@ -18,13 +18,14 @@ def ndcg_at_k(retrieved: Iterable[Sequence], gold: Sequence[Span], k: int) -> fl
     covers several spans earns one gain per span. The ideal ranking finds one
     new span per rank (min(k, #gold spans) ranks); a coarse chunk that finds
     several spans at once can beat it, so the ratio is capped at 1: fine and
-    coarse chunkers both score 1 when all gold is retrieved at the top. NaN
-    when ``gold`` is empty.
+    coarse chunkers both score 1 when all gold is retrieved at the top. A span
+    and its copies elsewhere in the corpus are one relevant item. NaN when
+    ``gold`` is empty.
     """
     ranked = top_k(retrieved, k)
-    gold = gold_ranges(gold)
-    if not gold:
+    if not gold_ranges(gold):
         return float("nan")
+    pieces = len({group for group, _ in gold_groups(gold)})  # a span and its copies are one piece
     dcg = sum(new / math.log2(rank + 1) for rank, new in enumerate(first_new_gold(ranked, gold), start=1))
-    idcg = sum(1.0 / math.log2(rank + 1) for rank in range(1, min(k, len(gold)) + 1))
+    idcg = sum(1.0 / math.log2(rank + 1) for rank in range(1, min(k, pieces) + 1))
     return min(1.0, dcg / idcg)

@@ -48,6 +48,19 @@ def gold_ranges(gold: Iterable[Span]) -> list[Range]:
     return list(dict.fromkeys(as_range(g) for g in gold))
 
 
+def gold_groups(gold: Sequence[Span]) -> list[tuple[int, Range]]:
+    """``(group, range)`` per distinct gold range: a span is its own group (its position), and a copy of
+    gold text found elsewhere (``EvidenceSpan.copy_of``) joins its original's group, so retrieving
+    any place of a piece of evidence finds that piece once."""
+    out: dict[Range, int] = {}
+    for i, g in enumerate(gold):
+        r = as_range(g)
+        if r not in out:
+            copy_of = getattr(g, "copy_of", None)
+            out[r] = copy_of if copy_of is not None else i
+    return [(group, r) for r, group in out.items()]
+
+
 def overlap(a_start: int, a_end: int, b_start: int, b_end: int) -> int:
     """Characters shared by the half-open ranges ``[a_start, a_end)`` and ``[b_start, b_end)``."""
     return max(0, min(a_end, b_end) - max(a_start, b_start))
@@ -71,20 +84,22 @@ def relevance(retrieved: Sequence[Range], gold: Sequence[Range]) -> list[bool]:
 
 
 def first_new_gold(retrieved: Sequence[Span | Sequence], gold: Sequence[Span]) -> list[int]:
-    """Per rank: how many gold spans the item overlaps that no higher-ranked item overlapped.
+    """Per rank: how many pieces of gold evidence the item overlaps that no higher-ranked item overlapped.
 
     A positive count is a new-information gain of 1 for nDCG, so several chunks
-    cut from one gold span earn it once. The counts sum to at most ``len(gold)``.
+    cut from one gold span earn it once, and so does a span found in one of its
+    copies (``gold_groups``). The counts sum to at most the number of groups.
     """
-    gold = gold_ranges(gold)
-    by_doc = _gold_by_doc(gold)
+    by_doc: dict[str, list[tuple[int, int, int]]] = {}
+    for group, (doc_id, start, end) in gold_groups(gold):
+        by_doc.setdefault(doc_id, []).append((group, start, end))
     found: set[int] = set()
     counts = []
     for doc_id, start, end in map(as_range, retrieved):
         new = {
-            i
-            for i, g_start, g_end in by_doc.get(doc_id, ())
-            if i not in found and overlap(start, end, g_start, g_end) > 0
+            group
+            for group, g_start, g_end in by_doc.get(doc_id, ())
+            if group not in found and overlap(start, end, g_start, g_end) > 0
         }
         found |= new
         counts.append(len(new))

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from ragsweep.evaluation.metrics.relevance import (
     Span,
     covered_length,
+    gold_groups,
     gold_ranges,
     intersection_length,
     merge_intervals,
@@ -19,14 +20,27 @@ def span_recall_at_k(retrieved: Iterable[Sequence], gold: Sequence[Span], k: int
 
     Character-level recall of LegalBench-RAG (Pipitone & Houir Alami 2024,
     arXiv:2408.10343). Gold spans are unioned per document first, so
-    overlapping evidence is not counted twice. NaN when ``gold`` is empty.
+    overlapping evidence is not counted twice; of a span and its copies elsewhere
+    (``EvidenceSpan.copy_of``) the best-covered one stands for it. NaN when
+    ``gold`` is empty.
     """
     ranked = top_k(retrieved, k)
-    gold = gold_ranges(gold)
-    if not gold:
+    if not gold_ranges(gold):
         return float("nan")
-    gold_iv = merge_intervals(gold)
-    return intersection_length(merge_intervals(ranked), gold_iv) / covered_length(gold_iv)
+    ret_iv = merge_intervals(ranked)
+    gold_iv = merge_intervals(_best_copies(gold, ret_iv))
+    return intersection_length(ret_iv, gold_iv) / covered_length(gold_iv)
+
+
+def _best_copies(gold: Sequence[Span], ret_iv) -> list:
+    """One range per piece of evidence: the span itself, or whichever of its copies (``gold_groups``) the
+    retrieved ranges cover most (ties: the first), so a copy retrieved counts as the evidence found."""
+    best: dict[int, tuple[int, tuple]] = {}
+    for group, r in gold_groups(gold):
+        covered = intersection_length(ret_iv, merge_intervals([r]))
+        if group not in best or covered > best[group][0]:
+            best[group] = (covered, r)
+    return [r for _, r in best.values()]
 
 
 def span_precision_at_k(retrieved: Iterable[Sequence], gold: Sequence[Span], k: int) -> float:

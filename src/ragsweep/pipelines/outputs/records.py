@@ -11,7 +11,8 @@ def question_rows(questions, split: dict | None = None) -> list[dict]:
     plus the gold evidence spans the report shows."""
     return [{"qid": q.qid, "question": q.question, "qtype": q.qtype, "reference_answer": q.reference_answer,
              "split": (split or {}).get(q.qid, "all"),
-             "evidence": [{"doc_id": e.doc_id, "start": e.start, "end": e.end} for e in q.evidence]}
+             "evidence": [{"doc_id": e.doc_id, "start": e.start, "end": e.end,
+                           **({"copy_of": e.copy_of} if e.copy_of is not None else {})} for e in q.evidence]}
             for q in questions]
 
 

@@ -35,33 +35,36 @@ def cost_bits(v: Verdict) -> list[str]:
     return bits
 
 
-def verdict_lines(v: Verdict, ci_label: str = "95%") -> list[str]:
-    """Plain-text lines (rich markup allowed) for the terminal."""
+def verdict_lines(v: Verdict, ci_label: str | None = None) -> list[str]:
+    """Plain-text lines (rich markup allowed) for the terminal; ``ci_label`` defaults to the verdict's level."""
     name = LABEL.get(v.metric, v.metric)
+    ci_label = ci_label or v.ci_label
     if v.chosen is None:
         return [f"[bold]verdict ({name})[/bold]: {v.why(name)}"]
+    on = v.reported_on
     lines = [f"[bold]verdict[/bold] by {name}: chosen on {v.n_validation} validation questions, reported on "
-             f"{v.n_test} test questions" if v.chosen_on == "validation" else
-             f"[bold]verdict[/bold] by {name}: {v.note}"]
-    opt = f"; validation {fmt(v.validation_mean)}, optimism {v.optimism:+.3f}" if v.chosen_on == "validation" else ""
-    lines.append(f"  use [bold]{v.chosen}[/bold]: test {name} {fmt(v.test_mean)} [{fmt(v.test_lo)}, {fmt(v.test_hi)}] "
-                 f"({ci_label} CI){opt}")
+             f"{v.n_test} test questions" if v.held_out else f"[bold]verdict[/bold] by {name}: {v.note}"]
+    opt = f"; validation {fmt(v.validation_mean)}, optimism {v.optimism:+.3f}" if v.held_out else ""
+    lines.append(f"  use [bold]{v.chosen}[/bold]: {on} {name} {fmt(v.test_mean)} [{fmt(v.test_lo)}, "
+                 f"{fmt(v.test_hi)}] ({ci_label} CI){opt}")
     shown = ", ".join(v.tied[:8]) + (f" and {len(v.tied) - 8} more" if len(v.tied) > 8 else "")
-    lines.append(f"  tied with it ({len(v.tied)} of {v.n_configs - 1}; not significantly different on test): "
+    lines.append(f"  tied with it ({len(v.tied)} of {v.n_configs - 1}; not significantly different on {on}): "
                  f"{shown or 'none'}")
     if v.better:
-        lines.append(f"  [yellow]significantly better on test ({len(v.better)}): {', '.join(v.better[:5])}[/yellow]")
+        lines.append(f"  [yellow]significantly better on {on} ({len(v.better)}): {', '.join(v.better[:5])}[/yellow]")
     lines.append(f"  significantly worse: {len(v.worse)}" + (f" ({v.test_method})" if v.test_method else ""))
+    if v.untested:
+        lines.append(f"  not compared (no {on} question in common): {', '.join(v.untested[:5])}")
     bits = cost_bits(v)
     if bits:
         lines.append("  among it and the tied ones: " + "; ".join(bits))
     lines.append(f"  why: {v.why(name)}")
     if v.by_type and len(v.by_type) > 1:
         parts = [f"{t['qtype']} {fmt(t['mean'])} [{fmt(t['lo'])}, {fmt(t['hi'])}] (n={t['n']})" for t in v.by_type]
-        lines.append("  by question type (test): " + "; ".join(parts))
+        lines.append(f"  by question type ({on}): " + "; ".join(parts))
     if v.missed_metric is not None:
         missed = ", ".join(v.missed_by_all[:12]) + (f" and {len(v.missed_by_all) - 12} more"
                                                      if len(v.missed_by_all) > 12 else "")
-        lines.append(f"  test questions every configuration misses ({v.missed_metric} = 0): "
+        lines.append(f"  {on} questions every configuration misses ({v.missed_metric} = 0): "
                      f"{len(v.missed_by_all)}" + (f": {missed}" if missed else ""))
     return lines
