@@ -73,3 +73,20 @@ def test_validate_error_names_the_file_and_fuzzy_locates(tmp_path: Path) -> None
     assert proc.returncode == 0, proc.stderr
     assert "fuzzy 1 (similarity >= 0.85); unlocated 0" in proc.stdout
     assert not (tmp_path / "runs" / "messy" / "unlocated_evidence.jsonl").exists()
+
+
+def test_bad_evidence_and_verdict_settings_are_one_line_errors(tmp_path: Path) -> None:
+    from test_cli import one_error_line
+
+    for dataset, expect in (({"fuzzy_evidence": 1.5}, "fuzzy_evidence"),
+                            ({"duplicate_evidence": "every"}, "duplicate_evidence")):
+        line = one_error_line(_validate(_spec(tmp_path, ROWS[:1], **dataset)))
+        assert expect in line, line
+    spec = _spec(tmp_path, ROWS[:1])
+    data = yaml.safe_load(spec.read_text(encoding="utf-8"))
+    data["scoring"] = {"metric": "mrr@5"}
+    spec.write_text(yaml.safe_dump(data), encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "ragsweep.cli", "run", str(spec), "--dry-run"], cwd=ROOT, env=env(),
+                          capture_output=True, text=True, timeout=120)
+    line = one_error_line(proc)
+    assert "scoring.metric: unknown metric 'mrr@5'" in line and "answer_contains" in line

@@ -111,9 +111,24 @@ class Verdict:
 
 
 def _mean_ci(values, n_boot: int, confidence: float, seed: int) -> tuple[float, float, float]:
+    """``bootstrap_ci``, imported here: printing a stored verdict must not import numpy."""
     from ragsweep.evaluation.bootstrap import bootstrap_ci
 
     return bootstrap_ci(values, n_boot, confidence, seed)
+
+
+def best_configuration(values: pd.DataFrame, metric: str) -> str:
+    """The configuration with the best mean ``metric`` in ``values`` (config_id, qid, metric; ties go to the
+    smaller id): the choice the verdict makes on the validation questions, and ``comparisons.csv`` too."""
+    from ragsweep.evaluation.significance import question_matrix, rank_configs
+
+    matrix = question_matrix(values[["config_id", "qid", metric]], metric)
+    return rank_configs(matrix, metric not in LOWER_IS_BETTER)[0]
+
+
+def chunks_by_config(configs: list[dict], per_splitter: dict[str, int]) -> dict[str, int]:
+    """Chunks in each configuration's index: its splitter's chunk count (``configs``: configuration labels)."""
+    return {c["config_id"]: int(per_splitter[c["splitter"]]) for c in configs if c.get("splitter") in per_splitter}
 
 
 def _costs(records: pd.DataFrame, configs: list[str], chunks: dict[str, int] | None) -> list[dict]:
@@ -184,7 +199,7 @@ def decide(
     """The verdict from per-question records (config_id, qid, split, error, ``metric``, latency and
     token columns, qtype). Error rows and unmeasured values are left out; ties in a mean go to the
     smaller config_id, so the result does not depend on row order."""
-    from ragsweep.evaluation.significance import compare_to_best, question_matrix, rank_configs
+    from ragsweep.evaluation.significance import compare_to_best
 
     higher = metric not in LOWER_IS_BETTER
     ok = records[records["error"].isna()] if "error" in records.columns else records
@@ -209,7 +224,7 @@ def decide(
             chosen_on = reported_on = only
             note = (f"no validation values of {metric}: chosen and reported on the same {only} questions, "
                     f"so the figure is optimistic")
-    chosen = rank_configs(question_matrix(val[["config_id", "qid", metric]], metric), higher)[0]
+    chosen = best_configuration(val, metric)
     test_vals = test.loc[test["config_id"] == chosen, metric].to_numpy(dtype=float)
     val_vals = val.loc[val["config_id"] == chosen, metric].to_numpy(dtype=float)
     t_mean, t_lo, t_hi = _mean_ci(test_vals, n_boot, confidence, seed) if test_vals.size else (nan, nan, nan)

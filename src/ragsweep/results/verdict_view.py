@@ -21,15 +21,12 @@ def default_metric(run: RunData) -> str:
 def chunks_per_config(run: RunData) -> dict[str, int]:
     """Chunks in each configuration's index (its splitter's chunk count, from the latest invocation
     that recorded it)."""
+    from ragsweep.evaluation.verdict import chunks_by_config
+
     per_splitter: dict[str, int] = {}
     for inv in run.meta.get("invocations") or []:
         per_splitter.update({k: int(v) for k, v in (inv.get("chunks") or {}).items()})
-    out = {}
-    for c in run.meta.get("configurations") or []:
-        splitter = (c.get("labels") or {}).get("splitter")
-        if splitter in per_splitter:
-            out[c["config_id"]] = per_splitter[splitter]
-    return out
+    return chunks_by_config([c.get("labels") or {} for c in run.meta.get("configurations") or []], per_splitter)
 
 
 def run_verdict(run: RunData, metric: str | None = None) -> Verdict:

@@ -67,14 +67,11 @@ def build_summary(records, configs: list[dict], scoring: dict, seed: int, select
 def validation_best(records, metric: str) -> str | None:
     """The configuration with the best mean ``metric`` on the validation questions (ties: smaller id),
     the choice the verdict makes; None without validation values."""
-    from ragsweep.evaluation.significance import question_matrix, rank_configs
-    from ragsweep.evaluation.verdict import LOWER_IS_BETTER
+    from ragsweep.evaluation.verdict import best_configuration
 
     val = records[(records["split"] == "validation") & records["error"].isna()]
     val = val[val[metric].notna()] if metric in val.columns else val.iloc[0:0]
-    if val.empty:
-        return None
-    return rank_configs(question_matrix(val[["config_id", "qid", metric]], metric), metric not in LOWER_IS_BETTER)[0]
+    return None if val.empty else best_configuration(val, metric)
 
 
 def build_comparisons(records, spec, selection: dict | None):

@@ -95,14 +95,12 @@ def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key
 
 def build_verdict(records, spec, stats) -> dict:
     """The verdict by ``scoring.metric`` (``evaluation.verdict.decide``) as a dict for ``verdict.json``."""
-    from ragsweep.evaluation.verdict import decide
+    from ragsweep.evaluation.verdict import chunks_by_config, decide
 
     if records.empty or spec.scoring.metric not in records.columns:
         return {}
-    chunks = {}
-    for _, row in records[["config_id", "splitter"]].drop_duplicates().iterrows():
-        if row["splitter"] in stats.chunks:
-            chunks[row["config_id"]] = int(stats.chunks[row["splitter"]])
+    configs = records[["config_id", "splitter"]].drop_duplicates().to_dict("records")
+    chunks = chunks_by_config(configs, stats.chunks)
     return decide(records, spec.scoring.metric, alpha=spec.scoring.alpha, n_boot=spec.scoring.bootstrap_samples,
                   confidence=spec.scoring.confidence, seed=spec.seed, chunks=chunks or None).to_dict()
 
