@@ -151,7 +151,8 @@ def validate(spec: Path = typer.Argument(..., help="YAML sweep spec")) -> None:
     \b
     Spec keys (README.md has the full reference):
       name, seed, output_dir, cache_dir
-      dataset: {corpus: {format: demo|folder|jsonl|legalbench|squad, path, ...},
+      dataset: {corpus: {format: demo|folder|jsonl|legalbench|squad, path, ...; folder: extensions,
+                         recursive, on_unreadable: error|skip},
                 questions: {format: demo|jsonl|csv|labelled_rag|legalbench|squad, path, ...},
                 unlocated_evidence: error|drop_question|keep_question, fuzzy_evidence: 0-1,
                 duplicate_evidence: all_copies|first}
@@ -172,10 +173,10 @@ def validate(spec: Path = typer.Argument(..., help="YAML sweep spec")) -> None:
             concurrency, requests_per_minute, tokens_per_minute, max_retries, max_backoff}
       prices: {MODEL: {input: USD per 1M tokens, output: USD per 1M tokens}}
       split: {validation_fraction, stratify}
-      stage2: {judges: [correctness, faithfulness, relevancy], llm, select_metric, top_n, max_configs,
+      stage2: {judges: list of correctness|faithfulness|relevancy, llm, select_metric, top_n, max_configs,
                alpha, correctness_threshold, prompts: {correctness, faithfulness, relevancy, ...}}
       scoring: {bertscore: {model, num_layers, batch_size, baseline, baseline_pairs, device},
-                bootstrap_samples, confidence}
+                bootstrap_samples, confidence, metric (the verdict's), alpha}
     """
     from ragsweep.errors import RagsweepError
 
