@@ -46,7 +46,10 @@ RELEVANCY_MARKERS = ("in line with the context information",)
 FAITHFULNESS_MARKERS = ("is supported by the context", "if the following information is present")
 QUERY_GEN_MARKER = "search queries"
 KG_EXTRACT_MARKER = "knowledge triplets"  # SimpleLLMPathExtractor / DynamicLLMPathExtractor prompts
-KINDS = ("correctness", "faithfulness", "relevancy", "query_gen", "kg_extract", "generation")
+# LLMRerank's choice-select prompt (DEFAULT_CHOICE_SELECT_PROMPT_TMPL and the chat CHAT_CONTENT_CHOICE_SELECT_PROMPT):
+# a sentence of LlamaIndex's template that no judge prompt holds, while its documents may hold a judge's generic marker
+RERANK_MARKER = "A list of documents is shown below. Each document has a number next to it"
+KINDS = ("rerank", "correctness", "faithfulness", "relevancy", "query_gen", "kg_extract", "generation")
 EMBEDDINGS_KIND = "embeddings"
 RULE_KINDS = (*KINDS, EMBEDDINGS_KIND, "any")
 ACTIONS = ("reply", "malformed", "status", "sleep", "drop")
@@ -58,6 +61,8 @@ DEFAULT_DIMENSIONS = 64
 
 def classify(text: str) -> str:
     """The kind of a chat request, from its concatenated message text (see the module markers)."""
+    if RERANK_MARKER in text:  # first: the prompt embeds documents, which may say anything a later marker says
+        return "rerank"
     if CORRECTNESS_MARKER in text:
         return "correctness"
     if any(m in text for m in RELEVANCY_MARKERS):
@@ -159,12 +164,54 @@ def kg_extract_reply(text: str) -> str:
     return "\n".join(f"({a}, relates to, {b})" for a, b in zip(words, words[1:])) or "(none)"
 
 
+_RERANK_STOPWORDS = frozenset(
+    "a an and are as at be by did do does for from has have how in is it its of on or the this that to was were "
+    "what when where which who whom why with".split())
+
+
+def _overlap_words(text: str) -> set[str]:
+    """Lower-case words of two or more letters or digits, without the commonest function words."""
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 1 and w not in _RERANK_STOPWORDS}
+
+
+def rerank_documents(text: str) -> tuple[str, list[tuple[int, str]]]:
+    """The question and the numbered documents of a choice-select prompt (what follows its example)."""
+    body = text[text.rfind("Let's try this now:") + len("Let's try this now:"):] if "Let's try this now:" in text \
+        else text
+    q_at = body.rfind("Question:")
+    question = body[q_at + len("Question:"):] if q_at >= 0 else ""
+    question = question.split("Answer:")[0].strip()
+    docs_part = body[:q_at] if q_at >= 0 else body
+    heads = list(re.finditer(r"(?m)^Document (\d+):[ \t]*\n?", docs_part))
+    docs = []
+    for i, m in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(docs_part)
+        docs.append((int(m.group(1)), docs_part[m.end():end].strip()))
+    return question, docs
+
+
+def rerank_reply(text: str) -> str:
+    """Lines "Doc: N, Relevance: R" for the documents sharing a word with the question, most shared first
+    (ties: lower N first); R = 1 + 9 x the share of the question's words the document has, rounded (1-10)."""
+    question, docs = rerank_documents(text)
+    qwords = _overlap_words(question)
+    scored = []
+    for n, doc in docs:
+        shared = len(qwords & _overlap_words(doc))
+        if shared:
+            scored.append((-shared, n, 1 + round(9 * shared / len(qwords))))
+    return "\n".join(f"Doc: {n}, Relevance: {r}" for _, n, r in sorted(scored)) or "No document is relevant."
+
+
 def default_reply(kind: str, text: str) -> str:
-    """The scripted-free answer for each kind: passing judge verdicts, fusion variants, an extractive answer."""
+    """The scripted-free answer for each kind: passing judge verdicts, a word-overlap rerank, fusion variants,
+    knowledge triplets, an extractive answer."""
     if kind == "correctness":
         return DEFAULT_CORRECTNESS_REPLY
     if kind in ("faithfulness", "relevancy"):
         return "YES"
+    if kind == "rerank":
+        return rerank_reply(text)
     if kind == "query_gen":
         return query_gen_reply(text)
     if kind == "kg_extract":

@@ -631,7 +631,7 @@ def test_ask_prints_corpus_text_verbatim(base_run, monkeypatch):
                 "ANONYMIZED_TELEMETRY"):
         monkeypatch.setenv(var, os.environ.get(var, "x"))  # ask() calls os.environ.setdefault; undo it after
 
-    def fake_answer(spec, config, dataset, question, cache_dir=None):
+    def fake_answer(spec, config, dataset, question, cache_dir=None, tuned=None):
         return {"answer": "The Tenant [sic] must pay rent.", "generator": "extractive-baseline",
                 "retrieval_ms": 1.0, "generation_ms": 1.0,
                 "sources": [{"rank": 1, "score": 0.5, "doc_id": "lease", "start": 0, "end": 40, "rank_vector": None,

@@ -9,6 +9,8 @@ from typing import Optional
 
 import typer
 
+from ragsweep.spec_keys import SPEC_KEYS
+
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
@@ -144,40 +146,12 @@ def run(
         raise typer.Exit(3)
 
 
-@app.command()
-def validate(spec: Path = typer.Argument(..., help="YAML sweep spec")) -> None:
-    """Check a spec (schema, files, dataset) and list the configurations it expands to.
+VALIDATE_HELP = "Check a spec (schema, files, dataset) and list the configurations it expands to.\n\n" + SPEC_KEYS
 
-    \b
-    Spec keys (README.md has the full reference):
-      name, seed, output_dir, cache_dir
-      dataset: {corpus: {format: demo|folder|jsonl|legalbench|squad, path, ...; folder: extensions,
-                         recursive, on_unreadable: error|skip},
-                questions: {format: demo|jsonl|csv|labelled_rag|legalbench|squad, path, ...},
-                unlocated_evidence: error|drop_question|keep_question, fuzzy_evidence: 0-1,
-                duplicate_evidence: all_copies|first}
-      splitters: [{kind: token|sentence|recursive|semantic|pattern, chunk_size, chunk_overlap, name, ...}]
-      embeddings: [{kind: sentence_transformers, model, backend: torch|onnx|onnx-int8, device, batch_size,
-                    query_prefix, text_prefix, name} | {kind: openai, model, base_url, api_key_env, ...}]
-      retrievers: [{kind: bm25|vector|fusion, mode, weights, num_queries, name}
-                   | {kind: knowledge_graph|hybrid_kg, store: simple|neo4j,
-                      extractor: legal_patterns|llm_simple|llm_dynamic, max_triplets_per_chunk,
-                      max_keywords, path_depth, max_triplets, weights (hybrid_kg), name}]
-      top_k: [3, 5, 10]
-      vector_store: {path | url}
-      executor: local|ray
-      ray: {address, questions_per_task, num_cpus}
-      neo4j: {url, username_env, password_env, database, timeout}
-      generator: {kind: extractive, max_sentences} | {kind: llm, response_mode, prompt_file}
-      llm: {model, base_url, api_key_env, temperature, seed, max_tokens, timeout, context_window,
-            concurrency, requests_per_minute, tokens_per_minute, max_retries, max_backoff}
-      prices: {MODEL: {input: USD per 1M tokens, output: USD per 1M tokens}}
-      split: {validation_fraction, stratify}
-      stage2: {judges: list of correctness|faithfulness|relevancy, llm, select_metric, top_n, max_configs,
-               alpha, correctness_threshold, prompts: {correctness, faithfulness, relevancy, ...}}
-      scoring: {bertscore: {model, num_layers, batch_size, baseline, baseline_pairs, device},
-                bootstrap_samples, confidence, metric (the verdict's), alpha}
-    """
+
+@app.command(help=VALIDATE_HELP)
+def validate(spec: Path = typer.Argument(..., help="YAML sweep spec")) -> None:
+    """Check a spec (schema, files, dataset) and list the configurations it expands to."""
     from ragsweep.errors import RagsweepError
 
     try:

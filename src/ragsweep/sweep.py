@@ -143,6 +143,7 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
             if plan.total:
                 error = executor.answer(plan, ctx, journal, bars.add("answering", plan.total), clients=clients)
             ctx.models.release(stats)  # answered: the embedding models' memory goes back before BERTScore
+            ctx.rerankers.release()
             give_back()
             with Timer(stats, "scoring"):
                 try:

@@ -11,6 +11,8 @@ from ragsweep.config.dataset import CorpusSpec, DatasetSpec, DemoCorpus, DemoQue
 from ragsweep.config.splitters import PatternSplitterSpec, RecursiveSplitterSpec, SemanticSplitterSpec, SentenceSplitterSpec, SplitterSpec, TokenSplitterSpec  # noqa: F401
 from ragsweep.config.embeddings import EMBEDDING_BACKENDS, EmbeddingSpec, HFEmbeddingSpec, OpenAIEmbeddingSpec  # noqa: F401
 from ragsweep.config.retrievers import BM25Spec, FusionSpec, GraphParams, GraphRetrieverSpec, HybridKGSpec, KnowledgeGraphSpec, RetrieverSpec, VectorSpec  # noqa: F401
+from ragsweep.config.rerankers import ActiveReranker, CrossEncoderSpec, LateInteractionSpec, LLMRerankSpec, NoRerankSpec, RerankerSpec  # noqa: F401
+from ragsweep.config.query_transforms import ActiveTransform, NoTransformSpec, QueryTransformSpec, RM3Spec  # noqa: F401
 from ragsweep.config.services import Neo4jSpec, RaySpec, VectorStoreSpec  # noqa: F401
 from ragsweep.config.llm import ExtractiveGeneratorSpec, GeneratorSpec, LLMGeneratorSpec, LLMSpec, PriceSpec  # noqa: F401
 from ragsweep.config.evaluation import BERTScoreSpec, JudgeName, JudgePrompts, ScoringSpec, SplitSpec, Stage2Spec  # noqa: F401

@@ -23,10 +23,13 @@ def _loc(loc: tuple) -> str:
 
 
 def _clean_loc(loc: tuple) -> tuple:
-    """Drop the union tags pydantic inserts after a discriminated field (``splitters.0.pattern.x``)."""
+    """Drop the union tags pydantic inserts after a discriminated field (``splitters.0.pattern.x``) and
+    the member names it inserts in a plain union (``weights.tuple[float, float]``)."""
     out: list = []
     for i, part in enumerate(loc):
         prev = loc[i - 1] if i else None
+        if isinstance(part, str) and "[" in part:
+            continue
         if isinstance(part, str) and part in _TAGS and (isinstance(prev, int) or prev in ("corpus", "questions",
                                                                                              "generator")):
             continue
@@ -100,13 +103,18 @@ def _first_error(exc) -> str:
         msg = f"missing {err.get('ctx', {}).get('discriminator', 'kind')}"
     elif msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
-    more = len(exc.errors()) - 1
+    # a plain union (weights: a list or "tune") fails once per member at the same field: say all of them
+    same = []
+    if any("[" in str(p) for p in err["loc"]):
+        same = [e for e in exc.errors()[1:] if _clean_loc(e["loc"]) == _clean_loc(err["loc"])]
+        msg = "; or ".join([msg] + [e["msg"] for e in same])
+    more = len(exc.errors()) - 1 - len(same)
     return f"{field}: {msg}" + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
 
 
 _TAGS = {"demo", "folder", "jsonl", "csv", "legalbench", "squad", "labelled_rag", "token", "sentence", "recursive",
          "semantic", "pattern", "sentence_transformers", "openai", "bm25", "vector", "fusion", "knowledge_graph", "hybrid_kg", "extractive",
-         "llm"}
+         "llm", "none", "late_interaction", "cross_encoder", "rm3"}
 
 
 def parse_spec(data: object, source: str = "<spec>", base_dir: Path | None = None) -> SweepSpec:

@@ -8,6 +8,33 @@ from pydantic import Field, field_validator
 
 from ragsweep.config.base import Strict, check_weights
 
+TUNE_METRICS = Literal["hit", "mrr", "ndcg", "span_recall", "span_precision", "doc_mrr"]
+
+
+class _Tunable(Strict):
+    """Fusion weights given, or ``tune``d: chosen on the validation questions from a grid over the
+    simplex (weights in steps of 1 / (tune_steps - 1), summing to 1), by a retrieval metric of the
+    fused ranking at the configuration's top_k; the test questions are answered with them."""
+
+    tune_steps: int = Field(5, ge=2, le=21, description="grid points per weight when weights: tune")
+    tune_metric: TUNE_METRICS | None = Field(
+        None, description="retrieval metric tuned on; default: scoring.metric if it is one, else ndcg")
+
+    @property
+    def tuned(self) -> bool:
+        return self.weights == "tune"
+
+    def _weights_suffix(self) -> str:
+        if self.weights is None:
+            return ""
+        if self.weights == "tune":
+            return "-wtune" + (f"{self.tune_steps}" if self.tune_steps != 5 else "")
+        return "-w" + "-".join(f"{w:g}" for w in self.weights)
+
+
+def _check_weights_or_tune(v):
+    return v if v == "tune" else check_weights(v)
+
 
 class BM25Spec(Strict):
     kind: Literal["bm25"]
@@ -36,24 +63,23 @@ class VectorSpec(Strict):
 _FUSION_LABELS = {"reciprocal_rerank": "fusion", "relative_score": "fusion-rel", "dist_based_score": "fusion-dist"}
 
 
-class FusionSpec(Strict):
+class FusionSpec(_Tunable):
     """QueryFusionRetriever over vector + BM25; one query by default, ``num_queries > 1`` adds
     LLM-written rewrites of the question (needs the spec's ``llm``)."""
 
     kind: Literal["fusion"]
     name: str | None = None
     mode: Literal["reciprocal_rerank", "relative_score", "dist_based_score"] = "reciprocal_rerank"
-    weights: tuple[float, float] | None = Field(default=None, description="[vector, bm25]")
+    weights: tuple[float, float] | Literal["tune"] | None = Field(
+        default=None, description="[vector, bm25], or tune: chosen on the validation questions")
     num_queries: int = Field(1, ge=1, le=10, description="queries per question, the original included")
 
-    _non_negative = field_validator("weights")(classmethod(lambda cls, v: check_weights(v)))
+    _non_negative = field_validator("weights")(classmethod(lambda cls, v: _check_weights_or_tune(v)))
 
     def label(self) -> str:
         if self.name:
             return self.name
-        base = _FUSION_LABELS[self.mode]
-        if self.weights is not None:
-            base += "-w" + "-".join(f"{w:g}" for w in self.weights)
+        base = _FUSION_LABELS[self.mode] + self._weights_suffix()
         if self.num_queries > 1:
             base += f"-q{self.num_queries}"
         return base
@@ -109,21 +135,19 @@ class KnowledgeGraphSpec(GraphParams):
         return False
 
 
-class HybridKGSpec(GraphParams):
+class HybridKGSpec(GraphParams, _Tunable):
     """HyPA-RAG's hybrid: vector + BM25 + knowledge graph fused by reciprocal rank."""
 
     kind: Literal["hybrid_kg"]
-    weights: tuple[float, float, float] | None = Field(default=None, description="[vector, bm25, graph]")
+    weights: tuple[float, float, float] | Literal["tune"] | None = Field(
+        default=None, description="[vector, bm25, graph], or tune: chosen on the validation questions")
 
-    _non_negative = field_validator("weights")(classmethod(lambda cls, v: check_weights(v)))
+    _non_negative = field_validator("weights")(classmethod(lambda cls, v: _check_weights_or_tune(v)))
 
     def label(self) -> str:
         if self.name:
             return self.name
-        base = "hybrid-kg" + self._graph_suffix()
-        if self.weights is not None:
-            base += "-w" + "-".join(f"{w:g}" for w in self.weights)
-        return base
+        return "hybrid-kg" + self._graph_suffix() + self._weights_suffix()
 
     @property
     def needs_embedding(self) -> bool:

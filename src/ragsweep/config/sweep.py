@@ -13,6 +13,8 @@ from ragsweep.config.dataset import DatasetSpec
 from ragsweep.config.embeddings import EmbeddingSpec, HFEmbeddingSpec
 from ragsweep.config.evaluation import ScoringSpec, SplitSpec, Stage2Spec
 from ragsweep.config.llm import ExtractiveGeneratorSpec, GeneratorSpec, LLMSpec, PriceSpec
+from ragsweep.config.query_transforms import NoTransformSpec, QueryTransformSpec
+from ragsweep.config.rerankers import NoRerankSpec, RerankerSpec
 from ragsweep.config.retrievers import GraphParams, RetrieverSpec
 from ragsweep.config.services import Neo4jSpec, RaySpec, VectorStoreSpec
 from ragsweep.config.splitters import SemanticSplitterSpec, SplitterSpec
@@ -26,6 +28,12 @@ class SweepSpec(Strict):
     embeddings: list[EmbeddingSpec] = [HFEmbeddingSpec()]
     retrievers: list[RetrieverSpec] = Field(min_length=1)
     top_k: list[int] = Field([5], min_length=1)
+    query_transforms: list[QueryTransformSpec] = Field(
+        default_factory=lambda: [NoTransformSpec(kind="none")], min_length=1,
+        description="each retriever with each transform it can use; kind none: the question as asked")
+    rerankers: list[RerankerSpec] = Field(
+        default_factory=lambda: [NoRerankSpec(kind="none")], min_length=1,
+        description="each retriever with each reranker; kind none: the retriever's own order")
     vector_store: VectorStoreSpec = VectorStoreSpec()
     executor: Literal["local", "ray"] = "local"
     ray: RaySpec = RaySpec()
@@ -60,15 +68,25 @@ class SweepSpec(Strict):
         return self.output_dir / self.name
 
     @property
+    def retrieval_depth(self) -> int:
+        """Results each base index returns per question: the largest top_k, reranker candidates or
+        feedback documents."""
+        return max([*self.top_k, *(r.candidates for r in self.rerankers if r.kind != "none"),
+                    *(t.fb_docs for t in self.query_transforms if t.kind == "rm3")])
+
+    @property
     def uses_neo4j(self) -> bool:
         return any(getattr(r, "store", None) == "neo4j" for r in self.retrievers)
 
     @model_validator(mode="after")
     def _unique_labels(self) -> "SweepSpec":
         for field_name, items in (("splitters", self.splitters), ("embeddings", self.embeddings),
-                                  ("retrievers", self.retrievers)):
+                                  ("retrievers", self.retrievers), ("query_transforms", self.query_transforms),
+                                  ("rerankers", self.rerankers)):
             labels = [i.label() for i in items]
             dupes = sorted({x for x in labels if labels.count(x) > 1})
+            if dupes and dupes[0] == "none":
+                raise ValueError(f"{field_name}: list {{kind: none}} once")
             if dupes:
                 raise ValueError(
                     f"{field_name}: two entries share the label {dupes[0]!r}; give one of them a distinct 'name'"
@@ -88,6 +106,7 @@ class SweepSpec(Strict):
         if needs_emb and not self.embeddings:
             raise ValueError("embeddings: a vector, fusion or hybrid_kg retriever or a semantic splitter needs at "
                              "least one embedding")
+        self._check_rerankers()
         graph_specs = [r for r in self.retrievers if isinstance(r, GraphParams)]
         if self.uses_neo4j and self.neo4j is None:
             raise ValueError("retrievers: store neo4j needs a 'neo4j' section (url, username_env, password_env); "
@@ -101,6 +120,50 @@ class SweepSpec(Strict):
             if any(getattr(r, "num_queries", 1) > 1 for r in self.retrievers):
                 raise ValueError("retrievers: fusion with num_queries > 1 writes query rewrites with an LLM; "
                                  "add an 'llm' section or set num_queries: 1")
+            if any(getattr(r, "uses_llm", False) for r in self.rerankers):
+                raise ValueError("rerankers: kind llm reranks with an LLM; add an 'llm' section or use "
+                                 "late_interaction (offline) or cross_encoder")
             if self.stage2 is not None and self.stage2.llm is None:
                 raise ValueError("stage2: the judges need an LLM; add an 'llm' section or stage2.llm")
         return self
+
+    def _check_rerankers(self) -> None:
+        """Each reranker reorders at least the largest top_k; rerankers and transforms name only
+        retrievers the spec has, and a transform has one it applies to."""
+        retrievers = {r.label() for r in self.retrievers}
+        for r in self.rerankers:
+            if r.kind == "none":
+                continue
+            if r.candidates < max(self.top_k):
+                raise ValueError(f"rerankers[{r.label()}].candidates ({r.candidates}) is smaller than the largest "
+                                 f"top_k ({max(self.top_k)}); raise candidates so a reranker can fill every top_k")
+            unknown = sorted(set(r.apply_to or ()) - retrievers)
+            if unknown:
+                raise ValueError(f"rerankers[{r.label()}].apply_to names {unknown[0]!r}, which is not among "
+                                 f"retrievers {sorted(retrievers)}")
+        for t in self.query_transforms:
+            if t.kind == "none":
+                continue
+            unknown = sorted(set(t.apply_to or ()) - retrievers)
+            if unknown:
+                raise ValueError(f"query_transforms[{t.label()}].apply_to names {unknown[0]!r}, which is not among "
+                                 f"retrievers {sorted(retrievers)}")
+            if not any(t.applies_to(r) for r in self.retrievers):
+                raise ValueError(f"query_transforms[{t.label()}]: no retriever it can expand (rm3 expands BM25: "
+                                 "add a bm25, fusion or hybrid_kg retriever)")
+        for r in self.retrievers:  # a retriever that meets no variant would vanish from the sweep
+            if not self.transforms_for(r):
+                raise ValueError(f"retrievers[{r.label()}]: no query transform applies to it; add {{kind: none}} "
+                                 "to query_transforms (or widen an apply_to)")
+            if not self.rerankers_for(r.label()):
+                raise ValueError(f"retrievers[{r.label()}]: no reranker applies to it; add {{kind: none}} to "
+                                 "rerankers (or widen an apply_to)")
+
+    def transforms_for(self, retriever) -> list:
+        """The query transforms combined with one retriever: ``none`` and those that apply to it."""
+        return [t for t in self.query_transforms if t.kind == "none" or t.applies_to(retriever)]
+
+    def rerankers_for(self, retriever_label: str) -> list:
+        """The rerankers combined with one retriever: ``none`` and those whose ``apply_to`` allows it."""
+        return [r for r in self.rerankers
+                if r.kind == "none" or r.apply_to is None or retriever_label in r.apply_to]

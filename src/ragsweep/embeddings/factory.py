@@ -47,9 +47,14 @@ def local_model_fingerprint(path: str) -> str | None:
 
 
 def model_identity(spec: HFEmbeddingSpec) -> str:
-    """Which weights a sentence-transformers spec names: the bundled model's hub id, a local
-    directory's fingerprint, or the hub id as given."""
-    return MINILM_ID if spec.model == "minilm" else (local_model_fingerprint(spec.model) or spec.model)
+    """Which weights a sentence-transformers spec names (``weights_identity`` of its model)."""
+    return weights_identity(spec.model)
+
+
+def weights_identity(model: str) -> str:
+    """Which weights a model name names: the bundled model's hub id, a local directory's
+    fingerprint, or the hub id as given."""
+    return MINILM_ID if model == "minilm" else (local_model_fingerprint(model) or model)
 
 
 def model_key(spec: EmbeddingSpec) -> str:

@@ -133,17 +133,20 @@ def chunks_by_config(configs: list[dict], per_splitter: dict[str, int]) -> dict[
 
 def _costs(records: pd.DataFrame, configs: list[str], chunks: dict[str, int] | None) -> list[dict]:
     """Per configuration: median latency per question (retrieval + generation, ms), mean LLM tokens
-    per question, total LLM cost (USD, when priced) and chunks in its index."""
+    per question (generation and retrieval: rewrites, reranking), total LLM cost (USD, when priced)
+    and chunks in its index."""
     import pandas as pd
 
     out = []
     for c in configs:
         r = records[records["config_id"] == c]
-        lat = (pd.to_numeric(r.get("retrieval_ms"), errors="coerce").fillna(0)
-               + pd.to_numeric(r.get("generation_ms"), errors="coerce").fillna(0))
-        tokens = (pd.to_numeric(r.get("prompt_tokens"), errors="coerce").fillna(0)
-                  + pd.to_numeric(r.get("completion_tokens"), errors="coerce").fillna(0))
-        cost = pd.to_numeric(r.get("cost_usd"), errors="coerce")
+        def col(name: str) -> pd.Series:  # a missing column (records of an older run) is all NaN
+            return pd.to_numeric(r[name], errors="coerce") if name in r.columns else pd.Series(math.nan, index=r.index)
+
+        lat = col("retrieval_ms").fillna(0) + col("generation_ms").fillna(0)
+        tokens = (col("prompt_tokens").fillna(0) + col("completion_tokens").fillna(0)
+                  + col("retrieval_tokens").fillna(0))
+        cost = pd.concat([col("cost_usd"), col("retrieval_cost_usd")])
         out.append({"config_id": c, "latency_ms": float(lat.median()) if len(lat) else math.nan,
                     "tokens": float(tokens.mean()) if len(tokens) else math.nan,
                     "cost_usd": float(cost.sum()) if cost.notna().any() else None,

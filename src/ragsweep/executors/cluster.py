@@ -96,10 +96,11 @@ def _loopback(host: str | None) -> bool:
 
 
 def _local_models(spec) -> list:
-    """Embedding entries that name a model directory on this machine."""
+    """Embedding and reranker entries that name a model directory on this machine."""
     from pathlib import Path
 
-    return [e for e in spec.embeddings if getattr(e, "model", "minilm") != "minilm" and Path(e.model).exists()]
+    entries = [*spec.embeddings, *spec.rerankers]
+    return [e for e in entries if getattr(e, "model", "minilm") != "minilm" and Path(e.model).exists()]
 
 
 def check_shared_state(spec, uses_vectors: bool, uses_neo4j: bool, cluster: ClusterInfo) -> None:
@@ -114,7 +115,8 @@ def check_shared_state(spec, uses_vectors: bool, uses_neo4j: bool, cluster: Clus
     where = f"the Ray cluster at {cluster.address} has nodes on other hosts ({', '.join(others[:3])})"
     local = _local_models(spec)
     if local:
-        raise RagsweepError(f"embeddings[{local[0].label()}].model: {local[0].model} is a directory on this machine, "
+        section = "rerankers" if local[0] in spec.rerankers else "embeddings"
+        raise RagsweepError(f"{section}[{local[0].label()}].model: {local[0].model} is a directory on this machine, "
                             f"but {where}; give a hub id, which every node loads alike")
     if uses_vectors and spec.vector_store.url is None:
         raise RagsweepError(f"vector_store: {where}, which cannot open an embedded Chroma directory; run a Chroma "
@@ -141,11 +143,12 @@ def with_absolute_model(entry):
 
 
 def with_absolute_models(config):
-    """``config`` with its embeddings' local model paths made absolute (``with_absolute_model``)."""
+    """``config`` with its embeddings' and reranker's local model paths made absolute (``with_absolute_model``)."""
     from dataclasses import replace
 
     return replace(config, embedding=with_absolute_model(config.embedding),
-                   chunk_embedding=with_absolute_model(config.chunk_embedding))
+                   chunk_embedding=with_absolute_model(config.chunk_embedding),
+                   reranker=with_absolute_model(config.reranker))
 
 
 class RaySession(NamedTuple):

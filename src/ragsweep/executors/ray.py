@@ -36,8 +36,9 @@ class _Group:
 
 
 def on_driver(config) -> bool:
-    """Configurations whose retrieval calls an LLM (``rewrite_llm``) stay with the run's LLM client."""
-    return config.rewrite_llm is not None
+    """Configurations whose retrieval calls an LLM (``rewrite_llm``) stay with the run's LLM client;
+    tuned fusion weights are chosen once, on the run's validation questions, here."""
+    return config.rewrite_llm is not None or getattr(config.retriever, "tuned", False)
 
 
 def _cause(exc: BaseException) -> BaseException:

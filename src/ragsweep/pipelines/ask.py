@@ -12,17 +12,19 @@ from ragsweep.pipelines.grid import Configuration
 
 
 def answer_question(spec: SweepSpec, config: Configuration, dataset: Dataset, question: str,
-                    cache_dir: Path | None = None) -> dict:
+                    cache_dir: Path | None = None, tuned: dict | None = None) -> dict:
     """The answer payload (sources with their text) of ``question`` under ``config``, reusing the caches
-    (it may build a missing index, so it holds the cache's lock while it runs)."""
+    (it may build a missing index, so it holds the cache's lock while it runs); ``tuned``: the fusion
+    weights the run chose on its validation questions (its manifest's ``tuned_weights`` entry)."""
     from ragsweep.pipelines.lock import writer_locks
 
     cache = CacheDir(Path(cache_dir or spec.cache_dir or DEFAULT_CACHE))
     with writer_locks(spec, None, cache.root):
-        return _answer(spec, config, dataset, question, cache)
+        return _answer(spec, config, dataset, question, cache, tuned)
 
 
-def _answer(spec: SweepSpec, config: Configuration, dataset: Dataset, question: str, cache: CacheDir) -> dict:
+def _answer(spec: SweepSpec, config: Configuration, dataset: Dataset, question: str, cache: CacheDir,
+            tuned: dict | None = None) -> dict:
     from ragsweep.embeddings.cache import EmbeddingCache
     from ragsweep.llm.clients import LLMClients, check_llms, llms_in_use
     from ragsweep.pipelines.context import Models, StageContext
@@ -34,6 +36,8 @@ def _answer(spec: SweepSpec, config: Configuration, dataset: Dataset, question: 
     clients = None
     spec = spec.model_copy(update={"top_k": [config.top_k]})  # retrieve at this configuration's k only
     ctx = StageContext(spec=spec, dataset=dataset, cache=cache, models=Models(lambda: EmbeddingCache(cache.embeddings), cache.root))
+    if tuned:
+        ctx.tuned_weights[config.config_hash] = tuned
     try:
         if llms_in_use(spec, with_stage2=False):
             check_llms(spec, None)
@@ -53,8 +57,8 @@ def _answer(spec: SweepSpec, config: Configuration, dataset: Dataset, question: 
             query_ms = queries.embed_questions(ctx, config.embedding, [question])
         sink, bar, gen_items = MemorySink(), NullBar(), []
         q = Question(qid="ask", question=question)
-        answer.answer_config(ctx, config, IndexRetrievers(bm25, vector, llm=ctx.llm, graphs=graphs), [q], sink, bar,
-                             query_ms, gen_items)
+        retrievers = IndexRetrievers(bm25, vector, llm=ctx.llm, graphs=graphs, rerankers=ctx.rerankers)
+        answer.answer_config(ctx, config, retrievers, [q], sink, bar, query_ms, gen_items)
         if gen_items:
             stop = generate.generate_all(spec, gen_items, sink, clients, ctx.stats, bar)
             if stop is not None:

@@ -16,6 +16,7 @@ from ragsweep.config import EmbeddingSpec, SweepSpec
 from ragsweep.datasets.types import Dataset
 from ragsweep.pipelines.progress import Progress
 from ragsweep.pipelines.stats import SweepStats
+from ragsweep.rerankers.registry import RerankerModels
 
 
 class Models:
@@ -73,8 +74,11 @@ class StageContext:
     bars: Progress = field(default_factory=lambda: Progress(enabled=False))
     llm: Any = None
     neo4j: Any = None  # a graphs.neo4j_store.Neo4jConnection when a graph is served from Neo4j
+    rerankers: RerankerModels = field(default_factory=RerankerModels)  # built on first use, dropped after answering
+    tuned_weights: dict = field(default_factory=dict)  # configuration hash -> tuning the run recorded (ask)
 
     @property
     def k_max(self) -> int:
-        """Every index is queried once per question at the largest top_k; smaller ones reuse it."""
-        return max(self.spec.top_k)
+        """Every index is queried once per question at the largest top_k (or reranker candidates);
+        smaller ones reuse it."""
+        return self.spec.retrieval_depth

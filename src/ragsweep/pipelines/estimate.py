@@ -87,6 +87,9 @@ def estimate_run(spec, run_dir: Path | None = None, cache_dir: Path | None = Non
             for qid, _ in rewrites:
                 est.add(1, overhead + base + q_tokens[qid], spec.llm.max_tokens, price)
             out.append(est)
+        rerank = _llm_rerank(spec, configs, questions, done, q_tokens, mean_chunk, overhead, price)
+        if rerank.calls:
+            out.append(rerank)
         if spec.generator.kind == "llm":
             template = (Path(spec.generator.prompt_file).read_text(encoding="utf-8") if spec.generator.prompt_file
                         else DEFAULT_TEXT_QA_PROMPT_TMPL)
@@ -255,3 +258,33 @@ def print_estimate(estimates: list[StageEstimate], console) -> None:
     for e in estimates:
         for note in e.notes:
             console.print(f"  {e.stage}: {note}")
+
+
+def _llm_rerank(spec, configs, questions, done, q_tokens, mean_chunk, overhead, price) -> StageEstimate:
+    """LLM reranking: once per (question, base retriever, reranker) whatever the top_k, in batches of
+    ``batch_size`` candidates, each candidate's chunk in the prompt; the reply lists numbers and scores."""
+    from llama_index.core.prompts.default_prompts import DEFAULT_CHOICE_SELECT_PROMPT_TMPL
+
+    from ragsweep.llm.tokens import count_tokens
+
+    est = StageEstimate("rerank", spec.llm.model)
+    base = count_tokens(DEFAULT_CHOICE_SELECT_PROMPT_TMPL.format(context_str="", query_str=""))
+    seen: set[tuple] = set()
+    for c in configs:
+        r = c.reranker
+        if r is None or not r.uses_llm:
+            continue
+        for q in questions:
+            # one reordering per (question, index, retriever, transform, reranker) serves every top_k,
+            # except for tuned fusion weights, which are chosen per top_k
+            key = (q.qid, c.chunk_key, c.embedding.label() if c.embedding else None, c.retriever.label(),
+                   c.query_transform.label() if c.query_transform else None, r.label(),
+                   c.top_k if getattr(c.retriever, "tuned", False) else None)
+            if (c.config_hash, q.qid) in done or key in seen:
+                continue
+            seen.add(key)
+            batches = math.ceil(r.candidates / r.batch_size)
+            per_doc = mean_chunk(c) + 6  # "Document N:" and blank lines
+            est.add(batches, batches * (overhead + base + q_tokens[q.qid]) + int(r.candidates * per_doc),
+                    batches * min(spec.llm.max_tokens, 8 * r.batch_size), price)
+    return est

@@ -1,8 +1,9 @@
 """Expand a sweep spec into configurations with stable, readable ids.
 
-A configuration is splitter x embedding x retriever x top_k, except that a retriever that needs
-no embedding (BM25) is not multiplied by the embeddings. Ids read like
-``sentence512-minilm-fusion-k5``; a hash of the resolved configuration guards the journal
+A configuration is splitter x embedding x retriever x reranker x top_k, except that a retriever
+that needs no embedding (BM25) is not multiplied by the embeddings, and a reranker only meets the
+retrievers its ``apply_to`` names. Ids read like ``sentence512-minilm-fusion-k5`` (no reranker) or
+``sentence512-minilm-fusion-maxsim-k5``; a hash of the resolved configuration guards the journal
 against reusing results after a spec edit that keeps the id.
 """
 
@@ -14,7 +15,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from ragsweep.config import EmbeddingSpec, RetrieverSpec, SemanticSplitterSpec, SplitterSpec, SweepSpec
+from ragsweep.config import (ActiveReranker, ActiveTransform, EmbeddingSpec, RetrieverSpec, SemanticSplitterSpec,
+                             SplitterSpec, SweepSpec)
+from ragsweep.errors import RagsweepError
 from ragsweep.llm.identity import llm_identity
 
 
@@ -27,7 +30,11 @@ class Configuration:
     retriever: RetrieverSpec
     top_k: int
     generator: dict
-    rewrite_llm: dict | None = None  # the LLM writing fusion query rewrites or extracting the graph
+    rewrite_llm: dict | None = None  # the LLM called while retrieving: rewrites, graph extraction, reranking
+    reranker: ActiveReranker | None = None  # None: the retriever's own order
+    query_transform: ActiveTransform | None = None  # None: the question as asked
+    tune_metric: str | None = None  # weights: tune: the retrieval metric they are chosen by
+    tuning_split: dict | None = None  # weights: tune: what decides the validation questions (seed, split)
 
     @property
     def chunk_key(self) -> str:
@@ -52,10 +59,13 @@ class Configuration:
             "ragsweep": __version__,
             **self.chunk_identity(),
             "embedding": model_key(self.embedding) if self.embedding is not None else None,
-            "retriever": self.retriever.model_dump(mode="json", exclude={"name"}),
+            "retriever": retriever_identity(self.retriever, self.tune_metric, self.tuning_split),
             "top_k": self.top_k,
             "generator": self.generator,
             **({"rewrite_llm": self.rewrite_llm} if self.rewrite_llm else {}),
+            # absent without a reranker, so configurations from before rerankers keep their hashes
+            **({"reranker": reranker_identity(self.reranker)} if self.reranker is not None else {}),
+            **({"query_transform": self.query_transform.identity()} if self.query_transform is not None else {}),
         }
 
     def resolved(self) -> dict:
@@ -70,13 +80,25 @@ class Configuration:
             "retriever": self.retriever.model_dump(mode="json"),
             "top_k": self.top_k,
             "generator": self.generator,
+            "reranker": self.reranker.model_dump(mode="json") if self.reranker is not None else None,
+            "query_transform": (self.query_transform.model_dump(mode="json")
+                                if self.query_transform is not None else None),
         }
 
     def labels(self) -> dict:
         """The columns naming this configuration in records, summary and the manifest."""
         return {"config_id": self.config_id, "config_hash": self.config_hash, "splitter": self.chunk_key,
                 "embedding": self.embedding.label() if self.embedding is not None else None,
-                "retriever": self.retriever.label(), "top_k": self.top_k}
+                "retriever": self.retrieval_label, "top_k": self.top_k,
+                "query_transform": self.query_transform.label() if self.query_transform is not None else None,
+                "reranker": self.reranker.label() if self.reranker is not None else None}
+
+    @property
+    def retrieval_label(self) -> str:
+        """The retriever's label, with ``+transform`` and ``+reranker`` when they change what it returns
+        (plots colour by it)."""
+        return "+".join([self.retriever.label()]
+                        + [x.label() for x in (self.query_transform, self.reranker) if x is not None])
 
     @cached_property
     def config_hash(self) -> str:
@@ -90,6 +112,51 @@ def _chunk_embedding(splitter: SplitterSpec, embedding: EmbeddingSpec | None, sp
     if splitter.embedding is not None:
         return next(e for e in spec.embeddings if e.label() == splitter.embedding)
     return embedding if embedding is not None else spec.embeddings[0]
+
+
+def retriever_identity(retriever: RetrieverSpec, tune_metric: str | None, tuning_split: dict | None = None) -> dict:
+    """The retriever's settings; the tuning ones only when its weights are tuned (so fusions from
+    before tuning existed keep their hashes), with the metric resolved and what decides the
+    validation questions it is tuned on (another split must not reuse answers tuned on test questions)."""
+    out = retriever.model_dump(mode="json", exclude={"name"})
+    if getattr(retriever, "tuned", False):
+        out["tune_metric"] = tune_metric
+        out["tuning_split"] = tuning_split
+    else:
+        out.pop("tune_steps", None)
+        out.pop("tune_metric", None)
+    return out
+
+
+def tune_metric(spec: SweepSpec, retriever: RetrieverSpec) -> str | None:
+    """What a tuned fusion's weights are chosen by: its ``tune_metric``, else the verdict's metric when
+    it is a retrieval metric (the tuning sees rankings, not answers), else nDCG."""
+    if not getattr(retriever, "tuned", False):
+        return None
+    if retriever.tune_metric:
+        return retriever.tune_metric
+    return spec.scoring.metric if spec.scoring.metric in RETRIEVAL_TUNABLE else "ndcg"
+
+
+def tuning_split(spec: SweepSpec, retriever: RetrieverSpec) -> dict | None:
+    """For a tuned retriever: the seed and split settings that choose its validation questions."""
+    if not getattr(retriever, "tuned", False):
+        return None
+    return {"seed": spec.seed, **spec.split.model_dump(mode="json")}
+
+
+RETRIEVAL_TUNABLE = ("hit", "mrr", "ndcg", "span_recall", "span_precision", "doc_mrr")
+
+
+def reranker_identity(reranker: ActiveReranker) -> dict:
+    """What determines a reranker's order: its settings and a local model's fingerprint (retrained
+    weights in the same directory are new results); an LLM reranker's LLM is the ``rewrite_llm``."""
+    from ragsweep.embeddings.factory import weights_identity
+
+    out = reranker.identity()
+    if "model" in out:
+        out["model"] = weights_identity(out["model"])
+    return out
 
 
 def generator_identity(spec: SweepSpec) -> dict:
@@ -106,6 +173,12 @@ def generator_identity(spec: SweepSpec) -> dict:
     return gen
 
 
+def _retrieval_variants(spec: SweepSpec, retriever) -> list[tuple]:
+    """(query transform, reranker) pairs a retriever is combined with; None for ``none``."""
+    return [(None if t.kind == "none" else t, None if r.kind == "none" else r)
+            for t in spec.transforms_for(retriever) for r in spec.rerankers_for(retriever.label())]
+
+
 def expand(spec: SweepSpec) -> list[Configuration]:
     generator = generator_identity(spec)
     out: list[Configuration] = []
@@ -114,11 +187,19 @@ def expand(spec: SweepSpec) -> list[Configuration]:
             embeddings: list[EmbeddingSpec | None] = list(spec.embeddings) if retriever.needs_embedding else [None]
             for emb in embeddings:
                 chunk_emb = _chunk_embedding(splitter, emb, spec)
-                for k in spec.top_k:
-                    parts = [splitter.label()] + ([emb.label()] if emb is not None else []) + [retriever.label(), f"k{k}"]
-                    uses_llm = (getattr(retriever, "num_queries", 1) > 1
-                                or getattr(retriever, "uses_llm", False))
-                    rewrite = llm_identity(spec.llm) if uses_llm and spec.llm else None
-                    out.append(Configuration("-".join(parts), splitter, chunk_emb, emb, retriever, k, generator,
-                                             rewrite))
+                for transform, reranker in _retrieval_variants(spec, retriever):
+                    for k in spec.top_k:
+                        parts = ([splitter.label()] + ([emb.label()] if emb is not None else []) + [retriever.label()]
+                                 + [x.label() for x in (transform, reranker) if x is not None] + [f"k{k}"])
+                        uses_llm = (getattr(retriever, "num_queries", 1) > 1 or getattr(retriever, "uses_llm", False)
+                                    or any(x is not None and x.uses_llm for x in (transform, reranker)))
+                        rewrite = llm_identity(spec.llm) if uses_llm and spec.llm else None
+                        out.append(Configuration("-".join(parts), splitter, chunk_emb, emb, retriever, k, generator,
+                                                 rewrite, reranker, transform, tune_metric(spec, retriever),
+                                                 tuning_split(spec, retriever)))
+    ids = [c.config_id for c in out]
+    clash = next((i for i in ids if ids.count(i) > 1), None)
+    if clash is not None:  # e.g. a retriever named "bm25-maxsim" beside bm25 with a maxsim reranker
+        raise RagsweepError(f"two configurations share the id {clash!r}; give a retriever, query transform or "
+                            "reranker a distinct 'name'")
     return out

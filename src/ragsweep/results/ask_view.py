@@ -63,7 +63,8 @@ def ask_run(run_dir: Path, config_id: str, question: str, cache: Path | None = N
     dataset = load_dataset(spec.dataset)
     matched = match_question(dataset, question, qid)
     cache = cache or (Path(manifest["cache_dir"]) if manifest.get("cache_dir") else None)
-    out = ask.answer_question(spec, configs[config_id], dataset, question, cache_dir=cache)
+    tuned = (manifest.get("tuned_weights") or {}).get(config_id)  # weights the run chose on validation
+    out = ask.answer_question(spec, configs[config_id], dataset, question, cache_dir=cache, tuned=tuned)
     if matched is not None and matched.evidence:
         spans = [{"doc_id": e.doc_id, "start": e.start, "end": e.end} for e in matched.evidence]
         for s in out["sources"]:
@@ -89,7 +90,9 @@ def print_ask(result: AskResult, console) -> None:
     marks = any("gold" in s for s in sources)
     table = Table(title="sources")
     # the optional columns leave the others where they were for corpora without pages or gold
-    for col in ("rank", "score", "document", *(["page"] if pages else []), "span", "vector rank", "bm25 rank",
+    reranked = any("rank_base" in s for s in sources)
+    for col in ("rank", "score", "document", *(["page"] if pages else []), "span",
+                *(["rank before rerank"] if reranked else []), "vector rank", "bm25 rank",
                 "graph rank", *(["gold"] if marks else []), "text"):
         table.add_column(col)
     for s in sources:
@@ -98,7 +101,8 @@ def print_ask(result: AskResult, console) -> None:
             text = "; ".join(s["triplets"][:3]) + "\n" + text
         table.add_row(str(s["rank"]), f"{s['score']:.4f}" if s["score"] is not None else "-",
                       escape(str(s["doc_id"])), *([escape(str(s.get("page") or "-"))] if pages else []),
-                      f"{s['start']}-{s['end']}", str(s["rank_vector"] or "-"), str(s["rank_bm25"] or "-"),
+                      f"{s['start']}-{s['end']}", *([str(s.get("rank_base") or "-")] if reranked else []),
+                      str(s["rank_vector"] or "-"), str(s["rank_bm25"] or "-"),
                       str(s.get("rank_graph") or "-"), *(["✓" if s.get("gold") else ""] if marks else []),
                       escape(text))
     console.print(table)

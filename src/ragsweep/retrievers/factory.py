@@ -1,9 +1,9 @@
-"""Retrievers for one (splitter, embedding) index: BM25, vector, knowledge graph and their fusions,
-all memoised."""
+"""Retrievers for one (splitter, embedding) index: BM25 (plain or RM3-expanded), vector, knowledge
+graph and their fusions, optionally reranked; all memoised."""
 
 from __future__ import annotations
 
-from ragsweep.config import BM25Spec, FusionSpec, HybridKGSpec, KnowledgeGraphSpec, RetrieverSpec, VectorSpec
+from ragsweep.config import ActiveReranker, ActiveTransform, BM25Spec, FusionSpec, HybridKGSpec, KnowledgeGraphSpec, RetrieverSpec, VectorSpec
 from ragsweep.retrievers.memo import MemoRetriever, SharedResults
 
 
@@ -19,16 +19,23 @@ class IndexRetrievers:
     """Shared base retrievers of one (splitter, embedding) index and memoised views per top_k."""
 
     def __init__(self, bm25_shared: SharedResults | None, vector_shared: SharedResults | None, llm=None,
-                 graphs=None) -> None:
+                 graphs=None, rerankers=None) -> None:
         self.bm25 = bm25_shared
         self.vector = vector_shared
-        self.llm = llm  # writes fusion query rewrites (num_queries > 1)
+        self.llm = llm  # writes fusion query rewrites (num_queries > 1) and reranks with kind llm
         self.graphs = graphs  # ChunkGraphs of these chunks, for knowledge-graph retrievers
+        self.rerankers = rerankers  # rerankers.registry.RerankerModels: the process's built rerankers
+        self._reranked: dict[tuple[str, ...], tuple[SharedResults, object]] = {}
+        self._expanded: dict[str, tuple[SharedResults, object]] = {}
 
-    def make(self, spec: RetrieverSpec, k: int):
+    def make(self, spec: RetrieverSpec, k: int, reranker: ActiveReranker | None = None,
+             transform: ActiveTransform | None = None):
+        """The retriever of ``spec`` at ``top_k`` k; with ``transform``, its BM25 part searches with the
+        expanded query; with ``reranker``, its top candidates reordered, then cut to k."""
+        if reranker is not None:
+            return MemoRetriever(self._reranked_results(spec, reranker, transform)[0], k)
         if isinstance(spec, BM25Spec):
-            assert self.bm25 is not None
-            return MemoRetriever(self.bm25, k)
+            return MemoRetriever(self._bm25(transform), k)
         if isinstance(spec, VectorSpec):
             assert self.vector is not None
             return MemoRetriever(self.vector, k)
@@ -36,10 +43,61 @@ class IndexRetrievers:
             assert self.graphs is not None
             return MemoRetriever(self.graphs.shared(spec), k)
         if isinstance(spec, (FusionSpec, HybridKGSpec)):
-            return self._fusion(spec, k)
+            return self._fusion(spec, k, transform)
         raise TypeError(type(spec).__name__)
 
-    def _fusion(self, spec: FusionSpec | HybridKGSpec, k: int):
+    def _bm25(self, transform: ActiveTransform | None) -> SharedResults:
+        """BM25's shared results: plain, or expanded by RM3 from the plain ones (one per transform)."""
+        assert self.bm25 is not None
+        if transform is None:
+            return self.bm25
+        return self._expansion(transform)[0]
+
+    def _expansion(self, transform: ActiveTransform) -> tuple[SharedResults, object]:
+        import json
+
+        from ragsweep.retrievers.rm3 import RM3Retriever
+
+        key = json.dumps(transform.identity(), sort_keys=True)
+        if key not in self._expanded:
+            base = self.bm25
+            assert base is not None
+            rm3 = RM3Retriever(base.base, base, base.k_max, transform.fb_docs, transform.fb_terms,
+                               transform.original_weight, transform.max_df)
+            self._expanded[key] = (SharedResults(rm3, base.k_max), rm3)
+        return self._expanded[key]
+
+    def expansion(self, transform: ActiveTransform | None, query: str) -> dict[str, float]:
+        """The weighted query a transform searched BM25 with for ``query`` (empty without one)."""
+        if transform is None or self.bm25 is None:
+            return {}
+        return dict(self._expansion(transform)[1].expansions.get(query, {}))
+
+    def _reranked_results(self, spec: RetrieverSpec, reranker: ActiveReranker, transform: ActiveTransform | None):
+        """The shared reordered candidates of one (retriever, transform, reranker) and their RerankingRetriever."""
+        import json
+
+        from ragsweep.rerankers.registry import RerankerModels
+        from ragsweep.retrievers.reranked import RerankingRetriever
+
+        key = (spec.model_dump_json(), json.dumps(transform.identity() if transform else None, sort_keys=True),
+               json.dumps(reranker.identity(), sort_keys=True))
+        if key not in self._reranked:
+            if self.rerankers is None:
+                self.rerankers = RerankerModels()
+            base = self.make(spec, reranker.candidates, transform=transform)
+            retriever = RerankingRetriever(base, self.rerankers.get(reranker, self.llm), reranker.label())
+            self._reranked[key] = (SharedResults(retriever, reranker.candidates), retriever)
+        return self._reranked[key]
+
+    def rerank_costs(self, spec: RetrieverSpec, reranker: ActiveReranker | None, query: str,
+                     transform: ActiveTransform | None = None) -> dict:
+        """What reordering ``query``'s candidates cost (``rerank_ms``, ``rerank_llm``); empty without a reranker."""
+        if reranker is None:
+            return {}
+        return dict(self._reranked_results(spec, reranker, transform)[1].costs.get(query, {}))
+
+    def _fusion(self, spec: FusionSpec | HybridKGSpec, k: int, transform: ActiveTransform | None = None):
         """WeightedFusionRetriever over the memoised top-k views of the spec's parts."""
         from llama_index.core.llms import MockLLM
         from llama_index.core.retrievers.fusion_retriever import FUSION_MODES
@@ -50,7 +108,7 @@ class IndexRetrievers:
         if num_queries > 1 and self.llm is None:
             raise ValueError("fusion with num_queries > 1 needs the spec's llm for query rewrites")
         return WeightedFusionRetriever(
-            [MemoRetriever(shared, k) for _, shared in self._parts(spec)],
+            [MemoRetriever(shared, k) for _, shared in self._parts(spec, transform)],
             mode=FUSION_MODES(getattr(spec, "mode", "reciprocal_rerank")),
             similarity_top_k=k,
             num_queries=num_queries,
@@ -62,22 +120,28 @@ class IndexRetrievers:
             llm=self.llm if num_queries > 1 else MockLLM(),
         )
 
-    def _parts(self, spec: RetrieverSpec) -> list[tuple[str, SharedResults]]:
+    def _parts(self, spec: RetrieverSpec, transform: ActiveTransform | None = None) -> list[tuple[str, SharedResults]]:
         """The shared results a fusion combines, named as in the records' per-retriever ranks."""
         if isinstance(spec, FusionSpec):
-            parts = [("vector", self.vector), ("bm25", self.bm25)]
+            parts = [("vector", self.vector), ("bm25", self._bm25(transform))]
         elif isinstance(spec, HybridKGSpec):
             assert self.graphs is not None
-            parts = [("vector", self.vector), ("bm25", self.bm25), ("graph", self.graphs.shared(spec))]
+            parts = [("vector", self.vector), ("bm25", self._bm25(transform)), ("graph", self.graphs.shared(spec))]
         else:
             return []
         assert all(shared is not None for _, shared in parts)
         return parts
 
-    def source_ranks(self, spec: RetrieverSpec, k: int, query: str) -> dict[str, dict[str, int]]:
-        """For fusions: node id -> {retriever: 1-based rank} in each sub-retriever's top k."""
+    def source_ranks(self, spec: RetrieverSpec, k: int, query: str, reranker: ActiveReranker | None = None,
+                     transform: ActiveTransform | None = None) -> dict[str, dict[str, int]]:
+        """Node id -> {retriever: 1-based rank}: for fusions, in each sub-retriever's top k (the top
+        candidates with a reranker); with a reranker, ``base``: the rank before reordering."""
         out: dict[str, dict[str, int]] = {}
-        for name, shared in self._parts(spec):
-            for rank, nws in enumerate(shared.peek(query)[:k], start=1):
+        depth = reranker.candidates if reranker is not None else k
+        for name, shared in self._parts(spec, transform):
+            for rank, nws in enumerate(shared.peek(query)[:depth], start=1):
                 out.setdefault(nws.node.node_id, {})[name] = rank
+        if reranker is not None:
+            for node_id, rank in self._reranked_results(spec, reranker, transform)[1].base_ranks.get(query, {}).items():
+                out.setdefault(node_id, {})["base"] = rank
         return out

@@ -7,7 +7,8 @@ BERTSCORE_METRICS = ["bertscore_p", "bertscore_r", "bertscore_f1",
                      "bertscore_p_rescaled", "bertscore_r_rescaled", "bertscore_f1_rescaled"]
 # the answer against the reference answer, SQuAD-normalised (evaluation.metrics.answer); built with the records
 ANSWER_METRICS = ["answer_contains", "exact_match", "token_f1"]
-LATENCY_METRICS = ["retrieval_ms", "query_embedding_ms", "generation_ms"]
+# rerank_ms: part of retrieval_ms, reported apart (empty without a reranker)
+LATENCY_METRICS = ["retrieval_ms", "query_embedding_ms", "rerank_ms", "generation_ms"]
 SUMMARY_METRICS = BERTSCORE_METRICS + ANSWER_METRICS + RETRIEVAL_METRICS + LATENCY_METRICS
 SELECTABLE_METRICS = BERTSCORE_METRICS + ANSWER_METRICS + RETRIEVAL_METRICS
 TABLE_METRICS = ["bertscore_f1_rescaled", "hit", "answer_contains", "mrr", "ndcg", "span_recall", "span_precision"]

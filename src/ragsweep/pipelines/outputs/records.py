@@ -26,6 +26,17 @@ def answer_scores(payload: dict, reference: str | None) -> dict[str, float | Non
     return all_answer_metrics(payload.get("answer"), reference)
 
 
+def retrieval_llm(payload: dict) -> dict:
+    """LLM use while retrieving (query rewrites, LLM reranking): calls, tokens and cost per question."""
+    parts = [payload.get(k) for k in ("rewrite_llm", "rerank_llm") if payload.get(k)]
+    if not parts:
+        return {"retrieval_llm_calls": None, "retrieval_tokens": None, "retrieval_cost_usd": None}
+    costs = [p.get("cost_usd") for p in parts if p.get("cost_usd") is not None]
+    return {"retrieval_llm_calls": sum(p.get("llm_calls") or 0 for p in parts),
+            "retrieval_tokens": sum((p.get("prompt_tokens") or 0) + (p.get("completion_tokens") or 0) for p in parts),
+            "retrieval_cost_usd": sum(costs) if costs else None}
+
+
 def build_records(questions: list[dict], configs: list[dict], journal, scorer_key: str | None = None,
                   judge_keys: dict | None = None):
     """One row per (configuration, question) present in the journal, with scores joined in
@@ -54,8 +65,11 @@ def build_records(questions: list[dict], configs: list[dict], journal, scorer_ke
             "generator": payload.get("generator"), "sources": payload.get("sources") or [],
             **{m: payload.get(m) for m in RETRIEVAL_METRICS + LATENCY_METRICS},
             "error": payload.get("error"),
+            "expanded_query": payload.get("expanded_query"),
+            "fusion_weights": payload.get("fusion_weights"),
         }
         llm = payload.get("llm") or {}
+        row.update(retrieval_llm(payload))
         row.update({"split": q["split"],
                     "llm_calls": llm.get("llm_calls"), "llm_cached": llm.get("llm_cached"),
                     "prompt_tokens": llm.get("prompt_tokens"), "completion_tokens": llm.get("completion_tokens"),

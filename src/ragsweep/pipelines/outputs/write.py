@@ -59,11 +59,26 @@ def write_outputs(spec, dataset, questions, configs, journal, run_dir: Path, sta
     manifest["stage2"] = stage2
     manifest["outputs"] = {"key": key, "status": status, "records": n_records, "reused": kept is not None}
     manifest["questions_key"] = read_previous(run_dir).get("questions_key")
+    tuned = tuned_weights(configs, journal)
+    if tuned:
+        manifest["tuned_weights"] = tuned
     write_manifest(run_dir, manifest)
     if console is not None:
         rows = summary_rows(summary) if summary is not None else read_summary(run_dir / "summary.csv")
         _print(spec, configs, rows, stage2, manifest, console, run_dir)
     return manifest
+
+
+def tuned_weights(configs, journal) -> dict:
+    """Per configuration with ``weights: tune``: the weights chosen on validation and what the tuning
+    saw (metric, questions, each candidate's mean), from its answers in the journal."""
+    tuned = {c.config_hash: c.config_id for c in configs if getattr(c.retriever, "tuned", False)}
+    out: dict[str, dict] = {}
+    if tuned:
+        for h, _, _, payload in journal.answers(set(tuned)):
+            if tuned[h] not in out and payload.get("tuning"):
+                out[tuned[h]] = payload["tuning"]
+    return {c: out[c] for c in sorted(out)}
 
 
 def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key, split, stage2):

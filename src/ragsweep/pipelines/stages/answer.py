@@ -118,7 +118,7 @@ def answer_group(ctx: StageContext, configs: list[Configuration], indexes: Group
         by_emb[c.embedding.label() if c.embedding is not None else None].append(c)
     for label, cfgs in by_emb.items():
         retrievers = IndexRetrievers(indexes.bm25, indexes.vectors.get(label) if label else None, llm=ctx.llm,
-                                     graphs=indexes.graphs)
+                                     graphs=indexes.graphs, rerankers=ctx.rerankers)
         query_ms = indexes.query_ms.get(label, {}) if label else {}
         for config in cfgs:
             answer_config(ctx, config, retrievers, pending[config.config_hash], sink, bar, query_ms, gen_items)
@@ -147,8 +147,15 @@ def answer_config(ctx: StageContext, config: Configuration, retrievers, question
 
     stats, spec = ctx.stats, ctx.spec
     llm_generated = spec.generator.kind == "llm"
+    tuning = None
     try:
-        retriever = retrievers.make(config.retriever, config.top_k)  # builds a knowledge graph on first use
+        spec_r = config.retriever
+        if getattr(spec_r, "tuned", False):  # weights: tune -> chosen on the validation questions first
+            from ragsweep.pipelines.stages.tune import tune_weights
+
+            spec_r, tuning = tune_weights(ctx, config, retrievers)
+        # builds a knowledge graph, loads a reranker on first use
+        retriever = retrievers.make(spec_r, config.top_k, config.reranker, config.query_transform)
         synth = None if llm_generated else ExtractiveSynthesizer(spec.generator.max_sentences)
         engine = RetrieverQueryEngine(retriever=retriever, response_synthesizer=synth) if synth else None
     except (BudgetExhausted, LLMFatalError):
@@ -175,7 +182,9 @@ def answer_config(ctx: StageContext, config: Configuration, retrievers, question
                     t1 = time.perf_counter()
                     answer = str(engine.synthesize(bundle, nodes)) if nodes else ""
                     generation_ms = (time.perf_counter() - t1) * 1000
-                ranks = retrievers.source_ranks(config.retriever, config.top_k, q.question)
+                ranks = retrievers.source_ranks(spec_r, config.top_k, q.question, config.reranker,
+                                                config.query_transform)
+                rerank = retrievers.rerank_costs(spec_r, config.reranker, q.question, config.query_transform)
                 sources = []
                 for rank, nws in enumerate(nodes, start=1):
                     node = nws.node
@@ -187,6 +196,7 @@ def answer_config(ctx: StageContext, config: Configuration, retrievers, question
                                      node.end_char_idx),
                         "score": float(nws.score) if nws.score is not None else None,
                         "rank_vector": sr.get("vector"), "rank_bm25": sr.get("bm25"), "rank_graph": sr.get("graph"),
+                        **({"rank_base": sr.get("base")} if config.reranker is not None else {}),
                         **({"triplets": node.metadata[TRIPLETS_KEY]} if TRIPLETS_KEY in node.metadata else {}),
                     })
                 retrieved = [(s["doc_id"], s["start"], s["end"]) for s in sources]
@@ -195,6 +205,18 @@ def answer_config(ctx: StageContext, config: Configuration, retrievers, question
                            **metrics, "error": None}
                 if rewrites.calls:
                     payload["rewrite_llm"] = rewrites.as_dict()
+                elif rerank.get("rewrite_llm"):  # the rewrites of the reranker's memoised base retrieval
+                    payload["rewrite_llm"] = rerank["rewrite_llm"]
+                if tuning is not None:
+                    payload["fusion_weights"], payload["tuning"] = tuning["weights"], tuning
+                expansion = retrievers.expansion(config.query_transform, q.question)
+                if expansion:  # the weighted query BM25 searched with, heaviest first, in Lucene's boost syntax
+                    payload["expanded_query"] = " ".join(
+                        f"{t}^{w:.4f}" for t, w in sorted(expansion.items(), key=lambda kv: (-kv[1], kv[0])))
+                if rerank:
+                    payload["rerank_ms"] = rerank.get("rerank_ms")
+                    if rerank.get("rerank_llm"):
+                        payload["rerank_llm"] = rerank["rerank_llm"]
                 if engine is None:
                     gen_items.append((config, q, nodes, payload))
                     continue

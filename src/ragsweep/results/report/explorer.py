@@ -62,6 +62,7 @@ def _source(s: dict, gold: list) -> dict:
             **({"page": str(page)} if page is not None else {}),
             "score": _num(s.get("score")), "rv": s.get("rank_vector"), "rb": s.get("rank_bm25"),
             "rg": s.get("rank_graph"), "triplets": [str(t) for t in as_list(s.get("triplets"))],
+            **({"rbase": int(clean(s.get("rank_base")))} if clean(s.get("rank_base")) is not None else {}),
             "gold": overlaps_gold(s, gold)}
 
 

@@ -97,8 +97,9 @@
       count.textContent = n + " of " + data.questions.length + " questions";
     }
 
-    function sourcesTable(sources, hasGraph, hasFusion) {
+    function sourcesTable(sources, hasGraph, hasFusion, hasBase) {
       var head = ["rank", "document", "span", "score", "gold"];
+      if (hasBase) head.push("rank before rerank");
       if (hasFusion) head.push("vector rank", "bm25 rank");
       if (hasGraph) head.push("graph rank", "triplets");
       var t = el("table", {cls: "sources"}, [el("thead", {}, [el("tr", {}, head.map(function (h) { return el("th", {text: h}); }))])]);
@@ -107,6 +108,7 @@
         var cells = [el("td", {cls: "num", text: String(s.rank)}), el("td", {text: s.page ? s.doc + " (p. " + s.page + ")" : s.doc}),
           el("td", {cls: "num", text: s.start + "-" + s.end}), el("td", {cls: "num", text: fmt(s.score, 4)}),
           el("td", {cls: s.gold ? "gold" : "", text: s.gold ? "yes" : "no"})];
+        if (hasBase) cells.push(el("td", {cls: "num", text: s.rbase === null || s.rbase === undefined ? "-" : String(s.rbase)}));
         if (hasFusion) cells.push(el("td", {cls: "num", text: s.rv === null ? "-" : String(s.rv)}), el("td", {cls: "num", text: s.rb === null ? "-" : String(s.rb)}));
         if (hasGraph) cells.push(el("td", {cls: "num", text: s.rg === null ? "-" : String(s.rg)}),
           el("td", {cls: "triplets", text: (s.triplets || []).join("; ")}));
@@ -125,7 +127,8 @@
     function detailContent(r, judges) {
       var hasGraph = r.sources.some(function (s) { return s.rg !== null || (s.triplets && s.triplets.length); });
       var hasFusion = r.sources.some(function (s) { return s.rv !== null || s.rb !== null; });
-      var parts = [el("b", {text: "Retrieved sources"}), sourcesTable(r.sources, hasGraph, hasFusion)];
+      var hasBase = r.sources.some(function (s) { return s.rbase !== undefined && s.rbase !== null; });
+      var parts = [el("b", {text: "Retrieved sources"}), sourcesTable(r.sources, hasGraph, hasFusion, hasBase)];
       judges.forEach(function (name) {
         var j = r.judges[name];
         if (!j) return;

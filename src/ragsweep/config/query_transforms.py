@@ -1,0 +1,58 @@
+"""Query transforms (``query_transforms:``): what a retriever searches with instead of the question.
+
+Each retriever meets each transform it can use (``apply_to`` narrows that); ``none`` is the question
+as asked, and its configurations keep the ids and hashes they had before transforms existed.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import Field
+
+from ragsweep.config.base import Strict
+
+
+class NoTransformSpec(Strict):
+    """The question as asked."""
+
+    kind: Literal["none"]
+
+    def label(self) -> str:
+        return "none"
+
+
+class RM3Spec(Strict):
+    """Offline pseudo-relevance feedback for BM25 (RM3; Lavrenko & Croft 2001, Abdul-Jaleel et al.
+    2004), Anserini's defaults; it expands the BM25 part of bm25, fusion and hybrid_kg retrievers."""
+
+    kind: Literal["rm3"]
+    name: str | None = None
+    fb_docs: int = Field(10, gt=0, le=100, description="feedback documents: the question's top BM25 results")
+    fb_terms: int = Field(10, gt=0, le=200, description="expansion terms kept")
+    original_weight: float = Field(0.5, ge=0, le=1, description="weight of the question's own terms")
+    max_df: float = Field(0.1, gt=0, le=1, description="feedback terms occur in at most this share of the chunks")
+    apply_to: list[str] | None = Field(None, description="labels of the retrievers it expands; default: all with BM25")
+
+    def label(self) -> str:
+        if self.name:
+            return self.name
+        default = (self.fb_docs, self.fb_terms, self.original_weight, self.max_df) == (10, 10, 0.5, 0.1)
+        return "rm3" if default else (f"rm3-d{self.fb_docs}-t{self.fb_terms}-w{self.original_weight:g}"
+                                      + (f"-df{self.max_df:g}" if self.max_df != 0.1 else ""))
+
+    @property
+    def uses_llm(self) -> bool:
+        return False
+
+    def identity(self) -> dict:
+        return self.model_dump(mode="json", exclude={"name", "apply_to"})
+
+    def applies_to(self, retriever) -> bool:
+        """RM3 expands BM25: retrievers with a BM25 part."""
+        return retriever.kind in ("bm25", "fusion", "hybrid_kg") and (
+            self.apply_to is None or retriever.label() in self.apply_to)
+
+
+QueryTransformSpec = Annotated[Union[NoTransformSpec, RM3Spec], Field(discriminator="kind")]
+ActiveTransform = RM3Spec
