@@ -658,3 +658,27 @@ def test_llm_reranking_with_unparsable_or_terse_replies(fake_key, shared_cache, 
             assert row["sources"][0]["rank_base"] == 2 and row["sources"][0]["score"] == 8.0
             assert node_ids(row) == [node_ids(base[qid])[1]]
 
+
+
+def test_llm_reply_parser_is_strict():
+    from ragsweep.rerankers.llm import parse_choices
+
+    reply = "Doc: 0, Relevance: 9\nDoc: 3, Relevance: x\nDoc: 2, Relevance: 7\nDoc: 2, Relevance: 1\nDoc: 11, Relevance: 5"
+    assert parse_choices(reply, 10) == ([2], [7.0])  # 0, 11 out of range; 3 without a number; 2 once
+    assert parse_choices("document 1: 4\nDocument: 4, relevance: 6.5\nI think doc 1", 5) == ([4], [6.5])
+    assert parse_choices("", 3) == ([], [])
+
+
+def test_reranked_fusion_reports_its_rewrites_for_every_top_k(fake_key, shared_cache, tmp_path):
+    """A fusion with LLM rewrites under a reranker: the rewrites run once per question (memoised with the
+    reordering), yet every top_k reports them, not only the one that ran first."""
+    with FakeOpenAI(api_key=KEY) as fake:
+        data = llm_sweep("rr-llm-q2", fake, "rr-llm-q2", [{"kind": "late_interaction", "candidates": 10}],
+                         retrievers=[{"kind": "fusion", "num_queries": 2}])
+        run = run_sweep_here(data, tmp_path / "q2", shared_cache, LLM_LIMIT)
+        assert fake.stats()["by_kind"] == {"query_gen": LLM_LIMIT}  # one rewrite call per question, all told
+    assert run.records["error"].isna().all()
+    configs = by_config(run.records)
+    for k in (3, 5):
+        for qid, row in configs[f"sentence256-minilm-fusion-q2-maxsim-c10-k{k}"].items():
+            assert row["retrieval_llm_calls"] == 1 and row["retrieval_tokens"] > 0, (k, qid)
