@@ -23,7 +23,7 @@ import ray  # noqa: F401,E402 - a test dependency (pyproject's test extra): miss
 # Ray 2.5x+ turns token authentication on for clusters it starts and writes a token to ~/.ray; the test
 # cluster, its nodes and the ragsweep processes all run with it off, consistently.
 RAY_ENV = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
-TIMING = ["retrieval_ms", "query_embedding_ms", "generation_ms"]
+TIMING = ["retrieval_ms", "query_embedding_ms", "rerank_ms", "generation_ms"]
 GRAPH_RETRIEVERS = [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion"}, {"kind": "knowledge_graph"},
                     {"kind": "hybrid_kg"}]
 
@@ -84,7 +84,8 @@ def assert_same_summary(local, remote) -> None:
     import pandas as pd
 
     def prep(df):
-        df = df.drop(columns=[c for c in df.columns if c.startswith(("retrieval_ms", "generation_ms", "query_embedding_ms"))])
+        df = df.drop(columns=[c for c in df.columns if c.startswith(("retrieval_ms", "generation_ms", "query_embedding_ms",
+                                                                    "rerank_ms"))])
         return df.sort_values("config_id").reset_index(drop=True)
 
     pd.testing.assert_frame_equal(prep(local), prep(remote), check_exact=True)
@@ -165,6 +166,26 @@ def test_llm_answers_and_rewrites_on_ray_match_local(ray_cluster, make_spec, run
     assert_same_records(lrec.drop(columns=[c for c in drop if c in lrec]), rrec.drop(columns=[c for c in drop if c in rrec]))
     assert (rrec["generator"] == "llm:ray-model").all() and rrec["answer"].str.len().gt(0).all()
     assert key not in (ray_spec.run_dir / "manifest.json").read_text()
+
+
+def test_reranked_expanded_and_tuned_configurations_on_ray_match_local(ray_cluster, make_spec, run_cli, read_run,
+                                                                      tmp_path):
+    """Late-interaction scores computed in Ray workers, RM3 expansions and weights tuned on the driver give
+    the records of a local run to the last bit (timings aside)."""
+    data = {"splitters": [SENTENCE256], "top_k": [3],
+            "retrievers": [{"kind": "bm25"}, {"kind": "fusion"}, {"kind": "fusion", "weights": "tune"}],
+            "query_transforms": [{"kind": "none"}, {"kind": "rm3", "apply_to": ["bm25"]}],
+            "rerankers": [{"kind": "none"}, {"kind": "late_interaction", "candidates": 8, "apply_to": ["bm25"]}]}
+    local_spec, ray_spec = make_spec("ray-rr-local", **data), make_spec("ray-rr-remote", **data)
+    local = run_cli("run", local_spec.path, "--cache", tmp_path / "c1", "--limit", 6)
+    remote = _ray_run(run_cli, ray_spec, tmp_path / "c2", ray_cluster, "--limit", 6)
+    assert local.returncode == 0 and remote.returncode == 0, describe(remote)
+    lrun, rrun = read_run(local_spec.run_dir), read_run(ray_spec.run_dir)
+    assert len(rrun.records) == 6 * 6  # bm25 x {none, rm3} x {none, maxsim} + fusion + tuned fusion
+    assert_same_records(lrun.records, rrun.records)
+    drop = ("tuning_ms",)  # the tuning's own time
+    assert ({c: {k: v for k, v in t.items() if k not in drop} for c, t in lrun.manifest["tuned_weights"].items()}
+            == {c: {k: v for k, v in t.items() if k not in drop} for c, t in rrun.manifest["tuned_weights"].items()})
 
 
 def test_failures_on_ray_are_recorded_as_locally(ray_cluster, make_spec, run_cli, read_run, tmp_path):

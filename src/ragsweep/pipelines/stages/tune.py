@@ -53,6 +53,7 @@ def tune_weights(ctx, config, retrievers) -> tuple[object, dict]:
     from llama_index.core.schema import QueryBundle
 
     from ragsweep.evaluation.metrics import all_retrieval_metrics
+    from ragsweep.llm.usage import Trace, llm_scope
 
     spec = config.retriever
     parts = 3 if spec.kind == "hybrid_kg" else 2
@@ -67,17 +68,20 @@ def tune_weights(ctx, config, retrievers) -> tuple[object, dict]:
             "metric": config.tune_metric, "n_validation": 0, "weights": list(equal),
             "reason": "no validation questions with gold evidence: equal weights"}
     scored = []
-    for weights in simplex_grid(parts, spec.tune_steps):
-        candidate = spec.model_copy(update={"weights": weights})
-        retriever = retrievers.make(candidate, config.top_k, transform=config.query_transform)
-        total = 0.0
-        for q in questions:
-            nodes = retriever.retrieve(QueryBundle(q.question))
-            found = [(n.node.metadata.get("doc_id"), n.node.start_char_idx, n.node.end_char_idx) for n in nodes]
-            total += all_retrieval_metrics(found, q.evidence, config.top_k)[config.tune_metric]
-        scored.append((weights, total / len(questions)))
+    trace = Trace()  # a fusion with LLM rewrites rewrites the validation questions too: counted here
+    with llm_scope(trace, stage="tune", config_id=config.config_id):
+        for weights in simplex_grid(parts, spec.tune_steps):
+            candidate = spec.model_copy(update={"weights": weights})
+            retriever = retrievers.make(candidate, config.top_k, transform=config.query_transform)
+            total = 0.0
+            for q in questions:
+                nodes = retriever.retrieve(QueryBundle(q.question))
+                found = [(n.node.metadata.get("doc_id"), n.node.start_char_idx, n.node.end_char_idx) for n in nodes]
+                total += all_retrieval_metrics(found, q.evidence, config.top_k)[config.tune_metric]
+            scored.append((weights, total / len(questions)))
     chosen = choose(scored)
     return spec.model_copy(update={"weights": chosen}), {
         "metric": config.tune_metric, "n_validation": len(questions), "weights": list(chosen),
         "candidates": [[*w, round(score, 6)] for w, score in scored],
-        "tuning_ms": round((time.perf_counter() - t0) * 1000, 1)}
+        "tuning_ms": round((time.perf_counter() - t0) * 1000, 1),
+        **({"llm": trace.as_dict()} if trace.calls else {})}
