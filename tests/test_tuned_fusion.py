@@ -47,15 +47,17 @@ def test_tuned_labels_metric_and_untouched_hashes():
         _spec(retrievers=[{"kind": "fusion", "weights": "tune", "tune_metric": "bertscore_f1"}])
 
 
-def test_sweep_records_tuned_weights_that_a_resume_and_ask_reuse(make_spec, shared_cache, run_cli, read_run):
+def test_sweep_records_tuned_weights_that_a_resume_and_ask_reuse(make_spec, run_cli, read_run, tmp_path):
     """The weights and their table reach the manifest and records; they are tuned on every validation
     question of the dataset, so a run resumed with another --limit answers with the same weights;
-    ``ragsweep ask`` answers with the recorded ones."""
+    ``ragsweep ask`` answers with the recorded ones. Its own cache: tuning embeds every validation
+    question, which the session's shared cache must not hold (test_sweep counts its query vectors)."""
     from ragsweep.results.ask_view import ask_run
 
+    shared_cache = tmp_path / "cache"
     spec = make_spec("tuned", splitters=[{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
                      retrievers=[{"kind": "fusion", "mode": "relative_score", "weights": "tune"}], top_k=[3],
-                     scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 300}})
+                     scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline": "none"}})
     cid = "sentence256-minilm-fusion-rel-wtune-k3"
     first = read_run(spec.run_dir, run_cli("run", str(spec.path), "--limit", "8", "--cache", str(shared_cache),
                                             "--no-progress"))
