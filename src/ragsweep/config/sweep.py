@@ -137,17 +137,11 @@ class SweepSpec(Strict):
             if r.candidates < max(self.top_k):
                 raise ValueError(f"rerankers[{r.label()}].candidates ({r.candidates}) is smaller than the largest "
                                  f"top_k ({max(self.top_k)}); raise candidates so a reranker can fill every top_k")
-            unknown = sorted(set(r.apply_to or ()) - retrievers)
-            if unknown:
-                raise ValueError(f"rerankers[{r.label()}].apply_to names {unknown[0]!r}, which is not among "
-                                 f"retrievers {sorted(retrievers)}")
+            _check_apply_to("rerankers", r, retrievers)
         for t in self.query_transforms:
             if t.kind == "none":
                 continue
-            unknown = sorted(set(t.apply_to or ()) - retrievers)
-            if unknown:
-                raise ValueError(f"query_transforms[{t.label()}].apply_to names {unknown[0]!r}, which is not among "
-                                 f"retrievers {sorted(retrievers)}")
+            _check_apply_to("query_transforms", t, retrievers)
             if not any(t.applies_to(r) for r in self.retrievers):
                 raise ValueError(f"query_transforms[{t.label()}]: no retriever it can expand (rm3 expands BM25: "
                                  "add a bm25, fusion or hybrid_kg retriever)")
@@ -167,3 +161,11 @@ class SweepSpec(Strict):
         """The rerankers combined with one retriever: ``none`` and those whose ``apply_to`` allows it."""
         return [r for r in self.rerankers
                 if r.kind == "none" or r.apply_to is None or retriever_label in r.apply_to]
+
+
+def _check_apply_to(section: str, entry, retrievers: set[str]) -> None:
+    """An ``apply_to`` names only labels of the spec's retrievers."""
+    unknown = sorted(set(entry.apply_to or ()) - retrievers)
+    if unknown:
+        raise ValueError(f"{section}[{entry.label()}].apply_to names {unknown[0]!r}, which is not among "
+                         f"retrievers {sorted(retrievers)}")

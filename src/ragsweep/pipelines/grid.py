@@ -19,6 +19,7 @@ from ragsweep.config import (ActiveReranker, ActiveTransform, EmbeddingSpec, Ret
                              SplitterSpec, SweepSpec)
 from ragsweep.errors import RagsweepError
 from ragsweep.llm.identity import llm_identity
+from ragsweep.pipelines.outputs.columns import RETRIEVAL_METRICS
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,7 @@ def tune_metric(spec: SweepSpec, retriever: RetrieverSpec) -> str | None:
         return None
     if retriever.tune_metric:
         return retriever.tune_metric
-    return spec.scoring.metric if spec.scoring.metric in RETRIEVAL_TUNABLE else "ndcg"
+    return spec.scoring.metric if spec.scoring.metric in RETRIEVAL_METRICS else "ndcg"
 
 
 def tuning_split(spec: SweepSpec, retriever: RetrieverSpec) -> dict | None:
@@ -144,8 +145,6 @@ def tuning_split(spec: SweepSpec, retriever: RetrieverSpec) -> dict | None:
         return None
     return {"seed": spec.seed, **spec.split.model_dump(mode="json")}
 
-
-RETRIEVAL_TUNABLE = ("hit", "mrr", "ndcg", "span_recall", "span_precision", "doc_mrr")
 
 
 def reranker_identity(reranker: ActiveReranker) -> dict:
