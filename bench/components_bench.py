@@ -27,16 +27,14 @@ Usage: python bench/components_bench.py [--data ../shared/datasets/legalbench-ra
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from legalbench_args import DEFAULT_DATA
+from legalbench_args import run_subsets
 from measure import measured
 
 if TYPE_CHECKING:
@@ -90,10 +88,11 @@ def _env() -> dict:
 
 
 def _sweep(data: str, subset: str, top_k: list[int], limit: int | None, work: Path, name: str, parts: dict,
-           fresh: bool) -> tuple[float, int, list[str]]:
-    """One ``ragsweep run`` of spec ``name`` with the subset's cache: wall seconds, peak RSS, command."""
+           fresh: bool, template: str = _SPEC) -> tuple[float, int, list[str]]:
+    """One ``ragsweep run`` of spec ``name`` (``template`` filled with ``parts``) with the subset's cache:
+    wall seconds, peak RSS, command."""
     spec = work / f"{name}.yaml"
-    spec.write_text(_SPEC.format(name=name, data=Path(data).resolve(), subset=subset, top_k=top_k, out=work / "runs",
+    spec.write_text(template.format(name=name, data=Path(data).resolve(), subset=subset, top_k=top_k, out=work / "runs",
                                  **parts), encoding="utf-8")
     cmd = [sys.executable, "-m", "ragsweep.cli", "run", str(spec), "--no-progress", "--fresh",
            "--cache", str(work / f"cache-{subset}")]
@@ -169,9 +168,6 @@ def _is_plain(r: dict) -> bool:
 def _comparisons(run: Any, rows: list[dict]) -> tuple[str, list[dict]]:
     """Test-MRR differences of each component configuration against its base and against the best plain
     configuration chosen on validation; one Holm family (a pair asked twice counts once)."""
-    from ragsweep.evaluation.paired_tests import paired_test
-    from ragsweep.evaluation.significance import holm, paired_difference
-
     plain = [r for r in rows if _is_plain(r)]
     best = min(plain, key=lambda r: (-r["validation_mrr"], r["config_id"]))["config_id"]
     base = {(r["retriever"], r["top_k"]): r["config_id"] for r in plain}
@@ -182,20 +178,30 @@ def _comparisons(run: Any, rows: list[dict]) -> tuple[str, list[dict]]:
             pairs.append((r["config_id"], own, "own base"))
             if own != best:
                 pairs.append((r["config_id"], best, "best plain"))
-    rec = run.records
-    matrix = rec[rec["split"] == "test"].pivot(index="qid", columns="config_id", values="mrr").sort_index()
-    val = rec[rec["split"] == "validation"].pivot(index="qid", columns="config_id", values="mrr")
+    out = paired_family(run.records, pairs, "mrr")
+    for c in out:
+        c["mrr_a"], c["mrr_b"] = c.pop("a"), c.pop("b")
+    return best, out
+
+
+def paired_family(rec: "pd.DataFrame", pairs: list[tuple[str, str, str]], metric: str) -> list[dict]:
+    """Test differences in ``metric`` for (configuration, against, kind) ``pairs``: paired bootstrap CI,
+    ``paired_test`` p-value, Holm over the pairs, and the validation difference."""
+    from ragsweep.evaluation.paired_tests import paired_test
+    from ragsweep.evaluation.significance import holm, paired_difference
+
+    matrix = rec[rec["split"] == "test"].pivot(index="qid", columns="config_id", values=metric).sort_index()
+    val = rec[rec["split"] == "validation"].pivot(index="qid", columns="config_id", values=metric)
     out = []
     for a, b, against in pairs:
         d = paired_difference(matrix[a].to_numpy(), matrix[b].to_numpy(), seed=0)
         t = paired_test(matrix[a].to_numpy(), matrix[b].to_numpy(), family_size=len(pairs), alpha=0.05)
-        out.append({"config": a, "against": b, "kind": against, "n": d.n, "mrr_a": d.mean_a, "mrr_b": d.mean_b,
-                    "diff": d.diff, "diff_lo": d.diff_lo, "diff_hi": d.diff_hi, "p_value": t.p_value, "test": t.method,
-                    "validation_diff": float((val[a] - val[b]).mean())})
+        out.append({"metric": metric, "config": a, "against": b, "kind": against, "n": d.n, "a": d.mean_a,
+                    "b": d.mean_b, "diff": d.diff, "diff_lo": d.diff_lo, "diff_hi": d.diff_hi, "p_value": t.p_value,
+                    "test": t.method, "validation_diff": float((val[a] - val[b]).mean())})
     for c, p in zip(out, holm([c["p_value"] for c in out])):
-        c["p_holm"] = p
-        c["significant"] = bool(p < 0.05)
-    return best, out
+        c["p_holm"], c["significant"] = p, bool(p < 0.05)
+    return out
 
 
 def _diagnostics(run: Any, rows: list[dict]) -> dict:
@@ -255,19 +261,23 @@ def _median(s: "pd.Series") -> float | None:
     return float(s.median()) if len(s) else None
 
 
-def _ci(r: dict, m: str) -> str:
-    return f"{r[f'test_{m}']:.3f} [{r[f'test_{m}_lo']:.2f}, {r[f'test_{m}_hi']:.2f}]"
+def _ci(r: dict, m: str, prefix: str = "test_") -> str:
+    return f"{r[f'{prefix}{m}']:.3f} [{r[f'{prefix}{m}_lo']:.2f}, {r[f'{prefix}{m}_hi']:.2f}]"
 
 
 def _ms(x: float | None) -> str:
     return "—" if x is None else f"{x:.1f}"
 
 
-def print_subset(f: dict) -> None:
-    """The subset's tables as Markdown (pasteable into BENCHMARKS.md)."""
+def print_heading(f: dict) -> None:
     lim = f" (first {f['limit']} questions)" if f["limit"] else ""
     print(f"\n### {f['subset']}{lim}: {f['questions']} questions ({f['test_questions']} test), "
           f"{len(f['configs'])} configurations, chunks {f['chunks']}\n")
+
+
+def print_subset(f: dict) -> None:
+    """The subset's tables as Markdown (pasteable into BENCHMARKS.md)."""
+    print_heading(f)
     print("| configuration | test MRR [95% CI] | test hit@k | test span recall | validation MRR | rerank ms (median) "
           "| retrieval ms (median) |")
     print("|---|---|---|---|---|---|---|")
@@ -304,36 +314,7 @@ def print_subset(f: dict) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=str(DEFAULT_DATA))
-    ap.add_argument("--subsets", default="privacy_qa,contractnli")
-    ap.add_argument("--top-k", default="5", help="comma-separated, e.g. 5,10")
-    ap.add_argument("--limit", action="append", default=[], metavar="[SUBSET=]N",
-                    help="only the first N questions (ragsweep run --limit), of SUBSET or of every subset; repeatable")
-    ap.add_argument("--work", help="keep the specs, caches and run directories here (default: a temporary folder)")
-    ap.add_argument("--json", help="also write the figures to this file")
-    args = ap.parse_args()
-    subsets = [s for s in args.subsets.split(",") if s]
-    for s in subsets:
-        if not Path(args.data, "benchmarks", f"{s}.json").is_file():
-            sys.exit(f"{args.data}: LegalBench-RAG subset {s} not found (expects benchmarks/{s}.json); pass --data")
-    top_k = [int(k) for k in args.top_k.split(",")]
-    limits = {s: None for s in subsets}
-    for item in args.limit:
-        name, _, n = item.rpartition("=")
-        limits.update({s: int(n) for s in subsets if name in ("", s)})
-    work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="ragsweep-components-"))
-    work.mkdir(parents=True, exist_ok=True)
-    out = []
-    try:
-        for s in subsets:
-            out.append(run_subset(args.data, s, top_k, limits[s], work))
-            print_subset(out[-1])
-    finally:
-        if not args.work:
-            shutil.rmtree(work, ignore_errors=True)
-    if args.json:
-        Path(args.json).write_text(json.dumps({"top_k": top_k, "subsets": out}, indent=2))
+    run_subsets(__doc__.splitlines()[0], "ragsweep-components-", run_subset, print_subset)
 
 
 if __name__ == "__main__":

@@ -19,3 +19,42 @@ def parse_args(description: str, subset: str) -> argparse.Namespace:
     if not Path(args.data, "benchmarks", f"{subset}.json").is_file():
         sys.exit(f"{args.data}: LegalBench-RAG not found (expects benchmarks/{subset}.json); pass --data")
     return args
+
+
+def run_subsets(description: str, prefix: str, run_subset, print_subset) -> None:
+    """The main of a benchmark over several subsets (``--subsets --top-k --limit --work --json``): for each
+    subset ``run_subset(data, subset, top_k, limit, work)`` gives its figures, ``print_subset`` prints them."""
+    import json
+    import shutil
+    import tempfile
+
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--data", default=str(DEFAULT_DATA))
+    ap.add_argument("--subsets", default="privacy_qa,contractnli")
+    ap.add_argument("--top-k", default="5", help="comma-separated, e.g. 5,10")
+    ap.add_argument("--limit", action="append", default=[], metavar="[SUBSET=]N",
+                    help="only the first N questions (ragsweep run --limit), of SUBSET or of every subset; repeatable")
+    ap.add_argument("--work", help="keep the specs, caches and run directories here (default: a temporary folder)")
+    ap.add_argument("--json", help="also write the figures to this file")
+    args = ap.parse_args()
+    subsets = [s for s in args.subsets.split(",") if s]
+    for s in subsets:
+        if not Path(args.data, "benchmarks", f"{s}.json").is_file():
+            sys.exit(f"{args.data}: LegalBench-RAG subset {s} not found (expects benchmarks/{s}.json); pass --data")
+    top_k = [int(k) for k in args.top_k.split(",")]
+    limits: dict[str, int | None] = {s: None for s in subsets}
+    for item in args.limit:
+        name, _, n = item.rpartition("=")
+        limits.update({s: int(n) for s in subsets if name in ("", s)})
+    work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix=prefix))
+    work.mkdir(parents=True, exist_ok=True)
+    out = []
+    try:
+        for s in subsets:
+            out.append(run_subset(args.data, s, top_k, limits[s], work))
+            print_subset(out[-1])
+    finally:
+        if not args.work:
+            shutil.rmtree(work, ignore_errors=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"top_k": top_k, "subsets": out}, indent=2))

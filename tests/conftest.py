@@ -195,7 +195,7 @@ def base_run(make_spec, shared_cache, run_cli) -> Run:
 # The run the report, plot and notebook tests look at: every demo question (all seven question types),
 # every retriever kind (BM25, vector, fusion, knowledge graph, hybrid_kg), answers by an LLM and stage-2
 # judges (correctness, faithfulness, relevancy) from the scripted OpenAI-compatible server. It has its own
-# cache directory: it embeds all 99 questions, which would change what other tests find in the shared cache.
+# cache directory: it embeds all 107 questions, which would change what other tests find in the shared cache.
 REPORT_SPLITTER = {"kind": "token", "chunk_size": 200, "chunk_overlap": 20}
 REPORT_RETRIEVERS = [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion"}, {"kind": "knowledge_graph"},
                      {"kind": "hybrid_kg"}]
@@ -204,7 +204,7 @@ REPORT_KEY = "sk-report-SECRET-5f2a9c0e"
 
 @pytest.fixture(scope="session")
 def report_run(make_spec, run_cli, tmp_path_factory) -> Run:
-    """A finished stage-2 run over all 99 demo questions (5 configurations; the server is stopped afterwards)."""
+    """A finished stage-2 run over all 107 demo questions (5 configurations; the server is stopped afterwards)."""
     from fake_openai import FakeOpenAI
 
     fake = FakeOpenAI(api_key=REPORT_KEY).start()

@@ -49,7 +49,12 @@ KG_EXTRACT_MARKER = "knowledge triplets"  # SimpleLLMPathExtractor / DynamicLLMP
 # LLMRerank's choice-select prompt (DEFAULT_CHOICE_SELECT_PROMPT_TMPL and the chat CHAT_CONTENT_CHOICE_SELECT_PROMPT):
 # a sentence of LlamaIndex's template that no judge prompt holds, while its documents may hold a judge's generic marker
 RERANK_MARKER = "A list of documents is shown below. Each document has a number next to it"
-KINDS = ("rerank", "correctness", "faithfulness", "relevancy", "query_gen", "kg_extract", "generation")
+# query transforms: LlamaIndex's HyDE prompt (HYDE_TMPL) and ragsweep's decomposition prompt
+# (retrievers/transforms/decompose.py); both hold the question alone, so they are checked after the judges
+HYDE_MARKER = "Please write a passage to answer the question"
+DECOMPOSE_MARKER = "simpler sub-questions"
+KINDS = ("rerank", "correctness", "faithfulness", "relevancy", "hyde", "decompose", "query_gen", "kg_extract",
+         "generation")
 EMBEDDINGS_KIND = "embeddings"
 RULE_KINDS = (*KINDS, EMBEDDINGS_KIND, "any")
 ACTIONS = ("reply", "malformed", "status", "sleep", "drop")
@@ -69,6 +74,10 @@ def classify(text: str) -> str:
         return "relevancy"
     if any(m in text for m in FAITHFULNESS_MARKERS):
         return "faithfulness"
+    if HYDE_MARKER in text:
+        return "hyde"
+    if DECOMPOSE_MARKER in text:
+        return "decompose"
     if QUERY_GEN_MARKER in text:
         return "query_gen"
     if KG_EXTRACT_MARKER in text:
@@ -156,6 +165,28 @@ def query_gen_reply(text: str) -> str:
     return "\n".join(f"{query} variant {i}" for i in range(1, n + 1))
 
 
+def _question_words(text: str, start: str, end: str) -> list[str]:
+    """The words of the question between the last ``start`` and the next ``end`` of a prompt."""
+    at = text.rfind(start)
+    body = text[at + len(start):] if at >= 0 else text
+    body = body[: body.find(end)] if end in body else body
+    return re.findall(r"[A-Za-z0-9]+", body)
+
+
+def hyde_reply(text: str) -> str:
+    """A passage built from the question's words (the text between the HyDE prompt's instructions and
+    "Passage:"): the words, then their second half again as a summary."""
+    words = _question_words(text, "as many key details as possible.", "Passage:") or ["nothing"]
+    return f"{' '.join(words)}. In short, {' '.join(words[len(words) // 2:])}."
+
+
+def decompose_reply(text: str) -> str:
+    """Two numbered sub-questions: "What is" the first half of the question's words, then the second half."""
+    words = _question_words(text, "Question:", "Sub-questions:") or ["it"]
+    half = max(1, len(words) // 2)
+    return f"1. What is {' '.join(words[:half])}?\n2. What is {' '.join(words[half:]) or words[0]}?"
+
+
 def kg_extract_reply(text: str) -> str:
     """Up to 3 triplets "(word1, relates to, word2)" chaining the first long words of the prompt's last "Text:"."""
     body = text[text.rfind("Text:") + 5:]
@@ -205,7 +236,7 @@ def rerank_reply(text: str) -> str:
 
 def default_reply(kind: str, text: str) -> str:
     """The scripted-free answer for each kind: passing judge verdicts, a word-overlap rerank, fusion variants,
-    knowledge triplets, an extractive answer."""
+    a HyDE passage, two sub-questions, knowledge triplets, an extractive answer."""
     if kind == "correctness":
         return DEFAULT_CORRECTNESS_REPLY
     if kind in ("faithfulness", "relevancy"):
@@ -214,6 +245,10 @@ def default_reply(kind: str, text: str) -> str:
         return rerank_reply(text)
     if kind == "query_gen":
         return query_gen_reply(text)
+    if kind == "hyde":
+        return hyde_reply(text)
+    if kind == "decompose":
+        return decompose_reply(text)
     if kind == "kg_extract":
         return kg_extract_reply(text)
     return generation_reply(text)

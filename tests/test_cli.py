@@ -97,7 +97,7 @@ def test_validate_demo_spec_lists_50_configurations():
     proc = cli("validate", "specs/demo.yaml")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.splitlines()
-    assert out[0].startswith("specs/demo.yaml: valid. dataset demo: 28 documents, 99 questions")
+    assert out[0].startswith("specs/demo.yaml: valid. dataset demo: 28 documents, 107 questions")
     assert "50 configurations:" in out
     listed = [ln.strip() for ln in out[out.index("50 configurations:") + 1:] if ln.startswith("  ")]
     assert len(listed) == 50 == len(set(listed))

@@ -2,7 +2,7 @@
 
 Each notebook is executed top to bottom by a real Jupyter kernel (``nbclient``), in ``notebooks/``,
 with the run directory passed the way a user would: the ``RAGSWEEP_RUN`` environment variable
-(``RAGSWEEP_PLOTS`` for the figure files). The run is ``report_run`` (conftest.py): all 99 demo
+(``RAGSWEEP_PLOTS`` for the figure files). The run is ``report_run`` (conftest.py): all 107 demo
 questions of the seven question types, five retrievers, LLM answers and stage-2 judges. A cell
 appended by the test (never committed) pickles the notebook's result variables, which are then
 checked against the run. The kernel is this interpreter (a kernelspec written for the test), so the
@@ -141,22 +141,24 @@ def test_error_analysis(report_run, tmp_path, monkeypatch, kernel_dir):
     by_type = res["by_type"]
     by_type = by_type.set_index("qtype") if "qtype" in by_type.columns else by_type
     types = set(records["qtype"])
-    assert types == {"simple", "paraphrase", "disambiguation", "complex", "multi_hop", "comparative", "out_of_scope"}
+    assert types == {"simple", "paraphrase", "disambiguation", "complex", "multi_hop", "comparative", "out_of_scope", "negative-irrelevant", "negative-jailbreak", "negative-unsafe"}
     assert set(by_type.index) == types and len(by_type) == len(types)
-    assert by_type["n_questions"].sum() == records["qid"].nunique() == 99
+    assert by_type["n_questions"].sum() == records["qid"].nunique() == 107
     assert by_type["n_rows"].sum() == len(records)
     for qtype, n in records.groupby("qtype")["qid"].nunique().items():
         assert by_type.loc[qtype, "n_questions"] == n
     ok = records[records["error"].isna()]
     means = ok.groupby("qtype")[METRIC].mean()
-    for qtype in types:
+    negative = {"negative-irrelevant", "negative-jailbreak", "negative-unsafe"}  # no reference answer: no BERTScore
+    for qtype in types - negative:
         assert math.isclose(by_type.loc[qtype, METRIC], means[qtype], rel_tol=1e-9)
+    assert by_type.loc[sorted(negative), METRIC].isna().all() and means[sorted(negative)].isna().all()
     assert by_type["n_failed"].sum() == records["error"].notna().sum()
     assert by_type["n_empty_answers"].sum() == int(ok["answer_empty"].fillna(False).astype(bool).sum())
     # out-of-scope questions have no gold evidence: their retrieval metrics are not applicable
     retrieval = ["hit", "ndcg", "retrieval_miss_rate"]
-    assert by_type.loc["out_of_scope", retrieval].isna().all()
-    answerable = by_type.drop(index="out_of_scope")
+    assert by_type.loc[["out_of_scope", *sorted(negative)], retrieval].isna().all().all()
+    answerable = by_type.drop(index=["out_of_scope", *sorted(negative)])
     assert answerable[retrieval].notna().all().all()
     assert ((answerable["retrieval_miss_rate"] - (1 - answerable["hit"])).abs() < 1e-9).all()  # hit is 0/1
     assert res["by_type_retriever"].loc["out_of_scope", "hit"].isna().all()
@@ -173,10 +175,13 @@ def test_error_analysis(report_run, tmp_path, monkeypatch, kernel_dir):
     assert hardest["reference_answer"].tolist() == refs[hardest["qid"]].tolist()
 
     verdicts = res["verdicts"]  # stage 2 judged the selected configurations on the test questions
-    judged = records[records["correctness"].notna()]
+    # a row counts when any judge measured it: negative questions have no reference, so no correctness
+    judged = records[records[["correctness", "faithfulness", "relevancy"]].notna().any(axis=1)]
     assert set(verdicts.index) == set(judged["qtype"])
     assert verdicts["n_judged"].sum() == len(judged) > 0
-    assert verdicts["correctness"].between(1, 5).all() and verdicts["correctness_pass"].between(0, 1).all()
+    assert verdicts["correctness"].dropna().between(1, 5).all()
+    assert verdicts["correctness_pass"].dropna().between(0, 1).all()
+    assert set(verdicts.index[verdicts["correctness"].isna()]) <= negative
     assert seconds < 120, f"02_error_analysis took {seconds:.0f} s"
 
 

@@ -168,6 +168,7 @@ def test_llm_answers_and_rewrites_on_ray_match_local(ray_cluster, make_spec, run
     assert key not in (ray_spec.run_dir / "manifest.json").read_text()
 
 
+@pytest.mark.slow  # 46 s; the local-vs-Ray parity of plain configurations runs by default
 def test_reranked_expanded_and_tuned_configurations_on_ray_match_local(ray_cluster, make_spec, run_cli, read_run,
                                                                       tmp_path):
     """Late-interaction scores computed in Ray workers, RM3 expansions and weights tuned on the driver give

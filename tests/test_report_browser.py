@@ -148,11 +148,11 @@ def test_summary_table_sorts_and_switches_split(page, report_run):
 def test_explorer_shows_answers_sources_ranks_triplets_and_reasoning(page, report_run):
     pg = page["page"]
     rec = report_run.records
-    assert pg.locator("#q-count").inner_text() == "99 of 99 questions"
+    assert pg.locator("#q-count").inner_text() == "107 of 107 questions"
     # filter by question type
     pg.select_option("#q-type", "out_of_scope")
     n_oos = rec.loc[rec["qtype"] == "out_of_scope", "qid"].nunique()
-    assert pg.locator("#q-count").inner_text() == f"{n_oos} of 99 questions"
+    assert pg.locator("#q-count").inner_text() == f"{n_oos} of 107 questions"
     pg.locator("#qlist div").first.click()
     assert "(none: out of scope)" in pg.locator("#qdetail").inner_text()
     pg.select_option("#q-type", "")

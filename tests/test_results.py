@@ -1,7 +1,7 @@
 """Looking at runs: ``ragsweep.load_run``, ``ragsweep plot``, ``ragsweep compare`` and what they say about
 run directories that are missing, killed or written by another version.
 
-The runs are real sweeps: ``report_run`` (all 99 demo questions, every retriever kind, LLM answers and
+The runs are real sweeps: ``report_run`` (all 107 demo questions, every retriever kind, LLM answers and
 judges from the scripted server) and ``base_run`` (the reference sweep), plus a variant of the reference
 sweep with another generator setting for ``compare``.
 """
@@ -53,7 +53,7 @@ def test_load_run_gives_dataframes_of_a_finished_run(report_run):
     run = load_run(report_run.run_dir)
     assert run.status == "complete" and run.complete and run.notes == []
     m = report_run.manifest
-    assert len(run.records) == m["expected_records"] == 5 * 99
+    assert len(run.records) == m["expected_records"] == 5 * 107
     pd.testing.assert_frame_equal(run.records.drop(columns=["sources"]),
                                   report_run.records.drop(columns=["sources"]))
     assert set(run.summary["split"]) == {"test", "validation", "all"}
@@ -61,12 +61,13 @@ def test_load_run_gives_dataframes_of_a_finished_run(report_run):
     assert list(run.manifest["config_id"]) == [c["config_id"] for c in m["configurations"]]
     assert {"splitter", "retriever", "top_k", "retriever.kind", "splitter.chunk_size"} <= set(run.manifest.columns)
     assert set(run.manifest["retriever.kind"]) == {"bm25", "vector", "fusion", "knowledge_graph", "hybrid_kg"}
-    # questions: all 99 with their split and gold spans; out-of-scope ones have none
+    # questions: all 107 with their split and gold spans; out-of-scope and negative ones have none
     q = run.questions
-    assert len(q) == 99 and set(q["qtype"]) == {"simple", "paraphrase", "disambiguation", "complex", "multi_hop", "comparative", "out_of_scope"}
+    assert len(q) == 107 and set(q["qtype"]) == {"simple", "paraphrase", "disambiguation", "complex", "multi_hop", "comparative", "out_of_scope", "negative-irrelevant", "negative-jailbreak", "negative-unsafe"}
     assert set(q["split"]) == {"test", "validation"}
-    assert (q.loc[q["qtype"] == "out_of_scope", "evidence"].map(len) == 0).all()
-    assert (q.loc[q["qtype"] != "out_of_scope", "evidence"].map(len) > 0).all()
+    unanswerable = q["qtype"].eq("out_of_scope") | q["qtype"].str.startswith("negative-")
+    assert (q.loc[unanswerable, "evidence"].map(len) == 0).all()
+    assert (q.loc[~unanswerable, "evidence"].map(len) > 0).all()
     assert run.judges == ["correctness", "correctness_pass", "faithfulness", "relevancy"]
     assert not run.comparisons.empty
     inv = run.invocations

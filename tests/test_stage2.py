@@ -30,7 +30,7 @@ ENV = {"FAKE_KEY": KEY}
 PRICE_IN, PRICE_OUT = 1.0, 2.0  # USD per million tokens
 JUDGES = ("correctness", "faithfulness", "relevancy")
 BM25, VECTOR = {"kind": "bm25"}, {"kind": "vector"}
-LIMIT = BASE_LIMIT  # 12 questions: 6 validation, 6 test (the split is over all 99 demo questions, seed 7)
+LIMIT = BASE_LIMIT  # 12 questions: 6 validation, 6 test (the split is over all 107 demo questions, seed 7)
 
 
 # --------------------------------------------------------------------------- helpers

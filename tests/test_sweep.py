@@ -144,7 +144,7 @@ def test_end_to_end_run_writes_consistent_outputs(base_run):
     assert m["seed"] == 7 and m["question_limit"] == BASE_LIMIT
     ds = m["dataset"]
     assert ds["name"] and isinstance(ds["fingerprint"], str) and len(ds["fingerprint"]) >= 8
-    assert ds["questions_used"] == BASE_LIMIT and ds["questions"] == 99 and ds["documents"] == 28
+    assert ds["questions_used"] == BASE_LIMIT and ds["questions"] == 107 and ds["documents"] == 28
     for c in m["configurations"]:
         assert c["config_id"] and len(c["config_hash"]) == 12
         assert c["retriever"]["kind"] in ("bm25", "vector", "fusion") and c["top_k"] in (3, 5)
@@ -381,7 +381,7 @@ def test_other_spec_sharing_a_splitter_reuses_its_embeddings(base_run, make_spec
 # --------------------------------------------------------------------------- resume
 def test_resume_after_sigkill(base_run, make_spec, popen_cli, run_cli, read_run, shared_cache, tmp_path,
                               kill_midway):
-    # 2 splitters x (bm25 + vector + fusion) x 5 top_k = 30 configurations x all 99 questions = 2970 answers.
+    # 2 splitters x (bm25 + vector + fusion) x 5 top_k = 30 configurations x all 107 questions = 3210 answers.
     # Chunks and indexes are cached by the reference sweep, so the run is almost only answering.
     top_k = [1, 2, 3, 4, 5]
     spec = make_spec("resume", top_k=top_k)
@@ -440,14 +440,17 @@ def test_resume_after_sigkill(base_run, make_spec, popen_cli, run_cli, read_run,
     assert set(rec["config_id"]) == set(config_ids(m)) and len(set(rec["config_id"])) == n_configs
     assert set(rec["qid"]) == {q["id"] for q in demo_questions()}
     assert rec["error"].isna().all()
-    # the full question set includes out-of-scope questions: NaN retrieval metrics, but still BERTScored
-    oos = rec["qtype"] == "out_of_scope"
-    assert oos.sum() == sum(q["type"] == "out_of_scope" for q in demo_questions()) * n_configs
-    assert (rec.loc[oos, "n_gold_spans"] == 0).all()
+    # the full question set includes out-of-scope and negative questions: NaN retrieval metrics; the
+    # out-of-scope ones have a reference answer and are BERTScored, the negative ones have none
+    oos = rec["n_gold_spans"] == 0
+    assert oos.sum() == sum(not q["evidence"] for q in demo_questions()) * n_configs
+    assert set(rec.loc[oos, "qtype"]) == {"out_of_scope", "negative-irrelevant", "negative-jailbreak",
+                                          "negative-unsafe"}
     assert rec.loc[oos, RETRIEVAL_METRICS].isna().all().all()
     assert rec.loc[~oos, RETRIEVAL_METRICS].notna().all().all()
-    nonempty = rec["answer"].fillna("").str.strip().astype(bool)
+    nonempty = rec["answer"].fillna("").str.strip().astype(bool) & rec["reference_answer"].notna()
     assert rec.loc[nonempty, BERTSCORE_RAW + BERTSCORE_RESCALED].notna().all().all()
+    assert rec.loc[rec["reference_answer"].isna(), BERTSCORE_RAW].isna().all().all()
     summ = run.summary
     assert len(summ) == n_configs and (summ["n_questions"] == n_questions).all()
     # NaN retrieval metrics are left out of the means, not counted as 0

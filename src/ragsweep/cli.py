@@ -163,6 +163,10 @@ def validate(spec: Path = typer.Argument(..., help="YAML sweep spec")) -> None:
         from ragsweep.datasets.load import load_dataset
 
         ds = load_dataset(s.dataset, report_dir=s.default_run_dir())
+        if s.adaptive:  # the labels map every question and each class has validation questions to learn from
+            from ragsweep.pipelines.stages.adaptive import check_classifiers
+
+            check_classifiers(s, ds)
     except RagsweepError as exc:
         _fail(exc)
     from ragsweep.datasets.validation import evidence_lines
@@ -250,6 +254,11 @@ def show(
     if not run.records.empty:
         for line in verdict_lines(run_verdict(run, metric), run.ci_label):
             console.print(line)
+    if run.meta.get("adaptive"):
+        from ragsweep.pipelines.stages.adaptive import describe
+
+        for line in describe(run.meta["adaptive"]):
+            console.print(f"adaptive {line}")
     print_summary(run.split(split), console, title=f"{run.name} ({split} questions)",
                   metrics=[metric] + [m for m in TABLE_METRICS if m != metric],
                   validation=run.split("validation") if split == "test" else None)

@@ -123,6 +123,10 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
 
             clients = LLMClients(spec, cache.llm_calls, run_id=run_id, budget_usd=request.budget)
         split = question_split(spec, dataset)
+        if spec.adaptive:  # its labels and classifiers, before any work (one error line)
+            from ragsweep.pipelines.stages.adaptive import check_classifiers
+
+            check_classifiers(spec, dataset)
         done = journal.done()
         pending = {c.config_hash: [q for q in questions if (c.config_hash, q.qid) not in done] for c in configs}
         stats.skipped_done = sum(len(questions) - len(v) for v in pending.values())

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from ragsweep.config.base import Strict, check_weights, env_var_name  # noqa: F401
 from ragsweep.config.dataset import CorpusSpec, DatasetSpec, DemoCorpus, DemoQuestions, FolderCorpus, JsonlCorpus, LabelledRagQuestions, LegalBenchCorpus, LegalBenchQuestions, QuestionsSpec, SquadCorpus, SquadQuestions, TableQuestions  # noqa: F401
-from ragsweep.config.splitters import PatternSplitterSpec, RecursiveSplitterSpec, SemanticSplitterSpec, SentenceSplitterSpec, SplitterSpec, TokenSplitterSpec  # noqa: F401
+from ragsweep.config.splitters import HierarchicalSplitterSpec, PatternSplitterSpec, RecursiveSplitterSpec, SemanticSplitterSpec, SentenceSplitterSpec, SentenceWindowSplitterSpec, SplitterSpec, TokenSplitterSpec  # noqa: F401
 from ragsweep.config.embeddings import EMBEDDING_BACKENDS, EmbeddingSpec, HFEmbeddingSpec, OpenAIEmbeddingSpec  # noqa: F401
 from ragsweep.config.retrievers import BM25Spec, FusionSpec, GraphParams, GraphRetrieverSpec, HybridKGSpec, KnowledgeGraphSpec, RetrieverSpec, VectorSpec  # noqa: F401
 from ragsweep.config.rerankers import ActiveReranker, CrossEncoderSpec, LateInteractionSpec, LLMRerankSpec, NoRerankSpec, RerankerSpec  # noqa: F401
 from ragsweep.config.query_transforms import ActiveTransform, NoTransformSpec, QueryTransformSpec, RM3Spec  # noqa: F401
+from ragsweep.config.llm_transforms import DecomposeSpec, HyDESpec, MultiQuerySpec  # noqa: F401
+from ragsweep.config.postprocessors import ActivePostprocessor, AutoMergingSpec, LongContextReorderSpec, NoPostprocessSpec, PostprocessorSpec, SentenceWindowPostSpec, SimilarityCutoffSpec  # noqa: F401
 from ragsweep.config.services import Neo4jSpec, RaySpec, VectorStoreSpec  # noqa: F401
 from ragsweep.config.llm import ExtractiveGeneratorSpec, GeneratorSpec, LLMGeneratorSpec, LLMSpec, PriceSpec  # noqa: F401
 from ragsweep.config.evaluation import BERTScoreSpec, JudgeName, JudgePrompts, ScoringSpec, SplitSpec, Stage2Spec  # noqa: F401
+from ragsweep.config.adaptive import AdaptiveClassSpec, AdaptiveSpec, ClassifierSpec  # noqa: F401
 from ragsweep.config.sweep import SweepSpec  # noqa: F401
 from ragsweep.config.loading import load_spec, parse_spec  # noqa: F401

@@ -110,6 +110,9 @@ class DatasetSpec(Strict):
         description="also locate evidence text approximately when its best match is at least this similar "
         "(0-1, normalised Indel similarity; e.g. 0.9); off by default; fuzzy matches are counted separately",
     )
+    negatives: Path | None = Field(
+        None, description="a JSONL file of negative questions (no gold evidence: irrelevant, jailbreak, unsafe) "
+        "appended to the dataset's questions, their ids prefixed with 'neg-'")
     duplicate_evidence: Literal["all_copies", "first"] = Field(
         "all_copies",
         description="gold evidence whose text also occurs elsewhere in the corpus: every copy counts as gold "

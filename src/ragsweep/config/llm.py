@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Literal, Union
 
-from pydantic import Discriminator, Field, Tag, field_validator
+from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
 from ragsweep.config.base import Strict, env_var_name
 
@@ -16,6 +16,9 @@ class ExtractiveGeneratorSpec(Strict):
 
     kind: Literal["extractive"] = "extractive"
     max_sentences: int = Field(2, gt=0)
+    abstain_below: float | Literal["tune"] | None = Field(
+        None, description="abstain (reply the fixed refusal) when the top retrieval score is below this; tune: "
+        "chosen per configuration on the validation questions; default: never abstain")
 
     def label(self) -> str:
         return "extractive-baseline"
@@ -28,6 +31,22 @@ class LLMGeneratorSpec(Strict):
     response_mode: Literal["compact", "refine", "simple_summarize", "tree_summarize"] = "compact"
     prompt_file: Path | None = Field(
         None, description="text-QA prompt template file with {context_str} and {query_str}")
+    prompt_files: list[Path] | None = Field(
+        None, min_length=1, description="several prompt template files: one configuration each (an axis)")
+    refusal: str | None = Field(
+        None, min_length=1, description="the sentence the default prompt tells the LLM to reply when the context "
+        "does not answer; also matched as an abstention")
+
+    @model_validator(mode="after")
+    def _one_prompt_key(self) -> "LLMGeneratorSpec":
+        if self.prompt_file is not None and self.prompt_files is not None:
+            raise ValueError("give prompt_file or prompt_files, not both")
+        if self.prompt_files is not None:
+            stems = [p.stem for p in self.prompt_files]
+            clash = next((s for s in stems if stems.count(s) > 1), None)
+            if clash is not None:
+                raise ValueError(f"prompt_files: two files share the name {clash!r} (their label); rename one")
+        return self
 
     def label(self) -> str:
         return "llm"

@@ -114,7 +114,8 @@ def _first_error(exc) -> str:
 
 _TAGS = {"demo", "folder", "jsonl", "csv", "legalbench", "squad", "labelled_rag", "token", "sentence", "recursive",
          "semantic", "pattern", "sentence_transformers", "openai", "bm25", "vector", "fusion", "knowledge_graph", "hybrid_kg", "extractive",
-         "llm", "none", "late_interaction", "cross_encoder", "rm3"}
+         "llm", "none", "late_interaction", "cross_encoder", "rm3", "hyde", "multi_query", "decompose",
+         "sentence_window", "hierarchical", "similarity_cutoff", "long_context_reorder", "auto_merging"}
 
 
 def parse_spec(data: object, source: str = "<spec>", base_dir: Path | None = None) -> SweepSpec:
@@ -161,9 +162,15 @@ def _resolve_paths(spec: SweepSpec, base: Path) -> SweepSpec:
                 updates[name] = (base / v).resolve()
         return model.model_copy(update=updates) if updates else model
 
-    ds = spec.dataset.model_copy(update={"corpus": fix(spec.dataset.corpus), "questions": fix(spec.dataset.questions)})
+    ds = fix(spec.dataset, ("negatives",)).model_copy(
+        update={"corpus": fix(spec.dataset.corpus), "questions": fix(spec.dataset.questions)})
     updates: dict = {"dataset": ds, "vector_store": fix(spec.vector_store),
                      "generator": fix(spec.generator, ("prompt_file",))}
+    if getattr(spec.generator, "prompt_files", None):
+        updates["generator"] = updates["generator"].model_copy(
+            update={"prompt_files": [p if p.is_absolute() else (base / p).resolve() for p in spec.generator.prompt_files]})
+    if spec.adaptive:
+        updates["adaptive"] = [fix(a, ("labels_file",)) for a in spec.adaptive]
     if spec.stage2 is not None:
         prompts = fix(spec.stage2.prompts, tuple(JudgePrompts.model_fields))
         updates["stage2"] = spec.stage2.model_copy(update={"prompts": prompts})
@@ -174,6 +181,8 @@ def _prompt_files(spec: SweepSpec) -> list[tuple[str, Path]]:
     out = []
     if getattr(spec.generator, "prompt_file", None) is not None:
         out.append(("generator.prompt_file", spec.generator.prompt_file))
+    for i, p in enumerate(getattr(spec.generator, "prompt_files", None) or []):
+        out.append((f"generator.prompt_files[{i}]", p))
     if spec.stage2 is not None:
         for name in JudgePrompts.model_fields:
             v = getattr(spec.stage2.prompts, name)
@@ -187,6 +196,13 @@ def _check_files(spec: SweepSpec, source: str) -> None:
         path = getattr(model, "path", None)
         if path is not None and not Path(path).exists():
             raise RagsweepError(f"{source}: {part}.path: {path} does not exist; fix the path (relative to the spec file)")
+    if spec.dataset.negatives is not None and not Path(spec.dataset.negatives).is_file():
+        raise RagsweepError(f"{source}: dataset.negatives: {spec.dataset.negatives} does not exist; fix the path "
+                            "(relative to the spec file)")
+    for i, a in enumerate(spec.adaptive):
+        if a.labels_file is not None and not Path(a.labels_file).is_file():
+            raise RagsweepError(f"{source}: adaptive[{i}].labels_file: {a.labels_file} does not exist; fix the path "
+                                "(relative to the spec file)")
     for part, path in _prompt_files(spec):
         if not Path(path).is_file():
             raise RagsweepError(f"{source}: {part}: {path} does not exist; fix the path (relative to the spec file)")

@@ -1,16 +1,18 @@
 """Query transforms (``query_transforms:``): what a retriever searches with instead of the question.
 
 Each retriever meets each transform it can use (``apply_to`` narrows that); ``none`` is the question
-as asked, and its configurations keep the ids and hashes they had before transforms existed.
+as asked, and its configurations keep the ids and hashes they had before transforms existed. The
+LLM-written ones (hyde, multi_query, decompose) are in ``llm_transforms``.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, ClassVar, Literal, Union
 
 from pydantic import Field
 
 from ragsweep.config.base import Strict
+from ragsweep.config.llm_transforms import DecomposeSpec, HyDESpec, MultiQuerySpec
 
 
 class NoTransformSpec(Strict):
@@ -33,6 +35,7 @@ class RM3Spec(Strict):
     original_weight: float = Field(0.5, ge=0, le=1, description="weight of the question's own terms")
     max_df: float = Field(0.1, gt=0, le=1, description="feedback terms occur in at most this share of the chunks")
     apply_to: list[str] | None = Field(None, description="labels of the retrievers it expands; default: all with BM25")
+    requirement: ClassVar[str] = "rm3 expands BM25: add a bm25, fusion or hybrid_kg retriever"
 
     def label(self) -> str:
         if self.name:
@@ -54,5 +57,6 @@ class RM3Spec(Strict):
             self.apply_to is None or retriever.label() in self.apply_to)
 
 
-QueryTransformSpec = Annotated[Union[NoTransformSpec, RM3Spec], Field(discriminator="kind")]
-ActiveTransform = RM3Spec
+QueryTransformSpec = Annotated[Union[NoTransformSpec, RM3Spec, HyDESpec, MultiQuerySpec, DecomposeSpec],
+                              Field(discriminator="kind")]
+ActiveTransform = Union[RM3Spec, HyDESpec, MultiQuerySpec, DecomposeSpec]  # a transform other than none

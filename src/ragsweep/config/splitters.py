@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal, Union
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from ragsweep.config.base import Strict
 
@@ -73,7 +73,44 @@ class PatternSplitterSpec(_Splitter):
         return self.name or "pattern"
 
 
+class SentenceWindowSplitterSpec(_Splitter):
+    """Single sentences (LlamaIndex ``SentenceWindowNodeParser``), each answered from its window of
+    ``window_size`` sentences either side by the ``sentence_window`` postprocessor."""
+
+    kind: Literal["sentence_window"]
+    window_size: int = Field(3, ge=0, le=50, description="sentences either side handed to the generator")
+
+    def label(self) -> str:
+        return self.name or f"sentwindow{self.window_size}"
+
+
+class HierarchicalSplitterSpec(_Splitter):
+    """A tree of chunks (LlamaIndex ``HierarchicalNodeParser``): the leaves are indexed, their parents
+    are what the ``auto_merging`` postprocessor merges them into."""
+
+    kind: Literal["hierarchical"]
+    chunk_sizes: list[int] = Field([2048, 512, 128], min_length=2, description="tokens per level, root first")
+    chunk_overlap: int = Field(20, ge=0, description="tokens (LlamaIndex's default)")
+
+    @field_validator("chunk_sizes")
+    @classmethod
+    def _decreasing(cls, v: list[int]) -> list[int]:
+        if any(s <= 0 for s in v) or any(a <= b for a, b in zip(v, v[1:])):
+            raise ValueError("chunk_sizes must be positive and decreasing, root first, e.g. [2048, 512, 128]")
+        return v
+
+    @model_validator(mode="after")
+    def _overlap_fits(self) -> "HierarchicalSplitterSpec":
+        if self.chunk_overlap >= min(self.chunk_sizes):
+            raise ValueError("chunk_overlap must be smaller than the smallest of chunk_sizes")
+        return self
+
+    def label(self) -> str:
+        return self.name or "hier" + "_".join(str(s) for s in self.chunk_sizes)
+
+
 SplitterSpec = Annotated[
-    Union[TokenSplitterSpec, SentenceSplitterSpec, RecursiveSplitterSpec, SemanticSplitterSpec, PatternSplitterSpec],
+    Union[TokenSplitterSpec, SentenceSplitterSpec, RecursiveSplitterSpec, SemanticSplitterSpec, PatternSplitterSpec,
+          SentenceWindowSplitterSpec, HierarchicalSplitterSpec],
     Field(discriminator="kind"),
 ]

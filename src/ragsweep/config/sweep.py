@@ -8,11 +8,13 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from ragsweep.config.adaptive import AdaptiveSpec, adaptive_depth, check_adaptive
 from ragsweep.config.base import Strict
 from ragsweep.config.dataset import DatasetSpec
 from ragsweep.config.embeddings import EmbeddingSpec, HFEmbeddingSpec
 from ragsweep.config.evaluation import ScoringSpec, SplitSpec, Stage2Spec
 from ragsweep.config.llm import ExtractiveGeneratorSpec, GeneratorSpec, LLMSpec, PriceSpec
+from ragsweep.config.postprocessors import NoPostprocessSpec, PostprocessorSpec, check_postprocessors
 from ragsweep.config.query_transforms import NoTransformSpec, QueryTransformSpec
 from ragsweep.config.rerankers import NoRerankSpec, RerankerSpec
 from ragsweep.config.retrievers import GraphParams, RetrieverSpec
@@ -34,6 +36,12 @@ class SweepSpec(Strict):
     rerankers: list[RerankerSpec] = Field(
         default_factory=lambda: [NoRerankSpec(kind="none")], min_length=1,
         description="each retriever with each reranker; kind none: the retriever's own order")
+    postprocessors: list[PostprocessorSpec] = Field(
+        default_factory=lambda: [NoPostprocessSpec(kind="none")], min_length=1,
+        description="each configuration with each postprocessor that applies; kind none: the context as retrieved")
+    adaptive: list[AdaptiveSpec] = Field(
+        default_factory=list, description="configurations whose top_k, reranker and transform follow each "
+                                          "question's predicted complexity class (HyPA-RAG)")
     vector_store: VectorStoreSpec = VectorStoreSpec()
     executor: Literal["local", "ray"] = "local"
     ray: RaySpec = RaySpec()
@@ -72,7 +80,7 @@ class SweepSpec(Strict):
         """Results each base index returns per question: the largest top_k, reranker candidates or
         feedback documents."""
         return max([*self.top_k, *(r.candidates for r in self.rerankers if r.kind != "none"),
-                    *(t.fb_docs for t in self.query_transforms if t.kind == "rm3")])
+                    *(t.fb_docs for t in self.query_transforms if t.kind == "rm3"), *adaptive_depth(self)])
 
     @property
     def uses_neo4j(self) -> bool:
@@ -82,7 +90,7 @@ class SweepSpec(Strict):
     def _unique_labels(self) -> "SweepSpec":
         for field_name, items in (("splitters", self.splitters), ("embeddings", self.embeddings),
                                   ("retrievers", self.retrievers), ("query_transforms", self.query_transforms),
-                                  ("rerankers", self.rerankers)):
+                                  ("rerankers", self.rerankers), ("postprocessors", self.postprocessors)):
             labels = [i.label() for i in items]
             dupes = sorted({x for x in labels if labels.count(x) > 1})
             if dupes and dupes[0] == "none":
@@ -107,6 +115,8 @@ class SweepSpec(Strict):
             raise ValueError("embeddings: a vector, fusion or hybrid_kg retriever or a semantic splitter needs at "
                              "least one embedding")
         self._check_rerankers()
+        check_postprocessors(self)
+        check_adaptive(self)
         graph_specs = [r for r in self.retrievers if isinstance(r, GraphParams)]
         if self.uses_neo4j and self.neo4j is None:
             raise ValueError("retrievers: store neo4j needs a 'neo4j' section (url, username_env, password_env); "
@@ -123,6 +133,10 @@ class SweepSpec(Strict):
             if any(getattr(r, "uses_llm", False) for r in self.rerankers):
                 raise ValueError("rerankers: kind llm reranks with an LLM; add an 'llm' section or use "
                                  "late_interaction (offline) or cross_encoder")
+            llm_transform = next((t for t in self.query_transforms if getattr(t, "uses_llm", False)), None)
+            if llm_transform is not None:
+                raise ValueError(f"query_transforms[{llm_transform.label()}]: kind {llm_transform.kind} asks an LLM; "
+                                 "add an 'llm' section (model, base_url, api_key_env) or use rm3 (offline)")
             if self.stage2 is not None and self.stage2.llm is None:
                 raise ValueError("stage2: the judges need an LLM; add an 'llm' section or stage2.llm")
         return self
@@ -143,8 +157,7 @@ class SweepSpec(Strict):
                 continue
             _check_apply_to("query_transforms", t, retrievers)
             if not any(t.applies_to(r) for r in self.retrievers):
-                raise ValueError(f"query_transforms[{t.label()}]: no retriever it can expand (rm3 expands BM25: "
-                                 "add a bm25, fusion or hybrid_kg retriever)")
+                raise ValueError(f"query_transforms[{t.label()}]: no retriever it can expand ({t.requirement})")
         for r in self.retrievers:  # a retriever that meets no variant would vanish from the sweep
             if not self.transforms_for(r):
                 raise ValueError(f"retrievers[{r.label()}]: no query transform applies to it; add {{kind: none}} "

@@ -179,6 +179,12 @@ def load_dataset(spec: DatasetSpec, report_dir: Path | None = None) -> Dataset:
     source = questions_source(spec)
     listed = write_unlocated(report_dir, unlocated)
     questions = apply_unlocated_policy(spec.unlocated_evidence, source, questions, unlocated, notes, listed)
+    if spec.negatives is not None:  # appended after the dataset's own, so --limit keeps their order
+        from ragsweep.datasets.negatives import load_negatives
+
+        negatives = load_negatives(spec.negatives, {q.qid for q in questions})
+        questions = questions + negatives
+        notes.append(f"appended {len(negatives)} negative question(s) from {spec.negatives}")
     n_spans = sum(len(q.evidence) for q in questions)  # after the policy, before copies
     by_text = sum((q.qid, e) in locator.located for q in questions for e in q.evidence)
     copies = None

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 VALIDATION, TEST = "validation", "test"
-LOWER_IS_BETTER = {"retrieval_ms", "query_embedding_ms", "generation_ms"}
+LOWER_IS_BETTER = {"retrieval_ms", "query_embedding_ms", "generation_ms", "false_abstention_rate"}
 _FLOATS = {"validation_mean", "test_mean", "test_lo", "test_hi", "optimism"}
 
 

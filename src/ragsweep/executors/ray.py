@@ -37,8 +37,11 @@ class _Group:
 
 def on_driver(config) -> bool:
     """Configurations whose retrieval calls an LLM (``rewrite_llm``) stay with the run's LLM client;
-    tuned fusion weights are chosen once, on the run's validation questions, here."""
-    return config.rewrite_llm is not None or getattr(config.retriever, "tuned", False)
+    tuned fusion weights and abstention thresholds are chosen once, on the run's validation questions, here."""
+    from ragsweep.pipelines.stages.abstain import tunes_abstention
+
+    return (config.rewrite_llm is not None or getattr(config.retriever, "tuned", False) or tunes_abstention(config)
+            or config.adaptive is not None)  # an adaptive configuration's classifier is trained once, here
 
 
 def _cause(exc: BaseException) -> BaseException:

@@ -21,7 +21,8 @@ def llms_in_use(spec: SweepSpec, with_stage2: bool = True) -> list[tuple[str, LL
     if spec.llm is not None and (spec.generator.kind == "llm"
                                  or any(getattr(r, "num_queries", 1) > 1 for r in spec.retrievers)
                                  or any(getattr(r, "uses_llm", False) for r in spec.retrievers)
-                                 or any(getattr(r, "uses_llm", False) for r in spec.rerankers)):
+                                 or any(getattr(r, "uses_llm", False) for r in spec.rerankers)
+                                 or any(getattr(t, "uses_llm", False) for t in spec.query_transforms)):
         out.append(("llm", spec.llm))
     if with_stage2 and spec.stage2 is not None:
         judge = spec.stage2.llm or spec.llm

@@ -69,6 +69,8 @@ def _answer(spec: SweepSpec, config: Configuration, dataset: Dataset, question: 
         texts = {c.node_id: c.text for c in chunks}
         for s in payload["sources"]:
             s["text"] = texts.get(s["node_id"], "")
+            if s.get("merged_from"):  # a postprocessor's window or parent: its own range of the document
+                s["text"] = dataset.document(s["doc_id"]).text[s["start"]:s["end"]]
         return payload
     finally:
         if clients is not None:

@@ -17,6 +17,7 @@ from ragsweep.datasets.types import Dataset
 from ragsweep.pipelines.progress import Progress
 from ragsweep.pipelines.stats import SweepStats
 from ragsweep.rerankers.registry import RerankerModels
+from ragsweep.retrievers.transforms.base import TransformMemo
 
 
 class Models:
@@ -76,6 +77,9 @@ class StageContext:
     neo4j: Any = None  # a graphs.neo4j_store.Neo4jConnection when a graph is served from Neo4j
     rerankers: RerankerModels = field(default_factory=RerankerModels)  # built on first use, dropped after answering
     tuned_weights: dict = field(default_factory=dict)  # configuration hash -> tuning the run recorded (ask)
+    # what LLM query transforms wrote per (transform, question), shared by every index of the process
+    transform_memo: TransformMemo = field(default_factory=TransformMemo)
+    adaptive: dict = field(default_factory=dict)  # classifier identity -> stages.adaptive.Classified, trained once
 
     @property
     def k_max(self) -> int:

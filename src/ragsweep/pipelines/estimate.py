@@ -87,16 +87,21 @@ def estimate_run(spec, run_dir: Path | None = None, cache_dir: Path | None = Non
             for qid, _ in rewrites:
                 est.add(1, overhead + base + q_tokens[qid], spec.llm.max_tokens, price)
             out.append(est)
+        transforms = _llm_transforms(spec, configs, questions, done, overhead, price)
+        if transforms.calls:
+            out.append(transforms)
         rerank = _llm_rerank(spec, configs, questions, done, q_tokens, mean_chunk, overhead, price)
         if rerank.calls:
             out.append(rerank)
         if spec.generator.kind == "llm":
-            template = (Path(spec.generator.prompt_file).read_text(encoding="utf-8") if spec.generator.prompt_file
-                        else DEFAULT_TEXT_QA_PROMPT_TMPL)
-            base = count_tokens(template.format(context_str="", query_str="")) + 40  # + system prompt
-            room = max(1, spec.llm.context_window - spec.llm.max_tokens - base)
+            from ragsweep.pipelines.generator_prompts import template_text
+
             est = StageEstimate("generation", spec.llm.model)
             for c in configs:
+                template = template_text(spec.generator, c.prompt or spec.generator.prompt_file)
+                base = count_tokens((template or DEFAULT_TEXT_QA_PROMPT_TMPL).format(context_str="", query_str="")
+                                    ) + 40  # + system prompt
+                room = max(1, spec.llm.context_window - spec.llm.max_tokens - base)
                 ctx = c.top_k * mean_chunk(c)
                 calls_per_q = max(1, math.ceil(ctx / room))
                 for q in questions:
@@ -287,4 +292,26 @@ def _llm_rerank(spec, configs, questions, done, q_tokens, mean_chunk, overhead, 
             per_doc = mean_chunk(c) + 6  # "Document N:" and blank lines
             est.add(batches, batches * (overhead + base + q_tokens[q.qid]) + int(r.candidates * per_doc),
                     batches * min(spec.llm.max_tokens, 8 * r.batch_size), price)
+    return est
+
+
+def _llm_transforms(spec, configs, questions, done, overhead, price) -> StageEstimate:
+    """LLM query transforms: one call per (transform, question text), whatever the indexes, retrievers, top_k
+    and rerankers that use it (the process memoises what it wrote), with the prompt it sends."""
+    from ragsweep.llm.tokens import count_tokens
+    from ragsweep.retrievers.transforms.base import transform_key
+    from ragsweep.retrievers.transforms.registry import prompt
+
+    est = StageEstimate("query_transform", spec.llm.model)
+    seen: set[tuple[str, str]] = set()
+    for c in configs:
+        t = c.query_transform
+        if t is None or not t.uses_llm:
+            continue
+        key = transform_key(t)
+        for q in questions:
+            if (c.config_hash, q.qid) in done or (key, q.question) in seen:
+                continue
+            seen.add((key, q.question))
+            est.add(1, overhead + count_tokens(prompt(t, q.question)), spec.llm.max_tokens, price)
     return est

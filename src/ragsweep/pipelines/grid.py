@@ -15,11 +15,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from ragsweep.config import (ActiveReranker, ActiveTransform, EmbeddingSpec, RetrieverSpec, SemanticSplitterSpec,
+from ragsweep.adaptive.config_map import AdaptiveMap, resolve as resolve_adaptive
+from ragsweep.config import (ActivePostprocessor, ActiveReranker, ActiveTransform, EmbeddingSpec, RetrieverSpec, SemanticSplitterSpec,
                              SplitterSpec, SweepSpec)
 from ragsweep.errors import RagsweepError
 from ragsweep.llm.identity import llm_identity
+from ragsweep.pipelines.generator_prompts import prompt_axis
 from ragsweep.pipelines.outputs.columns import RETRIEVAL_METRICS
+from ragsweep.postprocessors.axis import postprocessor_axis
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,9 @@ class Configuration:
     query_transform: ActiveTransform | None = None  # None: the question as asked
     tune_metric: str | None = None  # weights: tune: the retrieval metric they are chosen by
     tuning_split: dict | None = None  # weights: tune: what decides the validation questions (seed, split)
+    prompt: str | None = None  # generator.prompt_files: this configuration's template file
+    adaptive: AdaptiveMap | None = None  # adaptive: top_k, reranker, transform per predicted class; top_k the largest
+    postprocessor: ActivePostprocessor | None = None  # None: the context as retrieved
 
     @property
     def chunk_key(self) -> str:
@@ -67,6 +73,8 @@ class Configuration:
             # absent without a reranker, so configurations from before rerankers keep their hashes
             **({"reranker": reranker_identity(self.reranker)} if self.reranker is not None else {}),
             **({"query_transform": self.query_transform.identity()} if self.query_transform is not None else {}),
+            **({"adaptive": adaptive_identity(self.adaptive)} if self.adaptive is not None else {}),
+            **({"postprocessor": self.postprocessor.identity()} if self.postprocessor is not None else {}),
         }
 
     def resolved(self) -> dict:
@@ -84,22 +92,28 @@ class Configuration:
             "reranker": self.reranker.model_dump(mode="json") if self.reranker is not None else None,
             "query_transform": (self.query_transform.model_dump(mode="json")
                                 if self.query_transform is not None else None),
+            **({"adaptive": self.adaptive.spec.model_dump(mode="json")} if self.adaptive is not None else {}),
+            "postprocessor": self.postprocessor.model_dump(mode="json") if self.postprocessor is not None else None,
         }
 
     def labels(self) -> dict:
         """The columns naming this configuration in records, summary and the manifest."""
         return {"config_id": self.config_id, "config_hash": self.config_hash, "splitter": self.chunk_key,
                 "embedding": self.embedding.label() if self.embedding is not None else None,
-                "retriever": self.retrieval_label, "top_k": self.top_k,
+                "retriever": self.retrieval_label, "top_k": self.top_k if self.adaptive is None else None,
                 "query_transform": self.query_transform.label() if self.query_transform is not None else None,
-                "reranker": self.reranker.label() if self.reranker is not None else None}
+                "reranker": self.reranker.label() if self.reranker is not None else None,
+                "postprocessor": self.postprocessor.label() if self.postprocessor is not None else None,
+                **({"prompt": Path(self.prompt).stem} if self.prompt is not None else {})}
 
     @property
     def retrieval_label(self) -> str:
         """The retriever's label, with ``+transform`` and ``+reranker`` when they change what it returns
         (plots colour by it)."""
         return "+".join([self.retriever.label()]
-                        + [x.label() for x in (self.query_transform, self.reranker) if x is not None])
+                        + [x.label() for x in (self.query_transform, self.reranker, self.postprocessor)
+                           if x is not None]
+                        + ([self.adaptive.spec.label()] if self.adaptive is not None else []))
 
     @cached_property
     def config_hash(self) -> str:
@@ -163,6 +177,12 @@ def generator_identity(spec: SweepSpec) -> dict:
     import hashlib
 
     gen = spec.generator.model_dump(mode="json", exclude={"prompt_file"})
+    for key in ("abstain_below", "refusal", "prompt_files"):  # absent unless set: older hashes stay
+        if gen.get(key, 0) is None:
+            gen.pop(key)
+    if gen.get("abstain_below") == "tune":  # another split must not reuse a threshold tuned on test questions
+        gen["abstain_tuning_split"] = {"seed": spec.seed, **spec.split.model_dump(mode="json")}
+    gen.pop("prompt_files", None)  # each configuration's own template is hashed by prompt_axis
     if spec.generator.kind == "llm":
         assert spec.llm is not None
         gen["llm"] = llm_identity(spec.llm)
@@ -196,9 +216,42 @@ def expand(spec: SweepSpec) -> list[Configuration]:
                         out.append(Configuration("-".join(parts), splitter, chunk_emb, emb, retriever, k, generator,
                                                  rewrite, reranker, transform, tune_metric(spec, retriever),
                                                  tuning_split(spec, retriever)))
+    out = postprocessor_axis(spec, out)  # postprocessors: one configuration per one that applies
+    out += adaptive_configurations(spec, generator)
+    out = prompt_axis(spec, out)  # generator.prompt_files: one configuration per template
     ids = [c.config_id for c in out]
     clash = next((i for i in ids if ids.count(i) > 1), None)
     if clash is not None:  # e.g. a retriever named "bm25-maxsim" beside bm25 with a maxsim reranker
         raise RagsweepError(f"two configurations share the id {clash!r}; give a retriever, query transform or "
                             "reranker a distinct 'name'")
+    return out
+
+
+def adaptive_identity(amap: AdaptiveMap) -> dict:
+    """What decides an adaptive configuration's routing: the classifier's labels, settings and training
+    split, and each class's top_k, reranker and transform (the top-level ones stay empty)."""
+    return {"classifier": amap.classifier_identity(),
+            "classes": {r.name: {"top_k": r.top_k,
+                                 "reranker": reranker_identity(r.reranker) if r.reranker is not None else None,
+                                 "query_transform": r.transform.identity() if r.transform is not None else None}
+                        for r in amap.routes}}
+
+
+def adaptive_configurations(spec: SweepSpec, generator: dict) -> list[Configuration]:
+    """One configuration per (splitter, embedding) of each ``adaptive`` entry's retriever, its id without
+    ``-k``: ``sentence512-minilm-fusion-adaptive-hypa``."""
+    out: list[Configuration] = []
+    for i, a in enumerate(spec.adaptive):
+        amap = resolve_adaptive(spec, i)
+        retriever = next(r for r in spec.retrievers if r.label() == a.retriever)
+        uses_llm = (getattr(retriever, "num_queries", 1) > 1 or getattr(retriever, "uses_llm", False)
+                    or any(x is not None and x.uses_llm for r in amap.routes for x in (r.transform, r.reranker)))
+        rewrite = llm_identity(spec.llm) if uses_llm and spec.llm else None
+        for splitter in spec.splitters:
+            for emb in (list(spec.embeddings) if retriever.needs_embedding else [None]):
+                parts = [splitter.label()] + ([emb.label()] if emb is not None else []) + [retriever.label(), a.label()]
+                out.append(Configuration("-".join(parts), splitter, _chunk_embedding(splitter, emb, spec), emb,
+                                         retriever, amap.top_k_max, generator, rewrite,
+                                         tune_metric=tune_metric(spec, retriever),
+                                         tuning_split=tuning_split(spec, retriever), adaptive=amap))
     return out

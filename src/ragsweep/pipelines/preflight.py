@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from ragsweep.config import SweepSpec
 from ragsweep.errors import RagsweepError
@@ -51,11 +50,10 @@ def check_llm_settings(spec: SweepSpec) -> None:
         if spec.stage2.select_metric not in SELECTABLE_METRICS:
             raise RagsweepError(f"stage2.select_metric: unknown metric {spec.stage2.select_metric!r}; "
                                 f"choose one of {', '.join(SELECTABLE_METRICS)}")
-    if spec.generator.kind == "llm" and spec.generator.prompt_file is not None:
-        text = Path(spec.generator.prompt_file).read_text(encoding="utf-8")
-        if "{context_str}" not in text or "{query_str}" not in text:
-            raise RagsweepError(f"generator.prompt_file: {spec.generator.prompt_file} needs the placeholders "
-                                "{context_str} and {query_str}")
+    if spec.generator.kind == "llm":
+        from ragsweep.pipelines.generator_prompts import check_templates
+
+        check_templates(spec.generator)
 
 
 def embeddings_in_use(configs: list[Configuration]) -> list:

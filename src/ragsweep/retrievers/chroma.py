@@ -61,6 +61,9 @@ def float32_store(collection):
     return Float32ChromaVectorStore(chroma_collection=collection)
 
 
+HNSW_EF = 256  # candidates HNSW keeps while building and searching; a collection built with another is rebuilt
+
+
 def collection_name(index_key: str) -> str:
     """Chroma names must be 3-63 characters of [a-zA-Z0-9._-]."""
     return "rs-" + hashlib.sha256(index_key.encode()).hexdigest()[:40]
@@ -75,17 +78,21 @@ def open_or_build(client, index_key: str, chunks, embed_model):
     from llama_index.core import StorageContext, VectorStoreIndex
 
     name = collection_name(index_key)
-    # one insertion thread: HNSW built by several threads links its graph in arrival order, so two
-    # builds of the same vectors could search differently; one thread builds the same graph every time
-    meta = {"hnsw:space": "cosine", "hnsw:num_threads": 1, "ragsweep_key": index_key[:500],
-            "ragsweep_n": len(chunks)}
+    # hnsw:num_threads asks for one insertion thread (a graph linked in arrival order is the same every
+    # time), but Chroma 1.5's Rust core ignores it (its collection configuration has no such field), so two
+    # builds of one collection can link different graphs. search_ef: with Chroma's default of 10 candidates
+    # per search, HNSW's recall, and with it the top results, depend on that build: two builds of the same
+    # 5,203 vectors (contractnli, one sentence per chunk) gave a different top 5 for 17 of 150 questions at
+    # 10, for 2 of 150 at 256. An exact search for large collections is still to do.
+    meta = {"hnsw:space": "cosine", "hnsw:num_threads": 1, "hnsw:search_ef": HNSW_EF, "hnsw:construction_ef": HNSW_EF,
+            "ragsweep_key": index_key[:500], "ragsweep_n": len(chunks)}
     existing = None
     try:
         existing = client.get_collection(name)
     except Exception:  # noqa: BLE001 - chroma raises different types for "not found" across versions
         existing = None
     if existing is not None and existing.metadata and existing.metadata.get("ragsweep_n") == len(chunks) \
-            and existing.count() == len(chunks):
+            and existing.metadata.get("hnsw:search_ef") == HNSW_EF and existing.count() == len(chunks):
         store = float32_store(existing)
         return VectorStoreIndex.from_vector_store(store, embed_model=embed_model), False
     if existing is not None:

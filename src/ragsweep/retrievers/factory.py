@@ -1,5 +1,5 @@
-"""Retrievers for one (splitter, embedding) index: BM25 (plain or RM3-expanded), vector, knowledge
-graph and their fusions, optionally reranked; all memoised."""
+"""Retrievers for one (splitter, embedding) index: BM25, vector, knowledge graph and their fusions,
+optionally query-transformed (``transforms.registry``) and reranked; all memoised."""
 
 from __future__ import annotations
 
@@ -19,59 +19,68 @@ class IndexRetrievers:
     """Shared base retrievers of one (splitter, embedding) index and memoised views per top_k."""
 
     def __init__(self, bm25_shared: SharedResults | None, vector_shared: SharedResults | None, llm=None,
-                 graphs=None, rerankers=None) -> None:
+                 graphs=None, rerankers=None, transform_memo=None) -> None:
         self.bm25 = bm25_shared
         self.vector = vector_shared
-        self.llm = llm  # writes fusion query rewrites (num_queries > 1) and reranks with kind llm
+        self.llm = llm  # writes fusion query rewrites (num_queries > 1), LLM query transforms, reranks with kind llm
         self.graphs = graphs  # ChunkGraphs of these chunks, for knowledge-graph retrievers
         self.rerankers = rerankers  # rerankers.registry.RerankerModels: the process's built rerankers
+        # transforms.base.TransformMemo: what LLM transforms wrote, shared with the process's other indexes
+        self.transform_memo = transform_memo
         self._reranked: dict[tuple[str, ...], tuple[SharedResults, object]] = {}
-        self._expanded: dict[str, tuple[SharedResults, object]] = {}
+        self._expanded: dict[str, object] = {}  # transform key -> its transforms.base.AppliedTransform here
 
     def make(self, spec: RetrieverSpec, k: int, reranker: ActiveReranker | None = None,
              transform: ActiveTransform | None = None):
-        """The retriever of ``spec`` at ``top_k`` k; with ``transform``, its BM25 part searches with the
-        expanded query; with ``reranker``, its top candidates reordered, then cut to k."""
+        """The retriever of ``spec`` at ``top_k`` k; with ``transform``, as the transform changes it (a
+        part searching with another query, or the whole retriever run per query and fused); with
+        ``reranker``, its top candidates reordered, then cut to k."""
         if reranker is not None:
             return MemoRetriever(self._reranked_results(spec, reranker, transform)[0], k)
         if isinstance(spec, BM25Spec):
-            return MemoRetriever(self._bm25(transform), k)
-        if isinstance(spec, VectorSpec):
-            assert self.vector is not None
-            return MemoRetriever(self.vector, k)
-        if isinstance(spec, KnowledgeGraphSpec):
+            retriever = MemoRetriever(self._part("bm25", transform), k)
+        elif isinstance(spec, VectorSpec):
+            retriever = MemoRetriever(self._part("vector", transform), k)
+        elif isinstance(spec, KnowledgeGraphSpec):
             assert self.graphs is not None
-            return MemoRetriever(self.graphs.shared(spec), k)
-        if isinstance(spec, (FusionSpec, HybridKGSpec)):
-            return self._fusion(spec, k, transform)
-        raise TypeError(type(spec).__name__)
+            retriever = MemoRetriever(self.graphs.shared(spec), k)
+        elif isinstance(spec, (FusionSpec, HybridKGSpec)):
+            retriever = self._fusion(spec, k, transform)
+        else:
+            raise TypeError(type(spec).__name__)
+        return self._applied(transform).wrap(retriever, k) if transform is not None else retriever
 
-    def _bm25(self, transform: ActiveTransform | None) -> SharedResults:
-        """BM25's shared results: plain, or expanded by RM3 from the plain ones (one per transform)."""
-        assert self.bm25 is not None
-        if transform is None:
-            return self.bm25
-        return self._expansion(transform)[0]
+    def _part(self, name: str, transform: ActiveTransform | None) -> SharedResults:
+        """The shared results of the ``bm25`` or ``vector`` part, as ``transform`` changes them."""
+        shared = self.bm25 if name == "bm25" else self.vector
+        assert shared is not None
+        return self._applied(transform).part(name, shared) if transform is not None else shared
 
-    def _expansion(self, transform: ActiveTransform) -> tuple[SharedResults, object]:
-        import json
+    def _applied(self, transform: ActiveTransform):
+        """The transform built over these retrievers (``transforms.registry``), once per transform."""
+        from ragsweep.retrievers.transforms.base import TransformMemo, transform_key
+        from ragsweep.retrievers.transforms.registry import build
 
-        from ragsweep.retrievers.rm3 import RM3Retriever
-
-        key = json.dumps(transform.identity(), sort_keys=True)
+        key = transform_key(transform)
         if key not in self._expanded:
-            base = self.bm25
-            assert base is not None
-            rm3 = RM3Retriever(base.base, base, base.k_max, transform.fb_docs, transform.fb_terms,
-                               transform.original_weight, transform.max_df)
-            self._expanded[key] = (SharedResults(rm3, base.k_max), rm3)
+            if self.transform_memo is None:
+                self.transform_memo = TransformMemo()
+            self._expanded[key] = build(transform, self)
         return self._expanded[key]
 
+    def transform_record(self, transform: ActiveTransform | None, query: str) -> dict:
+        """The answer payload's fields for what ``transform`` searched with for ``query`` (RM3:
+        ``expanded_query``; LLM transforms: ``transformed_queries``, ``transform_llm``, ``transform_note``)."""
+        from ragsweep.retrievers.transforms.base import transform_key
+
+        applied = self._expanded.get(transform_key(transform)) if transform is not None else None
+        return applied.record(query) if applied is not None else {}
+
     def expansion(self, transform: ActiveTransform | None, query: str) -> dict[str, float]:
-        """The weighted query a transform searched BM25 with for ``query`` (empty without one)."""
-        if transform is None or self.bm25 is None:
+        """The weighted query RM3 searched BM25 with for ``query`` (empty without it)."""
+        if transform is None or transform.kind != "rm3" or self.bm25 is None:
             return {}
-        return dict(self._expansion(transform)[1].expansions.get(query, {}))
+        return dict(self._applied(transform).retriever.expansions.get(query, {}))
 
     def _reranked_results(self, spec: RetrieverSpec, reranker: ActiveReranker, transform: ActiveTransform | None):
         """The shared reordered candidates of one (retriever, transform, reranker) and their RerankingRetriever."""
@@ -123,10 +132,11 @@ class IndexRetrievers:
     def _parts(self, spec: RetrieverSpec, transform: ActiveTransform | None = None) -> list[tuple[str, SharedResults]]:
         """The shared results a fusion combines, named as in the records' per-retriever ranks."""
         if isinstance(spec, FusionSpec):
-            parts = [("vector", self.vector), ("bm25", self._bm25(transform))]
+            parts = [("vector", self._part("vector", transform)), ("bm25", self._part("bm25", transform))]
         elif isinstance(spec, HybridKGSpec):
             assert self.graphs is not None
-            parts = [("vector", self.vector), ("bm25", self._bm25(transform)), ("graph", self.graphs.shared(spec))]
+            parts = [("vector", self._part("vector", transform)), ("bm25", self._part("bm25", transform)),
+                     ("graph", self.graphs.shared(spec))]
         else:
             return []
         assert all(shared is not None for _, shared in parts)

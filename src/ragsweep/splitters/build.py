@@ -12,10 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ragsweep.config import (
+    HierarchicalSplitterSpec,
     PatternSplitterSpec,
     RecursiveSplitterSpec,
     SemanticSplitterSpec,
     SentenceSplitterSpec,
+    SentenceWindowSplitterSpec,
     SplitterSpec,
     TokenSplitterSpec,
 )
@@ -48,7 +50,7 @@ def parser_is_contiguous(parser) -> bool:
     """True for parsers whose chunks never overlap: pattern, semantic, or a zero chunk overlap."""
     from ragsweep.splitters.pattern import PatternSplitter
 
-    if isinstance(parser, PatternSplitter):
+    if isinstance(parser, PatternSplitter) or type(parser).__name__ == "SentenceWindowNodeParser":
         return True
     inner = getattr(parser, "_lc_splitter", None)
     if inner is not None:
@@ -92,6 +94,16 @@ def make_parser(spec: SplitterSpec, lc_embeddings=None):
         from ragsweep.splitters.pattern import PatternSplitter
 
         return PatternSplitter(pattern=spec.pattern, max_chunk_chars=spec.max_chunk_chars, include_metadata=False)
+    if isinstance(spec, SentenceWindowSplitterSpec):
+        from llama_index.core.node_parser import SentenceWindowNodeParser
+
+        # single sentences; their windows are cut from the document by the sentence_window postprocessor
+        return SentenceWindowNodeParser.from_defaults(window_size=spec.window_size, include_metadata=False,
+                                                      include_prev_next_rel=False)
+    if isinstance(spec, HierarchicalSplitterSpec):
+        from ragsweep.splitters.hierarchical import HierarchicalLeafParser
+
+        return HierarchicalLeafParser(spec.chunk_sizes, spec.chunk_overlap)
     raise TypeError(f"unknown splitter spec {type(spec).__name__}")
 
 
@@ -106,6 +118,7 @@ def split_corpus(documents: list[Document], parser, key: str, progress=None,
     """
     if contiguous is None:
         contiguous = parser_is_contiguous(parser)
+    exact = getattr(parser, "exact_offsets", False)  # the parser's offsets are the document's (hierarchical)
     from llama_index.core import Document as LIDocument
     from llama_index.core.schema import MetadataMode
 
@@ -119,7 +132,7 @@ def split_corpus(documents: list[Document], parser, key: str, progress=None,
             if not text.strip():
                 continue
             start, end = node.start_char_idx, node.end_char_idx
-            if start is None or end is None or start < cursor or doc.text[start:end] != text:
+            if start is None or end is None or (start < cursor and not exact) or doc.text[start:end] != text:
                 # chunks come in document order and no two start at the same place, so search
                 # after the previous chunk (repeated paragraphs stay distinct)
                 span = find_span(doc.text, text, cursor)

@@ -8,7 +8,8 @@ public domain (CC0) for use with the project.
 
 The source text lives beside this script: ``demo_documents_{1,2,3,4}.py`` (plain documents: id,
 title, body), ``demo_documents_pdf.py`` (documents stored as PDF text extraction leaves them) and
-``demo_questions_{1,2,3}.py`` (type, question, reference answer, quotes; ids q001.. in list order).
+``demo_questions_{1,2,3,4}.py`` (type, question, reference answer, quotes; ids q001.. in list order; part 4:
+negative questions, without evidence or reference answer).
 The stored document text is the title line, a blank line, then the body.
 
 Questions carry their gold evidence as quoted text plus a doc_id. This script checks every quote
@@ -52,11 +53,14 @@ from demo_documents_pdf import DOCUMENTS as _DPDF  # noqa: E402
 from demo_questions_1 import QUESTIONS as _Q1  # noqa: E402
 from demo_questions_2 import QUESTIONS as _Q2  # noqa: E402
 from demo_questions_3 import QUESTIONS as _Q3  # noqa: E402
+from demo_questions_4 import QUESTIONS as _Q4  # noqa: E402
 
 DOCUMENTS = _D1 + _D2 + _D3 + _D4 + _DPDF
 PDF_LIKE = {doc_id for doc_id, _, _ in _DPDF}
-QUESTIONS = _Q1 + _Q2 + _Q3
-TYPES = ("simple", "paraphrase", "disambiguation", "complex", "multi_hop", "comparative", "out_of_scope")
+QUESTIONS = _Q1 + _Q2 + _Q3 + _Q4
+NEGATIVE = ("negative-irrelevant", "negative-jailbreak", "negative-unsafe")  # ragsweep.datasets.negatives
+TYPES = ("simple", "paraphrase", "disambiguation", "complex", "multi_hop", "comparative", "out_of_scope", *NEGATIVE)
+NO_EVIDENCE = ("out_of_scope", *NEGATIVE)
 # Characters a PDF-like document may hold beyond ASCII and the section sign.
 PDF_CHARS = set("\u00a7\u00ad\ufb00\ufb01\ufb02\ufb03\ufb04\u2018\u2019\u201c\u201d\u2013\u2014")
 WORDS = (250, 500)
@@ -178,8 +182,10 @@ def build_questions(docs: list[dict]) -> tuple[list[dict], dict]:
         if question in seen_questions:
             raise SystemExit(f"{qid}: duplicate question {question!r}")
         seen_questions.add(question)
-        if (qtype == "out_of_scope") != (not quotes):
-            raise SystemExit(f"{qid}: out_of_scope questions, and only they, have no evidence")
+        if (qtype in NO_EVIDENCE) != (not quotes):
+            raise SystemExit(f"{qid}: out_of_scope and negative questions, and only they, have no evidence")
+        if (qtype in NEGATIVE) != (answer is None):
+            raise SystemExit(f"{qid}: negative questions, and only they, have no reference answer")
         evidence = [_evidence(qid, where, quote, texts, norms, tally) for where, quote in quotes]
         out.append({"id": qid, "question": question, "reference_answer": answer, "type": qtype, "evidence": evidence})
     return out, tally

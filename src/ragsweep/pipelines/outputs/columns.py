@@ -7,11 +7,15 @@ BERTSCORE_METRICS = ["bertscore_p", "bertscore_r", "bertscore_f1",
                      "bertscore_p_rescaled", "bertscore_r_rescaled", "bertscore_f1_rescaled"]
 # the answer against the reference answer, SQuAD-normalised (evaluation.metrics.answer); built with the records
 ANSWER_METRICS = ["answer_contains", "exact_match", "token_f1"]
-# rerank_ms: part of retrieval_ms, reported apart (empty without a reranker)
-LATENCY_METRICS = ["retrieval_ms", "query_embedding_ms", "rerank_ms", "generation_ms"]
-SUMMARY_METRICS = BERTSCORE_METRICS + ANSWER_METRICS + RETRIEVAL_METRICS + LATENCY_METRICS
-SELECTABLE_METRICS = BERTSCORE_METRICS + ANSWER_METRICS + RETRIEVAL_METRICS
-TABLE_METRICS = ["bertscore_f1_rescaled", "hit", "answer_contains", "mrr", "ndcg", "span_recall", "span_precision"]
+# rerank_ms, postprocess_ms: part of retrieval_ms, reported apart (empty without a reranker / postprocessor)
+LATENCY_METRICS = ["retrieval_ms", "query_embedding_ms", "rerank_ms", "postprocess_ms", "generation_ms"]
+# 1/0 per question, NaN where undefined (evaluation.metrics.abstention): abstained on an unanswerable question
+# (higher is better), abstained on an answerable one (lower is better); built with the records
+ABSTENTION_METRICS = ["abstention_rate", "false_abstention_rate"]
+SUMMARY_METRICS = BERTSCORE_METRICS + ANSWER_METRICS + RETRIEVAL_METRICS + LATENCY_METRICS + ABSTENTION_METRICS
+SELECTABLE_METRICS = BERTSCORE_METRICS + ANSWER_METRICS + RETRIEVAL_METRICS + ABSTENTION_METRICS
+TABLE_METRICS = ["bertscore_f1_rescaled", "hit", "answer_contains", "mrr", "ndcg", "span_recall", "span_precision",
+                 *ABSTENTION_METRICS]
 # stage 2: per question, correctness is the 1-5 score, the others 1/0 (YES/NO); NaN when unmeasured
 JUDGE_METRICS = ["correctness", "correctness_pass", "faithfulness", "relevancy"]
 JUDGE_OF = {"correctness": "correctness", "correctness_pass": "correctness", "faithfulness": "faithfulness",

@@ -15,7 +15,7 @@ FORMAT_VERSION = 4  # 3: questions.parquet, status 'running' at start-up, config
 
 _PACKAGES = ["ragsweep", "llama-index-core", "llama-index-retrievers-bm25", "llama-index-vector-stores-chroma",
              "chromadb", "langchain-text-splitters", "langchain-experimental", "bert-score", "sentence-transformers",
-             "transformers", "torch", "onnxruntime", "bm25s", "pandas", "pyarrow", "numpy", "pydantic"]
+             "transformers", "torch", "onnxruntime", "bm25s", "scikit-learn", "pandas", "pyarrow", "numpy", "pydantic"]
 
 
 def package_versions() -> dict[str, str]:
@@ -187,9 +187,13 @@ def generator_info(spec) -> dict:
     if spec.generator.kind == "llm":
         return {"label": f"llm:{spec.llm.model}", "llm": spec.llm.model,
                 "response_mode": spec.generator.response_mode,
-                "prompt_file": str(spec.generator.prompt_file) if spec.generator.prompt_file else None}
+                "prompt_file": str(spec.generator.prompt_file) if spec.generator.prompt_file else None,
+                **({"prompt_files": [str(p) for p in spec.generator.prompt_files]}
+                   if spec.generator.prompt_files else {}),
+                **({"refusal": spec.generator.refusal} if spec.generator.refusal else {})}
     return {"label": "extractive-baseline", "llm": None,
-            "note": "offline baseline: answers are retrieved sentences, not generated text"}
+            "note": "offline baseline: answers are retrieved sentences, not generated text",
+            **({"abstain_below": spec.generator.abstain_below} if spec.generator.abstain_below is not None else {})}
 
 
 def llm_info(spec) -> dict:

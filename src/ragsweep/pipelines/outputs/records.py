@@ -26,9 +26,23 @@ def answer_scores(payload: dict, reference: str | None) -> dict[str, float | Non
     return all_answer_metrics(payload.get("answer"), reference)
 
 
+def abstention(payload: dict, answerable: bool | None) -> dict:
+    """Whether the answer abstained (the generator's own record; an LLM answer journaled before
+    abstention was recorded is read with ``is_refusal``) and the per-question abstention rates
+    (``answerable``: the question has gold evidence; None when no question of the dataset has any)."""
+    from ragsweep.evaluation.metrics.abstention import abstention_scores, is_refusal
+
+    if payload.get("error"):
+        return {"abstained": None, **abstention_scores(None, answerable)}
+    abstained = payload.get("abstained")
+    if abstained is None:
+        abstained = str(payload.get("generator") or "").startswith("llm:") and is_refusal(payload.get("answer"))
+    return {"abstained": bool(abstained), **abstention_scores(bool(abstained), answerable)}
+
+
 def retrieval_llm(payload: dict) -> dict:
-    """LLM use while retrieving (query rewrites, LLM reranking): calls, tokens and cost per question."""
-    parts = [payload.get(k) for k in ("rewrite_llm", "rerank_llm") if payload.get(k)]
+    """LLM use while retrieving (query rewrites and transforms, LLM reranking): calls, tokens and cost per question."""
+    parts = [payload.get(k) for k in ("rewrite_llm", "transform_llm", "rerank_llm") if payload.get(k)]
     if not parts:
         return {"retrieval_llm_calls": None, "retrieval_tokens": None, "retrieval_cost_usd": None}
     costs = [p.get("cost_usd") for p in parts if p.get("cost_usd") is not None]
@@ -52,6 +66,7 @@ def build_records(questions: list[dict], configs: list[dict], journal, scorer_ke
     qs = {q["qid"]: q for q in questions}
     scores = {k: v for k, v in journal.scores().items() if scorer_key is None or v.get("scorer") == scorer_key}
     judged = journal.judgements(judge_keys) if judge_keys else {}
+    with_evidence = any(q["evidence"] for q in questions)  # else answerability is unknown
     rows = []
     for h, qid, config_id, payload in journal.answers(set(by_hash)):
         q = qs.get(qid)
@@ -66,7 +81,15 @@ def build_records(questions: list[dict], configs: list[dict], journal, scorer_ke
             **{m: payload.get(m) for m in RETRIEVAL_METRICS + LATENCY_METRICS},
             "error": payload.get("error"),
             "expanded_query": payload.get("expanded_query"),
+            # an LLM query transform: the queries (HyDE: the texts embedded) searched, why it fell back if it did
+            "transformed_queries": payload.get("transformed_queries"),
+            "transform_note": payload.get("transform_note"),
             "fusion_weights": payload.get("fusion_weights"),
+            "n_retrieved": payload.get("n_retrieved"),  # with a postprocessor: nodes retrieved before it
+            "context_order": payload.get("context_order"),  # long_context_reorder: ranks in the generator's order
+            # adaptive: the question's predicted class and the top_k it was retrieved (and scored) at
+            **({"top_k": payload.get("top_k"), "adaptive_class": payload["adaptive_class"]}
+               if payload.get("adaptive_class") else {}),
         }
         llm = payload.get("llm") or {}
         row.update(retrieval_llm(payload))
@@ -77,6 +100,7 @@ def build_records(questions: list[dict], configs: list[dict], journal, scorer_ke
         s = scores.get((h, qid), {})
         row.update({m: s.get(m) for m in BERTSCORE_METRICS})
         row.update(answer_scores(payload, q["reference_answer"]))
+        row.update(abstention(payload, bool(q["evidence"]) if with_evidence else None))
         if judge_keys:
             for j in judge_keys:
                 jv = judged.get((h, qid, j))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragsweep.pipelines.outputs.columns import JUDGE_METRICS, TABLE_METRICS
+from ragsweep.pipelines.outputs.columns import ABSTENTION_METRICS, JUDGE_METRICS, TABLE_METRICS
 
 
 def read_summary(path) -> list[dict]:
@@ -32,7 +32,8 @@ def usage_line(usage: dict) -> str:
 # short enough for the 5-wide metric columns; the caption says what they are
 _SHORT = {"bertscore_f1_rescaled": "BS-F1", "bertscore_f1": "BS-F1 raw", "answer_contains": "contains",
           "exact_match": "EM", "token_f1": "tokF1", "hit": "hit", "mrr": "MRR", "ndcg": "nDCG",
-          "span_recall": "spanR", "span_precision": "spanP", "doc_mrr": "docMRR"}
+          "span_recall": "spanR", "span_precision": "spanP", "doc_mrr": "docMRR", "abstention_rate": "abst",
+          "false_abstention_rate": "fAbst"}
 
 
 def _unmeasured(row, metric: str) -> str:
@@ -69,7 +70,8 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
         return
     key = metrics[0]
     val = {str(r["config_id"]): r.get(key) for r in summary_rows(validation)} if validation is not None else {}
-    ordered = sorted(rows, key=lambda r: (True, 0.0) if _missing(r.get(key)) else (False, -r[key]))  # stable
+    sign = 1.0 if key == ABSTENTION_METRICS[1] else -1.0  # false abstentions: lower is better
+    ordered = sorted(rows, key=lambda r: (True, 0.0) if _missing(r.get(key)) else (False, sign * r[key]))  # stable
     id_w = max(len("configuration"), max(len(str(r["config_id"])) for r in rows))
     n_w = max(len(f"{int(r['n_questions'])} ({int(r['n_errors'])} err)" if r["n_errors"] else
                   str(int(r["n_questions"]))) for r in rows)
@@ -86,6 +88,9 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
                "BS-F1 = BERTScore F1, baseline-rescaled (BS-F1 raw: not rescaled); contains, EM, tokF1 = "
                "answer contains / equals / token F1 with the gold answer (SQuAD-normalised); "
                "ms = median retrieval latency")
+    if any(m in ABSTENTION_METRICS for m in shown):
+        caption += ("; abst = abstained on unanswerable questions (no gold evidence), fAbst = abstained on "
+                    "answerable ones")
     if any(m in JUDGE_METRICS for m in shown):
         caption += ("; judges: correctness 1-5, others pass rates; (n unm.) = unparseable judge replies, "
                     "excluded from the mean")

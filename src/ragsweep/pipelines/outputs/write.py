@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ragsweep.pipelines.outputs.abstention import abstain_thresholds
 from ragsweep.pipelines.outputs.columns import JUDGE_METRICS, TABLE_METRICS
 from ragsweep.pipelines.outputs.manifest import (atomic, build_manifest, forget_outputs, read_previous, run_context,
                                                  write_manifest)
@@ -62,6 +63,13 @@ def write_outputs(spec, dataset, questions, configs, journal, run_dir: Path, sta
     tuned = tuned_weights(configs, journal)
     if tuned:
         manifest["tuned_weights"] = tuned
+    thresholds = abstain_thresholds(configs, journal)
+    if thresholds:
+        manifest["abstain_thresholds"] = thresholds
+    if spec.adaptive:  # the complexity classifiers' agreement with the labels (kept while unchanged)
+        from ragsweep.pipelines.stages.adaptive import adaptive_record
+
+        manifest["adaptive"] = adaptive_record(spec, dataset, read_previous(run_dir).get("adaptive"))
     write_manifest(run_dir, manifest)
     if console is not None:
         rows = summary_rows(summary) if summary is not None else read_summary(run_dir / "summary.csv")
@@ -146,6 +154,11 @@ def _print(spec, configs, rows: list[dict], stage2, manifest, console, run_dir: 
     print_summary(test, console, title=f"{spec.name}: test questions ({len(test)} configurations shown of "
                   f"{len(configs)})", metrics=metrics, validation=validation or None)
     _print_verdict(run_dir, console)
+    if manifest.get("adaptive"):
+        from ragsweep.pipelines.stages.adaptive import describe
+
+        for line in describe(manifest["adaptive"]):
+            console.print(f"adaptive {line}")
     if stage2 and stage2.get("selected"):
         console.print(f"stage 2 judged: {', '.join(stage2['selected'])} ({stage2['rule']})")
     usage = manifest.get("usage")

@@ -118,7 +118,8 @@ def answer_group(ctx: StageContext, configs: list[Configuration], indexes: Group
         by_emb[c.embedding.label() if c.embedding is not None else None].append(c)
     for label, cfgs in by_emb.items():
         retrievers = IndexRetrievers(indexes.bm25, indexes.vectors.get(label) if label else None, llm=ctx.llm,
-                                     graphs=indexes.graphs, rerankers=ctx.rerankers)
+                                     graphs=indexes.graphs, rerankers=ctx.rerankers,
+                                     transform_memo=ctx.transform_memo)
         query_ms = indexes.query_ms.get(label, {}) if label else {}
         for config in cfgs:
             answer_config(ctx, config, retrievers, pending[config.config_hash], sink, bar, query_ms, gen_items)
@@ -142,12 +143,15 @@ def answer_config(ctx: StageContext, config: Configuration, retrievers, question
     from ragsweep.llm.engine import LLMFatalError
     from ragsweep.llm.usage import Trace, llm_scope
     from ragsweep.pipelines.extractive import GENERATOR_LABEL, ExtractiveSynthesizer
+    from ragsweep.postprocessors.base import SOURCE_FIELDS
+    from ragsweep.postprocessors.registry import postprocess
+    from ragsweep.pipelines.stages.abstain import abstention_rule
     from ragsweep.retrievers.knowledge_graph import TRIPLETS_KEY
     from ragsweep.retrievers.memo import REPLAY
 
     stats, spec = ctx.stats, ctx.spec
     llm_generated = spec.generator.kind == "llm"
-    tuning = None
+    tuning = route = None
     try:
         spec_r = config.retriever
         if getattr(spec_r, "tuned", False):  # weights: tune -> chosen on the validation questions first
@@ -158,6 +162,11 @@ def answer_config(ctx: StageContext, config: Configuration, retrievers, question
         retriever = retrievers.make(spec_r, config.top_k, config.reranker, config.query_transform)
         synth = None if llm_generated else ExtractiveSynthesizer(spec.generator.max_sentences)
         engine = RetrieverQueryEngine(retriever=retriever, response_synthesizer=synth) if synth else None
+        abstain = abstention_rule(ctx, config, retriever) if engine is not None else None  # abstain_below
+        if config.adaptive is not None:  # each question's predicted class picks its top_k, reranker, transform
+            from ragsweep.pipelines.stages.adaptive import router
+
+            route = router(ctx, config, retrievers, spec_r)
     except (BudgetExhausted, LLMFatalError):
         raise
     except Exception as exc:  # noqa: BLE001
@@ -168,6 +177,9 @@ def answer_config(ctx: StageContext, config: Configuration, retrievers, question
         for q in questions:
             try:
                 bundle = QueryBundle(q.question)
+                top_k, reranker, transform, routed = config.top_k, config.reranker, config.query_transform, {}
+                if route is not None:
+                    retriever, top_k, reranker, transform, routed = route(q)
                 REPLAY.take()
                 rewrites = Trace()
                 t0 = time.perf_counter()
@@ -177,14 +189,17 @@ def answer_config(ctx: StageContext, config: Configuration, retrievers, question
                 # (fresh calls are inside the measured wall time already)
                 search_ms = (time.perf_counter() - t0) * 1000 + REPLAY.take() + rewrites.cached_ms
                 embed_ms = query_ms.get(q.question) if config.embedding is not None else None
-                retrieval_ms = search_ms + (embed_ms or 0.0)
+                shaped, post_ms = postprocess(config, nodes, ctx.dataset)  # postprocessors: cutoff, window, ...
+                nodes, context = shaped.ranked, shaped.context  # metrics on the ranking, the generator reads context
+                retrieval_ms = search_ms + (embed_ms or 0.0) + post_ms
                 if engine is not None:
                     t1 = time.perf_counter()
-                    answer = str(engine.synthesize(bundle, nodes)) if nodes else ""
+                    answer = str(engine.synthesize(bundle, context)) if context else ""
                     generation_ms = (time.perf_counter() - t1) * 1000
-                ranks = retrievers.source_ranks(spec_r, config.top_k, q.question, config.reranker,
-                                                config.query_transform)
-                rerank = retrievers.rerank_costs(spec_r, config.reranker, q.question, config.query_transform)
+                    if abstain is not None:
+                        answer, abstained = abstain.apply(nodes, answer)
+                ranks = retrievers.source_ranks(spec_r, top_k, q.question, reranker, transform)
+                rerank = retrievers.rerank_costs(spec_r, reranker, q.question, transform)
                 sources = []
                 for rank, nws in enumerate(nodes, start=1):
                     node = nws.node
@@ -196,33 +211,33 @@ def answer_config(ctx: StageContext, config: Configuration, retrievers, question
                                      node.end_char_idx),
                         "score": float(nws.score) if nws.score is not None else None,
                         "rank_vector": sr.get("vector"), "rank_bm25": sr.get("bm25"), "rank_graph": sr.get("graph"),
-                        **({"rank_base": sr.get("base")} if config.reranker is not None else {}),
+                        **({"rank_base": sr.get("base")} if reranker is not None else {}),
                         **({"triplets": node.metadata[TRIPLETS_KEY]} if TRIPLETS_KEY in node.metadata else {}),
+                        **node.metadata.get(SOURCE_FIELDS, {}),
                     })
                 retrieved = [(s["doc_id"], s["start"], s["end"]) for s in sources]
-                metrics = all_retrieval_metrics(retrieved, q.evidence, config.top_k)
+                metrics = all_retrieval_metrics(retrieved, q.evidence, top_k)
                 payload = {"sources": sources, "retrieval_ms": retrieval_ms, "query_embedding_ms": embed_ms,
-                           **metrics, "error": None}
+                           **metrics, "error": None, **shaped.record, **routed}
                 if rewrites.calls:
                     payload["rewrite_llm"] = rewrites.as_dict()
                 elif rerank.get("rewrite_llm"):  # the rewrites of the reranker's memoised base retrieval
                     payload["rewrite_llm"] = rerank["rewrite_llm"]
                 if tuning is not None:
                     payload["fusion_weights"], payload["tuning"] = tuning["weights"], tuning
-                expansion = retrievers.expansion(config.query_transform, q.question)
-                if expansion:  # the weighted query BM25 searched with, heaviest first, in Lucene's boost syntax
-                    payload["expanded_query"] = " ".join(
-                        f"{t}^{w:.4f}" for t, w in sorted(expansion.items(), key=lambda kv: (-kv[1], kv[0])))
+                # what the query transform searched with: RM3's expanded_query; an LLM transform's
+                # transformed_queries, transform_llm (its calls, reported by every configuration using it)
+                payload.update(retrievers.transform_record(transform, q.question))
                 if rerank:
                     payload["rerank_ms"] = rerank.get("rerank_ms")
                     if rerank.get("rerank_llm"):
                         payload["rerank_llm"] = rerank["rerank_llm"]
                 if engine is None:
-                    gen_items.append((config, q, nodes, payload))
+                    gen_items.append((config, q, context, payload))
                     continue
                 sink.add_answer(config.config_hash, q.qid, config.config_id, {
                     **payload, "answer": answer, "answer_empty": not answer.strip(), "generator": GENERATOR_LABEL,
-                    "generation_ms": generation_ms,
+                    "generation_ms": generation_ms, **(abstain.payload(abstained) if abstain is not None else {}),
                 })
                 stats.answered += 1
             except (BudgetExhausted, LLMFatalError):

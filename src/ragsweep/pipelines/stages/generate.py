@@ -3,8 +3,6 @@ concurrency, rate and budget); and the fusion query rewrites asked for ahead of 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ragsweep.errors import RagsweepError, short_reason
 from ragsweep.pipelines.stats import Timer
 
@@ -15,14 +13,16 @@ def generator_label(spec) -> str:
     return f"llm:{spec.llm.model}" if spec.generator.kind == "llm" else GENERATOR_LABEL
 
 
-def make_llm_synthesizer(spec, llm):
-    """LlamaIndex's response synthesizer in the spec's mode, with the spec's prompt file if any."""
+def make_llm_synthesizer(spec, llm, prompt: str | None = None):
+    """LlamaIndex's response synthesizer in the spec's mode, with the spec's prompt file if any (``prompt``:
+    a configuration's template of the ``prompt_files`` axis; the refusal instruction with no file)."""
     from llama_index.core import get_response_synthesizer
     from llama_index.core.prompts import PromptTemplate
 
-    template = None
-    if spec.generator.prompt_file is not None:
-        template = PromptTemplate(Path(spec.generator.prompt_file).read_text(encoding="utf-8"))
+    from ragsweep.pipelines.generator_prompts import template_text
+
+    text = template_text(spec.generator, prompt or spec.generator.prompt_file)
+    template = PromptTemplate(text) if text is not None else None
     kwargs = {"text_qa_template": template} if template is not None else {}
     return get_response_synthesizer(llm=llm, response_mode=spec.generator.response_mode, **kwargs)
 
@@ -81,7 +81,10 @@ async def _agenerate(spec, items, sink, clients, stats, bar) -> RagsweepError | 
     from ragsweep.llm.usage import Trace, llm_scope
     from ragsweep.pipelines.workpool import drain
 
-    synth = make_llm_synthesizer(spec, clients.get(spec.llm))
+    from ragsweep.evaluation.metrics.abstention import is_refusal
+
+    synths = {p: make_llm_synthesizer(spec, clients.get(spec.llm), p)
+              for p in sorted({item[0].prompt or "" for item in items})}
     label = generator_label(spec)
 
     async def answer(item) -> None:
@@ -90,6 +93,7 @@ async def _agenerate(spec, items, sink, clients, stats, bar) -> RagsweepError | 
         response, error = None, None
         try:
             with llm_scope(trace, stage="generation", config_id=config.config_id):
+                synth = synths[config.prompt or ""]
                 response = await synth.asynthesize(QueryBundle(q.question), nodes) if nodes else None
         except (BudgetExhausted, LLMFatalError):
             raise  # stops the pool; this item stays pending
@@ -103,6 +107,7 @@ async def _agenerate(spec, items, sink, clients, stats, bar) -> RagsweepError | 
             text = (response.response or "") if response is not None else ""
             sink.add_answer(config.config_hash, q.qid, config.config_id, {
                 **payload, "answer": text, "answer_empty": not text.strip(), "generator": label,
+                "abstained": is_refusal(text, getattr(spec.generator, "refusal", None)),
                 "generation_ms": trace.ms, "llm": trace.as_dict(),
             })
             stats.answered += 1

@@ -19,7 +19,9 @@ def splitter_retriever_heatmap(run: RunData, metric: str = "bertscore_f1_rescale
     summary = run.split(split)
     if summary.empty or metric not in summary.columns or summary[metric].isna().all():
         return None
-    top_ks = sorted(summary["top_k"].unique())
+    # adaptive configurations choose top_k per question: their own panel, last
+    summary = summary.assign(top_k=[int(k) if k == k and k is not None else "adaptive" for k in summary["top_k"]])
+    top_ks = sorted(summary["top_k"].unique(), key=lambda k: (isinstance(k, str), k if isinstance(k, int) else 0))
     splitters = sorted(summary["splitter"].unique())
     retrievers = sorted(summary["retriever"].unique())
     fig, axes = plt.subplots(1, len(top_ks), squeeze=False,
@@ -32,7 +34,7 @@ def splitter_retriever_heatmap(run: RunData, metric: str = "bertscore_f1_rescale
         table = table.reindex(index=splitters, columns=retrievers)
         sns.heatmap(table, annot=True, fmt=".3f", cmap="viridis", vmin=lo, vmax=hi, ax=ax, cbar=ax is axes[0][-1],
                     cbar_kws={"label": metric_name(metric)}, linewidths=0.5, annot_kws={"fontsize": 8})
-        ax.set_title(f"top_k = {k}")
+        ax.set_title(f"top_k = {k}" if isinstance(k, int) else "top_k per question (adaptive)")
         ax.set_xlabel("retriever")
         ax.set_ylabel("splitter" if ax is axes[0][0] else "")
         ax.tick_params(axis="x", rotation=30)

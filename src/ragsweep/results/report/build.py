@@ -18,12 +18,14 @@ if TYPE_CHECKING:
     from ragsweep.results.run import RunData
 
 SUMMARY_METRICS = ["bertscore_f1_rescaled", "bertscore_p_rescaled", "bertscore_r_rescaled", "answer_contains",
-                   "exact_match", "token_f1", "hit", "mrr", "ndcg", "span_recall", "span_precision", "doc_mrr"]
+                   "exact_match", "token_f1", "hit", "mrr", "ndcg", "span_recall", "span_precision", "doc_mrr",
+                   "abstention_rate", "false_abstention_rate"]
 SHORT = {"bertscore_f1_rescaled": "BERTScore F1 (rescaled)", "bertscore_p_rescaled": "BERTScore P (rescaled)",
          "bertscore_r_rescaled": "BERTScore R (rescaled)", "answer_contains": "answer contains gold",
          "exact_match": "exact match", "token_f1": "token F1",
          "hit": "hit", "mrr": "MRR", "ndcg": "nDCG", "span_recall": "span R", "span_precision": "span P",
-         "doc_mrr": "doc MRR", "correctness": "correct. 1-5", "correctness_pass": "correct. pass",
+         "doc_mrr": "doc MRR", "abstention_rate": "abstains (unanswerable)",
+         "false_abstention_rate": "abstains (answerable)", "correctness": "correct. 1-5", "correctness_pass": "correct. pass",
          "faithfulness": "faithful", "relevancy": "relevant"}
 CAPTIONS = {
     "bertscore_violins": "Per-question BERTScore of each configuration's answers against the reference answers "

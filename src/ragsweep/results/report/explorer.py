@@ -40,7 +40,7 @@ def explorer_data(run: RunData) -> dict:
                        "gold": [[g["doc_id"], int(g["start"]), int(g["end"])] for g in gold.get(q.qid, [])]}
                       for q in questions.itertuples() if q.qid in answers],
         "configs": [{"id": c, "splitter": meta.loc[c, "splitter"], "retriever": meta.loc[c, "retriever"],
-                     "top_k": int(meta.loc[c, "top_k"])} for c in configs],
+                     "top_k": None if _adaptive(meta, c) else _int(meta.loc[c, "top_k"])} for c in configs],
         "judges": judges,
         "answers": answers,
     }
@@ -64,6 +64,17 @@ def _source(s: dict, gold: list) -> dict:
             "rg": s.get("rank_graph"), "triplets": [str(t) for t in as_list(s.get("triplets"))],
             **({"rbase": int(clean(s.get("rank_base")))} if clean(s.get("rank_base")) is not None else {}),
             "gold": overlaps_gold(s, gold)}
+
+
+def _adaptive(meta, config_id: str) -> bool:
+    """An adaptive configuration: its records' top_k is each question's, not the configuration's."""
+    return "adaptive_class" in meta.columns and clean(meta.loc[config_id, "adaptive_class"]) is not None
+
+
+def _int(v) -> int | None:
+    """A top_k; None when a configuration has none (adaptive: it varies per question)."""
+    n = _num(v)
+    return None if n is None else int(n)
 
 
 def _num(v) -> float | None:
