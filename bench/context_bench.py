@@ -22,6 +22,10 @@ Prints, per subset:
   - abstention: per configuration the tuned threshold, the abstention rate on the negative test
     questions and the false-abstention rate on answerable test questions, with CIs.
 
+Then a warm run of sentence 512/64 chunks plain, with ``context: title`` and with ``context:
+title_headings`` (contextual chunks) x {bm25, vector, fusion}, each against the same retriever on plain
+chunks.
+
 Usage: python bench/context_bench.py [--data ../shared/datasets/legalbench-rag]
        [--subsets privacy_qa,contractnli] [--top-k 5] [--limit [SUBSET=]N] [--work DIR] [--json FILE]
 """
@@ -84,6 +88,15 @@ ABSTAIN = {
     "postprocessors": "  - {kind: none}",
     "generator": "generator: {kind: extractive, abstain_below: tune}",
 }
+CONTEXTUAL = {
+    "negatives": "",
+    "splitters": """\
+  - {kind: sentence, chunk_size: 512, chunk_overlap: 64}
+  - {kind: sentence, chunk_size: 512, chunk_overlap: 64, context: title}
+  - {kind: sentence, chunk_size: 512, chunk_overlap: 64, context: title_headings}""",
+    "postprocessors": "  - {kind: none}",
+    "generator": "",
+}
 
 
 def _sweep(data: str, subset: str, top_k: list[int], limit: int | None, work: Path, name: str, parts: dict,
@@ -134,6 +147,13 @@ def _comparisons(run: Any, rows: list[dict]) -> tuple[str, list[dict]]:
     return best, out
 
 
+def _contextual_comparisons(run: Any, rows: list[dict]) -> list[dict]:
+    """Per metric: each contextual splitter's configuration against the same retriever on plain chunks."""
+    plain = {r["retriever"]: r["config_id"] for r in rows if r["splitter"] == PLAIN_SPLITTER}
+    pairs = [(r["config_id"], plain[r["retriever"]], "plain chunks") for r in rows if r["splitter"] != PLAIN_SPLITTER]
+    return [c for metric in ("mrr", "span_recall") for c in paired_family(run.records, pairs, metric)]
+
+
 def _abstention(run: Any) -> list[dict]:
     """Per configuration: the tuned threshold, and the two rates on test with their CIs."""
     test = run.split("test").set_index("config_id")
@@ -163,8 +183,13 @@ def run_subset(data: str, subset: str, top_k: list[int], limit: int | None, work
     # every question: the negatives come after the subset's questions, so --limit would leave them out
     a_wall, _, _ = _sweep(data, subset, top_k, None, work, f"context-{subset}-abstain", ABSTAIN, fresh=False)
     abst = _abstention(ragsweep.load_run(work / "runs" / f"context-{subset}-abstain"))
+    c_wall, _, _ = _sweep(data, subset, top_k, limit, work, f"context-{subset}-contextual", CONTEXTUAL, fresh=False)
+    ctx_run = ragsweep.load_run(work / "runs" / f"context-{subset}-contextual")
+    ctx_rows = _config_rows(ctx_run)
+    ctx_comps = _contextual_comparisons(ctx_run, ctx_rows)
     return {"subset": subset, "limit": limit, "configs": rows, "best_plain_on_validation": best,
             "comparisons": comps, "abstention": abst, "wall_s": wall, "abstain_warm_wall_s": a_wall,
+            "contextual": ctx_rows, "contextual_comparisons": ctx_comps, "contextual_warm_wall_s": c_wall,
             "peak_rss_mb": peak / 2**20, "stages_s": inv["timings_s"], "chunks": inv["chunks"],
             "questions": int(run.records["qid"].nunique()),
             "test_questions": int(run.records.loc[run.records["split"] == "test", "qid"].nunique()),
@@ -201,8 +226,21 @@ def print_subset(f: dict) -> None:
         thr = "—" if r["threshold"] is None else f"{r['threshold']:.4g}"
         print(f"| {r['config_id']} | {thr} | {_ci(r, 'abstention_rate', '')} (n={r['negatives_n']}) "
               f"| {_ci(r, 'false_abstention_rate', '')} (n={r['answerable_n']}) | {r['test_mrr']:.3f} |")
+    print("\nContextual chunks (title / title + heading path embedded and BM25-indexed with each chunk), "
+          "against the same retriever on plain chunks (Holm per metric):\n")
+    print("| configuration | test MRR [95% CI] | test span recall | MRR difference [95% CI] | span recall difference "
+          "| validation MRR difference |")
+    print("|---|---|---|---|---|---|")
+    diffs = {(c["config"], c["metric"]): c for c in f["contextual_comparisons"]}
+    for r in f["contextual"]:
+        m, s = diffs.get((r["config_id"], "mrr")), diffs.get((r["config_id"], "span_recall"))
+        d = (lambda c: "—" if c is None else f"{c['diff']:+.3f} [{c['diff_lo']:+.3f}, {c['diff_hi']:+.3f}]"
+             + (" *" if c["significant"] else ""))
+        print(f"| {r['config_id']} | {_ci(r, 'mrr')} | {_ci(r, 'span_recall')} | {d(m)} | {d(s)} "
+              f"| {'—' if m is None else format(m['validation_diff'], '+.3f')} |")
     print(f"\nsweep: cold wall {f['wall_s']:.1f} s (whole process), peak RSS {f['peak_rss_mb']:.0f} MB; stages (s) "
-          f"{json.dumps(f['stages_s'])}; abstention run (warm) {f['abstain_warm_wall_s']:.1f} s; load average "
+          f"{json.dumps(f['stages_s'])}; abstention run (warm) {f['abstain_warm_wall_s']:.1f} s; contextual run (warm cache) "
+          f"{f['contextual_warm_wall_s']:.1f} s; load average "
           f"{f['loadavg_1min_before']:.1f} (1 min, before), {f['loadavg_5min_after']:.1f} (5 min, after); "
           f"errors {f['errors']}")
 

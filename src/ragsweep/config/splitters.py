@@ -5,13 +5,31 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal, Union
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, field_validator, model_serializer, model_validator
 
 from ragsweep.config.base import Strict
+
+ChunkContext = Literal["none", "title", "title_headings"]
+CONTEXT_SUFFIX = {"none": "", "title": "-ctitle", "title_headings": "-cheadings"}
 
 
 class _Splitter(Strict):
     name: str | None = Field(default=None, description="label used in configuration ids")
+    context: ChunkContext = Field(
+        "none", description="prefix embedded and BM25-indexed with each chunk (contextual chunks): "
+                            "none, title (the document's title) or title_headings (title > heading path)")
+
+    @model_serializer(mode="wrap")
+    def _drop_default_context(self, handler: SerializerFunctionWrapHandler) -> dict:
+        """``context: none`` is left out of every dump, so splitters from before it keep their hashes."""
+        out = handler(self)
+        if isinstance(out, dict) and out.get("context") == "none":
+            out.pop("context")
+        return out
+
+    def _labelled(self, base: str) -> str:
+        """The label: the spec's name, else ``base`` with the context's suffix (``sentence512-ctitle``)."""
+        return self.name or base + CONTEXT_SUFFIX[self.context]
 
 
 class TokenSplitterSpec(_Splitter):
@@ -20,7 +38,7 @@ class TokenSplitterSpec(_Splitter):
     chunk_overlap: int = Field(32, ge=0)
 
     def label(self) -> str:
-        return self.name or f"token{self.chunk_size}"
+        return self._labelled(f"token{self.chunk_size}")
 
 
 class SentenceSplitterSpec(_Splitter):
@@ -29,7 +47,7 @@ class SentenceSplitterSpec(_Splitter):
     chunk_overlap: int = Field(64, ge=0)
 
     def label(self) -> str:
-        return self.name or f"sentence{self.chunk_size}"
+        return self._labelled(f"sentence{self.chunk_size}")
 
 
 class RecursiveSplitterSpec(_Splitter):
@@ -39,7 +57,7 @@ class RecursiveSplitterSpec(_Splitter):
     separators: list[str] | None = None
 
     def label(self) -> str:
-        return self.name or f"recursive{self.chunk_size}"
+        return self._labelled(f"recursive{self.chunk_size}")
 
 
 class SemanticSplitterSpec(_Splitter):
@@ -52,7 +70,7 @@ class SemanticSplitterSpec(_Splitter):
     )
 
     def label(self) -> str:
-        return self.name or "semantic"
+        return self._labelled("semantic")
 
 
 class PatternSplitterSpec(_Splitter):
@@ -70,7 +88,7 @@ class PatternSplitterSpec(_Splitter):
         return v
 
     def label(self) -> str:
-        return self.name or "pattern"
+        return self._labelled("pattern")
 
 
 class SentenceWindowSplitterSpec(_Splitter):
@@ -81,7 +99,7 @@ class SentenceWindowSplitterSpec(_Splitter):
     window_size: int = Field(3, ge=0, le=50, description="sentences either side handed to the generator")
 
     def label(self) -> str:
-        return self.name or f"sentwindow{self.window_size}"
+        return self._labelled(f"sentwindow{self.window_size}")
 
 
 class HierarchicalSplitterSpec(_Splitter):
@@ -106,7 +124,7 @@ class HierarchicalSplitterSpec(_Splitter):
         return self
 
     def label(self) -> str:
-        return self.name or "hier" + "_".join(str(s) for s in self.chunk_sizes)
+        return self._labelled("hier" + "_".join(str(s) for s in self.chunk_sizes))
 
 
 SplitterSpec = Annotated[

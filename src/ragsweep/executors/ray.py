@@ -253,7 +253,7 @@ class _Dispatch:
             if c.embedding is not None:
                 by_emb[c.embedding.label()].append(c)
         for label, cfgs in by_emb.items():
-            vecs = self.vectors_for(cfgs[0].embedding, ([c.text for c in g.chunks], "text"))
+            vecs = self.vectors_for(cfgs[0].embedding, ([c.index_text for c in g.chunks], "text"))
             self.submit("index_task", (self.spec_ref, self.dataset_ref, cfgs[0], g.chunks_ref, vecs, self.root),
                         self.indexed, key, label)
             g.waiting += 1

@@ -99,7 +99,7 @@ def open_or_build(client, index_key: str, chunks, embed_model):
         client.delete_collection(name)
     collection = client.create_collection(name, metadata=meta)
     nodes = [c.to_node() for c in chunks]
-    vectors = embed_model.get_text_embedding_batch([c.text for c in chunks])
+    vectors = embed_model.get_text_embedding_batch([c.index_text for c in chunks])  # with a context, if any
     for node, vec in zip(nodes, vectors):
         node.embedding = vec
     store = float32_store(collection)

@@ -28,22 +28,36 @@ from ragsweep.errors import RagsweepError
 
 @dataclass(frozen=True)
 class Chunk:
-    """A chunk of one document: its text and its half-open character range in that document."""
+    """A chunk of one document: its text and its half-open character range in that document.
+
+    ``context``: the prefix it is embedded and BM25-indexed with (``context_prefix``: contextual
+    chunks), None without one; the text, the offsets and what the generator reads stay raw."""
 
     node_id: str
     doc_id: str
     start: int
     end: int
     text: str
+    context: str | None = None
+
+    @property
+    def index_text(self) -> str:
+        """What is embedded and BM25-indexed: the node's content in LlamaIndex's EMBED mode."""
+        return self.text if self.context is None else f"{self.context}\n\n{self.text}".strip()
 
     def to_node(self):
         """A LlamaIndex TextNode carrying the offsets; the doc id is metadata the embedding and the
-        answer never see."""
+        answer never see. A context is metadata seen in EMBED mode (the vectors, BM25, rerankers, RM3)
+        and hidden in LLM mode (the generator reads the raw chunk)."""
         from llama_index.core.schema import TextNode
 
-        return TextNode(id_=self.node_id, text=self.text, metadata={"doc_id": self.doc_id},
-                        start_char_idx=self.start, end_char_idx=self.end,
-                        excluded_embed_metadata_keys=["doc_id"], excluded_llm_metadata_keys=["doc_id"])
+        if self.context is None:
+            return TextNode(id_=self.node_id, text=self.text, metadata={"doc_id": self.doc_id},
+                            start_char_idx=self.start, end_char_idx=self.end,
+                            excluded_embed_metadata_keys=["doc_id"], excluded_llm_metadata_keys=["doc_id"])
+        return TextNode(id_=self.node_id, text=self.text, metadata={"doc_id": self.doc_id, "context": self.context},
+                        start_char_idx=self.start, end_char_idx=self.end, metadata_template="{value}",
+                        excluded_embed_metadata_keys=["doc_id"], excluded_llm_metadata_keys=["doc_id", "context"])
 
 
 def parser_is_contiguous(parser) -> bool:

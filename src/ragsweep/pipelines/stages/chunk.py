@@ -39,6 +39,8 @@ def chunk_digest(chunks: list[Chunk]) -> str:
     for c in chunks:
         h.update(f"{c.node_id}\0{c.start}\0{c.end}\0".encode())
         h.update(c.text.encode())
+        if c.context is not None:  # contextual chunks index other texts: never the plain chunks' collection
+            h.update(f"\0context\0{c.context}".encode())
     return h.hexdigest()[:16]
 
 
@@ -72,6 +74,10 @@ def chunk(ctx: StageContext, config: Configuration) -> list[Chunk]:
             bar = ctx.bars.add(f"chunking {config.chunk_key}", len(ctx.dataset.documents))
             chunks = split_corpus(ctx.dataset.documents, parser, config.chunk_key,
                                   progress=lambda n: ctx.bars.advance(bar, n))
+            if config.splitter.context != "none":  # contextual chunks: the prefix each is indexed with
+                from ragsweep.splitters.context_prefix import contextualise
+
+                chunks = contextualise(chunks, ctx.dataset.documents, config.splitter.context)
             if not chunks:
                 raise RagsweepError(f"splitter {config.chunk_key}: produced no chunks; is the corpus empty?")
             store_chunks(ctx, config, chunks)
