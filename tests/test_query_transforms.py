@@ -106,7 +106,7 @@ def test_rm3_is_deterministic_and_memoised_by_the_factory():
     top3 = [n.node.node_id for n in a.retrieve(q)]
     assert [n.node.node_id for n in b.retrieve(q)] == top3[:2]  # one expansion serves every top_k
     assert len(index._expanded) == 1
-    assert index.expansion(transform, "deposit interest")
+    assert index.transform_record(transform, "deposit interest")["expanded_query"]
 
 
 # --- spec and grid ----------------------------------------------------------------------------------------------

@@ -101,3 +101,11 @@ def _digest(text: str) -> str:
 def question_split(spec, dataset) -> dict[str, str]:
     """The spec's split of the dataset: over the whole question set, so ``--limit`` does not reshuffle it."""
     return split_questions(dataset.questions, spec.split.validation_fraction, spec.seed, spec.split.stratify)
+
+
+def validation_questions(spec, dataset) -> list[Question]:
+    """The dataset's validation questions, all of them whatever ``--limit`` says: what a run tunes on
+    (fusion weights, abstention thresholds, the adaptive classifier), so a resumed or limited run tunes
+    the same."""
+    split = question_split(spec, dataset)
+    return [q for q in dataset.questions if split.get(q.qid) == "validation"]

@@ -26,14 +26,6 @@ def refusal_template(refusal: str) -> str:
     return DEFAULT_TEXT_QA_PROMPT_TMPL.replace(marker, marker + instruction, 1)
 
 
-def prompt_paths(generator) -> list[Path | None]:
-    """The generator's templates as an axis: the ``prompt_files``, else ``[prompt_file]`` (None: default)."""
-    files = getattr(generator, "prompt_files", None)
-    if files:
-        return list(files)
-    return [getattr(generator, "prompt_file", None)]
-
-
 def prompt_label(path: Path | None) -> str | None:
     """The id part of a template of the ``prompt_files`` axis: ``p`` + the file's stem."""
     return None if path is None else f"p{Path(path).stem}"

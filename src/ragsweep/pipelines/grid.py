@@ -176,13 +176,13 @@ def generator_identity(spec: SweepSpec) -> dict:
     """The generator as it affects answers: for an LLM, the model settings and the prompt text."""
     import hashlib
 
-    gen = spec.generator.model_dump(mode="json", exclude={"prompt_file"})
-    for key in ("abstain_below", "refusal", "prompt_files"):  # absent unless set: older hashes stay
+    # prompt_files: each configuration's own template is hashed by prompt_axis
+    gen = spec.generator.model_dump(mode="json", exclude={"prompt_file", "prompt_files"})
+    for key in ("abstain_below", "refusal"):  # absent unless set: older hashes stay
         if gen.get(key, 0) is None:
             gen.pop(key)
     if gen.get("abstain_below") == "tune":  # another split must not reuse a threshold tuned on test questions
         gen["abstain_tuning_split"] = {"seed": spec.seed, **spec.split.model_dump(mode="json")}
-    gen.pop("prompt_files", None)  # each configuration's own template is hashed by prompt_axis
     if spec.generator.kind == "llm":
         assert spec.llm is not None
         gen["llm"] = llm_identity(spec.llm)
@@ -190,6 +190,14 @@ def generator_identity(spec: SweepSpec) -> dict:
             text = Path(spec.generator.prompt_file).read_text(encoding="utf-8")
             gen["prompt_sha256"] = hashlib.sha256(text.encode()).hexdigest()
     return gen
+
+
+def _retrieval_llm(spec: SweepSpec, retriever, parts) -> dict | None:
+    """The identity of the LLM a configuration calls while retrieving (fusion rewrites, an LLM graph
+    extractor, an LLM transform or reranker among ``parts``), else None."""
+    uses_llm = (getattr(retriever, "num_queries", 1) > 1 or getattr(retriever, "uses_llm", False)
+                or any(x is not None and x.uses_llm for x in parts))
+    return llm_identity(spec.llm) if uses_llm and spec.llm else None
 
 
 def _retrieval_variants(spec: SweepSpec, retriever) -> list[tuple]:
@@ -210,9 +218,7 @@ def expand(spec: SweepSpec) -> list[Configuration]:
                     for k in spec.top_k:
                         parts = ([splitter.label()] + ([emb.label()] if emb is not None else []) + [retriever.label()]
                                  + [x.label() for x in (transform, reranker) if x is not None] + [f"k{k}"])
-                        uses_llm = (getattr(retriever, "num_queries", 1) > 1 or getattr(retriever, "uses_llm", False)
-                                    or any(x is not None and x.uses_llm for x in (transform, reranker)))
-                        rewrite = llm_identity(spec.llm) if uses_llm and spec.llm else None
+                        rewrite = _retrieval_llm(spec, retriever, (transform, reranker))
                         out.append(Configuration("-".join(parts), splitter, chunk_emb, emb, retriever, k, generator,
                                                  rewrite, reranker, transform, tune_metric(spec, retriever),
                                                  tuning_split(spec, retriever)))
@@ -244,9 +250,7 @@ def adaptive_configurations(spec: SweepSpec, generator: dict) -> list[Configurat
     for i, a in enumerate(spec.adaptive):
         amap = resolve_adaptive(spec, i)
         retriever = next(r for r in spec.retrievers if r.label() == a.retriever)
-        uses_llm = (getattr(retriever, "num_queries", 1) > 1 or getattr(retriever, "uses_llm", False)
-                    or any(x is not None and x.uses_llm for r in amap.routes for x in (r.transform, r.reranker)))
-        rewrite = llm_identity(spec.llm) if uses_llm and spec.llm else None
+        rewrite = _retrieval_llm(spec, retriever, [x for r in amap.routes for x in (r.transform, r.reranker)])
         for splitter in spec.splitters:
             for emb in (list(spec.embeddings) if retriever.needs_embedding else [None]):
                 parts = [splitter.label()] + ([emb.label()] if emb is not None else []) + [retriever.label(), a.label()]

@@ -76,12 +76,6 @@ class IndexRetrievers:
         applied = self._expanded.get(transform_key(transform)) if transform is not None else None
         return applied.record(query) if applied is not None else {}
 
-    def expansion(self, transform: ActiveTransform | None, query: str) -> dict[str, float]:
-        """The weighted query RM3 searched BM25 with for ``query`` (empty without it)."""
-        if transform is None or transform.kind != "rm3" or self.bm25 is None:
-            return {}
-        return dict(self._applied(transform).retriever.expansions.get(query, {}))
-
     def _reranked_results(self, spec: RetrieverSpec, reranker: ActiveReranker, transform: ActiveTransform | None):
         """The shared reordered candidates of one (retriever, transform, reranker) and their RerankingRetriever."""
         import json

@@ -48,7 +48,7 @@ def abstention_rule(ctx, config, retriever) -> AbstentionRule | None:
     dataset, the spec and the configuration alone."""
     from llama_index.core.schema import QueryBundle
 
-    from ragsweep.evaluation.split import question_split
+    from ragsweep.evaluation.split import validation_questions
     from ragsweep.llm.usage import Trace, llm_scope
 
     gen = ctx.spec.generator
@@ -57,8 +57,7 @@ def abstention_rule(ctx, config, retriever) -> AbstentionRule | None:
         return None
     if below != "tune":
         return AbstentionRule(float(below))
-    split = question_split(ctx.spec, ctx.dataset)
-    questions = [q for q in ctx.dataset.questions if split.get(q.qid) == "validation"]
+    questions = validation_questions(ctx.spec, ctx.dataset)
     t0 = time.perf_counter()
     trace = Trace()
     with llm_scope(trace, stage="tune", config_id=config.config_id):

@@ -42,7 +42,7 @@ def classify(spec, dataset, amap: AdaptiveMap) -> Classified:
     """Train on the validation questions; a label problem or too few examples: one RagsweepError line."""
     from ragsweep.adaptive.classifier import ClassifierSettings, TooFewExamples, fit, out_of_fold, predict
     from ragsweep.adaptive.labels import gold_classes
-    from ragsweep.evaluation.split import question_split
+    from ragsweep.evaluation.split import question_split, validation_questions
 
     a = amap.spec
     settings = ClassifierSettings(folds=a.classifier.folds, C=a.classifier.C, ngram_max=a.classifier.ngram_max,
@@ -50,7 +50,7 @@ def classify(spec, dataset, amap: AdaptiveMap) -> Classified:
                                   seed=spec.seed)
     gold = gold_classes(a, dataset.questions, amap.where)
     split = question_split(spec, dataset)
-    train = [q for q in dataset.questions if split.get(q.qid) == "validation"]
+    train = validation_questions(spec, dataset)
     ids, texts, labels = [q.qid for q in train], [q.question for q in train], [gold[q.qid] for q in train]
     try:
         from ragsweep.adaptive.classifier import check_counts

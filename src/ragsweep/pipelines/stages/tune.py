@@ -40,10 +40,9 @@ def validation_questions(ctx) -> list[Question]:
     """The dataset's validation questions with gold evidence: all of them, whatever ``--limit`` says, so
     the weights are a function of the dataset and the spec alone (a run resumed with another limit
     answers with the same weights; the split settings are part of the configuration's hash)."""
-    from ragsweep.evaluation.split import question_split
+    from ragsweep.evaluation.split import validation_questions as all_validation
 
-    split = question_split(ctx.spec, ctx.dataset)
-    return [q for q in ctx.dataset.questions if split.get(q.qid) == "validation" and q.evidence]
+    return [q for q in all_validation(ctx.spec, ctx.dataset) if q.evidence]
 
 
 def tune_weights(ctx, config, retrievers) -> tuple[object, dict]:
