@@ -354,3 +354,14 @@ def test_llm_sweep_abstention_rates_against_the_fake_server(make_spec, run_cli, 
     neg = run.records[run.records["qid"] == unanswerable[2]["id"]]
     assert neg["token_f1"].isna().all() and neg["bertscore_f1"].isna().all()
     assert run.manifest["generator"]["prompt_files"] == [str(concise), str(strict)]
+
+
+def test_a_bad_abstain_below_names_both_accepted_forms_in_one_line():
+    spec = {"splitters": [{"kind": "sentence"}], "retrievers": [{"kind": "bm25"}],
+            "generator": {"kind": "extractive", "abstain_below": "sometimes"}}
+    with pytest.raises(RagsweepError) as err:
+        parse_spec(spec, "s.yaml")
+    line = str(err.value)
+    assert "\n" not in line and "more problem" not in line
+    assert line.startswith("s.yaml: generator.abstain_below: Input should be a valid number")
+    assert line.endswith("; or Input should be 'tune'")

@@ -22,13 +22,19 @@ def _loc(loc: tuple) -> str:
     return out
 
 
+def _union_member(part) -> bool:
+    """A member name pydantic inserts in the location of a plain union's error (``tuple[float, float]``,
+    ``literal['tune']``, ``float``)."""
+    return isinstance(part, str) and ("[" in part or part in ("float", "int", "str", "bool"))
+
+
 def _clean_loc(loc: tuple) -> tuple:
     """Drop the union tags pydantic inserts after a discriminated field (``splitters.0.pattern.x``) and
-    the member names it inserts in a plain union (``weights.tuple[float, float]``)."""
+    the member names it inserts in a plain union (``weights.tuple[float, float]``, ``abstain_below.float``)."""
     out: list = []
     for i, part in enumerate(loc):
         prev = loc[i - 1] if i else None
-        if isinstance(part, str) and "[" in part:
+        if _union_member(part):
             continue
         if isinstance(part, str) and part in _TAGS and (isinstance(prev, int) or prev in ("corpus", "questions",
                                                                                              "generator")):
@@ -105,7 +111,7 @@ def _first_error(exc) -> str:
         msg = msg[len("Value error, "):]
     # a plain union (weights: a list or "tune") fails once per member at the same field: say all of them
     same = []
-    if any("[" in str(p) for p in err["loc"]):
+    if any(_union_member(p) for p in err["loc"]):
         same = [e for e in exc.errors()[1:] if _clean_loc(e["loc"]) == _clean_loc(err["loc"])]
         msg = "; or ".join([msg] + [e["msg"] for e in same])
     more = len(exc.errors()) - 1 - len(same)
