@@ -52,8 +52,11 @@ RERANK_MARKER = "A list of documents is shown below. Each document has a number 
 # query transforms: LlamaIndex's HyDE prompt (HYDE_TMPL) and ragsweep's decomposition prompt
 # (retrievers/transforms/decompose.py); both hold the question alone, so they are checked after the judges
 HYDE_MARKER = "Please write a passage to answer the question"
+# contextual chunks (src/ragsweep/splitters/situate.py, Anthropic's prompt): it embeds a whole document, so it is
+# checked right after the rerank prompt
+SITUATE_MARKER = "situate this chunk within the overall document"
 DECOMPOSE_MARKER = "simpler sub-questions"
-KINDS = ("rerank", "correctness", "faithfulness", "relevancy", "hyde", "decompose", "query_gen", "kg_extract",
+KINDS = ("rerank", "situate", "correctness", "faithfulness", "relevancy", "hyde", "decompose", "query_gen", "kg_extract",
          "generation")
 EMBEDDINGS_KIND = "embeddings"
 RULE_KINDS = (*KINDS, EMBEDDINGS_KIND, "any")
@@ -68,6 +71,8 @@ def classify(text: str) -> str:
     """The kind of a chat request, from its concatenated message text (see the module markers)."""
     if RERANK_MARKER in text:  # first: the prompt embeds documents, which may say anything a later marker says
         return "rerank"
+    if SITUATE_MARKER in text:
+        return "situate"
     if CORRECTNESS_MARKER in text:
         return "correctness"
     if any(m in text for m in RELEVANCY_MARKERS):
@@ -187,6 +192,19 @@ def decompose_reply(text: str) -> str:
     return f"1. What is {' '.join(words[:half])}?\n2. What is {' '.join(words[half:]) or words[0]}?"
 
 
+def situate_reply(text: str) -> str:
+    """"This chunk is from the document that begins: <its first 8 words>; it covers <the chunk's first 3 long
+    words>." (the document and chunk between their tags in the prompt)."""
+    def between(start: str, end: str) -> str:
+        at = text.find(start)
+        body = text[at + len(start):] if at >= 0 else ""
+        return body[: body.find(end)] if end in body else body
+
+    head = " ".join(between("<document>", "</document>").split()[:8]) or "nothing"
+    words = re.findall(r"[A-Za-z]{6,}", between("<chunk>", "</chunk>"))[:3]
+    return f"This chunk is from the document that begins: {head}; it covers {', '.join(words) or 'little'}."
+
+
 def kg_extract_reply(text: str) -> str:
     """Up to 3 triplets "(word1, relates to, word2)" chaining the first long words of the prompt's last "Text:"."""
     body = text[text.rfind("Text:") + 5:]
@@ -251,6 +269,8 @@ def default_reply(kind: str, text: str) -> str:
         return decompose_reply(text)
     if kind == "kg_extract":
         return kg_extract_reply(text)
+    if kind == "situate":
+        return situate_reply(text)
     return generation_reply(text)
 
 

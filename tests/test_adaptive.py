@@ -240,3 +240,26 @@ def test_report_and_plots_take_a_configuration_without_top_k(adaptive_runs, run_
     assert reported.returncode == 0, reported.stderr[-2000:]
     plotted = run_cli("plot", adaptive.run_dir, "--out", tmp_path / "plots")
     assert plotted.returncode == 0 and (tmp_path / "plots" / "heatmap.png").is_file(), plotted.stderr[-2000:]
+
+
+def test_dry_run_counts_each_class_llm_steps_as_an_upper_bound(tmp_path):
+    """An adaptive fusion whose complex class uses HyDE and an LLM reranker, beside fixed configurations that
+    use them on other retrievers: the classes are unknown before the run, so the estimate counts every
+    question in that class: one more rerank per question (its own index and retriever), no more HyDE
+    (what HyDE writes for a question is shared by every retriever)."""
+    from ragsweep.pipelines.estimate import estimate_run
+
+    llm = {"model": "m", "base_url": "http://127.0.0.1:9/v1", "api_key_env": None}
+    data = {**BASE, "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}}, "llm": llm,
+            "retrievers": [{"kind": "vector"}, {"kind": "fusion"}], "top_k": [5],
+            "query_transforms": [{"kind": "none"}, {"kind": "hyde", "apply_to": ["vector"]}],
+            "rerankers": [{"kind": "none"}, {"kind": "llm", "candidates": 10, "batch_size": 10,
+                                             "apply_to": ["vector"]}],
+            "adaptive": [{**HYPA, "classes": {"simple": {"top_k": 5},
+                                              "complex": {"top_k": 10, "reranker": "llmrerank-c10",
+                                                          "query_transform": "hyde"}}}]}
+    spec = parse_spec(data)
+    est = {e.stage: e for e in estimate_run(spec, run_dir=tmp_path / "run", cache_dir=tmp_path / "cache", limit=7)}
+    assert est["query_transform"].calls == 7
+    assert est["rerank"].calls == 3 * 7  # vector and vector+hyde (fixed), then fusion+hyde (the adaptive one)
+    assert any("an upper bound" in n for n in est["rerank"].notes)

@@ -259,6 +259,11 @@ def show(
 
         for line in describe(run.meta["adaptive"]):
             console.print(f"adaptive {line}")
+    if any(inv.get("chunk_contexts") for inv in run.meta.get("invocations") or []):
+        from ragsweep.pipelines.stages.chunk_context import describe as describe_contexts
+
+        for line in describe_contexts(run.meta["invocations"]):
+            console.print(f"chunk contexts {line}")
     print_summary(run.split(split), console, title=f"{run.name} ({split} questions)",
                   metrics=[metric] + [m for m in TABLE_METRICS if m != metric],
                   validation=run.split("validation") if split == "test" else None)

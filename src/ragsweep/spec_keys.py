@@ -11,7 +11,8 @@ Spec keys (README.md has the full reference):
             duplicate_evidence: all_copies|first, negatives: FILE.jsonl (appended, ids neg-...)}
   splitters: [{kind: token|sentence|recursive|semantic|pattern, chunk_size, chunk_overlap, name, ...}
               | {kind: sentence_window, window_size} | {kind: hierarchical, chunk_sizes, chunk_overlap}]
-             (any splitter: context: none|title|title_headings, the prefix embedded and BM25-indexed)
+             (any splitter: context: none|title|title_headings|llm, the prefix embedded and BM25-indexed;
+              llm: {kind: llm, document_tokens, head_tokens, max_tokens, title, prompt_file, llm})
   embeddings: [{kind: sentence_transformers, model, backend: torch|onnx|onnx-int8, device, batch_size,
                 query_prefix, text_prefix, name} | {kind: openai, model, base_url, api_key_env, ...}]
   retrievers: [{kind: bm25|vector|fusion, mode, weights (a list or tune), tune_steps, tune_metric, num_queries, name}

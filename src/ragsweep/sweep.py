@@ -199,7 +199,8 @@ def _driver_context(spec, dataset, cache: CacheDir, stats, bars, clients, config
     llm = clients.get(spec.llm) if clients is not None and spec.llm is not None else None
     return StageContext(spec=spec, dataset=dataset, cache=cache,
                         models=Models(embedding_cache, cache.root),
-                        stats=stats, bars=bars, llm=llm, neo4j=neo4j_connection(spec, configs))
+                        stats=stats, bars=bars, llm=llm, llm_for=clients.get if clients is not None else None,
+                        neo4j=neo4j_connection(spec, configs))
 
 
 def _release(ctx) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ragsweep.config.base import Strict, check_weights, env_var_name  # noqa: F401
 from ragsweep.config.dataset import CorpusSpec, DatasetSpec, DemoCorpus, DemoQuestions, FolderCorpus, JsonlCorpus, LabelledRagQuestions, LegalBenchCorpus, LegalBenchQuestions, QuestionsSpec, SquadCorpus, SquadQuestions, TableQuestions  # noqa: F401
+from ragsweep.config.chunk_context import LLMChunkContextSpec, context_llm, uses_llm  # noqa: F401
 from ragsweep.config.splitters import HierarchicalSplitterSpec, PatternSplitterSpec, RecursiveSplitterSpec, SemanticSplitterSpec, SentenceSplitterSpec, SentenceWindowSplitterSpec, SplitterSpec, TokenSplitterSpec  # noqa: F401
 from ragsweep.config.embeddings import EMBEDDING_BACKENDS, EmbeddingSpec, HFEmbeddingSpec, OpenAIEmbeddingSpec  # noqa: F401
 from ragsweep.config.retrievers import BM25Spec, FusionSpec, GraphParams, GraphRetrieverSpec, HybridKGSpec, KnowledgeGraphSpec, RetrieverSpec, VectorSpec  # noqa: F401

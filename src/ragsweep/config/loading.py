@@ -7,6 +7,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel
 
+from ragsweep.config.chunk_context import PROMPT_PLACEHOLDERS, uses_llm
 from ragsweep.config.evaluation import JudgePrompts
 from ragsweep.config.sweep import SweepSpec
 from ragsweep.errors import RagsweepError
@@ -37,7 +38,7 @@ def _clean_loc(loc: tuple) -> tuple:
         if _union_member(part):
             continue
         if isinstance(part, str) and part in _TAGS and (isinstance(prev, int) or prev in ("corpus", "questions",
-                                                                                             "generator")):
+                                                                                             "generator", "context")):
             continue
         out.append(part)
     return tuple(out)
@@ -121,7 +122,7 @@ def _first_error(exc) -> str:
 _TAGS = {"demo", "folder", "jsonl", "csv", "legalbench", "squad", "labelled_rag", "token", "sentence", "recursive",
          "semantic", "pattern", "sentence_transformers", "openai", "bm25", "vector", "fusion", "knowledge_graph", "hybrid_kg", "extractive",
          "llm", "none", "late_interaction", "cross_encoder", "rm3", "hyde", "multi_query", "decompose",
-         "sentence_window", "hierarchical", "similarity_cutoff", "long_context_reorder", "auto_merging"}
+         "sentence_window", "hierarchical", "similarity_cutoff", "long_context_reorder", "auto_merging", "preset"}
 
 
 def parse_spec(data: object, source: str = "<spec>", base_dir: Path | None = None) -> SweepSpec:
@@ -177,6 +178,9 @@ def _resolve_paths(spec: SweepSpec, base: Path) -> SweepSpec:
             update={"prompt_files": [p if p.is_absolute() else (base / p).resolve() for p in spec.generator.prompt_files]})
     if spec.adaptive:
         updates["adaptive"] = [fix(a, ("labels_file",)) for a in spec.adaptive]
+    if any(uses_llm(sp.context) for sp in spec.splitters):
+        updates["splitters"] = [sp.model_copy(update={"context": fix(sp.context, ("prompt_file",))})
+                                if uses_llm(sp.context) else sp for sp in spec.splitters]
     if spec.stage2 is not None:
         prompts = fix(spec.stage2.prompts, tuple(JudgePrompts.model_fields))
         updates["stage2"] = spec.stage2.model_copy(update={"prompts": prompts})
@@ -189,6 +193,9 @@ def _prompt_files(spec: SweepSpec) -> list[tuple[str, Path]]:
         out.append(("generator.prompt_file", spec.generator.prompt_file))
     for i, p in enumerate(getattr(spec.generator, "prompt_files", None) or []):
         out.append((f"generator.prompt_files[{i}]", p))
+    for i, sp in enumerate(spec.splitters):
+        if uses_llm(sp.context) and sp.context.prompt_file is not None:
+            out.append((f"splitters[{i}].context.prompt_file", sp.context.prompt_file))
     if spec.stage2 is not None:
         for name in JudgePrompts.model_fields:
             v = getattr(spec.stage2.prompts, name)
@@ -212,3 +219,10 @@ def _check_files(spec: SweepSpec, source: str) -> None:
     for part, path in _prompt_files(spec):
         if not Path(path).is_file():
             raise RagsweepError(f"{source}: {part}: {path} does not exist; fix the path (relative to the spec file)")
+    for i, sp in enumerate(spec.splitters):
+        path = sp.context.prompt_file if uses_llm(sp.context) else None
+        if path is not None:
+            text = Path(path).read_text(encoding="utf-8")
+            if any(p not in text for p in PROMPT_PLACEHOLDERS):
+                raise RagsweepError(f"{source}: splitters[{i}].context.prompt_file: {path} needs the placeholders "
+                                    "{document} and {chunk}")

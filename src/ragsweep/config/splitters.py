@@ -8,16 +8,16 @@ from typing import Annotated, Literal, Union
 from pydantic import Field, SerializerFunctionWrapHandler, field_validator, model_serializer, model_validator
 
 from ragsweep.config.base import Strict
-
-ChunkContext = Literal["none", "title", "title_headings"]
-CONTEXT_SUFFIX = {"none": "", "title": "-ctitle", "title_headings": "-cheadings"}
+from ragsweep.config.chunk_context import ChunkContext, check_shorthand, context_suffix
 
 
 class _Splitter(Strict):
     name: str | None = Field(default=None, description="label used in configuration ids")
     context: ChunkContext = Field(
         "none", description="prefix embedded and BM25-indexed with each chunk (contextual chunks): "
-                            "none, title (the document's title) or title_headings (title > heading path)")
+                            "none, title (the document's title), title_headings (title > heading path) or llm "
+                            "(a situating sentence the LLM writes; {kind: llm, ...} for its settings)")
+    _context_shorthand = check_shorthand
 
     @model_serializer(mode="wrap")
     def _drop_default_context(self, handler: SerializerFunctionWrapHandler) -> dict:
@@ -29,7 +29,7 @@ class _Splitter(Strict):
 
     def _labelled(self, base: str) -> str:
         """The label: the spec's name, else ``base`` with the context's suffix (``sentence512-ctitle``)."""
-        return self.name or base + CONTEXT_SUFFIX[self.context]
+        return self.name or base + context_suffix(self.context)
 
 
 class TokenSplitterSpec(_Splitter):

@@ -10,6 +10,7 @@ from pydantic import Field, field_validator, model_validator
 
 from ragsweep.config.adaptive import AdaptiveSpec, adaptive_depth, check_adaptive
 from ragsweep.config.base import Strict
+from ragsweep.config.chunk_context import context_llm, uses_llm
 from ragsweep.config.dataset import DatasetSpec
 from ragsweep.config.embeddings import EmbeddingSpec, HFEmbeddingSpec
 from ragsweep.config.evaluation import ScoringSpec, SplitSpec, Stage2Spec
@@ -121,7 +122,18 @@ class SweepSpec(Strict):
         if self.uses_neo4j and self.neo4j is None:
             raise ValueError("retrievers: store neo4j needs a 'neo4j' section (url, username_env, password_env); "
                              "scripts/neo4j.sh start runs one on loopback")
+        for i, sp in enumerate(self.splitters):
+            llm = context_llm(sp.context, self.llm)
+            if llm is not None and sp.context.document_tokens + sp.context.max_tokens + 256 > llm.context_window:
+                raise ValueError(f"splitters[{i}].context.document_tokens ({sp.context.document_tokens}) with the "
+                                 f"chunk and the reply does not fit the LLM's context_window ({llm.context_window}); "
+                                 "lower document_tokens or raise context_window")
         if self.llm is None:
+            for i, sp in enumerate(self.splitters):
+                if uses_llm(sp.context) and sp.context.llm is None:
+                    raise ValueError(f"splitters[{i}].context: kind llm asks an LLM for each chunk's context; add an "
+                                     "'llm' section or context.llm (model, base_url, api_key_env), or use title "
+                                     "(offline)")
             if any(r.uses_llm for r in graph_specs):
                 raise ValueError("retrievers: an LLM path extractor needs an 'llm' section; "
                                  "or use extractor: legal_patterns (offline)")

@@ -50,8 +50,13 @@ class LocalExecutor:
                gen_items: list) -> None:
         """One splitter's units in plan order: chunk, then the answer unit with what it searches (index and
         queries per embedding, then graph)."""
+        from ragsweep.llm.budget import BudgetExhausted
+        from ragsweep.llm.engine import LLMFatalError
+
         try:
             chunks = chunk.chunk(ctx, g.splitter)
+        except (BudgetExhausted, LLMFatalError):
+            raise  # LLM-written chunk contexts: the stage stops, a later run goes on
         except Exception as exc:  # noqa: BLE001 - one splitter failing must not lose the others
             answer.record_failures(g.configs, plan.pending, sink, ctx.stats, bar, f"chunking failed: {short_reason(exc)}")
             return

@@ -85,6 +85,11 @@ class RayExecutor:
             if remote:
                 work[key] = _Group(remote)
         gen_items: list = []
+        try:
+            work = self._llm_contexts(plan, ctx, work, sink, bar)
+        except RagsweepError as exc:  # the budget ran out, or the endpoint refused the key
+            sink.flush()
+            return exc
         if work:
             try:
                 _Dispatch(plan, ctx, work, sink, bar, gen_items, self.session.cluster).run()
@@ -93,6 +98,29 @@ class RayExecutor:
                 self.lost = True
                 return exc
         return LocalExecutor().answer(plan, ctx, sink, bar, groups=left, clients=clients, gen_items=gen_items)
+
+    @staticmethod
+    def _llm_contexts(plan: SweepPlan, ctx, work: dict[str, _Group], sink, bar) -> dict[str, _Group]:
+        """Chunk here the splitters whose contexts an LLM writes (every LLM call stays on the driver); the
+        chunk tasks then find them cached. A splitter that fails here fails its configurations."""
+        from ragsweep.config import uses_llm
+        from ragsweep.llm.budget import BudgetExhausted
+        from ragsweep.llm.engine import LLMFatalError
+
+        out = {}
+        for key, g in work.items():
+            first = g.configs[0]
+            if uses_llm(first.splitter.context) and chunk.cached_chunks(ctx, first) is None:
+                try:
+                    chunk.chunk(ctx, first)
+                except (BudgetExhausted, LLMFatalError):
+                    raise
+                except Exception as exc:  # noqa: BLE001 - one splitter failing must not lose the others
+                    answer.record_failures(g.configs, plan.pending, sink, ctx.stats, bar,
+                                           f"chunking failed: {short_reason(exc)}")
+                    continue
+            out[key] = g
+        return out
 
     def score(self, ctx, questions, todo: list, journal, scorer_key: str) -> None:
         """The score unit as Ray tasks: blocks of uncached pairs scored on the workers (each loads the

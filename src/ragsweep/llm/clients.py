@@ -24,6 +24,12 @@ def llms_in_use(spec: SweepSpec, with_stage2: bool = True) -> list[tuple[str, LL
                                  or any(getattr(r, "uses_llm", False) for r in spec.rerankers)
                                  or any(getattr(t, "uses_llm", False) for t in spec.query_transforms)):
         out.append(("llm", spec.llm))
+    for i, sp in enumerate(spec.splitters):  # contextual chunks written by an LLM: the spec's, or their own
+        ctx = getattr(sp, "context", None)
+        if getattr(ctx, "kind", None) == "llm":
+            own = ctx.llm is not None
+            if own or not any(role == "llm" for role, _ in out):
+                out.append((f"splitters[{i}].context.llm" if own else "llm", ctx.llm or spec.llm))
     if with_stage2 and spec.stage2 is not None:
         judge = spec.stage2.llm or spec.llm
         if judge is not None:

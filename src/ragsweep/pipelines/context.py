@@ -74,6 +74,7 @@ class StageContext:
     stats: SweepStats = field(default_factory=SweepStats)
     bars: Progress = field(default_factory=lambda: Progress(enabled=False))
     llm: Any = None
+    llm_for: Any = None  # LLMSpec -> its LLM (llm.clients.LLMClients.get): contextual chunks with their own LLM
     neo4j: Any = None  # a graphs.neo4j_store.Neo4jConnection when a graph is served from Neo4j
     rerankers: RerankerModels = field(default_factory=RerankerModels)  # built on first use, dropped after answering
     tuned_weights: dict = field(default_factory=dict)  # configuration hash -> tuning the run recorded (ask)

@@ -114,6 +114,10 @@ def estimate_run(spec, run_dir: Path | None = None, cache_dir: Path | None = Non
         if graphs.calls or graphs.notes:
             out.append(graphs)
 
+    contexts = _chunk_contexts(spec, dataset, configs, cache, chunks_of, overhead)
+    if contexts.calls or contexts.notes:
+        out.append(contexts)
+
     # ---- stage 2: judges on the top N configurations, test questions
     if spec.stage2 is not None:
         from llama_index.core.evaluation.correctness import DEFAULT_EVAL_TEMPLATE as CORRECTNESS
@@ -238,6 +242,41 @@ def _graph_extraction(spec, dataset, configs, cache, chunks_of, overhead: int, p
     return est
 
 
+def _chunk_contexts(spec, dataset, configs, cache, chunks_of, overhead: int) -> StageEstimate:
+    """One call per distinct (document window, chunk) of each splitter with ``context: llm`` whose chunks are
+    not cached: the prompt's template, window and chunk, and ``max_tokens`` of context at most."""
+    from ragsweep.config import context_llm, uses_llm
+    from ragsweep.llm.pricing import price_for
+    from ragsweep.llm.tokens import count_tokens
+    from ragsweep.pipelines.stages.chunk import cached_chunks_path
+    from ragsweep.pipelines.stages.chunk_context import windows
+    from ragsweep.splitters.situate import fill, template_text
+
+    todo = {c.chunk_key: c for c in configs if uses_llm(c.splitter.context)}
+    llms = [context_llm(c.splitter.context, spec.llm) for c in todo.values()]
+    est = StageEstimate("chunk_context", ", ".join(dict.fromkeys(x.model for x in llms)) if llms else "")
+    counted: dict[str, int] = {}  # windows are shared by the chunks of a document (block): counted once
+
+    def tokens(text: str) -> int:
+        if text not in counted:
+            counted[text] = count_tokens(text)
+        return counted[text]
+
+    for (key, c), llm in zip(todo.items(), llms):
+        if cached_chunks_path(cache, c, dataset).is_file():
+            continue
+        chunks = chunks_of(c)
+        if chunks is None:
+            est.notes.append(f"{key}: semantic chunks not cached yet, its contexts are not counted")
+            continue
+        base = overhead + count_tokens(fill(template_text(c.splitter.context.prompt_file), "", ""))
+        seen, _ = windows(chunks, dataset.documents, c.splitter.context)
+        price = price_for(llm.model, spec.prices)
+        for window, text in dict.fromkeys(zip(seen, (ch.text for ch in chunks))):
+            est.add(1, base + tokens(window) + count_tokens(text), llm.max_tokens, price)
+    return est
+
+
 def print_estimate(estimates: list[StageEstimate], console) -> None:
     from rich.table import Table
 
@@ -265,6 +304,20 @@ def print_estimate(estimates: list[StageEstimate], console) -> None:
             console.print(f"  {e.stage}: {note}")
 
 
+def _steps(config, est: StageEstimate) -> list[tuple]:
+    """(query transform, reranker) a configuration retrieves with: its own, or each class's of an adaptive
+    one, whose questions' classes are not known before its classifier is trained: every question is counted
+    in every class (an upper bound, said in ``est``'s notes)."""
+    if config.adaptive is None:
+        return [(config.query_transform, config.reranker)]
+    routes = [(r.transform, r.reranker) for r in config.adaptive.routes]
+    note = (f"{config.config_id}: every question counted in each class with an LLM step (classes are predicted "
+            "when the run trains the classifier): an upper bound")
+    if any(x is not None and x.uses_llm for pair in routes for x in pair) and note not in est.notes:
+        est.notes.append(note)
+    return routes
+
+
 def _llm_rerank(spec, configs, questions, done, q_tokens, mean_chunk, overhead, price) -> StageEstimate:
     """LLM reranking: once per (question, base retriever, reranker) whatever the top_k, in batches of
     ``batch_size`` candidates, each candidate's chunk in the prompt; the reply lists numbers and scores."""
@@ -275,16 +328,14 @@ def _llm_rerank(spec, configs, questions, done, q_tokens, mean_chunk, overhead, 
     est = StageEstimate("rerank", spec.llm.model)
     base = count_tokens(DEFAULT_CHOICE_SELECT_PROMPT_TMPL.format(context_str="", query_str=""))
     seen: set[tuple] = set()
-    for c in configs:
-        r = c.reranker
+    for c, t, r in ((c, t, r) for c in configs for t, r in _steps(c, est)):
         if r is None or not r.uses_llm:
             continue
         for q in questions:
             # one reordering per (question, index, retriever, transform, reranker) serves every top_k,
             # except for tuned fusion weights, which are chosen per top_k
             key = (q.qid, c.chunk_key, c.embedding.label() if c.embedding else None, c.retriever.label(),
-                   c.query_transform.label() if c.query_transform else None, r.label(),
-                   c.top_k if getattr(c.retriever, "tuned", False) else None)
+                   t.label() if t else None, r.label(), c.top_k if getattr(c.retriever, "tuned", False) else None)
             if (c.config_hash, q.qid) in done or key in seen:
                 continue
             seen.add(key)
@@ -304,8 +355,7 @@ def _llm_transforms(spec, configs, questions, done, overhead, price) -> StageEst
 
     est = StageEstimate("query_transform", spec.llm.model)
     seen: set[tuple[str, str]] = set()
-    for c in configs:
-        t = c.query_transform
+    for c, t in ((c, t) for c in configs for t, _ in _steps(c, est)):
         if t is None or not t.uses_llm:
             continue
         key = transform_key(t)

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
 from ragsweep.adaptive.config_map import AdaptiveMap, resolve as resolve_adaptive
+from ragsweep.config import context_llm, uses_llm
 from ragsweep.config import (ActivePostprocessor, ActiveReranker, ActiveTransform, EmbeddingSpec, RetrieverSpec, SemanticSplitterSpec,
                              SplitterSpec, SweepSpec)
 from ragsweep.errors import RagsweepError
@@ -42,6 +43,7 @@ class Configuration:
     prompt: str | None = None  # generator.prompt_files: this configuration's template file
     adaptive: AdaptiveMap | None = None  # adaptive: top_k, reranker, transform per predicted class; top_k the largest
     postprocessor: ActivePostprocessor | None = None  # None: the context as retrieved
+    context_llm: dict | None = None  # contextual chunks an LLM writes: its identity and the prompt's hash
 
     @property
     def chunk_key(self) -> str:
@@ -54,8 +56,11 @@ class Configuration:
         from ragsweep.embeddings.factory import model_key
 
         splitter = self.splitter.model_dump(mode="json", exclude={"name", "embedding"})
+        if isinstance(splitter.get("context"), dict):  # its LLM's URL and key, its prompt's path: not the chunks
+            splitter["context"] = {k: v for k, v in splitter["context"].items() if k not in ("llm", "prompt_file")}
         return {"splitter": splitter,
-                "chunk_embedding": model_key(self.chunk_embedding) if self.chunk_embedding is not None else None}
+                "chunk_embedding": model_key(self.chunk_embedding) if self.chunk_embedding is not None else None,
+                **({"context_llm": self.context_llm} if self.context_llm is not None else {})}
 
     def identity(self) -> dict:
         """Everything that determines this configuration's results: hashed into ``config_hash``."""
@@ -192,6 +197,14 @@ def generator_identity(spec: SweepSpec) -> dict:
     return gen
 
 
+def context_identity(spec: SweepSpec, splitter: SplitterSpec) -> dict:
+    """What decides the contexts an LLM writes for a splitter's chunks: the model settings and the prompt."""
+    from ragsweep.splitters.situate import template_sha256
+
+    return {"llm": llm_identity(context_llm(splitter.context, spec.llm)),
+            "prompt_sha256": template_sha256(splitter.context.prompt_file)}
+
+
 def _retrieval_llm(spec: SweepSpec, retriever, parts) -> dict | None:
     """The identity of the LLM a configuration calls while retrieving (fusion rewrites, an LLM graph
     extractor, an LLM transform or reranker among ``parts``), else None."""
@@ -224,6 +237,8 @@ def expand(spec: SweepSpec) -> list[Configuration]:
                                                  tuning_split(spec, retriever)))
     out = postprocessor_axis(spec, out)  # postprocessors: one configuration per one that applies
     out += adaptive_configurations(spec, generator)
+    out = [replace(c, context_llm=context_identity(spec, c.splitter)) if uses_llm(c.splitter.context) else c
+           for c in out]
     out = prompt_axis(spec, out)  # generator.prompt_files: one configuration per template
     ids = [c.config_id for c in out]
     clash = next((i for i in ids if ids.count(i) > 1), None)

@@ -28,6 +28,7 @@ class SweepStats:
     judge_failed: int = 0
     llm: dict = field(default_factory=dict)
     graphs: dict = field(default_factory=dict)
+    chunk_contexts: dict = field(default_factory=dict)  # splitter label -> what writing its LLM contexts took
     executor: dict = field(default_factory=lambda: {"kind": "local"})
     stopped: str | None = None
 
@@ -40,6 +41,7 @@ class SweepStats:
             self.timings[k] += v
         self.chunks.update(part.chunks)
         self.unique_chunk_texts.update(part.unique_chunk_texts)
+        self.chunk_contexts.update(part.chunk_contexts)
         for label, info in part.graphs.items():
             self.graphs.setdefault(label, {}).update(info)
 

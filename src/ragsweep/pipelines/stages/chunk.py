@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+from ragsweep.config import uses_llm
 from ragsweep.errors import RagsweepError
 from ragsweep.pipelines.context import StageContext
 from ragsweep.pipelines.grid import Configuration
@@ -44,6 +45,11 @@ def chunk_digest(chunks: list[Chunk]) -> str:
     return h.hexdigest()[:16]
 
 
+def cached_chunks_path(cache, config: Configuration, dataset):
+    """Where the splitter's chunks are (or will be) cached."""
+    return cache.chunks_path(chunks_key(config, dataset.corpus_fingerprint()))
+
+
 def cached_chunks(ctx: StageContext, config: Configuration) -> list[Chunk] | None:
     """The splitter's chunks if the cache has them."""
     return load_chunks(ctx.cache.chunks_path(chunks_key(config, ctx.dataset.corpus_fingerprint())))
@@ -62,24 +68,34 @@ def chunk(ctx: StageContext, config: Configuration) -> list[Chunk]:
     """Chunks of the corpus for ``config``'s splitter: from the cache, else computed once and stored."""
     chunks = cached_chunks(ctx, config)
     if chunks is None:
-        from ragsweep.splitters.build import make_parser, split_corpus
+        chunks = _split(ctx, config)
+        if not chunks:
+            raise RagsweepError(f"splitter {config.chunk_key}: produced no chunks; is the corpus empty?")
+        if uses_llm(config.splitter.context):  # the situating sentence an LLM writes per chunk
+            from ragsweep.pipelines.stages.chunk_context import llm_contexts
 
-        with Timer(ctx.stats, "chunking"):
-            lc_emb = None
-            if config.chunk_embedding is not None:
-                from ragsweep.embeddings.cached import LangChainEmbeddingAdapter
-
-                lc_emb = LangChainEmbeddingAdapter(ctx.models(config.chunk_embedding))
-            parser = make_parser(config.splitter, lc_emb)
-            bar = ctx.bars.add(f"chunking {config.chunk_key}", len(ctx.dataset.documents))
-            chunks = split_corpus(ctx.dataset.documents, parser, config.chunk_key,
-                                  progress=lambda n: ctx.bars.advance(bar, n))
-            if config.splitter.context != "none":  # contextual chunks: the prefix each is indexed with
-                from ragsweep.splitters.context_prefix import contextualise
-
-                chunks = contextualise(chunks, ctx.dataset.documents, config.splitter.context)
-            if not chunks:
-                raise RagsweepError(f"splitter {config.chunk_key}: produced no chunks; is the corpus empty?")
-            store_chunks(ctx, config, chunks)
+            chunks = llm_contexts(ctx, config, chunks)
+        store_chunks(ctx, config, chunks)
     count(ctx, config, chunks)
+    return chunks
+
+
+def _split(ctx: StageContext, config: Configuration) -> list[Chunk]:
+    """The splitter's chunks, with their offline context prefix if any."""
+    from ragsweep.splitters.build import make_parser, split_corpus
+
+    with Timer(ctx.stats, "chunking"):
+        lc_emb = None
+        if config.chunk_embedding is not None:
+            from ragsweep.embeddings.cached import LangChainEmbeddingAdapter
+
+            lc_emb = LangChainEmbeddingAdapter(ctx.models(config.chunk_embedding))
+        parser = make_parser(config.splitter, lc_emb)
+        bar = ctx.bars.add(f"chunking {config.chunk_key}", len(ctx.dataset.documents))
+        chunks = split_corpus(ctx.dataset.documents, parser, config.chunk_key,
+                              progress=lambda n: ctx.bars.advance(bar, n))
+        if isinstance(config.splitter.context, str) and config.splitter.context != "none":
+            from ragsweep.splitters.context_prefix import contextualise  # the offline prefix each is indexed with
+
+            chunks = contextualise(chunks, ctx.dataset.documents, config.splitter.context)
     return chunks
