@@ -31,7 +31,9 @@ def _cached(spec: HFEmbeddingSpec, root, batch_size: int):
     return cached_model(spec.model_copy(update={"batch_size": batch_size}), MemoryEmbeddingCache(), cache_root=root)
 
 
-@pytest.mark.parametrize("backend", ["torch", "onnx", "onnx-int8"])
+# the ONNX backends' batch checks are slow (9 s each); by default torch's runs here and the ONNX thread check below
+@pytest.mark.parametrize("backend", ["torch", pytest.param("onnx", marks=pytest.mark.slow),
+                                     pytest.param("onnx-int8", marks=pytest.mark.slow)])
 def test_a_vector_does_not_depend_on_its_batch(backend, tmp_path_factory):
     """All texts at once (batch 32), the same texts in another order in pieces after a partial cache
     (batch 5), and each text alone: bitwise the same vectors."""

@@ -261,6 +261,7 @@ def test_bertscore_device_comes_from_its_spec(tmp_path):
     assert BERTScoreRunner(BERTScoreSpec(), tmp_path / "b.sqlite").device is None  # resolved when loaded
 
 
+@pytest.mark.slow  # 13 s; by default a sweep exports and uses ONNX models (below) and ONNX vectors match torch's
 def test_sweep_with_the_onnx_backend_retrieves_like_torch(tmp_path):
     """One sweep, the same model on both backends: the retrieval metrics of the two vector configurations."""
     import pandas as pd

@@ -192,6 +192,7 @@ def test_reranked_expanded_and_tuned_configurations_on_ray_match_local(ray_clust
             == {c: {k: v for k, v in t.items() if k not in drop} for c, t in rrun.manifest["tuned_weights"].items()})
 
 
+@pytest.mark.slow  # 34 s; a Ray sweep (killed and resumed) equal to a local one runs by default
 def test_failures_on_ray_are_recorded_as_locally(ray_cluster, make_spec, run_cli, read_run, tmp_path):
     """An embedding whose model cannot load fails its configurations on the workers with the local executor's
     reason, counted once each; the other configurations are answered."""
