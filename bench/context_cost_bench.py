@@ -47,7 +47,8 @@ def measure(data: str, subset: str, document_tokens: int, work: Path) -> dict:
     from ragsweep.llm.tokens import count_tokens
     from ragsweep.pipelines.estimate import estimate_run
     from ragsweep.pipelines.grid import expand
-    from ragsweep.pipelines.stages.chunk_context import windows
+    from ragsweep.pipelines.stages.chunk_context import keys
+    from ragsweep.splitters.situate import render_window
     from ragsweep.splitters.build import make_parser, split_corpus
 
     spec = spec_for(data, subset, document_tokens)
@@ -57,15 +58,17 @@ def measure(data: str, subset: str, document_tokens: int, work: Path) -> dict:
     dataset = load_dataset(spec.dataset)
     [config] = expand(spec)
     chunks = split_corpus(dataset.documents, make_parser(config.splitter, None), config.chunk_key)
-    seen, windowed = windows(chunks, dataset.documents, config.splitter.context)
+    ks, windowed = keys(chunks, dataset.documents, config.splitter.context)
+    texts = {d.doc_id: d.text for d in dataset.documents}
     # a window sent again (the next chunk of the same document or block) is a cacheable prefix
-    sizes: dict[str, int] = {}
+    sizes: dict[tuple, int] = {}
     shared = 0
-    for w in seen:
+    for doc_id, bounds, _ in dict.fromkeys(ks):
+        w = (doc_id, bounds)
         if w in sizes:
             shared += sizes[w] if sizes[w] >= MIN_CACHED_PREFIX else 0
         else:
-            sizes[w] = count_tokens(w)
+            sizes[w] = count_tokens(render_window(texts[doc_id], bounds))
     cost = est.cost_usd or 0.0
     cached_cost = cost - shared * (PRICE["input"] - CACHED_INPUT) / 1e6
     return {"subset": subset, "document_tokens": document_tokens, "documents": len(dataset.documents),

@@ -68,6 +68,19 @@ def test_a_long_document_shows_its_head_and_the_fixed_block_holding_the_chunk():
     assert bare.startswith("[...]\n") and "Alpha" not in bare and "clause300" in bare
 
 
+def test_a_document_of_few_characters_but_many_tokens_is_windowed():
+    """A CJK character or an emoji is often two or more cl100k tokens: the shortcut past tokenizing counts bytes."""
+    from ragsweep.pipelines.stages.chunk_context import keys
+    from ragsweep.splitters.situate import may_exceed
+
+    text = "契約の期間は五年とする。" * 40 + "🙂" * 60
+    assert len(text) < 600 < len(TokenMap.of(text)) and may_exceed(text, 600) and not may_exceed("a" * 600, 600)
+    chunk = Chunk("c:jp:0", "jp", 0, 12, text[:12])
+    [(doc_id, bounds, _)], windowed = keys([chunk], [Document(doc_id="jp", text=text)],
+                                           LLMChunkContextSpec(kind="llm", document_tokens=600))
+    assert windowed == 1 and bounds and len(TokenMap.of(document_window(text, TokenMap.of(text), 0, 12, 600, 150))) <= 608
+
+
 def test_replies_prompts_and_prefixes():
     assert clean_reply("  <think>the chunk is about\nrent</think>\n Rent  terms of the\nlease. ") == "Rent terms of the lease."
     assert clean_reply("<think>never closed") == "" and clean_reply("") == ""

@@ -124,10 +124,14 @@ class SweepSpec(Strict):
                              "scripts/neo4j.sh start runs one on loopback")
         for i, sp in enumerate(self.splitters):
             llm = context_llm(sp.context, self.llm)
-            if llm is not None and sp.context.document_tokens + sp.context.max_tokens + 256 > llm.context_window:
+            if llm is None:
+                continue
+            need = sp.context.document_tokens + sp.context.max_tokens + _chunk_tokens(sp) + 128  # + the template
+            if need > llm.context_window:
                 raise ValueError(f"splitters[{i}].context.document_tokens ({sp.context.document_tokens}) with the "
-                                 f"chunk and the reply does not fit the LLM's context_window ({llm.context_window}); "
-                                 "lower document_tokens or raise context_window")
+                                 f"chunk ({_chunk_tokens(sp)} tokens), the prompt and the reply ({need} tokens) does "
+                                 f"not fit the LLM's context_window ({llm.context_window}); lower document_tokens "
+                                 "or raise context_window")
         if self.llm is None:
             for i, sp in enumerate(self.splitters):
                 if uses_llm(sp.context) and sp.context.llm is None:
@@ -186,6 +190,16 @@ class SweepSpec(Strict):
         """The rerankers combined with one retriever: ``none`` and those whose ``apply_to`` allows it."""
         return [r for r in self.rerankers
                 if r.kind == "none" or r.apply_to is None or retriever_label in r.apply_to]
+
+
+def _chunk_tokens(splitter) -> int:
+    """A splitter's largest chunk in tokens, where its settings say it (token, sentence, hierarchical);
+    512 otherwise (a semantic, pattern or character-sized chunk has no fixed token size)."""
+    if splitter.kind in ("token", "sentence"):
+        return splitter.chunk_size
+    if splitter.kind == "hierarchical":
+        return max(splitter.chunk_sizes)
+    return 512
 
 
 def _check_apply_to(section: str, entry, retrievers: set[str]) -> None:

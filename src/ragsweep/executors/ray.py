@@ -86,10 +86,12 @@ class RayExecutor:
                 work[key] = _Group(remote)
         gen_items: list = []
         try:
-            work = self._llm_contexts(plan, ctx, work, sink, bar)
+            failed = self._llm_contexts(plan, ctx, sink, bar)
         except RagsweepError as exc:  # the budget ran out, or the endpoint refused the key
             sink.flush()
             return exc
+        work = {k: g for k, g in work.items() if k not in failed}
+        left = [g for g in left if g.chunk_key not in failed]
         if work:
             try:
                 _Dispatch(plan, ctx, work, sink, bar, gen_items, self.session.cluster).run()
@@ -100,15 +102,16 @@ class RayExecutor:
         return LocalExecutor().answer(plan, ctx, sink, bar, groups=left, clients=clients, gen_items=gen_items)
 
     @staticmethod
-    def _llm_contexts(plan: SweepPlan, ctx, work: dict[str, _Group], sink, bar) -> dict[str, _Group]:
+    def _llm_contexts(plan: SweepPlan, ctx, sink, bar) -> set[str]:
         """Chunk here the splitters whose contexts an LLM writes (every LLM call stays on the driver); the
-        chunk tasks then find them cached. A splitter that fails here fails its configurations."""
+        chunk tasks then find them cached. A splitter that fails here fails all its configurations, those
+        answered on the workers and here alike (its calls are not sent twice); returns their group keys."""
         from ragsweep.config import uses_llm
         from ragsweep.llm.budget import BudgetExhausted
         from ragsweep.llm.engine import LLMFatalError
 
-        out = {}
-        for key, g in work.items():
+        failed = set()
+        for key, g in plan.groups.items():
             first = g.configs[0]
             if uses_llm(first.splitter.context) and chunk.cached_chunks(ctx, first) is None:
                 try:
@@ -118,9 +121,8 @@ class RayExecutor:
                 except Exception as exc:  # noqa: BLE001 - one splitter failing must not lose the others
                     answer.record_failures(g.configs, plan.pending, sink, ctx.stats, bar,
                                            f"chunking failed: {short_reason(exc)}")
-                    continue
-            out[key] = g
-        return out
+                    failed.add(key)
+        return failed
 
     def score(self, ctx, questions, todo: list, journal, scorer_key: str) -> None:
         """The score unit as Ray tasks: blocks of uncached pairs scored on the workers (each loads the

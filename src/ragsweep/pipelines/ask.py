@@ -42,7 +42,8 @@ def _answer(spec: SweepSpec, config: Configuration, dataset: Dataset, question: 
         if llms_in_use(spec, with_stage2=False):
             check_llms(spec, None)
             clients = LLMClients(spec, cache.llm_calls, run_id="ask")
-            ctx.llm = clients.get(spec.llm)
+            ctx.llm = clients.get(spec.llm) if spec.llm is not None else None
+            ctx.llm_for = clients.get  # chunk contexts an LLM writes, when the run has not cached them
         chunks = chunk.chunk(ctx, config)
         bm25 = index.bm25_index(ctx, chunks) if config.retriever.kind in index.USES_BM25 else None
         if isinstance(bm25, Exception):

@@ -249,18 +249,19 @@ def _chunk_contexts(spec, dataset, configs, cache, chunks_of, overhead: int) -> 
     from ragsweep.llm.pricing import price_for
     from ragsweep.llm.tokens import count_tokens
     from ragsweep.pipelines.stages.chunk import cached_chunks_path
-    from ragsweep.pipelines.stages.chunk_context import windows
-    from ragsweep.splitters.situate import fill, template_text
+    from ragsweep.pipelines.stages.chunk_context import keys
+    from ragsweep.splitters.situate import fill, render_window, template_text
 
     todo = {c.chunk_key: c for c in configs if uses_llm(c.splitter.context)}
     llms = [context_llm(c.splitter.context, spec.llm) for c in todo.values()]
     est = StageEstimate("chunk_context", ", ".join(dict.fromkeys(x.model for x in llms)) if llms else "")
-    counted: dict[str, int] = {}  # windows are shared by the chunks of a document (block): counted once
+    texts = {d.doc_id: d.text for d in dataset.documents}
+    counted: dict[tuple, int] = {}  # windows are shared by the chunks of a document (block): counted once
 
-    def tokens(text: str) -> int:
-        if text not in counted:
-            counted[text] = count_tokens(text)
-        return counted[text]
+    def window_tokens(doc_id: str, bounds: tuple) -> int:
+        if (doc_id, bounds) not in counted:
+            counted[(doc_id, bounds)] = count_tokens(render_window(texts[doc_id], bounds))
+        return counted[(doc_id, bounds)]
 
     for (key, c), llm in zip(todo.items(), llms):
         if cached_chunks_path(cache, c, dataset).is_file():
@@ -270,10 +271,10 @@ def _chunk_contexts(spec, dataset, configs, cache, chunks_of, overhead: int) -> 
             est.notes.append(f"{key}: semantic chunks not cached yet, its contexts are not counted")
             continue
         base = overhead + count_tokens(fill(template_text(c.splitter.context.prompt_file), "", ""))
-        seen, _ = windows(chunks, dataset.documents, c.splitter.context)
+        ks, _ = keys(chunks, dataset.documents, c.splitter.context)
         price = price_for(llm.model, spec.prices)
-        for window, text in dict.fromkeys(zip(seen, (ch.text for ch in chunks))):
-            est.add(1, base + tokens(window) + count_tokens(text), llm.max_tokens, price)
+        for doc_id, bounds, text in dict.fromkeys(ks):
+            est.add(1, base + window_tokens(doc_id, bounds) + count_tokens(text), llm.max_tokens, price)
     return est
 
 

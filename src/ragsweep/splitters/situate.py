@@ -90,24 +90,43 @@ class TokenMap:
         return max(0, bisect.bisect_right(self.starts, offset) - 1)
 
 
-def document_window(text: str, tokens: TokenMap, start: int, end: int, document_tokens: int, head_tokens: int) -> str:
-    """What the LLM reads of ``text`` for the chunk ``text[start:end]``: all of it when it fits in
-    ``document_tokens``; else its head and the fixed block holding the chunk's middle, elisions marked."""
+def window_bounds(tokens: TokenMap, start: int, end: int, document_tokens: int, head_tokens: int) -> tuple[int, ...]:
+    """The character ranges of the document the LLM reads for the chunk ``[start, end)``: ``()`` for all of
+    it when it fits in ``document_tokens``; else ``(head_end, block_start, block_end)``, the head and the
+    fixed block holding the chunk's middle (the last block is full, however the document ends)."""
     n = len(tokens)
     if n <= document_tokens:
-        return text
+        return ()
     body = document_tokens - head_tokens
     mid = tokens.token_at((start + end) // 2)
     block = max(0, mid - head_tokens) // body
-    b0 = min(head_tokens + block * body, n - body)  # the last block is full, however the document ends
-    b1 = b0 + body
-    parts = [text[: tokens.char(head_tokens)]] if head_tokens else []
-    if b0 > head_tokens:
-        parts.append(ELISION if head_tokens else ELISION.lstrip("\n"))
-    parts.append(text[tokens.char(b0): tokens.char(b1)])
-    if b1 < n:
+    b0 = min(head_tokens + block * body, n - body)
+    return tokens.char(head_tokens), tokens.char(b0), tokens.char(b0 + body)
+
+
+def render_window(text: str, bounds: tuple[int, ...]) -> str:
+    """The text of ``window_bounds``: the head, then the block, ``[...]`` wherever text is left out."""
+    if not bounds:
+        return text
+    head_end, b0, b1 = bounds
+    parts = [text[:head_end]] if head_end else []
+    if b0 > head_end:
+        parts.append(ELISION if head_end else ELISION.lstrip("\n"))
+    parts.append(text[b0:b1])
+    if b1 < len(text):
         parts.append(ELISION.rstrip("\n"))
     return "".join(parts)
+
+
+def document_window(text: str, tokens: TokenMap, start: int, end: int, document_tokens: int, head_tokens: int) -> str:
+    """What the LLM reads of ``text`` for the chunk ``text[start:end]``."""
+    return render_window(text, window_bounds(tokens, start, end, document_tokens, head_tokens))
+
+
+def may_exceed(text: str, document_tokens: int) -> bool:
+    """Whether ``text`` may be over ``document_tokens`` cl100k tokens: a token is at least one UTF-8 byte
+    (not one character: a CJK character or an emoji is often two or more tokens)."""
+    return len(text.encode("utf-8")) > document_tokens
 
 
 def clean_reply(reply: str) -> str:

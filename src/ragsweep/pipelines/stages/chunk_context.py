@@ -20,73 +20,89 @@ from ragsweep.pipelines.stats import Timer
 from ragsweep.splitters.build import Chunk
 
 
-def prompts(chunks: list[Chunk], documents, context) -> tuple[list[str], int]:
-    """The prompt of each chunk, and how many chunks saw only a window of their document."""
-    from ragsweep.splitters.situate import fill, template_text
-
-    template = template_text(context.prompt_file)
-    seen, windowed = windows(chunks, documents, context)
-    return [fill(template, w, c.text) for w, c in zip(seen, chunks)], windowed
+BATCH = 1024  # prompts built and in flight at once (the engine's concurrency bounds what is sent)
+Key = tuple  # (doc_id, window bounds, chunk text): what decides a chunk's prompt
 
 
-def windows(chunks: list[Chunk], documents, context) -> tuple[list[str], int]:
-    """What the LLM reads of each chunk's document, and how many chunks saw only a window of it."""
-    from ragsweep.splitters.situate import TokenMap, document_window
+def keys(chunks: list[Chunk], documents, context) -> tuple[list[Key], int]:
+    """Each chunk's prompt key, and how many chunks saw only a window of their document; a document is
+    tokenized once, and only when it may be longer than the window."""
+    from ragsweep.splitters.situate import TokenMap, may_exceed, window_bounds
 
     by_id = {d.doc_id: d for d in documents}
     maps: dict[str, TokenMap | None] = {}
     out, windowed = [], 0
     for c in chunks:
-        doc = by_id[c.doc_id]
-        if c.doc_id not in maps:  # a token is at least one character: a short text needs no tokenizing
-            fits = len(doc.text) <= context.document_tokens
-            maps[c.doc_id] = None if fits else TokenMap.of(doc.text)
-            if maps[c.doc_id] is not None and len(maps[c.doc_id]) <= context.document_tokens:
-                maps[c.doc_id] = None
+        text = by_id[c.doc_id].text
+        if c.doc_id not in maps:
+            maps[c.doc_id] = TokenMap.of(text) if may_exceed(text, context.document_tokens) else None
         tokens = maps[c.doc_id]
-        window = doc.text if tokens is None else document_window(doc.text, tokens, c.start, c.end,
-                                                                 context.document_tokens, context.head)
-        windowed += tokens is not None
-        out.append(window)
+        bounds = () if tokens is None else window_bounds(tokens, c.start, c.end, context.document_tokens, context.head)
+        windowed += bool(bounds)
+        out.append((c.doc_id, bounds, c.text))
     return out, windowed
+
+
+def prompt_of(key: Key, texts: dict[str, str], template: str) -> str:
+    from ragsweep.splitters.situate import fill, render_window
+
+    doc_id, bounds, chunk = key
+    return fill(template, render_window(texts[doc_id], bounds), chunk)
+
+
+def prompts(chunks: list[Chunk], documents, context) -> tuple[list[str], int]:
+    """The prompt of each chunk, and how many chunks saw only a window of their document."""
+    from ragsweep.splitters.situate import template_text
+
+    template = template_text(context.prompt_file)
+    texts = {d.doc_id: d.text for d in documents}
+    ks, windowed = keys(chunks, documents, context)
+    return [prompt_of(k, texts, template) for k in ks], windowed
 
 
 def llm_contexts(ctx: StageContext, config, chunks: list[Chunk]) -> list[Chunk]:
     """``chunks`` with ``context`` set to the LLM's situating sentence (after the title with ``title: true``)."""
     from ragsweep.llm.usage import Trace
     from ragsweep.splitters.context_prefix import document_title
-    from ragsweep.splitters.situate import clean_reply, prefix
+    from ragsweep.splitters.situate import clean_reply, prefix, template_text
 
     spec_ctx = config.splitter.context
     if ctx.llm_for is None:
         raise RagsweepError(f"splitter {config.chunk_key}: its chunk contexts are written by an LLM and are not "
                             "cached yet; run the sweep (ragsweep run) to write them")
     llm = ctx.llm_for(context_llm(spec_ctx, ctx.spec.llm))
-    texts, windowed = prompts(chunks, ctx.dataset.documents, spec_ctx)
-    unique = list(dict.fromkeys(texts))
+    ks, windowed = keys(chunks, ctx.dataset.documents, spec_ctx)
+    unique = list(dict.fromkeys(ks))
+    texts = {d.doc_id: d.text for d in ctx.dataset.documents}
+    template = template_text(spec_ctx.prompt_file)
     trace = Trace()
     bar = ctx.bars.add(f"chunk contexts {config.chunk_key}", len(unique))
+    replies: dict = {}
     with Timer(ctx.stats, "chunk_context"):
-        replies = asyncio.run(_ask_all(llm, unique, trace, lambda: ctx.bars.advance(bar, 1)))
+        for i in range(0, len(unique), BATCH):  # a stop (budget, refused key) is raised after its batch returns
+            part = unique[i:i + BATCH]
+            prompts_ = [prompt_of(k, texts, template) for k in part]
+            got = asyncio.run(_ask_all(llm, prompts_, trace, lambda: ctx.bars.advance(bar, 1)))
+            replies.update(zip(part, got))
     ctx.bars.complete(bar)
-    failed = [(p, r) for p, r in replies.items() if isinstance(r, BaseException)]
+    failed = [r for r in replies.values() if isinstance(r, BaseException)]
     info = {"chunks": len(chunks), "prompts": len(unique), "windowed": windowed, "failed": len(failed),
             **trace.as_dict()}
     if failed:
         ctx.stats.chunk_contexts[config.chunk_key] = info
         raise RagsweepError(f"{len(failed)} of {len(unique)} chunk-context calls failed (first: "
-                            f"{short_reason(failed[0][1])}); the others are cached: run again to retry")
+                            f"{short_reason(failed[0])}); the others are cached: run again to retry")
     titles = {d.doc_id: document_title(d) for d in ctx.dataset.documents} if spec_ctx.title else {}
     out, empty = [], 0
-    for c, p in zip(chunks, texts):
-        sentence = clean_reply(replies[p])
+    for c, k in zip(chunks, ks):
+        sentence = clean_reply(replies[k])
         empty += not sentence
         out.append(dataclasses.replace(c, context=prefix(sentence, titles.get(c.doc_id))))
     ctx.stats.chunk_contexts[config.chunk_key] = {**info, "empty": empty}
     return out
 
 
-async def _ask_all(llm, unique: list[str], trace, advance) -> dict:
+async def _ask_all(llm, prompts_: list[str], trace, advance) -> list:
     """Each prompt's reply, or the exception its call ended with; a stop (budget, a refused key) is raised
     once every call already sent has returned (they are paid for, and cached)."""
     from ragsweep.llm.budget import BudgetExhausted
@@ -100,11 +116,11 @@ async def _ask_all(llm, unique: list[str], trace, advance) -> dict:
         finally:
             advance()
 
-    results = await asyncio.gather(*(one(p) for p in unique), return_exceptions=True)
+    results = await asyncio.gather(*(one(p) for p in prompts_), return_exceptions=True)
     stop = next((r for r in results if isinstance(r, (BudgetExhausted, LLMFatalError))), None)
     if stop is not None:
         raise stop
-    return dict(zip(unique, results))
+    return results
 
 
 def describe(invocations: list[dict]) -> list[str]:
