@@ -285,3 +285,13 @@ def test_demo_sweep_with_llm_contexts(tmp_path, run_cli):
     assert shown.returncode == 0, describe(shown)
     assert (f"chunk contexts sentence256-cllm: {len(stored)} chunks, {len(stored)} prompts" in shown.stdout
             and f"({len(stored) - 1} cached)" in shown.stdout), shown.stdout
+
+
+def test_duplicated_documents_share_their_prompts():
+    from ragsweep.pipelines.stages.chunk_context import keys
+
+    text = "The Supplier shall keep the Confidential Information secret. " * 3
+    docs = [Document(doc_id="a.txt", text=text), Document(doc_id="copy/a.txt", text=text)]
+    chunks = [Chunk(f"c:{d.doc_id}:0", d.doc_id, 0, 40, text[:40]) for d in docs]
+    ks, _ = keys(chunks, docs, LLMChunkContextSpec(kind="llm"))
+    assert ks[0] == ks[1] and ks[0][0] == "a.txt"

@@ -30,16 +30,18 @@ def keys(chunks: list[Chunk], documents, context) -> tuple[list[Key], int]:
     from ragsweep.splitters.situate import TokenMap, may_exceed, window_bounds
 
     by_id = {d.doc_id: d for d in documents}
+    first: dict[str, str] = {}  # a document's text -> the first id it has: duplicated documents share prompts
     maps: dict[str, TokenMap | None] = {}
     out, windowed = [], 0
     for c in chunks:
         text = by_id[c.doc_id].text
-        if c.doc_id not in maps:
-            maps[c.doc_id] = TokenMap.of(text) if may_exceed(text, context.document_tokens) else None
-        tokens = maps[c.doc_id]
+        doc_id = first.setdefault(text, c.doc_id)
+        if doc_id not in maps:
+            maps[doc_id] = TokenMap.of(text) if may_exceed(text, context.document_tokens) else None
+        tokens = maps[doc_id]
         bounds = () if tokens is None else window_bounds(tokens, c.start, c.end, context.document_tokens, context.head)
         windowed += bool(bounds)
-        out.append((c.doc_id, bounds, c.text))
+        out.append((doc_id, bounds, c.text))
     return out, windowed
 
 
