@@ -90,7 +90,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="ctxcost-") as tmp:
         for subset in [s for s in args.subsets.split(",") if s]:
             if not Path(args.data, "benchmarks", f"{subset}.json").is_file():
-                sys.exit(f"{args.data}: LegalBench-RAG subset {subset} not found; pass --data")
+                sys.exit(f"{args.data}: LegalBench-RAG subset {subset} not found (expects benchmarks/{subset}.json); "
+                         "check --subsets, or pass --data")
             for n in WINDOWS:
                 rows.append(measure(args.data, subset, n, Path(tmp) / f"{subset}-{n}"))
     head = ("subset", "document_tokens", "documents", "chunks", "calls", "windowed_chunks", "prompt_tokens",

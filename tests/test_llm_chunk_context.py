@@ -18,12 +18,16 @@ from ragsweep.datasets.types import Document
 from ragsweep.errors import RagsweepError
 from ragsweep.pipelines.grid import expand
 from ragsweep.splitters.build import Chunk
-from ragsweep.splitters.situate import (DEFAULT_PROMPT, ELISION, TokenMap, clean_reply, document_window, fill,
-                                        prefix)
+from ragsweep.splitters.situate import (DEFAULT_PROMPT, ELISION, TokenMap, clean_reply, fill, prefix, render_window,
+                                        window_bounds)
 
 DEMO = {"name": "llmctx", "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}}}
 PLAIN = {"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}
 KEY = "sk-context-test-5d2c"
+
+
+def document_window(text: str, tokens: TokenMap, start: int, end: int, document_tokens: int, head: int) -> str:
+    return render_window(text, window_bounds(tokens, start, end, document_tokens, head))
 
 
 # --- windows and replies (pure) -----------------------------------------------------------------------------------
@@ -203,9 +207,10 @@ def test_bm25_finds_a_chunk_only_through_its_llm_context(tmp_path):
         finally:
             clients.close()
         assert fake.stats()["by_kind"] == {"situate": 2}
-    from ragsweep.pipelines.stages.chunk_context import prompts
+    from ragsweep.pipelines.stages.chunk_context import keys, prompt_of
 
-    (lease_prompt, _), windowed = prompts(chunks, docs, config.splitter.context)
+    ks, windowed = keys(chunks, docs, config.splitter.context)
+    lease_prompt = prompt_of(ks[0], {d.doc_id: d.text for d in docs}, DEFAULT_PROMPT)
     assert windowed == 1 and lease_prompt.endswith(DEFAULT_PROMPT[DEFAULT_PROMPT.index("</document>"):].replace(
         "{chunk}", chunks[0].text))
     assert [(c.node_id, c.start, c.end, c.text) for c in out] == [(c.node_id, c.start, c.end, c.text) for c in chunks]

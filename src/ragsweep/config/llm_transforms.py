@@ -10,29 +10,10 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from ragsweep.config.base import Strict
+from ragsweep.config.transform_params import TransformParams
 
 
-class _LLMTransformParams(Strict):
-    name: str | None = None
-    apply_to: list[str] | None = Field(None, description="labels of the retrievers it transforms; default: all it can")
-    # the retriever kinds it can transform, and what the spec lacks when none is there (config.sweep's check)
-    kinds: ClassVar[tuple[str, ...]] = ("bm25", "vector", "fusion", "knowledge_graph", "hybrid_kg")
-    requirement: ClassVar[str] = "add a retriever"
-
-    @property
-    def uses_llm(self) -> bool:
-        return True
-
-    def identity(self) -> dict:
-        """What determines the transformed queries (the LLM is the configuration's ``rewrite_llm``)."""
-        return self.model_dump(mode="json", exclude={"name", "apply_to"})
-
-    def applies_to(self, retriever) -> bool:
-        return retriever.kind in self.kinds and (self.apply_to is None or retriever.label() in self.apply_to)
-
-
-class HyDESpec(_LLMTransformParams):
+class HyDESpec(TransformParams):
     """HyDE (Gao et al. 2022, arXiv:2212.10496): the LLM writes a passage answering the question and the
     vector part of a retriever searches with its embedding (averaged with the question's when
     ``include_original``, as LlamaIndex's ``HyDEQueryTransform``); BM25 and graph parts keep the question."""
@@ -47,7 +28,7 @@ class HyDESpec(_LLMTransformParams):
         return self.name or ("hyde" if self.include_original else "hyde-only")
 
 
-class MultiQuerySpec(_LLMTransformParams):
+class MultiQuerySpec(TransformParams):
     """Multi-query ("RAG-Fusion"): the question and ``num_queries`` - 1 LLM rewrites, each through the whole
     retriever, fused by reciprocal rank fusion (Cormack et al. 2009)."""
 
@@ -58,7 +39,7 @@ class MultiQuerySpec(_LLMTransformParams):
         return self.name or ("multiquery" if self.num_queries == 3 else f"multiquery-n{self.num_queries}")
 
 
-class DecomposeSpec(_LLMTransformParams):
+class DecomposeSpec(TransformParams):
     """Decomposition (Khot et al. 2023, Decomposed Prompting; Press et al. 2023, self-ask): the LLM splits the
     question into at most ``max_subquestions`` sub-questions; each, and the question, through the whole
     retriever, fused by reciprocal rank fusion."""

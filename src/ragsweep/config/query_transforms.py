@@ -13,6 +13,7 @@ from pydantic import Field
 
 from ragsweep.config.base import Strict
 from ragsweep.config.llm_transforms import DecomposeSpec, HyDESpec, MultiQuerySpec
+from ragsweep.config.transform_params import TransformParams
 
 
 class NoTransformSpec(Strict):
@@ -24,17 +25,16 @@ class NoTransformSpec(Strict):
         return "none"
 
 
-class RM3Spec(Strict):
+class RM3Spec(TransformParams):
     """Offline pseudo-relevance feedback for BM25 (RM3; Lavrenko & Croft 2001, Abdul-Jaleel et al.
     2004), Anserini's defaults; it expands the BM25 part of bm25, fusion and hybrid_kg retrievers."""
 
     kind: Literal["rm3"]
-    name: str | None = None
     fb_docs: int = Field(10, gt=0, le=100, description="feedback documents: the question's top BM25 results")
     fb_terms: int = Field(10, gt=0, le=200, description="expansion terms kept")
     original_weight: float = Field(0.5, ge=0, le=1, description="weight of the question's own terms")
     max_df: float = Field(0.1, gt=0, le=1, description="feedback terms occur in at most this share of the chunks")
-    apply_to: list[str] | None = Field(None, description="labels of the retrievers it expands; default: all with BM25")
+    kinds: ClassVar[tuple[str, ...]] = ("bm25", "fusion", "hybrid_kg")  # retrievers with a BM25 part
     requirement: ClassVar[str] = "rm3 expands BM25: add a bm25, fusion or hybrid_kg retriever"
 
     def label(self) -> str:
@@ -47,14 +47,6 @@ class RM3Spec(Strict):
     @property
     def uses_llm(self) -> bool:
         return False
-
-    def identity(self) -> dict:
-        return self.model_dump(mode="json", exclude={"name", "apply_to"})
-
-    def applies_to(self, retriever) -> bool:
-        """RM3 expands BM25: retrievers with a BM25 part."""
-        return retriever.kind in ("bm25", "fusion", "hybrid_kg") and (
-            self.apply_to is None or retriever.label() in self.apply_to)
 
 
 QueryTransformSpec = Annotated[Union[NoTransformSpec, RM3Spec, HyDESpec, MultiQuerySpec, DecomposeSpec],

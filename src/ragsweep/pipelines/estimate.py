@@ -183,10 +183,10 @@ def _done(run_dir: Path, spec, configs) -> tuple[set, set]:
 def _chunks(spec, dataset, config, cache):
     """The configuration's chunks: cached, or split locally; None for an uncached semantic splitter
     (it would need embeddings, which a dry run does not compute)."""
-    from ragsweep.pipelines.stages.chunk import chunks_key
+    from ragsweep.pipelines.stages.chunk import cached_chunks_path
     from ragsweep.splitters.chunk_store import load_chunks
 
-    chunks = load_chunks(cache.chunks_path(chunks_key(config, dataset.corpus_fingerprint())))
+    chunks = load_chunks(cached_chunks_path(cache, config, dataset))
     if chunks is None and config.chunk_embedding is None:
         from ragsweep.splitters.build import make_parser, split_corpus
 

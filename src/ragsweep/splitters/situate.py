@@ -118,11 +118,6 @@ def render_window(text: str, bounds: tuple[int, ...]) -> str:
     return "".join(parts)
 
 
-def document_window(text: str, tokens: TokenMap, start: int, end: int, document_tokens: int, head_tokens: int) -> str:
-    """What the LLM reads of ``text`` for the chunk ``text[start:end]``."""
-    return render_window(text, window_bounds(tokens, start, end, document_tokens, head_tokens))
-
-
 def may_exceed(text: str, document_tokens: int) -> bool:
     """Whether ``text`` may be over ``document_tokens`` cl100k tokens: a token is at least one UTF-8 byte
     (not one character: a CJK character or an emoji is often two or more tokens)."""

@@ -52,11 +52,11 @@ def cached_chunks_path(cache, config: Configuration, dataset):
 
 def cached_chunks(ctx: StageContext, config: Configuration) -> list[Chunk] | None:
     """The splitter's chunks if the cache has them."""
-    return load_chunks(ctx.cache.chunks_path(chunks_key(config, ctx.dataset.corpus_fingerprint())))
+    return load_chunks(cached_chunks_path(ctx.cache, config, ctx.dataset))
 
 
 def store_chunks(ctx: StageContext, config: Configuration, chunks: list[Chunk]) -> None:
-    save_chunks(ctx.cache.chunks_path(chunks_key(config, ctx.dataset.corpus_fingerprint())), chunks)
+    save_chunks(cached_chunks_path(ctx.cache, config, ctx.dataset), chunks)
 
 
 def count(ctx: StageContext, config: Configuration, chunks: list[Chunk]) -> None:

@@ -52,16 +52,6 @@ def prompt_of(key: Key, texts: dict[str, str], template: str) -> str:
     return fill(template, render_window(texts[doc_id], bounds), chunk)
 
 
-def prompts(chunks: list[Chunk], documents, context) -> tuple[list[str], int]:
-    """The prompt of each chunk, and how many chunks saw only a window of their document."""
-    from ragsweep.splitters.situate import template_text
-
-    template = template_text(context.prompt_file)
-    texts = {d.doc_id: d.text for d in documents}
-    ks, windowed = keys(chunks, documents, context)
-    return [prompt_of(k, texts, template) for k in ks], windowed
-
-
 def llm_contexts(ctx: StageContext, config, chunks: list[Chunk]) -> list[Chunk]:
     """``chunks`` with ``context`` set to the LLM's situating sentence (after the title with ``title: true``)."""
     from ragsweep.llm.usage import Trace
