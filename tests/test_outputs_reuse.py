@@ -85,3 +85,23 @@ def test_the_table_from_summary_csv_equals_the_table_from_the_dataframe(tmp_path
     assert text == shown(frame)
     assert text.index("c-fusion-k3") < text.index("a-bm25-k3") < text.index("1234") < text.index("b-vector-k3")
     assert read_summary(tmp_path / "summary.csv")[3]["config_id"] == "1234"  # ids stay text
+
+
+def test_an_unmeasured_score_is_stored_as_null_and_an_older_nan_row_is_rescored(tmp_path):
+    """SQLite before 3.42 reads NaN as malformed JSON: a score of a question without a reference answer is
+    stored as null (read back as NaN), and a NaN row an older run wrote is found unscored, not an error."""
+    import math
+
+    from ragsweep.pipelines.journal import Journal
+
+    j = Journal(tmp_path / "journal.sqlite")
+    for qid in ("q1", "q2", "q3"):
+        j.add_answer("h", qid, "c", {"answer": "x"})
+    j.add_score("h", "q1", {"bertscore_f1": math.nan, "scorer": "k"})
+    j.add_score("h", "q2", {"bertscore_f1": 0.5, "scorer": "k"})
+    j.flush()
+    j._db.execute("""INSERT OR REPLACE INTO score VALUES ('h', 'q3', '{"bertscore_f1": NaN, "scorer": "k"}')""")
+    j._db.commit()
+    assert j.unscored("k") == {("h", "q3")}
+    assert math.isnan(j.scores()[("h", "q1")]["bertscore_f1"]) and j.scores()[("h", "q2")]["bertscore_f1"] == 0.5
+    j.close()

@@ -281,3 +281,24 @@ def test_shared_state_rules(tmp_path):
         with pytest.raises(RagsweepError) as err:
             check_shared_state(spec, True, False, cluster)
         assert str(err.value).startswith(message) and "\n" not in str(err.value), str(err.value)
+
+
+@pytest.mark.slow  # about 40 s; the search's own kill -9 test runs by default (locally)
+def test_a_search_on_ray_evaluates_the_trials_of_a_local_search(ray_cluster, make_spec, run_cli, read_run, tmp_path):
+    """Trials are units of the plan like any other: a seeded random search on Ray picks, answers and reports
+    what the same search does locally, to the last bit."""
+    data = {"search": {"strategy": "random", "budget": {"trials": 4}, "finalists": 2},
+            "scoring": {"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 300}}}
+    local_spec, ray_spec = make_spec("ray-search-local", **data), make_spec("ray-search-remote", **data)
+    local = run_cli("run", local_spec.path, "--cache", tmp_path / "c1", "--limit", 20)
+    remote = _ray_run(run_cli, ray_spec, tmp_path / "c2", ray_cluster, "--limit", 20)
+    assert local.returncode == 0 and remote.returncode == 0, describe(remote)
+    lrun, rrun = read_run(local_spec.run_dir), read_run(ray_spec.run_dir)
+    assert rrun.manifest["invocations"][-1]["executor"]["kind"] == "ray"
+    strip = ("seconds", "best_so_far")
+    lsearch, rsearch = lrun.manifest["search"], rrun.manifest["search"]
+    assert [{k: v for k, v in t.items() if k != "seconds"} for t in lsearch["trials"]] == \
+        [{k: v for k, v in t.items() if k != "seconds"} for t in rsearch["trials"]]
+    assert {k: v for k, v in lsearch.items() if k not in strip + ("trials", "used")} == \
+        {k: v for k, v in rsearch.items() if k not in strip + ("trials", "used")}
+    assert_same_records(lrun.records, rrun.records)

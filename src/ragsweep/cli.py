@@ -254,6 +254,11 @@ def show(
     if not run.records.empty:
         for line in verdict_lines(run_verdict(run, metric), run.ci_label):
             console.print(line)
+    if run.meta.get("search"):
+        from ragsweep.pipelines.outputs.search_text import search_lines
+
+        for line in search_lines(run.meta["search"]):
+            console.print(line)
     if run.meta.get("adaptive"):
         from ragsweep.pipelines.stages.adaptive import describe
 

@@ -87,7 +87,6 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
     from ragsweep.pipelines.grid import expand
     from ragsweep.pipelines.outputs.manifest import write_started
     from ragsweep.pipelines.outputs.write import write_outputs
-    from ragsweep.pipelines.plan import SweepPlan
     from ragsweep.pipelines.preflight import preflight, secret_values
     from ragsweep.pipelines.progress import Progress
     from ragsweep.pipelines.stages import score
@@ -114,6 +113,7 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
     bars = Progress(enabled=request.progress, console=console)
     clients = None
     stage2_info: dict | None = None
+    search_info: dict | None = None
     stack = ExitStack()
     try:
         check_dataset(journal, run_dir, dataset)
@@ -127,10 +127,9 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
             from ragsweep.pipelines.stages.adaptive import check_classifiers
 
             check_classifiers(spec, dataset)
-        done = journal.done()
-        pending = {c.config_hash: [q for q in questions if (c.config_hash, q.qid) not in done] for c in configs}
-        stats.skipped_done = sum(len(questions) - len(v) for v in pending.values())
-        plan = SweepPlan.build(configs, pending, generate=spec.generator.kind == "llm", judge=spec.stage2 is not None)
+        searching = spec.search.searching
+        plan = _plan(spec, configs, questions, journal)
+        stats.skipped_done = 0 if searching else sum(len(questions) for _ in configs) - plan.total
         unscored_before = None if plan.total else score.unscored(journal, questions, configs, scorer_key)
         has_work = bool(plan.total or unscored_before)
         # Ray is joined (and checked) before the run is marked as started, and only when there is work
@@ -144,7 +143,29 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
         with bars:
             ctx = _driver_context(spec, dataset, cache, stats, bars, clients, configs)
             stack.callback(_release, ctx)
-            if plan.total:
+
+            def stage1(chosen: list, asked: list) -> RagsweepError | None:
+                """Answer and score ``chosen`` on ``asked``: what the journal lacks (a search's trials)."""
+                part = _plan(spec, chosen, asked, journal)
+                failed = None
+                with bars.scope():
+                    if part.total:
+                        failed = executor.answer(part, ctx, journal, bars.add("answering", part.total),
+                                                 clients=clients)
+                    if failed is None:
+                        executor.score(ctx, asked, score.unscored(journal, asked, chosen, scorer_key), journal,
+                                       scorer_key)
+                return failed
+
+            judged = configs
+            if searching:
+                from ragsweep.search.run import search
+
+                with Timer(stats, "search"):
+                    found = search(spec, configs, questions, split, run_dir, journal, scorer_key, stage1, bars)
+                error, search_info, judged = found.error, found.record, found.finalists
+                configs = found.evaluated
+            elif plan.total:
                 error = executor.answer(plan, ctx, journal, bars.add("answering", plan.total), clients=clients)
             ctx.models.release(stats)  # answered: the embedding models' memory goes back before BERTScore
             ctx.rerankers.release()
@@ -162,7 +183,7 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
                 from ragsweep.pipelines.stages.judge import run_stage2
 
                 with Timer(stats, "stage2"):
-                    stage2_info, error = run_stage2(spec, dataset, questions, configs, journal, clients, stats, bars,
+                    stage2_info, error = run_stage2(spec, dataset, questions, judged, journal, clients, stats, bars,
                                                     split, scorer_key)
         if spec.stage2 is not None and stage2_info is None:  # stage 2 did not run now: keep what it did before
             stage2_info = {"judge_keys": judge_keys(spec), "selected": [], "skipped": "stage 1 did not finish"}
@@ -175,7 +196,7 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
             stats.llm["spending"] = _spending(cache, run_id)
         stats.timings["total"] = time.perf_counter() - t_start
         write_outputs(spec, dataset, questions, configs, journal, run_dir, stats, request.limit, console, cache.root,
-                      scorer_key, split=split, stage2=stage2_info)
+                      scorer_key, split=split, stage2=stage2_info, search=search_info)
     finally:
         stack.close()
         if clients is not None:
@@ -184,6 +205,15 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
     if error is not None:
         raise error
     return run_dir
+
+
+def _plan(spec, configs, questions, journal):
+    """The units still pending for ``configs`` on ``questions`` (the journal's answers are not redone)."""
+    from ragsweep.pipelines.plan import SweepPlan
+
+    done = journal.done()
+    pending = {c.config_hash: [q for q in questions if (c.config_hash, q.qid) not in done] for c in configs}
+    return SweepPlan.build(configs, pending, generate=spec.generator.kind == "llm", judge=spec.stage2 is not None)
 
 
 def _driver_context(spec, dataset, cache: CacheDir, stats, bars, clients, configs):

@@ -19,6 +19,7 @@ from ragsweep.config.postprocessors import NoPostprocessSpec, PostprocessorSpec,
 from ragsweep.config.query_transforms import NoTransformSpec, QueryTransformSpec
 from ragsweep.config.rerankers import NoRerankSpec, RerankerSpec
 from ragsweep.config.retrievers import GraphParams, RetrieverSpec
+from ragsweep.config.search import SearchSpec, parse_search
 from ragsweep.config.services import Neo4jSpec, RaySpec, VectorStoreSpec
 from ragsweep.config.splitters import SemanticSplitterSpec, SplitterSpec
 
@@ -53,6 +54,8 @@ class SweepSpec(Strict):
     split: SplitSpec = SplitSpec()
     stage2: Stage2Spec | None = None
     scoring: ScoringSpec = ScoringSpec()
+    search: SearchSpec = Field(default_factory=SearchSpec, description="grid (every configuration) or a budgeted "
+                               "search: random, greedy, tpe, nsga2")
     cache_dir: Path | None = Field(default=None, description="default: .ragsweep/cache")
     output_dir: Path = Path("runs")
 
@@ -64,6 +67,11 @@ class SweepSpec(Strict):
         if len(set(v)) != len(v):
             raise ValueError("top_k values must be distinct")
         return sorted(v)
+
+    @field_validator("search", mode="before")
+    @classmethod
+    def _search_shorthand(cls, v):
+        return parse_search(v)
 
     @field_validator("name")
     @classmethod

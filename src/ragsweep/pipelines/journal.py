@@ -9,6 +9,7 @@ spec edit that keeps an id does not reuse stale results.
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
 
@@ -72,7 +73,9 @@ class Journal:
         return text
 
     def add_score(self, config_hash: str, qid: str, payload: dict) -> None:
-        self._add("INSERT OR REPLACE INTO score VALUES (?, ?, ?)", (config_hash, qid, json.dumps(payload)))
+        """NaN (an unmeasured score) is stored as null: SQLite before 3.42 reads NaN as malformed JSON."""
+        clean = {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in payload.items()}
+        self._add("INSERT OR REPLACE INTO score VALUES (?, ?, ?)", (config_hash, qid, json.dumps(clean)))
 
     def add_judgement(self, config_hash: str, qid: str, judge: str, judge_key: str, payload: dict) -> None:
         """A stage-2 judgement; ``ok`` = 0 (a call that failed) is retried by the next run, while an
@@ -118,7 +121,8 @@ class Journal:
         rows = self._db.execute(
             "SELECT a.config_hash, a.qid FROM answer a LEFT JOIN score s "
             "ON s.config_hash = a.config_hash AND s.qid = a.qid "
-            "WHERE a.ok = 1 AND (s.payload IS NULL OR json_extract(s.payload, '$.scorer') IS NOT ?)", [scorer_key])
+            "WHERE a.ok = 1 AND (s.payload IS NULL OR CASE WHEN json_valid(s.payload) "  # a NaN row of an older run
+            "THEN json_extract(s.payload, '$.scorer') END IS NOT ?)", [scorer_key])
         return {(h, q) for h, q in rows}
 
     def answer_texts(self, keys: set[tuple[str, str]]) -> list[tuple[str, str, str]]:
@@ -139,7 +143,9 @@ class Journal:
 
     def scores(self) -> dict[tuple[str, str], dict]:
         self.flush()
-        return {(h, q): json.loads(p) for h, q, p in self._db.execute("SELECT config_hash, qid, payload FROM score")}
+        return {(h, q): {k: math.nan if v is None and k.startswith("bertscore") else v
+                         for k, v in json.loads(p).items()}
+                for h, q, p in self._db.execute("SELECT config_hash, qid, payload FROM score")}
 
     def close(self) -> None:
         self.flush()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 
 class NullBar:
     """A bar that shows nothing (disabled progress, Ray tasks)."""
@@ -42,6 +44,18 @@ class Progress:
 
     def advance(self, bar, n: int) -> None:
         bar.advance(n)
+
+    @contextmanager
+    def scope(self):
+        """Bars added inside are removed when it ends (a search's trials would otherwise pile theirs up)."""
+        before = {t.id for t in self._p.tasks} if self._p is not None else set()
+        try:
+            yield
+        finally:
+            if self._p is not None:
+                for t in list(self._p.tasks):
+                    if t.id not in before:
+                        self._p.remove_task(t.id)
 
     def complete(self, bar) -> None:
         if isinstance(bar, _Bar):

@@ -36,7 +36,11 @@ def run_verdict(run: RunData, metric: str | None = None) -> Verdict:
     spec = run.meta.get("spec", {})
     scoring = spec.get("scoring") or {}
     metric = metric or default_metric(run)
-    return decide(run.records, metric, alpha=float(scoring.get("alpha", 0.05)),
+    records = run.records
+    finalists = (run.meta.get("search") or {}).get("finalists")
+    if finalists is not None:  # a search: the finalists are the configurations answered on test
+        records = records[records["config_id"].isin(finalists)]
+    return decide(records, metric, alpha=float(scoring.get("alpha", 0.05)),
                   n_boot=int(scoring.get("bootstrap_samples", 1000)), confidence=float(scoring.get("confidence", 0.95)),
                   seed=int(spec.get("seed", 0)), chunks=chunks_per_config(run))
 

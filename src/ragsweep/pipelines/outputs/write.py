@@ -17,7 +17,7 @@ from ragsweep.pipelines.outputs.table import print_summary, read_summary, summar
 OUTPUT_FILES = ("records.parquet", "summary.csv", "comparisons.csv", "verdict.json")
 
 
-def outputs_key(spec, questions, configs, journal, scorer_key, split, stage2, stopped) -> str:
+def outputs_key(spec, questions, configs, journal, scorer_key, split, stage2, stopped, search=None) -> str:
     """What the outputs are a function of: the journal (its revision and identity), the configurations,
     the questions and their split, the scoring settings, stage 2's selection; equal keys mean equal files."""
     import hashlib
@@ -30,6 +30,8 @@ def outputs_key(spec, questions, configs, journal, scorer_key, split, stage2, st
              [c.labels() for c in configs],
              [(q.qid, (split or {}).get(q.qid)) for q in questions], scorer_key, spec.scoring.model_dump(mode="json"),
              spec.seed, spec.stage2.model_dump(mode="json") if spec.stage2 else None, stage2, stopped]
+    if search is not None:  # which configurations the verdict compares (absent for a grid: its key is unchanged)
+        ident.append([search.get("finalists"), search.get("used")])
     return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
 
@@ -43,21 +45,25 @@ def _unchanged(run_dir: Path, key: str) -> dict | None:
 
 def write_outputs(spec, dataset, questions, configs, journal, run_dir: Path, stats, limit, console,
                   cache_dir: Path | None = None, scorer_key: str | None = None, split: dict | None = None,
-                  stage2: dict | None = None) -> dict:
+                  stage2: dict | None = None, search: dict | None = None) -> dict:
     """Records, summary and comparisons from the journal, and the manifest. When nothing they depend on
     changed since the last invocation (``outputs_key``), the files are kept as they are: a no-op re-run
-    does not bootstrap again."""
-    key = outputs_key(spec, questions, configs, journal, scorer_key, split, stage2, stats.stopped)
+    does not bootstrap again. ``search``: a search's record (``search.summary.search_record``); its
+    configurations are those it evaluated, and the verdict compares its finalists."""
+    key = outputs_key(spec, questions, configs, journal, scorer_key, split, stage2, stats.stopped, search)
     kept = _unchanged(run_dir, key)
     if kept is not None:
         status, n_records, summary = kept["status"], kept["records"], None
     else:
         forget_outputs(run_dir)  # the files change now: a kill half-way must not leave them under the old key
         status, n_records, summary = _rebuild(spec, questions, configs, journal, run_dir, stats, scorer_key, split,
-                                              stage2)
+                                              stage2, search)
     manifest = build_manifest(spec, dataset, questions, configs, stats, limit, status, n_records, run_dir)
     manifest.update(run_context(spec, questions, cache_dir, scorer_key, split))
     manifest["stage2"] = stage2
+    if search is not None:
+        manifest["search"] = search
+        manifest["expected_records"] = _searched(questions, split, configs, search["finalists"])
     manifest["outputs"] = {"key": key, "status": status, "records": n_records, "reused": kept is not None}
     manifest["questions_key"] = read_previous(run_dir).get("questions_key")
     tuned = tuned_weights(configs, journal)
@@ -89,20 +95,22 @@ def tuned_weights(configs, journal) -> dict:
     return {c: out[c] for c in sorted(out)}
 
 
-def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key, split, stage2):
+def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key, split, stage2, search=None):
     keys = stage2.get("judge_keys") if stage2 else None
     labels = [c.labels() for c in configs]
     records = build_records(question_rows(questions, split), labels, journal, scorer_key, keys)
     summary = build_summary(records, labels, spec.scoring.model_dump(), spec.seed, stage2)
     comparisons = build_comparisons(records, spec, stage2)
-    verdict = build_verdict(records, spec, stats)
+    finalists = search["finalists"] if search is not None else None
+    verdict = build_verdict(records if finalists is None else records[records["config_id"].isin(finalists)],
+                            spec, stats)
     run_dir.mkdir(parents=True, exist_ok=True)
     atomic(run_dir / "verdict.json", lambda p: p.write_text(json.dumps(verdict, indent=1, default=str),
                                                             encoding="utf-8"))
     atomic(run_dir / "records.parquet", lambda p: records.to_parquet(p, index=False))
     atomic(run_dir / "summary.csv", lambda p: summary.to_csv(p, index=False))
     atomic(run_dir / "comparisons.csv", lambda p: comparisons.to_csv(p, index=False))
-    expected = len(configs) * len(questions)
+    expected = len(configs) * len(questions) if search is None else _searched(questions, split, configs, finalists)
     # complete: every (configuration, question) answered without error, scored wherever a reference
     # exists, and (stage 2) every selected configuration judged on every test question
     complete = (not records.empty and len(records) == expected and int(records["error"].notna().sum()) == 0
@@ -114,6 +122,13 @@ def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key
     if stats.stopped:
         status = "stopped_budget" if stats.stopped == "budget" else "incomplete"
     return status, len(records), summary
+
+
+def _searched(questions, split, configs, finalists) -> int:
+    """The (configuration, question) pairs a search answers: every trial on the validation questions, the
+    finalists on the test ones too."""
+    n_validation = sum((split or {}).get(q.qid) == "validation" for q in questions)
+    return len(configs) * n_validation + len(finalists) * (len(questions) - n_validation)
 
 
 def build_verdict(records, spec, stats) -> dict:
@@ -154,6 +169,11 @@ def _print(spec, configs, rows: list[dict], stage2, manifest, console, run_dir: 
     print_summary(test, console, title=f"{spec.name}: test questions ({len(test)} configurations shown of "
                   f"{len(configs)})", metrics=metrics, validation=validation or None)
     _print_verdict(run_dir, console)
+    if manifest.get("search"):
+        from ragsweep.pipelines.outputs.search_text import search_lines
+
+        for line in search_lines(manifest["search"]):
+            console.print(line)
     if manifest.get("adaptive"):
         from ragsweep.pipelines.stages.adaptive import describe
 

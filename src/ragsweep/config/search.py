@@ -1,0 +1,90 @@
+"""The ``search:`` section: enumerate the grid (the default) or search it within a budget.
+
+A search evaluates configurations on the validation questions only, one trial per configuration,
+in an Optuna study stored in the run directory (``search.sqlite``); the best few (``finalists``)
+are then answered on the test questions, where the verdict reports them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from ragsweep.config.base import Strict
+
+STRATEGIES = ("grid", "random", "greedy", "tpe", "nsga2")
+Objective = Literal["quality", "latency", "cost"]
+
+
+class BudgetSpec(Strict):
+    """When the search stops: whichever limit is reached first (checked between trials, so the last
+    trial may pass a time or dollar limit by what it took)."""
+
+    trials: int | None = Field(None, ge=1, description="distinct configurations evaluated")
+    seconds: float | None = Field(None, gt=0, description="compute spent evaluating trials (wall seconds)")
+    usd: float | None = Field(None, gt=0, description="LLM spending of the run")
+    fraction: float | None = Field(None, gt=0, le=1, description="trials as a fraction of the grid's size")
+
+    def trial_limit(self, n_configs: int) -> int | None:
+        """Trials allowed: ``trials`` and ``fraction`` of ``n_configs`` (rounded up), the smaller."""
+        import math
+
+        limits = [x for x in (self.trials, math.ceil(self.fraction * n_configs) if self.fraction else None)
+                  if x is not None]
+        return min(limits) if limits else None
+
+    @property
+    def empty(self) -> bool:
+        return all(x is None for x in (self.trials, self.seconds, self.usd, self.fraction))
+
+
+class SearchSpec(Strict):
+    """How configurations are chosen. ``grid`` answers every configuration on every question; the
+    others evaluate trials on the validation questions until the budget is spent."""
+
+    strategy: Literal["grid", "random", "greedy", "tpe", "nsga2"] = "grid"
+    budget: BudgetSpec = Field(default_factory=BudgetSpec,
+                               description="default for a search: fraction 0.2 of the grid")
+    seed: int | None = Field(None, description="the sampler's seed; default: the spec's seed")
+    objectives: list[Objective] = Field(
+        ["quality"], min_length=1,
+        description="quality (the metric's validation mean, maximised), latency (median ms per question) and "
+                    "cost (LLM USD per question), minimised; two or more make a multi-objective search")
+    metric: str | None = Field(None, description="the quality metric; default: scoring.metric")
+    order: Literal["plan", "models_first"] = Field(
+        "plan", description="greedy: the axes in pipeline order, or the models (embedding, reranker, "
+                            "transform) first")
+    finalists: int = Field(5, ge=1, description="the best trials (by validation quality; with several objectives "
+                                                "also the Pareto front) answered on the test questions")
+    batch: int = Field(1, ge=1, description="trials asked and evaluated together (an executor's parallelism)")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "SearchSpec":
+        if len(set(self.objectives)) != len(self.objectives):
+            raise ValueError("search.objectives must be distinct")
+        if "quality" not in self.objectives:
+            raise ValueError("search.objectives must include quality")
+        if self.strategy == "grid" and not self.budget.empty:
+            raise ValueError("search.budget: the grid evaluates every configuration; choose a strategy "
+                             "(random, greedy, tpe, nsga2) to search within a budget")
+        if self.strategy == "greedy" and len(self.objectives) > 1:
+            raise ValueError("search.objectives: greedy optimises quality alone; use tpe, nsga2 or random for "
+                             "several objectives")
+        if self.strategy == "nsga2" and len(self.objectives) < 2:
+            raise ValueError("search.strategy: nsga2 is multi-objective; add latency or cost to search.objectives, "
+                             "or use tpe")
+        return self
+
+    @property
+    def searching(self) -> bool:
+        return self.strategy != "grid"
+
+    @property
+    def multi_objective(self) -> bool:
+        return len(self.objectives) > 1
+
+
+def parse_search(value):
+    """``search: tpe`` is ``search: {strategy: tpe}``."""
+    return {"strategy": value} if isinstance(value, str) else value

@@ -1,0 +1,135 @@
+"""The search loop: ask the strategy (or its sampler) for trials, evaluate them, tell the study, until
+the budget is spent, the space is exhausted or the strategy has nothing more to try.
+
+Evaluation is a callable (configurations -> ``Outcome`` per configuration hash), so the same loop
+drives a sweep (the plan of stages on the validation questions) and the benchmark (a replay of a
+full grid's records).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ragsweep.search.strategies.base import SAMPLER
+from ragsweep.search.trials import Outcome, Trial
+
+MAX_REPEATS = 50  # a sampler proposing only evaluated configurations this often in a row has converged
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The budget: evaluated trials, compute seconds and LLM dollars (None: no limit)."""
+
+    trials: int | None = None
+    seconds: float | None = None
+    usd: float | None = None
+
+    def reached(self, trials: list[Trial]) -> str | None:
+        """Why the search must stop now, or None."""
+        done = [t for t in trials if t.evaluated]
+        if self.trials is not None and len(done) >= self.trials:
+            return f"budget: {self.trials} trials"
+        if self.seconds is not None and sum(t.seconds for t in done) >= self.seconds:
+            return f"budget: {self.seconds:g} s"
+        if self.usd is not None and sum(t.usd for t in done) >= self.usd:
+            return f"budget: ${self.usd:g}"
+        return None
+
+    def room(self, trials: list[Trial]) -> int | None:
+        """Trials still allowed by the trial limit."""
+        return None if self.trials is None else self.trials - sum(t.evaluated for t in trials)
+
+
+Evaluate = Callable[[list], dict[str, Outcome]]
+
+
+def run_search(study, space, strategy, limits: Limits, evaluate: Evaluate, batch: int = 1,
+               on_trial: Callable[[int], None] | None = None) -> str:
+    """Resume the study's unfinished trials, then search; returns why it stopped. ``on_trial(n)`` is
+    called with the number of configurations evaluated by each evaluation."""
+    _resume(study, space, evaluate, on_trial)
+    repeats = 0
+    while True:
+        trials = study.trials()
+        reason = limits.reached(trials)
+        if reason is not None:
+            return reason
+        evaluated = {t.config_hash: t for t in trials if t.evaluated}
+        if len(evaluated) >= len(space):
+            return "every configuration evaluated"
+        room = limits.room(trials)
+        size = batch if room is None else max(1, min(batch, room))
+        asked: list[tuple[int, object]] = []
+        echoes: list[tuple[int, str]] = []  # repeats of a configuration asked in this batch
+        while len(asked) < size:
+            pending = {c.config_hash for _, c in asked}
+            if study.waiting():  # enqueued by a killed invocation: asked first, on its own parameters
+                number, config = study.ask(space, None, _batch_no(trials))
+            else:
+                params = strategy.propose(space, trials, pending)
+                if params is None:
+                    break
+                number, config = study.ask(space, None if params == SAMPLER else params, _batch_no(trials))
+            h = config.config_hash
+            if h in evaluated or h in pending:
+                repeats += 1
+                if h in evaluated:
+                    study.tell(number, _again(evaluated[h]), repeat_of=evaluated[h].number)
+                else:
+                    echoes.append((number, h))
+                if repeats >= MAX_REPEATS:
+                    break
+                continue
+            repeats = 0
+            asked.append((number, config))
+        if not asked:
+            _tell_echoes(study, echoes, {})
+            return ("the sampler keeps proposing evaluated configurations" if repeats >= MAX_REPEATS
+                    else "the strategy has nothing more to try")
+        outcomes = evaluate([c for _, c in asked])
+        numbers = {}
+        for number, config in asked:
+            study.tell(number, outcomes[config.config_hash])
+            numbers[config.config_hash] = number
+        _tell_echoes(study, echoes, numbers)
+        if on_trial is not None:
+            on_trial(len(asked))
+
+
+def _resume(study, space, evaluate: Evaluate, on_trial) -> None:
+    """Finish the trials a killed invocation left running, under their own numbers."""
+    running = [t for t in study.trials() if t.state == "running"]
+    for t in running:
+        if t.config_hash is None or t.config_hash not in space.by_hash:
+            study.fail_unchosen(t.number, "interrupted before its configuration was chosen")
+    chosen = [t for t in running if t.config_hash in space.by_hash]
+    if chosen:
+        outcomes = evaluate([space.by_hash[t.config_hash] for t in chosen])
+        for t in chosen:
+            study.tell(t.number, outcomes[t.config_hash])
+        if on_trial is not None:
+            on_trial(len(chosen))
+
+
+def _again(trial: Trial) -> Outcome:
+    """A repeat's outcome: the earlier trial's values, nothing computed."""
+    if trial.state == "failed":
+        return Outcome(None, reason=f"repeat of failed trial {trial.number}")
+    return Outcome(dict(trial.values))
+
+
+def _tell_echoes(study, echoes: list[tuple[int, str]], numbers: dict[str, int]) -> None:
+    if not echoes:
+        return
+    by_number = {t.number: t for t in study.trials()}
+    for number, h in echoes:
+        first = by_number.get(numbers.get(h, -1))
+        if first is None:
+            study.fail_unchosen(number, "repeat of a configuration that was not evaluated")
+        else:
+            study.tell(number, _again(first), repeat_of=first.number)
+
+
+def _batch_no(trials: list[Trial]) -> int:
+    return 1 + max((t.batch or 0 for t in trials), default=0)

@@ -1,0 +1,110 @@
+"""A sweep's search: trials on the validation questions, then the finalists on the test questions.
+
+The sweep hands in ``stage1(configurations, questions)``, which plans and runs the stages for what the
+journal lacks (answer, score) on its executor; this module decides which configurations it gets.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ragsweep.errors import RagsweepError
+from ragsweep.search.loop import Limits, run_search
+from ragsweep.search.space import SearchSpace
+from ragsweep.search.study import FILE, SearchStudy
+from ragsweep.search.summary import finalists as choose_finalists, search_record
+from ragsweep.search.trials import directions as directions_of
+
+DEFAULT_FRACTION = 0.2  # a search with no budget evaluates a fifth of the grid
+
+
+@dataclass
+class SearchRun:
+    record: dict
+    evaluated: list  # configurations with a trial (grid order)
+    finalists: list  # configurations answered on the test questions
+    error: RagsweepError | None = None
+
+
+class _Stopped(Exception):
+    """A stage stopped the search (budget, refused key, lost cluster): the error is the run's."""
+
+    def __init__(self, error: RagsweepError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def trial_limit(spec, n_configs: int) -> int | None:
+    """The trial budget: the spec's ``trials``/``fraction``, or a fifth of the grid when no limit is set."""
+    budget = spec.search.budget
+    if budget.empty:
+        return max(1, math.ceil(DEFAULT_FRACTION * n_configs))
+    return budget.trial_limit(n_configs)
+
+
+def search_key(spec, space: SearchSpace, seed: int, metric: str, validation: list[str]) -> str:
+    """What the study's trials are a function of: a change starts a new study (or, in the same directory, errors)."""
+    s = spec.search
+    ident = [sorted(space.by_hash), s.strategy, s.objectives, s.order, seed, metric, sorted(validation)]
+    return hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:16]
+
+
+def search(spec, configs: list, questions: list, split: dict, run_dir: Path, journal, scorer_key: str, stage1,
+           bars=None) -> SearchRun:
+    from ragsweep.evaluation.verdict import LOWER_IS_BETTER
+    from ragsweep.pipelines.outputs.columns import SELECTABLE_METRICS
+    from ragsweep.search.strategies.registry import REGISTRY
+
+    s = spec.search
+    metric = s.metric or spec.scoring.metric
+    if metric not in SELECTABLE_METRICS:
+        raise RagsweepError(f"search.metric: {metric!r} is not a metric a search can optimise; use one of "
+                            f"{', '.join(SELECTABLE_METRICS)}")
+    validation = [q for q in questions if split.get(q.qid) == "validation"]
+    test = [q for q in questions if split.get(q.qid) == "test"]
+    if not validation or not test:
+        raise RagsweepError("search: needs validation and test questions (it optimises on one and reports on the "
+                            "other); the split gave "
+                            f"{len(validation)} and {len(test)}: add questions or use search: grid")
+    space = SearchSpace(configs, s.order)
+    seed = s.seed if s.seed is not None else spec.seed
+    lower = metric in LOWER_IS_BETTER
+    directions = directions_of(s.objectives, lower)
+    limit = trial_limit(spec, len(space))
+    strategy = REGISTRY[s.strategy](s, seed, limit, lower)
+    study = SearchStudy(run_dir / FILE, search_key(spec, space, seed, metric, [q.qid for q in validation]),
+                        s.objectives, directions, strategy.sampler())
+    bar = bars.add(f"search ({s.strategy})", limit or len(space)) if bars is not None else None
+
+    def evaluate(batch: list) -> dict:
+        from ragsweep.pipelines.outputs.records import build_records, question_rows
+        from ragsweep.search.objectives import outcomes
+
+        t0 = time.perf_counter()
+        error = stage1(batch, validation)
+        if error is not None:
+            raise _Stopped(error)
+        records = build_records(question_rows(validation, split), [c.labels() for c in batch], journal, scorer_key)
+        return outcomes(records, batch, s.objectives, metric, len(validation), time.perf_counter() - t0)
+
+    error = None
+    try:
+        stopped = run_search(study, space, strategy, Limits(limit, s.budget.seconds, s.budget.usd), evaluate,
+                             s.batch, on_trial=bar.advance if bar is not None else None)
+    except _Stopped as stop:
+        stopped, error = f"error: {stop.error}", stop.error
+    trials = study.trials()
+    chosen = set(choose_finalists(trials, s.finalists, s.objectives, directions))
+    final = [c for c in configs if c.config_hash in chosen]
+    if error is None and final:
+        error = stage1(final, test)
+    tried = {t.config_hash for t in trials if t.evaluated or t.state == "running"}
+    record = search_record(spec, n_configs=len(space), trial_limit=limit, seed=seed, metric=metric,
+                           directions=directions, trials=trials, stopped=stopped,
+                           finalist_ids=[c.config_id for c in final], n_validation=len(validation), n_test=len(test))
+    return SearchRun(record, [c for c in configs if c.config_hash in tried], final, error)

@@ -1,0 +1,1 @@
+"""Search strategies, one module each, behind ``base.Strategy``; ``registry.REGISTRY`` names them."""

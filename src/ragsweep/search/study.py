@@ -1,0 +1,106 @@
+"""The search's trials in an Optuna study on SQLite (``search.sqlite`` in the run directory).
+
+Optuna's RDB storage writes every ask and tell as it happens, so a killed invocation leaves its
+trials behind: complete ones are kept, a trial asked but not told (``RUNNING``) is evaluated again
+under its own number by the next invocation (the journal keeps the answers it had, so only the rest
+are computed), and an enqueued one not yet asked (``WAITING``) is asked next. No trial is lost and
+none is repeated.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ragsweep.errors import RagsweepError
+from ragsweep.search.trials import Outcome, Trial
+
+STUDY = "search"
+FILE = "search.sqlite"
+
+
+class SearchStudy:
+    """One run directory's Optuna study; ``key`` identifies the search (space, strategy, objectives, seed)."""
+
+    def __init__(self, path: Path, key: str, objectives: list[str], directions: list[str], sampler) -> None:
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        storage = optuna.storages.RDBStorage(f"sqlite:///{path}")
+        self.objectives = objectives
+        if STUDY in optuna.get_all_study_names(storage):
+            self.study = optuna.load_study(study_name=STUDY, storage=storage, sampler=sampler)
+            old = self.study.user_attrs.get("key")
+            if old != key:
+                raise RagsweepError(f"{path}: holds a search with other settings (another space, strategy, objectives "
+                                    "or seed); pass --fresh to start over or change the spec's name")
+        else:
+            self.study = optuna.create_study(study_name=STUDY, storage=storage, sampler=sampler, directions=directions)
+            self.study.set_user_attr("key", key)
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+                self.study.set_metric_names(objectives)
+
+    def trials(self) -> list[Trial]:
+        """Every trial, in order, as ``Trial``s."""
+        from optuna.trial import TrialState
+
+        out = []
+        for t in self.study.get_trials(deepcopy=False):
+            a = t.user_attrs
+            again = a.get("repeat_of") is not None
+            state = {TrialState.COMPLETE: "repeat" if again else "complete", TrialState.FAIL: "repeat" if again else "failed", TrialState.RUNNING: "running", TrialState.PRUNED: "pruned",
+                     TrialState.WAITING: "waiting"}[t.state]
+            values = dict(zip(self.objectives, t.values)) if t.values is not None else {}
+            out.append(Trial(t.number, a.get("config_hash"), a.get("config_id"), state, values,
+                             float(a.get("seconds", 0.0)), float(a.get("usd", 0.0)), a.get("repeat_of"),
+                             a.get("reason"), a.get("batch")))
+        return out
+
+    def waiting(self) -> bool:
+        """An enqueued trial not yet asked (left by a killed invocation): the next ``ask`` takes it."""
+        return any(t.state == "waiting" for t in self.trials())
+
+    def ask(self, space, params: dict[str, str] | None, batch: int):
+        """A new trial (on ``params`` when given, else the sampler's choice): (number, configuration)."""
+        if params is not None:
+            self.study.enqueue_trial(params)
+        trial = self.study.ask()
+        config = space.walk(trial.suggest_categorical)
+        trial.set_user_attr("config_hash", config.config_hash)
+        trial.set_user_attr("config_id", config.config_id)
+        trial.set_user_attr("batch", batch)
+        return trial.number, config
+
+    def _trial(self, number: int):
+        import optuna
+
+        frozen = self.study.get_trials(deepcopy=False)[number]
+        return optuna.trial.Trial(self.study, frozen._trial_id)  # a trial asked by an earlier invocation
+
+    def tell(self, number: int, outcome: Outcome, repeat_of: int | None = None) -> None:
+        """Record ``outcome`` on trial ``number``: its values, or a failure with its reason."""
+        from optuna.trial import TrialState
+
+        trial = self._trial(number)
+        trial.set_user_attr("seconds", round(outcome.seconds, 3))
+        trial.set_user_attr("usd", outcome.usd)
+        trial.set_user_attr("questions", outcome.questions)
+        if outcome.failed_questions:
+            trial.set_user_attr("failed_questions", outcome.failed_questions)
+        if repeat_of is not None:
+            trial.set_user_attr("repeat_of", repeat_of)
+        if outcome.values is None:
+            trial.set_user_attr("reason", outcome.reason or "failed")
+            self.study.tell(number, state=TrialState.FAIL)
+        else:
+            self.study.tell(number, [outcome.values[o] for o in self.objectives])
+
+    def fail_unchosen(self, number: int, reason: str) -> None:
+        """A trial killed before its configuration was chosen: failed, with nothing computed."""
+        from optuna.trial import TrialState
+
+        self._trial(number).set_user_attr("reason", reason)
+        self.study.tell(number, state=TrialState.FAIL)

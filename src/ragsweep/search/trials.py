@@ -1,0 +1,53 @@
+"""What a trial is: one configuration evaluated on the validation questions, and what that took."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+# ``quality`` is maximised unless its metric is one where lower is better; latency and cost are minimised
+MINIMISED = {"latency", "cost"}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One configuration's evaluation: objective values (None when it failed), what it cost to compute
+    (wall seconds of its work this time, LLM dollars its answers record) and how many questions it had."""
+
+    values: dict[str, float] | None
+    seconds: float = 0.0
+    usd: float = 0.0
+    questions: int = 0
+    failed_questions: int = 0
+    reason: str | None = None
+
+
+@dataclass
+class Trial:
+    """A trial as the study holds it. ``state``: complete, failed, running (asked, not told: a killed
+    invocation), repeat (a configuration evaluated before, told its earlier values at no cost) or pruned."""
+
+    number: int
+    config_hash: str | None
+    config_id: str | None
+    state: str
+    values: dict[str, float] = field(default_factory=dict)
+    seconds: float = 0.0
+    usd: float = 0.0
+    repeat_of: int | None = None
+    reason: str | None = None
+    batch: int | None = None
+
+    @property
+    def evaluated(self) -> bool:
+        """A configuration's own evaluation (a repeat reuses another trial's)."""
+        return self.state in ("complete", "failed") and self.config_hash is not None
+
+
+def directions(objectives: list[str], lower_is_better: bool) -> list[str]:
+    """Optuna's direction per objective."""
+    return ["minimize" if o in MINIMISED or (o == "quality" and lower_is_better) else "maximize" for o in objectives]
+
+
+def finite(x) -> bool:
+    return x is not None and isinstance(x, (int, float)) and math.isfinite(x)

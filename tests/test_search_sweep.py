@@ -1,0 +1,90 @@
+"""A sweep that searches (``search: {strategy: tpe, budget: ...}``): killed with SIGKILL mid-search, resumed,
+and its outputs: trials on validation, finalists on test, the verdict among the finalists, ``show``."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from conftest import load_run
+
+
+def _complete_trials(path) -> int:
+    if not path.is_file():
+        return 0
+    try:
+        with sqlite3.connect(path, timeout=1) as db:
+            return db.execute("SELECT count(*) FROM trials WHERE state = 'COMPLETE'").fetchone()[0]
+    except sqlite3.Error:  # the study's tables are not there yet
+        return 0
+
+
+def test_tpe_search_resumes_after_kill_9_and_reports_its_finalists(make_spec, shared_cache, run_cli, popen_cli,
+                                                                   kill_midway, describe_proc, tmp_path):
+    spec = make_spec("search", search={"strategy": "tpe", "budget": {"trials": 6}, "finalists": 2, "seed": 3},
+                     scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 300}})
+    study = spec.run_dir / "search.sqlite"
+    proc = popen_cli("run", spec.path, "--cache", shared_cache, "--no-progress", log_dir=tmp_path)
+    kill_midway(proc, lambda: _complete_trials(study), 2, timeout=240, what="complete trials",
+                stderr_path=tmp_path / "stderr.txt")
+    with sqlite3.connect(study) as db:
+        before = db.execute("SELECT t.number, t.state, json_extract(a.value_json, '$') FROM trials t LEFT JOIN "
+                            "trial_user_attributes a ON a.trial_id = t.trial_id AND a.key = 'config_id' "
+                            "ORDER BY t.number").fetchall()
+    assert any(state == "RUNNING" for _, state, _ in before) or len(before) >= 2, before
+
+    done = run_cli("run", spec.path, "--cache", shared_cache, timeout=400)
+    assert done.returncode == 0, describe_proc(done)
+    run = load_run(spec.run_dir, done)
+    search = run.manifest["search"]
+    trials = search["trials"]
+    assert [t["number"] for t in trials] == list(range(len(trials)))
+    for number, state, config_id in before:  # kept under their numbers; the one killed running is finished
+        assert trials[number]["config_id"] == config_id or config_id is None
+        if config_id is None:  # killed before its configuration was chosen: failed, nothing computed
+            assert trials[number]["state"] == "failed" and "interrupted" in trials[number]["reason"], before
+        elif state in ("COMPLETE", "RUNNING"):
+            assert trials[number]["state"] in ("complete", "repeat"), (before, trials)
+    evaluated = [t["config_id"] for t in trials if t["state"] == "complete"]
+    assert len(evaluated) == len(set(evaluated)) == 6 == search["used"]["trials"]
+    assert search["stopped"] == "budget: 6 trials" and search["space"] == 12
+    assert not [t for t in trials if t["state"] == "running"]
+
+    # every trial answered every validation question once; the finalists also the test questions
+    rec = run.records
+    validation = set(rec.loc[rec["split"] == "validation", "qid"])
+    per_config = rec.groupby("config_id")["qid"].nunique()
+    assert set(per_config.index) == set(evaluated)
+    finalists = search["finalists"]
+    assert len(finalists) == 2
+    best = max((t for t in trials if t["state"] == "complete"), key=lambda t: t["values"]["quality"])
+    assert best["config_id"] in finalists
+    for cid, n in per_config.items():
+        assert n == (len(set(rec["qid"])) if cid in finalists else len(validation))
+    assert not rec.duplicated(["config_id", "qid"]).any()
+    verdict = json.loads((spec.run_dir / "verdict.json").read_text())
+    assert verdict["chosen"] == best["config_id"] and verdict["n_configs"] == 2
+    assert verdict["chosen_on"] == "validation" and verdict["reported_on"] == "test"
+    assert run.manifest["status"] == "complete"
+    curve = search["best_so_far"]
+    assert len(curve) == 6 and all(a["seconds"] <= b["seconds"] and a["best"] <= b["best"]
+                                   for a, b in zip(curve, curve[1:]))
+
+    again = run_cli("run", spec.path, "--cache", shared_cache, "--no-progress")
+    assert again.returncode == 0, describe_proc(again)
+    assert json.loads((spec.run_dir / "manifest.json").read_text())["search"]["trials"] == trials
+    shown = run_cli("show", spec.run_dir)
+    assert shown.returncode == 0, describe_proc(shown)
+    assert "search: tpe (seed 3, objectives quality by mrr): 6 of 12 configurations evaluated" in shown.stdout
+    assert "6 configurations never evaluated" in shown.stdout and f"use {best['config_id']}" in shown.stdout
+
+
+@pytest.mark.parametrize("change, match", [
+    ({"search": {"strategy": "random", "metric": "latency"}}, "search.metric"),
+])
+def test_search_errors_are_one_line(make_spec, run_cli, shared_cache, change, match):
+    spec = make_spec("search-bad", **change)
+    proc = run_cli("run", spec.path, "--cache", shared_cache, "--no-progress")
+    assert proc.returncode != 0 and match in proc.stderr and "Traceback" not in proc.stderr
