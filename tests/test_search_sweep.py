@@ -88,3 +88,26 @@ def test_search_errors_are_one_line(make_spec, run_cli, shared_cache, change, ma
     spec = make_spec("search-bad", **change)
     proc = run_cli("run", spec.path, "--cache", shared_cache, "--no-progress")
     assert proc.returncode != 0 and match in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_raced_grid_drops_the_clearly_worse_and_answers_less(make_spec, shared_cache, run_cli, describe_proc):
+    """Top-1 against top-5 hit: the top-1 configurations lose clearly and stop before the last look; every
+    configuration that survives is answered on every validation question, the finalists on test too."""
+    spec = make_spec("race", top_k=[1, 5], search={"strategy": "grid", "racing": {"first": 0.2}, "finalists": 2},
+                     scoring={"metric": "hit", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 300}})
+    proc = run_cli("run", spec.path, "--cache", shared_cache, "--no-progress", timeout=400)
+    assert proc.returncode == 0, describe_proc(proc)
+    run = load_run(spec.run_dir, proc)
+    search = run.manifest["search"]
+    rec = run.records
+    n_val = int(rec.loc[rec["split"] == "validation", "qid"].nunique())
+    dropped = [t for t in search["trials"] if t["state"] == "pruned"]
+    assert dropped and all(t["config_id"].endswith("-k1") for t in dropped), search["trials"]
+    for t in search["trials"]:
+        rows = rec[(rec["config_id"] == t["config_id"]) & (rec["split"] == "validation")]
+        assert len(rows) == t["questions"] == (t["dropped"]["at"] if t["state"] == "pruned" else n_val)
+        if t["state"] == "pruned":
+            assert t["dropped"]["at"] < n_val and t["dropped"]["p"] < 0.05 and t["config_id"] not in search["finalists"]
+    assert search["used"]["pairs"] < 12 * n_val and search["used"]["pruned"] == len(dropped)
+    assert run.manifest["status"] == "complete" and run.manifest["records"] == run.manifest["expected_records"]
+    assert f"{len(dropped)} dropped by racing" in proc.stdout

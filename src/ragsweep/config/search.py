@@ -1,6 +1,7 @@
 """The ``search:`` section: enumerate the grid (the default) or search it within a budget.
 
-A search evaluates configurations on the validation questions only, one trial per configuration,
+A search evaluates configurations on the validation questions only, one trial per configuration
+(with ``racing``, on growing batches of them, and a trial significantly worse than the leader stops early),
 in an Optuna study stored in the run directory (``search.sqlite``); the best few (``finalists``)
 are then answered on the test questions, where the verdict reports them.
 """
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from ragsweep.config.base import Strict
 
@@ -39,6 +40,18 @@ class BudgetSpec(Strict):
         return all(x is None for x in (self.trials, self.seconds, self.usd, self.fraction))
 
 
+class RacingSpec(Strict):
+    """Racing (``search.racing``): trials are answered on growing batches of validation questions and dropped
+    when significantly worse than the leader (paired one-sided tests, Holm within a look, alpha shared by
+    the looks)."""
+
+    first: float = Field(0.2, gt=0, le=1, description="fraction of the validation questions at the first look")
+    growth: float = Field(2.0, gt=1, description="each look sees this many times the questions of the last")
+    minimum: int = Field(10, ge=2, description="questions at the first look, at least")
+    alpha: float = Field(0.05, gt=0, lt=1, description="chance of ever dropping a configuration as good as the "
+                                                       "leader")
+
+
 class SearchSpec(Strict):
     """How configurations are chosen. ``grid`` answers every configuration on every question; the
     others evaluate trials on the validation questions until the budget is spent."""
@@ -58,6 +71,13 @@ class SearchSpec(Strict):
     finalists: int = Field(5, ge=1, description="the best trials (by validation quality; with several objectives "
                                                 "also the Pareto front) answered on the test questions")
     batch: int = Field(1, ge=1, description="trials asked and evaluated together (an executor's parallelism)")
+    racing: RacingSpec | None = Field(None, description="true or {first, growth, minimum, alpha}: drop trials "
+                                                        "significantly worse than the leader on early questions")
+
+    @field_validator("racing", mode="before")
+    @classmethod
+    def _racing_shorthand(cls, v):
+        return {} if v is True else (None if v is False else v)
 
     @model_validator(mode="after")
     def _consistent(self) -> "SearchSpec":
@@ -68,6 +88,9 @@ class SearchSpec(Strict):
         if self.strategy == "grid" and not self.budget.empty:
             raise ValueError("search.budget: the grid evaluates every configuration; choose a strategy "
                              "(random, greedy, tpe, nsga2) to search within a budget")
+        if self.strategy == "grid" and self.multi_objective:
+            raise ValueError("search.objectives: the grid reports every configuration; several objectives need "
+                             "tpe, nsga2 or random")
         if self.strategy == "greedy" and len(self.objectives) > 1:
             raise ValueError("search.objectives: greedy optimises quality alone; use tpe, nsga2 or random for "
                              "several objectives")
@@ -78,7 +101,8 @@ class SearchSpec(Strict):
 
     @property
     def searching(self) -> bool:
-        return self.strategy != "grid"
+        """Trials on validation and finalists on test: any strategy but the grid, and the grid with racing."""
+        return self.strategy != "grid" or self.racing is not None
 
     @property
     def multi_objective(self) -> bool:

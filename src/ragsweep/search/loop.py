@@ -116,6 +116,8 @@ def _again(trial: Trial) -> Outcome:
     """A repeat's outcome: the earlier trial's values, nothing computed."""
     if trial.state == "failed":
         return Outcome(None, reason=f"repeat of failed trial {trial.number}")
+    if trial.state == "pruned":
+        return Outcome(dict(trial.values), dropped=trial.dropped)
     return Outcome(dict(trial.values))
 
 

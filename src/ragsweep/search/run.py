@@ -40,8 +40,11 @@ class _Stopped(Exception):
 
 
 def trial_limit(spec, n_configs: int) -> int | None:
-    """The trial budget: the spec's ``trials``/``fraction``, or a fifth of the grid when no limit is set."""
+    """The trial budget: the spec's ``trials``/``fraction``, or a fifth of the grid when no limit is set
+    (the grid's: every configuration)."""
     budget = spec.search.budget
+    if spec.search.strategy == "grid":
+        return n_configs
     if budget.empty:
         return max(1, math.ceil(DEFAULT_FRACTION * n_configs))
     return budget.trial_limit(n_configs)
@@ -50,7 +53,8 @@ def trial_limit(spec, n_configs: int) -> int | None:
 def search_key(spec, space: SearchSpace, seed: int, metric: str, validation: list[str]) -> str:
     """What the study's trials are a function of: a change starts a new study (or, in the same directory, errors)."""
     s = spec.search
-    ident = [sorted(space.by_hash), s.strategy, s.objectives, s.order, seed, metric, sorted(validation)]
+    ident = [sorted(space.by_hash), s.strategy, s.objectives, s.order, seed, metric, sorted(validation),
+             s.racing.model_dump() if s.racing is not None else None]
     return hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:16]
 
 
@@ -81,21 +85,12 @@ def search(spec, configs: list, questions: list, split: dict, run_dir: Path, jou
                         s.objectives, directions, strategy.sampler())
     bar = bars.add(f"search ({s.strategy})", limit or len(space)) if bars is not None else None
 
-    def evaluate(batch: list) -> dict:
-        from ragsweep.pipelines.outputs.records import build_records, question_rows
-        from ragsweep.search.objectives import outcomes
-
-        t0 = time.perf_counter()
-        error = stage1(batch, validation)
-        if error is not None:
-            raise _Stopped(error)
-        records = build_records(question_rows(validation, split), [c.labels() for c in batch], journal, scorer_key)
-        return outcomes(records, batch, s.objectives, metric, len(validation), time.perf_counter() - t0)
-
+    evaluate = _evaluator(spec, space, study, validation, split, journal, scorer_key, stage1, metric, lower, seed)
     error = None
     try:
+        batch = len(space) if s.strategy == "grid" else s.batch  # a raced grid: every configuration at once
         stopped = run_search(study, space, strategy, Limits(limit, s.budget.seconds, s.budget.usd), evaluate,
-                             s.batch, on_trial=bar.advance if bar is not None else None)
+                             batch, on_trial=bar.advance if bar is not None else None)
     except _Stopped as stop:
         stopped, error = f"error: {stop.error}", stop.error
     trials = study.trials()
@@ -108,3 +103,60 @@ def search(spec, configs: list, questions: list, split: dict, run_dir: Path, jou
                            directions=directions, trials=trials, stopped=stopped,
                            finalist_ids=[c.config_id for c in final], n_validation=len(validation), n_test=len(test))
     return SearchRun(record, [c for c in configs if c.config_hash in tried], final, error)
+
+
+def race_order(questions: list, seed: int) -> list:
+    """The validation questions in the race's order: by a seeded hash of the id, so it does not depend on
+    the order the dataset lists them in (question types mix in every look)."""
+    return sorted(questions, key=lambda q: (hashlib.sha256(f"race:{seed}:{q.qid}".encode()).hexdigest(), q.qid))
+
+
+def _evaluator(spec, space, study, validation, split, journal, scorer_key, stage1, metric, lower, seed):
+    """``evaluate(configurations) -> {hash: Outcome}`` for the search loop: ``stage1`` on the validation
+    questions (all at once, or look by look when racing), objectives from the records."""
+    import numpy as np
+
+    from ragsweep.pipelines.outputs.records import build_records, question_rows
+    from ragsweep.search.objectives import outcomes
+    from ragsweep.search.racing import looks, race
+    from ragsweep.search.summary import ranked
+
+    s = spec.search
+    ordered = race_order(validation, seed)
+
+    def answered(batch: list, questions: list):
+        error = stage1(batch, questions)
+        if error is not None:
+            raise _Stopped(error)
+        return build_records(question_rows(questions, split), [c.labels() for c in batch], journal, scorer_key)
+
+    def values_at(hashes: list[str], n: int) -> dict:
+        qs = ordered[:n]
+        records = answered([space.by_hash[h] for h in hashes], qs)
+        out = {}
+        for h in hashes:
+            r = records[records["config_hash"] == h].set_index("qid")
+            col = r[metric] if metric in r.columns else None
+            out[h] = np.array([float(col.get(q.qid, np.nan)) if col is not None else np.nan for q in qs])
+        return out
+
+    def evaluate(batch: list) -> dict:
+        t0 = time.perf_counter()
+        dropped: dict[str, dict] = {}
+        if s.racing is None:
+            records = answered(batch, validation)
+        else:
+            best = ranked(study.trials(), lower)
+            incumbent = best[0].config_hash if best and best[0].config_hash in space.by_hash else None
+            sizes = looks(len(ordered), s.racing.first, s.racing.growth, s.racing.minimum)
+            result = race([c.config_hash for c in batch], sizes, values_at, not lower, s.racing.alpha, incumbent,
+                          seed)
+            for h, (at, p, leader) in result.dropped.items():
+                dropped[h] = {"at": at, "p": p, "leader": space.by_hash[leader].config_id}
+            seen = {h: result.pairs.get(h, len(ordered)) for h in (c.config_hash for c in batch)}
+            records = build_records(question_rows(validation, split), [c.labels() for c in batch], journal, scorer_key)
+            keep = {(h, q.qid) for h, n in seen.items() for q in ordered[:n]}
+            records = records[[(h, q) in keep for h, q in zip(records["config_hash"], records["qid"])]]
+        return outcomes(records, batch, s.objectives, metric, time.perf_counter() - t0, dropped)
+
+    return evaluate

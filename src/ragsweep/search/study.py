@@ -51,12 +51,13 @@ class SearchStudy:
         for t in self.study.get_trials(deepcopy=False):
             a = t.user_attrs
             again = a.get("repeat_of") is not None
-            state = {TrialState.COMPLETE: "repeat" if again else "complete", TrialState.FAIL: "repeat" if again else "failed", TrialState.RUNNING: "running", TrialState.PRUNED: "pruned",
+            state = {TrialState.COMPLETE: "repeat" if again else "complete", TrialState.FAIL: "repeat" if again else "failed",
+                     TrialState.PRUNED: "repeat" if again else "pruned", TrialState.RUNNING: "running",
                      TrialState.WAITING: "waiting"}[t.state]
-            values = dict(zip(self.objectives, t.values)) if t.values is not None else {}
+            values = dict(zip(self.objectives, t.values)) if t.values is not None else dict(a.get("partial") or {})
             out.append(Trial(t.number, a.get("config_hash"), a.get("config_id"), state, values,
                              float(a.get("seconds", 0.0)), float(a.get("usd", 0.0)), a.get("repeat_of"),
-                             a.get("reason"), a.get("batch")))
+                             a.get("reason"), a.get("batch"), int(a.get("questions", 0)), a.get("dropped")))
         return out
 
     def waiting(self) -> bool:
@@ -92,7 +93,13 @@ class SearchStudy:
             trial.set_user_attr("failed_questions", outcome.failed_questions)
         if repeat_of is not None:
             trial.set_user_attr("repeat_of", repeat_of)
-        if outcome.values is None:
+        if outcome.dropped is not None:  # racing stopped it: its means so far, and when and why
+            trial.set_user_attr("dropped", outcome.dropped)
+            trial.set_user_attr("partial", outcome.values)
+            if len(self.objectives) == 1 and outcome.values:
+                trial.report(outcome.values["quality"], step=outcome.dropped["at"])
+            self.study.tell(number, state=TrialState.PRUNED)
+        elif outcome.values is None:
             trial.set_user_attr("reason", outcome.reason or "failed")
             self.study.tell(number, state=TrialState.FAIL)
         else:

@@ -20,12 +20,14 @@ class Outcome:
     questions: int = 0
     failed_questions: int = 0
     reason: str | None = None
+    dropped: dict | None = None  # racing: {"at": questions seen, "p": Holm p-value, "leader": config id}
 
 
 @dataclass
 class Trial:
     """A trial as the study holds it. ``state``: complete, failed, running (asked, not told: a killed
-    invocation), repeat (a configuration evaluated before, told its earlier values at no cost) or pruned."""
+    invocation), repeat (a configuration evaluated before, told its earlier values at no cost) or pruned
+    (dropped by racing: ``values`` are its means on the questions it saw, ``dropped`` says when and why)."""
 
     number: int
     config_hash: str | None
@@ -37,11 +39,13 @@ class Trial:
     repeat_of: int | None = None
     reason: str | None = None
     batch: int | None = None
+    questions: int = 0
+    dropped: dict | None = None
 
     @property
     def evaluated(self) -> bool:
         """A configuration's own evaluation (a repeat reuses another trial's)."""
-        return self.state in ("complete", "failed") and self.config_hash is not None
+        return self.state in ("complete", "failed", "pruned") and self.config_hash is not None
 
 
 def directions(objectives: list[str], lower_is_better: bool) -> list[str]:

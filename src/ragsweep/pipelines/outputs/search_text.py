@@ -13,6 +13,8 @@ def search_lines(record: dict) -> list[str]:
              f"{record['validation_questions']} validation questions in {used['seconds']:.1f} s"
              + (f", ${used['usd']:.4f}" if used["usd"] else "") + f"; budget {budget}; stopped: {record['stopped']}",
              f"search: {record['not_evaluated']} configurations never evaluated"
+             + (f", {used['pruned']} dropped by racing ({used['pairs']} (configuration, question) pairs answered "
+                f"in all)" if used.get("pruned") else "")
              + (f", {used['failed']} failed" if used["failed"] else "")
              + (f", {used['repeats']} repeated proposals answered from earlier trials" if used["repeats"] else "")
              + f"; finalists on the {record['test_questions']} test questions: {', '.join(record['finalists'])}"]

@@ -63,7 +63,7 @@ def write_outputs(spec, dataset, questions, configs, journal, run_dir: Path, sta
     manifest["stage2"] = stage2
     if search is not None:
         manifest["search"] = search
-        manifest["expected_records"] = _searched(questions, split, configs, search["finalists"])
+        manifest["expected_records"] = _searched(questions, split, search)
     manifest["outputs"] = {"key": key, "status": status, "records": n_records, "reused": kept is not None}
     manifest["questions_key"] = read_previous(run_dir).get("questions_key")
     tuned = tuned_weights(configs, journal)
@@ -110,7 +110,7 @@ def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key
     atomic(run_dir / "records.parquet", lambda p: records.to_parquet(p, index=False))
     atomic(run_dir / "summary.csv", lambda p: summary.to_csv(p, index=False))
     atomic(run_dir / "comparisons.csv", lambda p: comparisons.to_csv(p, index=False))
-    expected = len(configs) * len(questions) if search is None else _searched(questions, split, configs, finalists)
+    expected = len(configs) * len(questions) if search is None else _searched(questions, split, search)
     # complete: every (configuration, question) answered without error, scored wherever a reference
     # exists, and (stage 2) every selected configuration judged on every test question
     complete = (not records.empty and len(records) == expected and int(records["error"].notna().sum()) == 0
@@ -124,11 +124,12 @@ def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key
     return status, len(records), summary
 
 
-def _searched(questions, split, configs, finalists) -> int:
-    """The (configuration, question) pairs a search answers: every trial on the validation questions, the
-    finalists on the test ones too."""
-    n_validation = sum((split or {}).get(q.qid) == "validation" for q in questions)
-    return len(configs) * n_validation + len(finalists) * (len(questions) - n_validation)
+def _searched(questions, split, search: dict) -> int:
+    """The (configuration, question) pairs a search answers: each trial's validation questions (all of them,
+    or those a race let it see), and the test questions of the finalists."""
+    n_test = sum((split or {}).get(q.qid) == "test" for q in questions)
+    seen = {t["config_id"]: t["questions"] for t in search["trials"] if t["state"] in ("complete", "failed", "pruned")}
+    return sum(seen.values()) + len(search["finalists"]) * n_test
 
 
 def build_verdict(records, spec, stats) -> dict:
