@@ -244,3 +244,61 @@ def test_front_and_hypervolume_match_brute_force():
         assert hypervolume(pts, dirs, ref) == pytest.approx(cells / n**3, abs=0.08)
     assert hypervolume([(1.0, 1.0)], ["maximize", "minimize"], (0.0, 2.0)) == pytest.approx(1.0)
     assert hypervolume([(1.0, 1.0), (0.5, 0.5)], ["maximize", "minimize"], (0.0, 2.0)) == pytest.approx(1.25)
+
+
+def test_the_cost_model_learns_seconds_per_unit_and_predicts_what_a_candidate_adds():
+    from ragsweep.search.cost import CostModel, features, shared_units
+
+    _, configs = grid()
+    truth = {"chunk": 3.0, "index": 5.0, "answer:bm25/none/none": 0.01, "answer:vector/none/none": 0.02,
+             "answer:vector/late_interaction/none": 0.2, "answer:fusion/none/none": 0.03,
+             "answer:bm25/late_interaction/none": 0.2, "answer:fusion/late_interaction/none": 0.2}
+    done, observed = set(), []
+    for c in configs:
+        f = features(c, done, 50)
+        observed.append((f, sum(truth[k] * n for k, n in f.items())))
+        done |= shared_units(c)
+    model = CostModel(observed)
+    for kind, w in model.weights.items():
+        assert w == pytest.approx(truth[kind], rel=1e-6, abs=1e-9)
+    vector = next(c for c in configs if c.retriever.kind == "vector" and c.reranker is None)
+    assert model.predict(features(vector, set(), 50)) == pytest.approx(3 + 5 + 50 * 0.02)
+    assert model.predict(features(vector, shared_units(vector), 50)) == pytest.approx(50 * 0.02)
+    assert CostModel([]).predict({"chunk": 1}) is None
+
+
+def test_a_cost_aware_search_fits_more_trials_in_the_same_seconds(tmp_path):
+    from ragsweep.search.cost import features, shared_units
+
+    class Charged(Replay):
+        """Charges what a configuration adds, as the plan would compute it."""
+
+        def __init__(self):
+            super().__init__()
+            self.done = set()
+
+        def __call__(self, configs):
+            out = super().__call__(configs)
+            for c in configs:
+                f = features(c, self.done, 50)
+                self.done |= shared_units(c)
+                secs = 3.0 * f.get("chunk", 0) + 5.0 * f.get("index", 0) + 0.01 * 50
+                out[c.config_hash] = Outcome(out[c.config_hash].values, secs, 0.0, 50)
+            return out
+
+    counts = {}
+    for aware in (False, True):
+        spec, configs = grid(strategy="random", cost_aware=aware, budget={"seconds": 40})
+        s = spec.search
+        space = SearchSpace(configs)
+        study = SearchStudy(tmp_path / f"{aware}.sqlite", "k", ["quality"], ["maximize"], None)
+        replay = Charged()
+        run_search(study, space, REGISTRY["random"](s, 0, None, False), Limits(None, 40.0), replay,
+                   questions=50, pool=4 if aware else 1)
+        counts[aware] = len(replay.calls)
+        trials = study.trials()
+        if aware:
+            skipped = [t for t in trials if t.state == "skipped"]
+            assert skipped and not any(t.evaluated for t in skipped)
+            assert any(t.predicted is not None for t in trials if t.evaluated), counts
+    assert counts[True] > counts[False], counts  # 12 against 9 here

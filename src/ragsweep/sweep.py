@@ -162,7 +162,8 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
                 from ragsweep.search.run import search
 
                 with Timer(stats, "search"):
-                    found = search(spec, configs, questions, split, run_dir, journal, scorer_key, stage1, bars)
+                    found = search(spec, configs, questions, split, run_dir, journal, scorer_key, stage1, bars,
+                                   cached=_cached_chunks(configs, cache, dataset))
                 error, search_info, judged = found.error, found.record, found.finalists
                 configs = found.evaluated
             elif plan.total:
@@ -205,6 +206,14 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
     if error is not None:
         raise error
     return run_dir
+
+
+def _cached_chunks(configs, cache: CacheDir, dataset) -> set:
+    """The splitters whose chunks the cache holds, as the search's cost units (``search.cost.shared_units``)."""
+    from ragsweep.pipelines.stages.chunk import cached_chunks_path
+
+    first = {c.chunk_key: c for c in reversed(configs)}
+    return {("chunk", key) for key, c in first.items() if cached_chunks_path(cache, c, dataset).is_file()}
 
 
 def _plan(spec, configs, questions, journal):

@@ -71,6 +71,9 @@ class SearchSpec(Strict):
     finalists: int = Field(5, ge=1, description="the best trials (by validation quality; with several objectives "
                                                 "also the Pareto front) answered on the test questions")
     batch: int = Field(1, ge=1, description="trials asked and evaluated together (an executor's parallelism)")
+    cost_aware: bool = Field(False, description="evaluate the cheapest of 4 proposals, by the seconds a cost model "
+                                                "fitted on the trials so far predicts from what each would add "
+                                                "(chunks, index, graph, answers)")
     racing: RacingSpec | None = Field(None, description="true or {first, growth, minimum, alpha}: drop trials "
                                                         "significantly worse than the leader on early questions")
 
@@ -88,6 +91,8 @@ class SearchSpec(Strict):
         if self.strategy == "grid" and not self.budget.empty:
             raise ValueError("search.budget: the grid evaluates every configuration; choose a strategy "
                              "(random, greedy, tpe, nsga2) to search within a budget")
+        if self.strategy == "grid" and self.cost_aware:
+            raise ValueError("search.cost_aware: the grid evaluates every configuration; choose a strategy")
         if self.strategy == "grid" and self.multi_objective:
             raise ValueError("search.objectives: the grid reports every configuration; several objectives need "
                              "tpe, nsga2 or random")

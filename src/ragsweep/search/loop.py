@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ragsweep.search.cost import CostModel, features, shared_units
 from ragsweep.search.strategies.base import SAMPLER
 from ragsweep.search.trials import Outcome, Trial
 
@@ -45,9 +46,13 @@ Evaluate = Callable[[list], dict[str, Outcome]]
 
 
 def run_search(study, space, strategy, limits: Limits, evaluate: Evaluate, batch: int = 1,
-               on_trial: Callable[[int], None] | None = None) -> str:
+               on_trial: Callable[[int], None] | None = None, questions: int = 1, pool: int = 1,
+               done: set | None = None) -> str:
     """Resume the study's unfinished trials, then search; returns why it stopped. ``on_trial(n)`` is
-    called with the number of configurations evaluated by each evaluation."""
+    called with the number of configurations evaluated by each evaluation. Each asked trial keeps what it
+    adds (``cost.features`` over ``questions`` questions, given the units evaluated trials computed and
+    ``done``: units cached before) and the seconds ``cost.CostModel`` predicts for it; with ``pool`` > 1
+    (cost-aware) the cheapest of ``pool`` proposals is evaluated and the others are skipped."""
     _resume(study, space, evaluate, on_trial)
     repeats = 0
     while True:
@@ -60,28 +65,45 @@ def run_search(study, space, strategy, limits: Limits, evaluate: Evaluate, batch
             return "every configuration evaluated"
         room = limits.room(trials)
         size = batch if room is None else max(1, min(batch, room))
+        computed = set(done or ()) | {u for h in evaluated for u in shared_units(space.by_hash[h])}
+        model = CostModel([(t.features, t.seconds) for t in trials if t.evaluated and t.features])
         asked: list[tuple[int, object]] = []
         echoes: list[tuple[int, str]] = []  # repeats of a configuration asked in this batch
-        while len(asked) < size:
-            pending = {c.config_hash for _, c in asked}
-            if study.waiting():  # enqueued by a killed invocation: asked first, on its own parameters
-                number, config = study.ask(space, None, _batch_no(trials))
-            else:
-                params = strategy.propose(space, trials, pending)
-                if params is None:
-                    break
-                number, config = study.ask(space, None if params == SAMPLER else params, _batch_no(trials))
-            h = config.config_hash
-            if h in evaluated or h in pending:
-                repeats += 1
-                if h in evaluated:
-                    study.tell(number, _again(evaluated[h]), repeat_of=evaluated[h].number)
+        finished = False
+        while len(asked) < size and not finished and repeats < MAX_REPEATS:
+            candidates: list[tuple[int, object]] = []
+            while len(candidates) < pool and repeats < MAX_REPEATS:
+                pending = {c.config_hash for _, c in asked + candidates}
+                if study.waiting():  # enqueued by a killed invocation: asked first, on its own parameters
+                    number, config = study.ask(space, None, _batch_no(trials))
                 else:
-                    echoes.append((number, h))
-                if repeats >= MAX_REPEATS:
-                    break
-                continue
-            repeats = 0
+                    params = strategy.propose(space, trials, pending)
+                    if params is None:
+                        finished = True
+                        break
+                    number, config = study.ask(space, None if params == SAMPLER else params, _batch_no(trials))
+                h = config.config_hash
+                if h in evaluated or h in pending:
+                    repeats += 1
+                    if h in evaluated:
+                        study.tell(number, _again(evaluated[h]), repeat_of=evaluated[h].number)
+                    else:
+                        echoes.append((number, h))
+                    continue
+                repeats = 0
+                candidates.append((number, config))
+            if not candidates:
+                break
+            adds = computed | {u for _, c in asked for u in shared_units(c)}
+            feats = [features(c, adds, questions) for _, c in candidates]
+            costs = [model.predict(f) for f in feats]
+            pick = min(range(len(candidates)), key=lambda i: (costs[i] if costs[i] is not None
+                                                              else CostModel.proxy(feats[i]), i))
+            for i, (number, config) in enumerate(candidates):
+                if i != pick:
+                    study.skip(number, f"cost-aware: {candidates[pick][1].config_id} was predicted cheaper")
+            number, config = candidates[pick]
+            study.annotate(number, features=feats[pick], predicted_seconds=costs[pick])
             asked.append((number, config))
         if not asked:
             _tell_echoes(study, echoes, {})

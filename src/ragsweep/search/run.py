@@ -59,7 +59,8 @@ def search_key(spec, space: SearchSpace, seed: int, metric: str, validation: lis
 
 
 def search(spec, configs: list, questions: list, split: dict, run_dir: Path, journal, scorer_key: str, stage1,
-           bars=None) -> SearchRun:
+           bars=None, cached: set | None = None) -> SearchRun:
+    """Search ``configs``; ``cached``: shared units (``cost.shared_units``) already in the cache."""
     from ragsweep.evaluation.verdict import LOWER_IS_BETTER
     from ragsweep.pipelines.outputs.columns import SELECTABLE_METRICS
     from ragsweep.search.strategies.registry import REGISTRY
@@ -90,7 +91,8 @@ def search(spec, configs: list, questions: list, split: dict, run_dir: Path, jou
     try:
         batch = len(space) if s.strategy == "grid" else s.batch  # a raced grid: every configuration at once
         stopped = run_search(study, space, strategy, Limits(limit, s.budget.seconds, s.budget.usd), evaluate,
-                             batch, on_trial=bar.advance if bar is not None else None)
+                             batch, on_trial=bar.advance if bar is not None else None, questions=len(validation),
+                             pool=4 if s.cost_aware else 1, done=cached)
     except _Stopped as stop:
         stopped, error = f"error: {stop.error}", stop.error
     trials = study.trials()

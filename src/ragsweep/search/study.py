@@ -51,13 +51,15 @@ class SearchStudy:
         for t in self.study.get_trials(deepcopy=False):
             a = t.user_attrs
             again = a.get("repeat_of") is not None
-            state = {TrialState.COMPLETE: "repeat" if again else "complete", TrialState.FAIL: "repeat" if again else "failed",
+            failed = "skipped" if a.get("skipped") else "repeat" if again else "failed"
+            state = {TrialState.COMPLETE: "repeat" if again else "complete", TrialState.FAIL: failed,
                      TrialState.PRUNED: "repeat" if again else "pruned", TrialState.RUNNING: "running",
                      TrialState.WAITING: "waiting"}[t.state]
             values = dict(zip(self.objectives, t.values)) if t.values is not None else dict(a.get("partial") or {})
             out.append(Trial(t.number, a.get("config_hash"), a.get("config_id"), state, values,
                              float(a.get("seconds", 0.0)), float(a.get("usd", 0.0)), a.get("repeat_of"),
-                             a.get("reason"), a.get("batch"), int(a.get("questions", 0)), a.get("dropped")))
+                             a.get("reason"), a.get("batch"), int(a.get("questions", 0)), a.get("dropped"),
+                             a.get("features"), a.get("predicted_seconds")))
         return out
 
     def waiting(self) -> bool:
@@ -104,6 +106,19 @@ class SearchStudy:
             self.study.tell(number, state=TrialState.FAIL)
         else:
             self.study.tell(number, [outcome.values[o] for o in self.objectives])
+
+    def annotate(self, number: int, **attrs) -> None:
+        """Keep ``attrs`` on a trial (what it adds, the predicted seconds)."""
+        trial = self._trial(number)
+        for k, v in attrs.items():
+            trial.set_user_attr(k, v)
+
+    def skip(self, number: int, reason: str) -> None:
+        """A cost-aware search's proposal left for a cheaper one: not evaluated, not counted, proposable again."""
+        from optuna.trial import TrialState
+
+        self.annotate(number, skipped=True, reason=reason)
+        self.study.tell(number, state=TrialState.FAIL)
 
     def fail_unchosen(self, number: int, reason: str) -> None:
         """A trial killed before its configuration was chosen: failed, with nothing computed."""

@@ -27,7 +27,8 @@ class Outcome:
 class Trial:
     """A trial as the study holds it. ``state``: complete, failed, running (asked, not told: a killed
     invocation), repeat (a configuration evaluated before, told its earlier values at no cost) or pruned
-    (dropped by racing: ``values`` are its means on the questions it saw, ``dropped`` says when and why)."""
+    (dropped by racing: ``values`` are its means on the questions it saw, ``dropped`` says when and why) or
+    skipped (a cost-aware search asked it and evaluated a cheaper proposal instead)."""
 
     number: int
     config_hash: str | None
@@ -41,6 +42,8 @@ class Trial:
     batch: int | None = None
     questions: int = 0
     dropped: dict | None = None
+    features: dict | None = None  # what it added when asked (``search.cost.features``)
+    predicted: float | None = None  # seconds the cost model predicted when it was asked
 
     @property
     def evaluated(self) -> bool:

@@ -13,7 +13,7 @@ class RandomStrategy(Strategy):
     name = "random"
 
     def propose(self, space, trials: list, pending: set[str]):
-        seen = {t.config_hash for t in trials if t.config_hash is not None} | pending
+        seen = {t.config_hash for t in trials if t.config_hash is not None and t.state != "skipped"} | pending
         order = sorted(space.by_hash)  # by hash: the order does not depend on how the spec lists things
         random.Random(self.seed).shuffle(order)
         nxt = next((h for h in order if h not in seen), None)
