@@ -142,6 +142,8 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
                       judge_keys(spec) if spec.stage2 is not None else None)
         with bars:
             ctx = _driver_context(spec, dataset, cache, stats, bars, clients, configs)
+            if searching:  # trials come one by one: what one retrieved serves the next (top_k, postprocessor)
+                ctx.retrievers_memo = {}
             stack.callback(_release, ctx)
 
             def stage1(chosen: list, asked: list) -> RagsweepError | None:
@@ -166,6 +168,7 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
                                    cached=_cached_chunks(configs, cache, dataset))
                 error, search_info, judged = found.error, found.record, found.finalists
                 configs = found.evaluated
+                ctx.retrievers_memo = None  # its results and the rerankers they hold go back
             elif plan.total:
                 error = executor.answer(plan, ctx, journal, bars.add("answering", plan.total), clients=clients)
             ctx.models.release(stats)  # answered: the embedding models' memory goes back before BERTScore

@@ -81,6 +81,10 @@ class StageContext:
     # what LLM query transforms wrote per (transform, question), shared by every index of the process
     transform_memo: TransformMemo = field(default_factory=TransformMemo)
     adaptive: dict = field(default_factory=dict)  # classifier identity -> stages.adaptive.Classified, trained once
+    # a search: (splitter, embedding, graphs) -> its retrievers.factory.IndexRetrievers with what they retrieved,
+    # kept from trial to trial so a configuration differing only in top_k or postprocessor retrieves nothing
+    # again; None (a grid): built per answer unit and dropped after it
+    retrievers_memo: dict | None = None
 
     @property
     def k_max(self) -> int:

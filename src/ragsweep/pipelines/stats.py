@@ -29,6 +29,7 @@ class SweepStats:
     llm: dict = field(default_factory=dict)
     graphs: dict = field(default_factory=dict)
     chunk_contexts: dict = field(default_factory=dict)  # splitter label -> what writing its LLM contexts took
+    units: dict[str, float] = field(default_factory=dict)  # "chunk:SPLITTER", "index:SPLITTER@EMBEDDING" -> seconds
     executor: dict = field(default_factory=lambda: {"kind": "local"})
     stopped: str | None = None
 
@@ -42,8 +43,24 @@ class SweepStats:
         self.chunks.update(part.chunks)
         self.unique_chunk_texts.update(part.unique_chunk_texts)
         self.chunk_contexts.update(part.chunk_contexts)
+        for k, v in part.units.items():
+            self.units[k] = self.units.get(k, 0.0) + v
         for label, info in part.graphs.items():
             self.graphs.setdefault(label, {}).update(info)
+
+
+class UnitTimer:
+    """``with UnitTimer(stats, "chunk:sentence512"):`` adds the block's wall time to ``stats.units``: what one
+    shared unit took to compute (the search's cost model and benchmark read it from the manifest)."""
+
+    def __init__(self, stats: SweepStats, name: str) -> None:
+        self.stats, self.name = stats, name
+
+    def __enter__(self) -> None:
+        self.t0 = time.perf_counter()
+
+    def __exit__(self, *exc) -> None:
+        self.stats.units[self.name] = self.stats.units.get(self.name, 0.0) + time.perf_counter() - self.t0
 
 
 class Timer:

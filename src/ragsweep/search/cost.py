@@ -1,9 +1,11 @@
 """What a candidate would cost to evaluate, given what the search has computed already.
 
 A configuration needs its splitter's chunks, an index per (splitter, embedding), a knowledge graph per
-splitter for graph retrievers, and an answer per question; the first three are shared (the plan of
-stages computes each once), so a configuration that reuses a computed splitter and index costs only
-its answers. ``units`` lists what a candidate would add; ``CostModel`` learns seconds per unit from the
+splitter for graph retrievers, its retrieval (the retriever, transform and reranker over that index,
+run once at the largest depth and shared by every top_k and postprocessor) and an answer per question;
+all but the answers are shared (the plan of stages computes each once, and a search keeps what it
+retrieved from trial to trial), so a configuration that differs from an evaluated one only in top_k
+costs only its answers. ``units`` lists what a candidate would add; ``CostModel`` learns seconds per unit from the
 trials so far by non-negative least squares over what each of them added (Lawson & Hanson 1974,
 "Solving Least Squares Problems", ch. 23), so the prediction is in this machine's seconds. Snoek et
 al. 2012 ("Practical Bayesian Optimization of Machine Learning Algorithms", NeurIPS) weigh expected
@@ -18,8 +20,8 @@ GRAPH_KINDS = ("knowledge_graph", "hybrid_kg")
 
 
 def shared_units(config) -> set[tuple[str, ...]]:
-    """The shared units a configuration needs (chunks, index, graph), as keys."""
-    out = {("chunk", config.chunk_key)}
+    """The shared units a configuration needs (chunks, index, graph, retrieval), as keys."""
+    out = {("chunk", config.chunk_key), ("retrieval", config.chunk_key, retrieval_key(config))}
     if config.embedding is not None and config.retriever.needs_embedding:
         out.add(("index", config.chunk_key, config.embedding.label()))
     if config.retriever.kind in GRAPH_KINDS:
@@ -27,19 +29,30 @@ def shared_units(config) -> set[tuple[str, ...]]:
     return out
 
 
-def answer_kind(config) -> str:
-    """What an answer's cost depends on: the retriever kind, reranker and transform."""
+def retrieval_key(config) -> str:
+    """What a retrieval is, but top_k and postprocessor: embedding, retriever, transform, reranker."""
+    parts = [config.embedding.label() if config.embedding is not None else "-", config.retriever.label(),
+             config.query_transform.label() if config.query_transform is not None else "none",
+             config.reranker.label() if config.reranker is not None else "none",
+             config.adaptive.spec.label() if config.adaptive is not None else "-"]
+    return "/".join(parts)
+
+
+def retrieval_kind(config) -> str:
+    """What a retrieval's cost per question depends on: the retriever kind, reranker and transform kinds."""
     parts = [config.retriever.kind, config.reranker.kind if config.reranker is not None else "none",
              config.query_transform.kind if config.query_transform is not None else "none"]
-    return "answer:" + "/".join(parts)
+    return "retrieval:" + "/".join(parts)
 
 
 def features(config, done: set[tuple[str, ...]], questions: int) -> dict[str, float]:
-    """What evaluating ``config`` on ``questions`` adds, given the units ``done``: counts per cost kind."""
+    """What evaluating ``config`` on ``questions`` adds, given the units ``done``: counts per cost kind (a new
+    retrieval counts its questions, as does the answer every configuration makes)."""
     out: dict[str, float] = {}
     for unit in shared_units(config) - done:
-        out[unit[0]] = out.get(unit[0], 0.0) + 1.0
-    out[answer_kind(config)] = float(questions)
+        kind, n = (retrieval_kind(config), float(questions)) if unit[0] == "retrieval" else (unit[0], 1.0)
+        out[kind] = out.get(kind, 0.0) + n
+    out["answer"] = float(questions)
     return out
 
 
@@ -63,7 +76,8 @@ class CostModel:
     @staticmethod
     def proxy(feats: dict[str, float]) -> float:
         """Before a fit: the shared units a candidate adds (each costs more than a few answers)."""
-        return sum(n for k, n in feats.items() if not k.startswith("answer:"))
+        return sum(n for k, n in feats.items() if k in ("chunk", "index", "graph")) + 0.01 * feats.get(
+            next((k for k in feats if k.startswith("retrieval:")), ""), 0.0)
 
     def predict(self, feats: dict[str, float]) -> float | None:
         """Predicted seconds (a kind never seen costs the mean of the seen kinds of its family); None untrained."""

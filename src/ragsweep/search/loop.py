@@ -149,8 +149,8 @@ def _tell_echoes(study, echoes: list[tuple[int, str]], numbers: dict[str, int]) 
     by_number = {t.number: t for t in study.trials()}
     for number, h in echoes:
         first = by_number.get(numbers.get(h, -1))
-        if first is None:
-            study.fail_unchosen(number, "repeat of a configuration that was not evaluated")
+        if first is None:  # a repeat of a proposal the cost-aware choice skipped
+            study.skip(number, "repeat of a proposal that was not evaluated")
         else:
             study.tell(number, _again(first), repeat_of=first.number)
 

@@ -21,12 +21,16 @@ FILE = "search.sqlite"
 class SearchStudy:
     """One run directory's Optuna study; ``key`` identifies the search (space, strategy, objectives, seed)."""
 
-    def __init__(self, path: Path, key: str, objectives: list[str], directions: list[str], sampler) -> None:
+    def __init__(self, path: Path | None, key: str, objectives: list[str], directions: list[str], sampler) -> None:
+        """``path`` None: in memory (the benchmark's replays), nothing to resume."""
         import optuna
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        storage = optuna.storages.RDBStorage(f"sqlite:///{path}")
+        if path is None:
+            storage = optuna.storages.InMemoryStorage()
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            storage = optuna.storages.RDBStorage(f"sqlite:///{path}")
         self.objectives = objectives
         if STUDY in optuna.get_all_study_names(storage):
             self.study = optuna.load_study(study_name=STUDY, storage=storage, sampler=sampler)

@@ -66,6 +66,7 @@ def open_indexes(ctx: StageContext, configs: list[Configuration], chunks, pendin
     embedding's configurations (``indexing failed``), a failing BM25 index its users (``BM25 index
     failed``); a later splitter tries again."""
     from ragsweep.pipelines.stages import index, queries
+    from ragsweep.pipelines.stats import UnitTimer
 
     found = GroupIndexes()
     active = list(configs)
@@ -75,7 +76,8 @@ def open_indexes(ctx: StageContext, configs: list[Configuration], chunks, pendin
         try:
             if client is None:
                 client = index.chroma_client(ctx)
-            found.vectors[label] = index.vector_index(ctx, config, chunks, client)
+            with UnitTimer(ctx.stats, f"index:{config.chunk_key}@{label}"):
+                found.vectors[label] = index.vector_index(ctx, config, chunks, client)
             if label not in query_ms:
                 query_ms[label] = queries.embed_questions(ctx, config.embedding, questions[label])
             found.query_ms[label] = query_ms[label]
@@ -117,9 +119,15 @@ def answer_group(ctx: StageContext, configs: list[Configuration], indexes: Group
     for c in configs:
         by_emb[c.embedding.label() if c.embedding is not None else None].append(c)
     for label, cfgs in by_emb.items():
-        retrievers = IndexRetrievers(indexes.bm25, indexes.vectors.get(label) if label else None, llm=ctx.llm,
-                                     graphs=indexes.graphs, rerankers=ctx.rerankers,
-                                     transform_memo=ctx.transform_memo)
+        key = (cfgs[0].chunk_key, label, indexes.graphs is not None)
+        memo = ctx.retrievers_memo
+        retrievers = memo.get(key) if memo is not None else None
+        if retrievers is None:
+            retrievers = IndexRetrievers(indexes.bm25, indexes.vectors.get(label) if label else None, llm=ctx.llm,
+                                         graphs=indexes.graphs, rerankers=ctx.rerankers,
+                                         transform_memo=ctx.transform_memo)
+            if memo is not None:
+                memo[key] = retrievers
         query_ms = indexes.query_ms.get(label, {}) if label else {}
         for config in cfgs:
             answer_config(ctx, config, retrievers, pending[config.config_hash], sink, bar, query_ms, gen_items)

@@ -9,7 +9,7 @@ from ragsweep.config import uses_llm
 from ragsweep.errors import RagsweepError
 from ragsweep.pipelines.context import StageContext
 from ragsweep.pipelines.grid import Configuration
-from ragsweep.pipelines.stats import Timer
+from ragsweep.pipelines.stats import Timer, UnitTimer
 from ragsweep.splitters.build import Chunk
 from ragsweep.splitters.chunk_store import load_chunks, save_chunks
 
@@ -84,7 +84,7 @@ def _split(ctx: StageContext, config: Configuration) -> list[Chunk]:
     """The splitter's chunks, with their offline context prefix if any."""
     from ragsweep.splitters.build import make_parser, split_corpus
 
-    with Timer(ctx.stats, "chunking"):
+    with Timer(ctx.stats, "chunking"), UnitTimer(ctx.stats, f"chunk:{config.chunk_key}"):
         lc_emb = None
         if config.chunk_embedding is not None:
             from ragsweep.embeddings.cached import LangChainEmbeddingAdapter

@@ -23,7 +23,7 @@ class FigureSpec:
 
 
 def _specs() -> list[FigureSpec]:
-    from ragsweep.results.figures import costs, distributions, heatmap, intervals, significance
+    from ragsweep.results.figures import costs, distributions, heatmap, intervals, search, significance
 
     return [
         FigureSpec("bertscore_violins", "BERTScore distributions",
@@ -40,6 +40,9 @@ def _specs() -> list[FigureSpec]:
                    lambda run, metric, split: costs.latency_breakdown(run)),
         FigureSpec("stage_times", "Time per stage", lambda run, metric, split: costs.stage_times(run)),
         FigureSpec("llm_spending", "LLM spending", lambda run, metric, split: costs.llm_spending(run)),
+        FigureSpec("search_progress", "Search: best so far against compute",
+                   lambda run, metric, split: search.search_progress(run)),
+        FigureSpec("pareto_front", "Search: quality against latency", lambda run, metric, split: search.pareto_front(run)),
     ]
 
 

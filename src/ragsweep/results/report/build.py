@@ -45,10 +45,14 @@ CAPTIONS = {
                "answer generation.",
     "stage_times": "Wall time per stage of the sweep, summed over its invocations.",
     "llm_spending": "What the run paid for LLM calls (generation, query rewrites, graph extraction, judges).",
+    "search_progress": "The best validation figure the search had found against the compute its trials took "
+                       "(each trial's own seconds: what it added to what earlier trials had computed).",
+    "pareto_front": "Every complete trial's validation figure against its median latency; the line joins the "
+                    "trials no other trial beats on both.",
 }
 MAX_SVG_BYTES = 400_000
 SECTIONS = [("verdict", "Verdict"),
-            ("summary", "Summary"), ("bertscore", "BERTScore"), ("retrieval", "Retrieval"), ("judges", "Judges"),
+            ("summary", "Summary"), ("search", "Search"), ("bertscore", "BERTScore"), ("retrieval", "Retrieval"), ("judges", "Judges"),
             ("heatmap", "Splitter x retriever"), ("significance", "Significance"), ("costs", "Cost and latency"),
             ("explorer", "Questions"), ("details", "Run details")]
 
@@ -92,6 +96,7 @@ def build_report(run: RunData, metric: str = "bertscore_f1_rescaled", split: str
         "<main>",
         verdict_html(verdict, run.ci_label),
         _section("summary", "Summary", _summary(run, split, metric)),
+        *([_section("search", "Search", _search(run, figures))] if run.meta.get("search") else []),
         _section("bertscore", "BERTScore distributions", figures.get("bertscore_violins", _none("no BERTScores"))),
         _section("retrieval", "Retrieval metrics", figures.get("retrieval_metrics", _none("no retrieval metrics"))),
         _section("judges", "Judge scores", figures.get("judge_scores", _none(
@@ -273,6 +278,25 @@ def _usage(run: RunData) -> str:
     return ('<table class="sortable" id="usage"><thead><tr><th>what</th><th class="num">calls</th>'
             '<th class="num">prompt tokens</th><th class="num">completion tokens</th><th class="num">USD</th>'
             f"</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+
+def _search(run: RunData, figures: dict[str, str]) -> str:
+    """What the search did (``search_text``), its figures, and the finalists and front as a table."""
+    from ragsweep.pipelines.outputs.search_text import search_lines
+
+    record = run.meta["search"]
+    shown = set(record.get("finalists") or []) | set(record.get("pareto") or [])
+    rows = "".join(
+        f"<tr><td>{_e(t['config_id'])}</td><td>{_e(t['state'])}</td>"
+        + "".join(f"<td>{_fmt(t['values'].get(o), 3)}</td>" for o in record["objectives"])
+        + f"<td>{_fmt(t['seconds'], 2)}</td><td>{'yes' if t['config_id'] in record.get('finalists', []) else ''}</td>"
+        f"<td>{'yes' if t['config_id'] in (record.get('pareto') or []) else ''}</td></tr>"
+        for t in record["trials"] if t["config_id"] in shown and t["state"] == "complete")
+    head = "".join(f"<th>{_e(o)}</th>" for o in record["objectives"])
+    table = (f"<table><thead><tr><th>configuration</th><th>trial</th>{head}<th>compute (s)</th><th>finalist</th>"
+             f"<th>Pareto</th></tr></thead><tbody>{rows}</tbody></table>")
+    lines = "".join(f"<p>{_e(line)}</p>" for line in search_lines(record))
+    return lines + table + figures.get("search_progress", "") + figures.get("pareto_front", "")
 
 
 def _explorer_shell() -> str:
