@@ -220,9 +220,15 @@ def test_search_settings_errors_name_the_field(bad, match):
         parse_spec({**SPEC, "search": bad})
 
 
-def test_search_shorthand_is_a_strategy():
+def test_search_shorthand_is_a_strategy_and_auto_picks_the_benchmarks_choice():
+    from ragsweep.config.search import AUTO
+
     assert parse_spec({**SPEC, "search": "tpe"}).search.strategy == "tpe"
     assert parse_spec(SPEC).search.strategy == "grid"
+    auto = parse_spec({**SPEC, "search": "auto"}).search
+    assert (auto.strategy, auto.chosen_by) == (AUTO["single"], "auto")
+    multi = parse_spec({**SPEC, "search": {"strategy": "auto", "objectives": ["quality", "latency"]}}).search
+    assert multi.strategy == AUTO["multi"] and multi.multi_objective
 
 
 def test_front_and_hypervolume_match_brute_force():
@@ -303,3 +309,37 @@ def test_a_cost_aware_search_fits_more_trials_in_the_same_seconds(tmp_path):
             assert skipped and not any(t.evaluated for t in skipped)
             assert any(t.predicted is not None for t in trials if t.evaluated), counts
     assert counts[True] > counts[False], counts  # 12 against 9 here
+
+
+def test_a_killed_cost_aware_search_evaluates_only_proposals_it_had_chosen(tmp_path):
+    """Killed while gathering a pool (asked, none chosen yet) and while evaluating the chosen one: on resume the
+    chosen one is finished under its number, the unchosen proposals are skipped, nothing is evaluated twice."""
+    spec, configs = grid(strategy="random", cost_aware=True, budget={"trials": 6})
+    space = SearchSpace(configs)
+    replay = Replay()
+
+    class DiesProposing(REGISTRY["random"]):
+        proposals = 0
+
+        def propose(self, space, trials, pending):
+            DiesProposing.proposals += 1
+            if DiesProposing.proposals == 11:  # the third pool: 2 asked, the kill comes before the choice
+                raise Killed
+            return super().propose(space, trials, pending)
+
+    def search(strategy, evaluate):
+        study = SearchStudy(tmp_path / "pool.sqlite", "k", ["quality"], ["maximize"], None)
+        stopped = run_search(study, space, strategy(spec.search, 0, 6, False), Limits(6), evaluate, questions=10,
+                             pool=4)
+        return study, stopped
+
+    with pytest.raises(Killed):
+        search(DiesProposing, replay)
+    left = [t for t in SearchStudy(tmp_path / "pool.sqlite", "k", ["quality"], ["maximize"], None).trials()
+            if t.state == "running"]
+    assert len(left) == 2 and all(t.features is None for t in left) and len(replay.calls) == 2
+    study, stopped = search(REGISTRY["random"], replay)
+    trials = study.trials()
+    assert stopped == "budget: 6 trials" and len(replay.calls) == len(set(replay.calls)) == 6
+    assert all(trials[t.number].state == "skipped" for t in left)
+    assert sum(t.evaluated for t in trials) == 6

@@ -79,6 +79,13 @@ def test_tpe_search_resumes_after_kill_9_and_reports_its_finalists(make_spec, sh
     assert shown.returncode == 0, describe_proc(shown)
     assert "search: tpe (seed 3, objectives quality by mrr): 6 of 12 configurations evaluated" in shown.stdout
     assert "6 configurations never evaluated" in shown.stdout and f"use {best['config_id']}" in shown.stdout
+    report = run_cli("report", spec.run_dir)
+    assert report.returncode == 0, describe_proc(report)
+    page = (spec.run_dir / "report.html").read_text(encoding="utf-8")
+    assert '<section id="search">' in page and "Search: best so far against compute" in page
+    plots = run_cli("plot", spec.run_dir, "--out", tmp_path / "figs")
+    assert plots.returncode == 0 and (tmp_path / "figs" / "search_progress.png").is_file(), describe_proc(plots)
+    assert (tmp_path / "figs" / "pareto_front.png").is_file()  # quality against each trial's own latency
 
 
 @pytest.mark.parametrize("change, match", [
@@ -113,3 +120,17 @@ def test_a_raced_grid_drops_the_clearly_worse_and_answers_less(make_spec, shared
     assert search["used"]["pairs"] < 12 * n_val and search["used"]["pruned"] == len(dropped)
     assert run.manifest["status"] == "complete" and run.manifest["records"] == run.manifest["expected_records"]
     assert f"{len(dropped)} dropped by racing" in proc.stdout
+
+
+def test_trials_reuse_what_earlier_trials_retrieved_without_mixing_their_indexes(make_spec, shared_cache, run_cli,
+                                                                               describe_proc):
+    """Greedy tries vector, then fusion, on the same splitter in separate trials: the retrievers kept from the
+    vector trial (no BM25 index opened) must not serve fusion; every trial answers without error."""
+    spec = make_spec("search-greedy", search={"strategy": "greedy", "finalists": 1, "budget": {"fraction": 1}},
+                     scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 300}})
+    proc = run_cli("run", spec.path, "--cache", shared_cache, "--no-progress", "--limit", 30)
+    assert proc.returncode == 0, describe_proc(proc)
+    run = load_run(spec.run_dir, proc)
+    ids = [t["config_id"] for t in run.manifest["search"]["trials"]]
+    assert any("vector" in i for i in ids) and any("fusion" in i for i in ids), ids
+    assert run.records["error"].isna().all()

@@ -116,6 +116,10 @@ def run(
             from ragsweep.pipelines.estimate import estimate_run, print_estimate
 
             print_estimate(estimate_run(s, run_dir=out, cache_dir=cache, limit=limit), console)
+            if s.search.searching:
+                console.print(f"  search: {s.search.strategy} answers only its trials (validation questions) and "
+                              f"{s.search.finalists} finalists (test): the figures above are for the whole grid, "
+                              "an upper bound; --budget stops the run before it spends more")
             return
         from ragsweep.llm.budget import BudgetExhausted
         from ragsweep.sweep import SweepRequest, run_sweep

@@ -44,7 +44,7 @@ Spec keys (README.md has the full reference):
            alpha, correctness_threshold, prompts: {correctness, faithfulness, relevancy, ...}}
   scoring: {bertscore: {model, num_layers, batch_size, baseline, baseline_pairs, device},
             bootstrap_samples, confidence, metric (the verdict's), alpha}
-  search: grid|random|greedy|tpe|nsga2 or {strategy, budget: {trials, fraction, seconds, usd}, seed,
+  search: grid|random|greedy|tpe|nsga2|auto or {strategy, budget: {trials, fraction, seconds, usd}, seed,
            objectives: [quality, latency, cost], metric, order: plan|models_first, finalists, batch,
-           cost_aware, racing: true | {first, growth, minimum, alpha}}
+           cost_aware, racing: true | {first, growth, minimum, alpha, family}}
 """

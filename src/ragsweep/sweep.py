@@ -146,9 +146,10 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
                 ctx.retrievers_memo = {}
             stack.callback(_release, ctx)
 
-            def stage1(chosen: list, asked: list) -> RagsweepError | None:
-                """Answer and score ``chosen`` on ``asked``: what the journal lacks (a search's trials)."""
-                part = _plan(spec, chosen, asked, journal)
+            def stage1(chosen: list, asked: list, retry: bool = True) -> RagsweepError | None:
+                """Answer and score ``chosen`` on ``asked``: what the journal lacks (a search's trials); ``retry``
+                False leaves the failed answers failed (a race's later looks: tried once per invocation)."""
+                part = _plan(spec, chosen, asked, journal, retry)
                 failed = None
                 with bars.scope():
                     if part.total:
@@ -219,11 +220,12 @@ def _cached_chunks(configs, cache: CacheDir, dataset) -> set:
     return {("chunk", key) for key, c in first.items() if cached_chunks_path(cache, c, dataset).is_file()}
 
 
-def _plan(spec, configs, questions, journal):
-    """The units still pending for ``configs`` on ``questions`` (the journal's answers are not redone)."""
+def _plan(spec, configs, questions, journal, retry: bool = True):
+    """The units still pending for ``configs`` on ``questions`` (the journal's answers are not redone; nor its
+    failed ones, unless ``retry``)."""
     from ragsweep.pipelines.plan import SweepPlan
 
-    done = journal.done()
+    done = journal.done() if retry else journal.attempted()
     pending = {c.config_hash: [q for q in questions if (c.config_hash, q.qid) not in done] for c in configs}
     return SweepPlan.build(configs, pending, generate=spec.generator.kind == "llm", judge=spec.stage2 is not None)
 

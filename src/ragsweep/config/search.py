@@ -14,7 +14,11 @@ from pydantic import Field, field_validator, model_validator
 
 from ragsweep.config.base import Strict
 
-STRATEGIES = ("grid", "random", "greedy", "tpe", "nsga2")
+STRATEGIES = ("grid", "random", "greedy", "tpe", "nsga2", "auto")
+# search: auto, from bench/search_bench.py on two LegalBench-RAG subsets (BENCHMARKS.md, "Search instead of
+# enumeration"): greedy had the lowest worst-subset median test regret at 20 % of the grid's compute (-0.027 on
+# privacy_qa, 0.000 on contractnli; tpe -0.081 and +0.022), and MOTPE's front covered most of the grid's
+AUTO = {"single": "greedy", "multi": "tpe"}
 Objective = Literal["quality", "latency", "cost"]
 
 
@@ -24,7 +28,7 @@ class BudgetSpec(Strict):
 
     trials: int | None = Field(None, ge=1, description="distinct configurations evaluated")
     seconds: float | None = Field(None, gt=0, description="compute spent evaluating trials (wall seconds)")
-    usd: float | None = Field(None, gt=0, description="LLM spending of the run")
+    usd: float | None = Field(None, gt=0, description="LLM dollars the trials' validation answers record")
     fraction: float | None = Field(None, gt=0, le=1, description="trials as a fraction of the grid's size")
 
     def trial_limit(self, n_configs: int) -> int | None:
@@ -42,21 +46,26 @@ class BudgetSpec(Strict):
 
 class RacingSpec(Strict):
     """Racing (``search.racing``): trials are answered on growing batches of validation questions and dropped
-    when significantly worse than the leader (paired one-sided tests, Holm within a look, alpha shared by
+    when significantly worse than the leader (paired one-sided tests, at alpha / (m - 1), alpha shared by
     the looks)."""
 
     first: float = Field(0.2, gt=0, le=1, description="fraction of the validation questions at the first look")
     growth: float = Field(2.0, gt=1, description="each look sees this many times the questions of the last")
     minimum: int = Field(10, ge=2, description="questions at the first look, at least")
-    alpha: float = Field(0.05, gt=0, lt=1, description="chance of ever dropping a configuration as good as the "
-                                                       "leader")
+    alpha: float = Field(0.05, gt=0, lt=1, description="chance of ever dropping the best configuration")
+    family: bool = Field(True, description="true: each test at alpha / (m - 1), so the bound holds over the m "
+                                           "configurations raced; false: each at alpha over the looks (as Optuna's "
+                                           "WilcoxonPruner tests each trial alone), more dropped sooner, no bound "
+                                           "on dropping the best (BENCHMARKS.md)")
 
 
 class SearchSpec(Strict):
     """How configurations are chosen. ``grid`` answers every configuration on every question; the
     others evaluate trials on the validation questions until the budget is spent."""
 
-    strategy: Literal["grid", "random", "greedy", "tpe", "nsga2"] = "grid"
+    strategy: Literal["grid", "random", "greedy", "tpe", "nsga2", "auto"] = Field(
+        "grid", description="auto: the strategy the benchmark found most robust (AUTO), recorded in chosen_by")
+    chosen_by: Literal["spec", "auto"] = Field("spec", description="set by strategy: auto")
     budget: BudgetSpec = Field(default_factory=BudgetSpec,
                                description="default for a search: fraction 0.2 of the grid")
     seed: int | None = Field(None, description="the sampler's seed; default: the spec's seed")
@@ -77,6 +86,14 @@ class SearchSpec(Strict):
     racing: RacingSpec | None = Field(None, description="true or {first, growth, minimum, alpha}: drop trials "
                                                         "significantly worse than the leader on early questions")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _auto(cls, data):
+        if isinstance(data, dict) and data.get("strategy") == "auto":
+            several = len(data.get("objectives") or ["quality"]) > 1
+            data = {**data, "strategy": AUTO["multi" if several else "single"], "chosen_by": "auto"}
+        return data
+
     @field_validator("racing", mode="before")
     @classmethod
     def _racing_shorthand(cls, v):
@@ -96,6 +113,9 @@ class SearchSpec(Strict):
         if self.strategy == "grid" and self.multi_objective:
             raise ValueError("search.objectives: the grid reports every configuration; several objectives need "
                              "tpe, nsga2 or random")
+        if self.racing is not None and self.multi_objective:
+            raise ValueError("search.racing: a race drops trials by quality alone, which would lose fast or cheap "
+                             "ones from the Pareto front; race with objectives [quality] only")
         if self.strategy == "greedy" and len(self.objectives) > 1:
             raise ValueError("search.objectives: greedy optimises quality alone; use tpe, nsga2 or random for "
                              "several objectives")

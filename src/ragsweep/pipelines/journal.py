@@ -62,6 +62,11 @@ class Journal:
         self.flush()
         return {(h, q) for h, q in self._db.execute("SELECT config_hash, qid FROM answer WHERE ok = 1")}
 
+    def attempted(self) -> set[tuple[str, str]]:
+        """(config hash, qid) pairs with an answer row, failed ones included."""
+        self.flush()
+        return {(h, q) for h, q in self._db.execute("SELECT config_hash, qid FROM answer")}
+
     def add_answer(self, config_hash: str, qid: str, config_id: str, payload: dict) -> None:
         ok = 0 if payload.get("error") else 1
         self._add("INSERT OR REPLACE INTO answer VALUES (?, ?, ?, ?, ?)",

@@ -120,12 +120,19 @@ def run_search(study, space, strategy, limits: Limits, evaluate: Evaluate, batch
 
 
 def _resume(study, space, evaluate: Evaluate, on_trial) -> None:
-    """Finish the trials a killed invocation left running, under their own numbers."""
+    """Finish the trials a killed invocation left running, under their own numbers: those it had chosen to
+    evaluate (``annotate`` marks them with what they add), each configuration once. The rest were proposals
+    not yet chosen (a cost-aware pool, a repeat in a batch): skipped, as they would have been."""
     running = [t for t in study.trials() if t.state == "running"]
+    chosen, seen = [], set()
     for t in running:
         if t.config_hash is None or t.config_hash not in space.by_hash:
             study.fail_unchosen(t.number, "interrupted before its configuration was chosen")
-    chosen = [t for t in running if t.config_hash in space.by_hash]
+        elif t.features is None or t.config_hash in seen:
+            study.skip(t.number, "interrupted before it was chosen for evaluation")
+        else:
+            seen.add(t.config_hash)
+            chosen.append(t)
     if chosen:
         outcomes = evaluate([space.by_hash[t.config_hash] for t in chosen])
         for t in chosen:

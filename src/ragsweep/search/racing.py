@@ -34,7 +34,7 @@ def looks(n: int, first: float, growth: float, minimum: int = 10) -> list[int]:
 
 @dataclass
 class RaceResult:
-    """Who survived every look, who was dropped (hash -> (questions seen, Holm p-value, leader)), and the
+    """Who survived every look, who was dropped (hash -> (questions seen, Bonferroni-adjusted p-value, leader)), and the
     (configuration, question) pairs evaluated."""
 
     survivors: list[str]
@@ -51,14 +51,19 @@ def _mean(values) -> float:
 
 
 def drop(values: dict[str, Sequence[float]], higher: bool, alpha: float, protected: set[str] = frozenset(),
-         seed: int = 0) -> dict[str, tuple[float, str]]:
+         seed: int = 0, family: bool = True) -> dict[str, tuple[float, str]]:
     """The configurations significantly worse than the leader on these values (hash -> aligned per-question
     values, NaN unmeasured): hash -> (Bonferroni-adjusted p, leader). Each is compared with the leader (the best
     mean) by a one-sided paired test on the questions both measured, at ``alpha / (m - 1)``: the best
     configuration is dropped only if some other one is declared better than it, and there are m - 1 of
     those comparisons, whichever leads. Configurations tied with each other below the best may be dropped
     (a choice does not need them). ``protected`` ones (an incumbent evaluated in full) may lead, but are
-    never dropped."""
+    never dropped. ``family=False`` tests each at ``alpha`` (the race's alpha already shared by the looks; as Optuna's
+    ``WilcoxonPruner`` tests each trial alone): the benchmark
+    shows what that saves and what it risks."""
+    # paired_test picks an exact test where one exists (few differing questions, or 0/1 metrics); for a
+    # continuous metric on more than 13 differing questions it is the paired t-test, whose far tail at these
+    # small levels is an approximation
     from ragsweep.evaluation.paired_tests import paired_test
 
     means = {h: _mean(v) for h, v in values.items()}
@@ -67,7 +72,7 @@ def drop(values: dict[str, Sequence[float]], higher: bool, alpha: float, protect
         return {}
     sign = 1.0 if higher else -1.0
     leader = max(ranked, key=lambda h: sign * means[h])  # ties: the first listed
-    m = len(ranked)
+    m = len(ranked) if family else 2
     out: dict[str, tuple[float, str]] = {}
     for h in ranked:
         if h == leader or h in protected:
@@ -81,7 +86,7 @@ def drop(values: dict[str, Sequence[float]], higher: bool, alpha: float, protect
 
 
 def race(contenders: list[str], sizes: list[int], values_at: Callable[[list[str], int], dict[str, Sequence[float]]],
-         higher: bool, alpha: float, incumbent: str | None = None, seed: int = 0) -> RaceResult:
+         higher: bool, alpha: float, incumbent: str | None = None, seed: int = 0, family: bool = True) -> RaceResult:
     """Run a race over ``sizes`` looks. ``values_at(hashes, n)`` evaluates those configurations on the first
     n questions of the race's order and returns their per-question values on them (it is also asked for the
     incumbent, whose values exist already)."""
@@ -95,7 +100,7 @@ def race(contenders: list[str], sizes: list[int], values_at: Callable[[list[str]
         if i == len(sizes) - 1:
             break
         gone = drop({h: values[h] for h in values}, higher, alpha / interim,
-                    protected={incumbent} if incumbent is not None else set(), seed=seed)
+                    protected={incumbent} if incumbent is not None else set(), seed=seed, family=family)
         for h, (p, leader) in gone.items():
             if h in alive:
                 result.dropped[h] = (n, p, leader)

@@ -125,11 +125,16 @@ def _evaluator(spec, space, study, validation, split, journal, scorer_key, stage
 
     s = spec.search
     ordered = race_order(validation, seed)
+    tried: set[str] = set()  # configurations stage 1 ran this invocation: their failed answers are not retried
 
     def answered(batch: list, questions: list):
-        error = stage1(batch, questions)
-        if error is not None:
-            raise _Stopped(error)
+        fresh = [c for c in batch if c.config_hash not in tried]
+        again = [c for c in batch if c.config_hash in tried]
+        for group, retry in ((fresh, True), (again, False)):
+            error = stage1(group, questions, retry) if group else None
+            if error is not None:
+                raise _Stopped(error)
+        tried.update(c.config_hash for c in batch)
         return build_records(question_rows(questions, split), [c.labels() for c in batch], journal, scorer_key)
 
     def values_at(hashes: list[str], n: int) -> dict:
@@ -150,9 +155,11 @@ def _evaluator(spec, space, study, validation, split, journal, scorer_key, stage
         else:
             best = ranked(study.trials(), lower)
             incumbent = best[0].config_hash if best and best[0].config_hash in space.by_hash else None
+            if incumbent is not None:  # evaluated in full before: its journal rows are what it is compared on
+                tried.add(incumbent)
             sizes = looks(len(ordered), s.racing.first, s.racing.growth, s.racing.minimum)
             result = race([c.config_hash for c in batch], sizes, values_at, not lower, s.racing.alpha, incumbent,
-                          seed)
+                          seed, family=s.racing.family)
             for h, (at, p, leader) in result.dropped.items():
                 dropped[h] = {"at": at, "p": p, "leader": space.by_hash[leader].config_id}
             seen = {h: result.pairs.get(h, len(ordered)) for h in (c.config_hash for c in batch)}

@@ -20,7 +20,7 @@ class Outcome:
     questions: int = 0
     failed_questions: int = 0
     reason: str | None = None
-    dropped: dict | None = None  # racing: {"at": questions seen, "p": Holm p-value, "leader": config id}
+    dropped: dict | None = None  # racing: {"at": questions seen, "p": adjusted p-value, "leader": config id}
 
 
 @dataclass

@@ -113,7 +113,9 @@ def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key
     expected = len(configs) * len(questions) if search is None else _searched(questions, split, search)
     # complete: every (configuration, question) answered without error, scored wherever a reference
     # exists, and (stage 2) every selected configuration judged on every test question
-    complete = (not records.empty and len(records) == expected and int(records["error"].notna().sum()) == 0
+    # a search's race may have answered more of a trial's questions before a kill than its final look counts
+    complete = (not records.empty and (len(records) == expected or (search is not None and len(records) >= expected))
+                and int(records["error"].notna().sum()) == 0
                 and bool((records["bertscore_f1"].notna()
                           | records["reference_answer"].fillna("").str.strip().eq("")).all()))
     if spec.stage2 is not None:

@@ -119,7 +119,8 @@ def answer_group(ctx: StageContext, configs: list[Configuration], indexes: Group
     for c in configs:
         by_emb[c.embedding.label() if c.embedding is not None else None].append(c)
     for label, cfgs in by_emb.items():
-        key = (cfgs[0].chunk_key, label, indexes.graphs is not None)
+        # what the retrievers were built over: a unit of vector configurations alone opens no BM25 index
+        key = (cfgs[0].chunk_key, label, indexes.graphs is not None, indexes.bm25 is not None)
         memo = ctx.retrievers_memo
         retrievers = memo.get(key) if memo is not None else None
         if retrievers is None:

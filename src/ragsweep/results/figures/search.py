@@ -28,9 +28,11 @@ def search_progress(run: RunData):
             label="best so far")
     spent, xs, ys, hollow = 0.0, [], [], []
     for t in record["trials"]:
-        if t["state"] not in ("complete", "pruned"):
+        if t["state"] not in ("complete", "pruned", "failed"):
             continue
-        spent += t["seconds"]
+        spent += t["seconds"]  # as best_so_far counts it
+        if t["state"] == "failed":
+            continue
         if t["values"].get("quality") is not None:
             xs.append(spent)
             ys.append(t["values"]["quality"])

@@ -293,7 +293,7 @@ def _search(run: RunData, figures: dict[str, str]) -> str:
         f"<td>{'yes' if t['config_id'] in (record.get('pareto') or []) else ''}</td></tr>"
         for t in record["trials"] if t["config_id"] in shown and t["state"] == "complete")
     head = "".join(f"<th>{_e(o)}</th>" for o in record["objectives"])
-    table = (f"<table><thead><tr><th>configuration</th><th>trial</th>{head}<th>compute (s)</th><th>finalist</th>"
+    table = (f"<table><thead><tr><th>configuration</th><th>state</th>{head}<th>compute (s)</th><th>finalist</th>"
              f"<th>Pareto</th></tr></thead><tbody>{rows}</tbody></table>")
     lines = "".join(f"<p>{_e(line)}</p>" for line in search_lines(record))
     return lines + table + figures.get("search_progress", "") + figures.get("pareto_front", "")

@@ -10,6 +10,6 @@ class GridStrategy(Strategy):
     name = "grid"
 
     def propose(self, space, trials: list, pending: set[str]):
-        seen = {t.config_hash for t in trials if t.config_hash is not None} | pending
+        seen = {t.config_hash for t in trials if t.config_hash is not None and t.state != "skipped"} | pending
         nxt = next((c for c in space.configs if c.config_hash not in seen), None)
         return space.params(nxt) if nxt is not None else None
