@@ -28,6 +28,7 @@ bench: install
 	$(PY) bench/judge_bench.py
 	$(PY) bench/embed_bench.py
 	$(PY) bench/ray_bench.py
+	$(PY) bench/search_bench.py
 
 clean:
 	rm -rf $(VENV) .ragsweep runs
