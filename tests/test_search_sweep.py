@@ -11,6 +11,13 @@ import pytest
 from conftest import load_run
 
 
+@pytest.fixture(scope="module")
+def search_cache(tmp_path_factory):
+    """The searches' own cache: they embed every demo question, which the shared cache must not hold
+    (test_sweep.py's resume test counts the 12 question vectors of the reference sweep there)."""
+    return tmp_path_factory.mktemp("search-cache")
+
+
 def _complete_trials(path) -> int:
     if not path.is_file():
         return 0
@@ -21,12 +28,12 @@ def _complete_trials(path) -> int:
         return 0
 
 
-def test_tpe_search_resumes_after_kill_9_and_reports_its_finalists(make_spec, shared_cache, run_cli, popen_cli,
+def test_tpe_search_resumes_after_kill_9_and_reports_its_finalists(make_spec, search_cache, run_cli, popen_cli,
                                                                    kill_midway, describe_proc, tmp_path):
     spec = make_spec("search", search={"strategy": "tpe", "budget": {"trials": 6}, "finalists": 2, "seed": 3},
                      scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 300}})
     study = spec.run_dir / "search.sqlite"
-    proc = popen_cli("run", spec.path, "--cache", shared_cache, "--no-progress", log_dir=tmp_path)
+    proc = popen_cli("run", spec.path, "--cache", search_cache, "--no-progress", log_dir=tmp_path)
     kill_midway(proc, lambda: _complete_trials(study), 2, timeout=240, what="complete trials",
                 stderr_path=tmp_path / "stderr.txt")
     with sqlite3.connect(study) as db:
@@ -35,7 +42,7 @@ def test_tpe_search_resumes_after_kill_9_and_reports_its_finalists(make_spec, sh
                             "ORDER BY t.number").fetchall()
     assert any(state == "RUNNING" for _, state, _ in before) or len(before) >= 2, before
 
-    done = run_cli("run", spec.path, "--cache", shared_cache, timeout=400)
+    done = run_cli("run", spec.path, "--cache", search_cache, timeout=400)
     assert done.returncode == 0, describe_proc(done)
     run = load_run(spec.run_dir, done)
     search = run.manifest["search"]
@@ -72,7 +79,7 @@ def test_tpe_search_resumes_after_kill_9_and_reports_its_finalists(make_spec, sh
     assert len(curve) == 6 and all(a["seconds"] <= b["seconds"] and a["best"] <= b["best"]
                                    for a, b in zip(curve, curve[1:]))
 
-    again = run_cli("run", spec.path, "--cache", shared_cache, "--no-progress")
+    again = run_cli("run", spec.path, "--cache", search_cache, "--no-progress")
     assert again.returncode == 0, describe_proc(again)
     assert json.loads((spec.run_dir / "manifest.json").read_text())["search"]["trials"] == trials
     shown = run_cli("show", spec.run_dir)
@@ -91,18 +98,18 @@ def test_tpe_search_resumes_after_kill_9_and_reports_its_finalists(make_spec, sh
 @pytest.mark.parametrize("change, match", [
     ({"search": {"strategy": "random", "metric": "latency"}}, "search.metric"),
 ])
-def test_search_errors_are_one_line(make_spec, run_cli, shared_cache, change, match):
+def test_search_errors_are_one_line(make_spec, run_cli, search_cache, change, match):
     spec = make_spec("search-bad", **change)
-    proc = run_cli("run", spec.path, "--cache", shared_cache, "--no-progress")
+    proc = run_cli("run", spec.path, "--cache", search_cache, "--no-progress")
     assert proc.returncode != 0 and match in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_a_raced_grid_drops_the_clearly_worse_and_answers_less(make_spec, shared_cache, run_cli, describe_proc):
+def test_a_raced_grid_drops_the_clearly_worse_and_answers_less(make_spec, search_cache, run_cli, describe_proc):
     """Top-1 against top-5 hit: top-1 configurations lose clearly and stop before the last look; every
     configuration that survives is answered on every validation question, the finalists on test too."""
     spec = make_spec("race", top_k=[1, 5], search={"strategy": "grid", "racing": {"first": 0.2}, "finalists": 2},
                      scoring={"metric": "hit", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 300}})
-    proc = run_cli("run", spec.path, "--cache", shared_cache, "--no-progress", timeout=400)
+    proc = run_cli("run", spec.path, "--cache", search_cache, "--no-progress", timeout=400)
     assert proc.returncode == 0, describe_proc(proc)
     run = load_run(spec.run_dir, proc)
     search = run.manifest["search"]
@@ -122,13 +129,13 @@ def test_a_raced_grid_drops_the_clearly_worse_and_answers_less(make_spec, shared
     assert f"{len(dropped)} dropped by racing" in proc.stdout
 
 
-def test_trials_reuse_what_earlier_trials_retrieved_without_mixing_their_indexes(make_spec, shared_cache, run_cli,
+def test_trials_reuse_what_earlier_trials_retrieved_without_mixing_their_indexes(make_spec, search_cache, run_cli,
                                                                                describe_proc):
     """Greedy tries vector, then fusion, on the same splitter in separate trials: the retrievers kept from the
     vector trial (no BM25 index opened) must not serve fusion; every trial answers without error."""
     spec = make_spec("search-greedy", search={"strategy": "greedy", "finalists": 1, "budget": {"fraction": 1}},
                      scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 300}})
-    proc = run_cli("run", spec.path, "--cache", shared_cache, "--no-progress", "--limit", 30)
+    proc = run_cli("run", spec.path, "--cache", search_cache, "--no-progress", "--limit", 30)
     assert proc.returncode == 0, describe_proc(proc)
     run = load_run(spec.run_dir, proc)
     ids = [t["config_id"] for t in run.manifest["search"]["trials"]]
