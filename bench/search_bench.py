@@ -1,6 +1,6 @@
 """Benchmark: search instead of enumeration, on a 216-configuration grid over LegalBench-RAG subsets.
 
-Per subset, one cold ``ragsweep run`` of the whole grid (``search_spec.py``: 3 splitters x {bm25,
+Per subset, one cold ``ragsweep run`` of the whole grid (``legalbench_spec.search_grid_spec``: 3 splitters x {bm25,
 vector, RRF fusion, weighted relative-score fusion} x MiniLM on torch and ONNX int8 x {none, rm3} x
 {none, maxsim} x top_k {3, 5, 10}) is the ground truth: every configuration's per-question MRR on the
 validation and test questions, its median latency, and what each shared unit took (the manifest's
@@ -41,7 +41,7 @@ import warnings
 from pathlib import Path
 
 from legalbench_args import DEFAULT_DATA
-from search_spec import search_grid_spec
+from legalbench_spec import search_grid_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 STRATEGIES = [  # (label, search settings)
@@ -200,14 +200,12 @@ def strategies(g: Ground, seeds: int, fraction: float) -> dict:
 
 
 def racing(g: Ground, seeds: int, family: bool = True) -> list[dict]:
-    from ragsweep.search.racing import looks, race
+    from ragsweep.search.racing import looks, question_order, race
 
     index = {q: i for i, q in enumerate(g.val_qids)}
     rows = []
     for seed in range(seeds):
-        import hashlib
-
-        order = sorted(g.val_qids, key=lambda q: (hashlib.sha256(f"race:{seed}:{q}".encode()).hexdigest(), q))
+        order = question_order(g.val_qids, seed)
         pos = [index[q] for q in order]
 
         def values_at(hashes, n):

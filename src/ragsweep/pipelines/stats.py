@@ -49,20 +49,6 @@ class SweepStats:
             self.graphs.setdefault(label, {}).update(info)
 
 
-class UnitTimer:
-    """``with UnitTimer(stats, "chunk:sentence512"):`` adds the block's wall time to ``stats.units``: what one
-    shared unit took to compute (the search's cost model and benchmark read it from the manifest)."""
-
-    def __init__(self, stats: SweepStats, name: str) -> None:
-        self.stats, self.name = stats, name
-
-    def __enter__(self) -> None:
-        self.t0 = time.perf_counter()
-
-    def __exit__(self, *exc) -> None:
-        self.stats.units[self.name] = self.stats.units.get(self.name, 0.0) + time.perf_counter() - self.t0
-
-
 class Timer:
     """``with Timer(stats, "chunking"):`` adds the block's wall time to ``stats.timings["chunking"]``."""
 
@@ -74,3 +60,11 @@ class Timer:
 
     def __exit__(self, *exc) -> None:
         self.stats.timings[self.name] += time.perf_counter() - self.t0
+
+
+class UnitTimer(Timer):
+    """``with UnitTimer(stats, "chunk:sentence512"):`` adds the block's wall time to ``stats.units``: what one
+    shared unit took to compute (the search's cost model and benchmark read it from the manifest)."""
+
+    def __exit__(self, *exc) -> None:
+        self.stats.units[self.name] = self.stats.units.get(self.name, 0.0) + time.perf_counter() - self.t0

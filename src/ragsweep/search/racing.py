@@ -22,6 +22,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 
+def question_order(qids: Sequence[str], seed: int) -> list[str]:
+    """The race's question order: by a seeded hash of each id, so it does not depend on the order the dataset
+    lists them in (question types mix in every look)."""
+    import hashlib
+
+    return sorted(qids, key=lambda q: (hashlib.sha256(f"race:{seed}:{q}".encode()).hexdigest(), q))
+
+
 def looks(n: int, first: float, growth: float, minimum: int = 10) -> list[int]:
     """Questions seen at each look: ``first`` of ``n`` (at least ``minimum``), growing by ``growth``, ending at n."""
     size = min(n, max(minimum, math.ceil(first * n)))

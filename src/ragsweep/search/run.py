@@ -108,9 +108,11 @@ def search(spec, configs: list, questions: list, split: dict, run_dir: Path, jou
 
 
 def race_order(questions: list, seed: int) -> list:
-    """The validation questions in the race's order: by a seeded hash of the id, so it does not depend on
-    the order the dataset lists them in (question types mix in every look)."""
-    return sorted(questions, key=lambda q: (hashlib.sha256(f"race:{seed}:{q.qid}".encode()).hexdigest(), q.qid))
+    """The validation questions in the race's order (``racing.question_order``)."""
+    from ragsweep.search.racing import question_order
+
+    by_id = {q.qid: q for q in questions}
+    return [by_id[qid] for qid in question_order(list(by_id), seed)]
 
 
 def _evaluator(spec, space, study, validation, split, journal, scorer_key, stage1, metric, lower, seed):
