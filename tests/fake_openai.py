@@ -56,7 +56,9 @@ HYDE_MARKER = "Please write a passage to answer the question"
 # checked right after the rerank prompt
 SITUATE_MARKER = "situate this chunk within the overall document"
 DECOMPOSE_MARKER = "simpler sub-questions"
-KINDS = ("rerank", "situate", "correctness", "faithfulness", "relevancy", "hyde", "decompose", "query_gen", "kg_extract",
+# test-set generation (src/ragsweep/generate/prompts.py): it embeds passages, so it is checked right after situate
+TESTSET_MARKER = "You write one test question for a retrieval-augmented question answering system"
+KINDS = ("rerank", "situate", "testset", "correctness", "faithfulness", "relevancy", "hyde", "decompose", "query_gen", "kg_extract",
          "generation")
 EMBEDDINGS_KIND = "embeddings"
 RULE_KINDS = (*KINDS, EMBEDDINGS_KIND, "any")
@@ -73,6 +75,8 @@ def classify(text: str) -> str:
         return "rerank"
     if SITUATE_MARKER in text:
         return "situate"
+    if TESTSET_MARKER in text:
+        return "testset"
     if CORRECTNESS_MARKER in text:
         return "correctness"
     if any(m in text for m in RELEVANCY_MARKERS):
@@ -205,6 +209,27 @@ def situate_reply(text: str) -> str:
     return f"This chunk is from the document that begins: {head}; it covers {', '.join(words) or 'little'}."
 
 
+def testset_reply(text: str) -> str:
+    """A JSON test question: for out_of_scope, a question about "quantum escrow tokens" (absent_terms);
+    otherwise "What does <title> say about <the first 4 long words of passage 1's first sentence>?" with that
+    sentence (and, with two passages, passage 2's first sentence) quoted as evidence."""
+    m = re.search(r"Question type: (\w+)", text)
+    qtype = m.group(1) if m else "simple"
+    if qtype == "out_of_scope":
+        return json.dumps({"question": "What do the documents say about quantum escrow tokens?",
+                           "answer": "The documents do not say.", "evidence": [],
+                           "absent_terms": ["quantum escrow tokens"]})
+    passages = re.findall(r'<passage (\d+) title=("(?:[^"\\]|\\.)*")>\n(.*?)\n</passage>', text, re.DOTALL)
+    evidence, title, words = [], "the document", []
+    for number, raw_title, body in passages[:2]:
+        sentence = next((s.strip() for s in re.split(r"(?<=[.;])\s+", body) if len(s.split()) >= 6), body.strip())
+        evidence.append({"passage": int(number), "quote": sentence})
+        if not words:
+            title, words = json.loads(raw_title), re.findall(r"[A-Za-z]{5,}", sentence)[:4]
+    return json.dumps({"question": f"What does {title} say about {' '.join(words) or 'this'}?",
+                       "answer": evidence[0]["quote"] if evidence else "", "evidence": evidence})
+
+
 def kg_extract_reply(text: str) -> str:
     """Up to 3 triplets "(word1, relates to, word2)" chaining the first long words of the prompt's last "Text:"."""
     body = text[text.rfind("Text:") + 5:]
@@ -271,6 +296,8 @@ def default_reply(kind: str, text: str) -> str:
         return kg_extract_reply(text)
     if kind == "situate":
         return situate_reply(text)
+    if kind == "testset":
+        return testset_reply(text)
     return generation_reply(text)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Optional
@@ -19,38 +18,14 @@ app = typer.Typer(
 )
 
 
-def _quiet_libraries(verbose: bool = False) -> None:
-    """Keep libraries' logs off stderr (bm25s logs DEBUG; LlamaIndex's file readers call ``logging.basicConfig
-    (level=INFO)``): a root handler of ours makes later ``basicConfig`` calls no-ops and Python's last-resort
-    handler unused; with ``verbose`` it prints INFO and above."""
-    import logging
-    import warnings
-
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "info" if verbose else "error")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
-    warnings.filterwarnings("ignore", category=FutureWarning)
-    warnings.filterwarnings("ignore", category=DeprecationWarning)
-    root = logging.getLogger()
-    if verbose:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setLevel(logging.INFO)
-        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-        root.addHandler(handler)
-        root.setLevel(logging.INFO)
-        return
-    root.addHandler(logging.NullHandler())
-    for name in ("httpx", "chromadb", "sentence_transformers", "transformers", "bm25s"):
-        logging.getLogger(name).setLevel(logging.ERROR)
-
-
 @app.callback()
 def _options(
     verbose: bool = typer.Option(False, "--verbose", help="show libraries' log lines (INFO and above) on stderr; "
                                  "hidden by default"),
 ) -> None:
-    _quiet_libraries(verbose)
+    from ragsweep.library_logs import quiet_libraries
+
+    quiet_libraries(verbose)
 
 
 def _fail(exc: Exception) -> None:
@@ -284,6 +259,7 @@ def report(
     out: Optional[Path] = typer.Option(None, "--out", help="HTML file to write (default: RUN/report.html)"),
     metric: Optional[str] = typer.Option(None, "--metric", help=_METRIC_HELP),
     split: str = typer.Option("test", "--split", help=_SPLIT_HELP),
+    against: Optional[Path] = typer.Option(None, "--against", help="add the ranking agreement with this other run"),
 ) -> None:
     """Write a self-contained HTML report of a run (works offline): summary with CIs, BERTScore
     violins, retrieval and judge metrics, splitter x retriever heatmap, significance matrix, cost
@@ -295,7 +271,7 @@ def report(
 
     _headless()
     try:
-        path = write_report(run, out or run_dir / "report.html", metric, split)
+        path = write_report(run, out or run_dir / "report.html", metric, split, _load(against) if against else None)
     except RagsweepError as exc:
         _fail(exc)
     typer.echo(_status_line(run))
@@ -338,12 +314,12 @@ def compare(
                                                "BERTScore F1 rescaled, nDCG, hit, MRR, span recall, and judges "
                                                "present in both)"),
     split: str = typer.Option("test", "--split", help="questions compared: test, validation or all"),
-    csv: Optional[Path] = typer.Option(None, "--csv", help="also write the full table (with CIs) to this CSV"),
+    csv: Optional[Path] = typer.Option(None, "--csv", help="also write the table to this CSV (+ <stem>.ranking.csv)"),
 ) -> None:
     """Line up the configurations present in both runs and show B - A per metric, with paired tests
     (exact sign-flip, sign test or t-test; Holm-corrected) on the questions both runs answered."""
     from ragsweep.errors import RagsweepError
-    from ragsweep.results.compare import compare_runs, print_comparison
+    from ragsweep.results.compare import compare_runs, print_comparison, write_csv
 
     a, b = _load(run_a), _load(run_b)
     if split not in ("test", "validation", "all"):
@@ -356,10 +332,10 @@ def compare(
     print_comparison(result, console)
     if csv is not None:
         try:
-            result.table.to_csv(csv, index=False)
+            ranking_csv = write_csv(result, csv)  # and <stem>.ranking.csv when there is a ranking table
         except OSError as exc:
             _fail(RagsweepError(f"--csv: cannot write {csv} ({exc.strerror or exc}); choose a writable path"))
-        console.print(f"table: {csv}")
+        console.print(f"table: {csv}" + ("" if result.ranking is None else f"; ranking agreement: {ranking_csv}"))
 
 
 @app.command()
@@ -384,6 +360,11 @@ def ask(
     from ragsweep.results.ask_view import print_ask
 
     print_ask(result, _console())
+
+
+from ragsweep.generate.cli_command import generate  # noqa: E402 (a command of its own module; imports typer only)
+
+app.command()(generate)
 
 
 def main() -> None:

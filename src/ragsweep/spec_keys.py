@@ -47,4 +47,8 @@ Spec keys (README.md has the full reference):
   search: grid|random|greedy|tpe|nsga2|auto or {strategy, budget: {trials, fraction, seconds, usd}, seed,
            objectives: [quality, latency, cost], metric, order: plan|models_first, finalists, batch,
            cost_aware, racing: true | {first, growth, minimum, alpha, family}}
+  generate: {generator: offline|llm, questions, mix: {TYPE: weight} (simple, complex, distracting, situational,
+             double, conversational, complex_situational, out_of_scope, vague, comparative, rule_conclusion),
+             methods: [definition, duty, ict], seed, near_duplicate, fuzzy_evidence, min_evidence_chars,
+             passage_tokens, oversample, rounds, llm} (ragsweep generate)
 """

@@ -19,6 +19,7 @@ from ragsweep.config.postprocessors import ActivePostprocessor, AutoMergingSpec,
 from ragsweep.config.services import Neo4jSpec, RaySpec, VectorStoreSpec  # noqa: F401
 from ragsweep.config.llm import ExtractiveGeneratorSpec, GeneratorSpec, LLMGeneratorSpec, LLMSpec, PriceSpec  # noqa: F401
 from ragsweep.config.evaluation import BERTScoreSpec, JudgeName, JudgePrompts, ScoringSpec, SplitSpec, Stage2Spec  # noqa: F401
+from ragsweep.config.generate import DEFAULT_MIX, OFFLINE_TYPES, QUESTION_TYPES, GenerateSpec  # noqa: F401
 from ragsweep.config.adaptive import AdaptiveClassSpec, AdaptiveSpec, ClassifierSpec  # noqa: F401
 from ragsweep.config.sweep import SweepSpec  # noqa: F401
 from ragsweep.config.loading import load_spec, parse_spec  # noqa: F401

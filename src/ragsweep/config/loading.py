@@ -125,8 +125,11 @@ _TAGS = {"demo", "folder", "jsonl", "csv", "legalbench", "squad", "labelled_rag"
          "sentence_window", "hierarchical", "similarity_cutoff", "long_context_reorder", "auto_merging", "preset"}
 
 
-def parse_spec(data: object, source: str = "<spec>", base_dir: Path | None = None) -> SweepSpec:
-    """Validate a spec mapping; raise RagsweepError with one line naming ``source`` and the field."""
+def parse_spec(data: object, source: str = "<spec>", base_dir: Path | None = None, *,
+               questions_needed: bool = True) -> SweepSpec:
+    """Validate a spec mapping; raise RagsweepError with one line naming ``source`` and the field.
+
+    ``questions_needed=False`` (``ragsweep generate``, which writes them) lets the questions file be missing."""
     from pydantic import ValidationError
 
     if not isinstance(data, dict):
@@ -137,11 +140,11 @@ def parse_spec(data: object, source: str = "<spec>", base_dir: Path | None = Non
         raise RagsweepError(f"{source}: {_first_error(exc)}") from None
     if base_dir is not None:
         spec = _resolve_paths(spec, base_dir)
-    _check_files(spec, source)
+    _check_files(spec, source, questions_needed)
     return spec
 
 
-def load_spec(path: str | Path) -> SweepSpec:
+def load_spec(path: str | Path, *, questions_needed: bool = True) -> SweepSpec:
     """Read and validate a YAML sweep spec. Relative paths inside it are relative to the spec file."""
     import yaml
 
@@ -157,7 +160,7 @@ def load_spec(path: str | Path) -> SweepSpec:
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise RagsweepError(f"{p}: malformed YAML{where}: {problem}") from None
-    return parse_spec(data, str(p), base_dir=p.resolve().parent)
+    return parse_spec(data, str(p), base_dir=p.resolve().parent, questions_needed=questions_needed)
 
 
 def _resolve_paths(spec: SweepSpec, base: Path) -> SweepSpec:
@@ -204,9 +207,11 @@ def _prompt_files(spec: SweepSpec) -> list[tuple[str, Path]]:
     return out
 
 
-def _check_files(spec: SweepSpec, source: str) -> None:
+def _check_files(spec: SweepSpec, source: str, questions_needed: bool = True) -> None:
     for part, model in (("dataset.corpus", spec.dataset.corpus), ("dataset.questions", spec.dataset.questions)):
         path = getattr(model, "path", None)
+        if part == "dataset.questions" and not questions_needed:
+            continue
         if path is not None and not Path(path).exists():
             raise RagsweepError(f"{source}: {part}.path: {path} does not exist; fix the path (relative to the spec file)")
     if spec.dataset.negatives is not None and not Path(spec.dataset.negatives).is_file():

@@ -14,6 +14,7 @@ from ragsweep.config.chunk_context import context_llm, uses_llm
 from ragsweep.config.dataset import DatasetSpec
 from ragsweep.config.embeddings import EmbeddingSpec, HFEmbeddingSpec
 from ragsweep.config.evaluation import ScoringSpec, SplitSpec, Stage2Spec
+from ragsweep.config.generate import GenerateSpec
 from ragsweep.config.llm import ExtractiveGeneratorSpec, GeneratorSpec, LLMSpec, PriceSpec
 from ragsweep.config.postprocessors import NoPostprocessSpec, PostprocessorSpec, check_postprocessors
 from ragsweep.config.query_transforms import NoTransformSpec, QueryTransformSpec
@@ -56,6 +57,7 @@ class SweepSpec(Strict):
     scoring: ScoringSpec = ScoringSpec()
     search: SearchSpec = Field(default_factory=SearchSpec, description="grid (every configuration) or a budgeted "
                                "search: random, greedy, tpe, nsga2")
+    generate: GenerateSpec | None = Field(None, description="test-set generation from the corpus (ragsweep generate)")
     cache_dir: Path | None = Field(default=None, description="default: .ragsweep/cache")
     output_dir: Path = Path("runs")
 
@@ -163,6 +165,9 @@ class SweepSpec(Strict):
                                  "add an 'llm' section (model, base_url, api_key_env) or use rm3 (offline)")
             if self.stage2 is not None and self.stage2.llm is None:
                 raise ValueError("stage2: the judges need an LLM; add an 'llm' section or stage2.llm")
+            if self.generate is not None and self.generate.generator == "llm" and self.generate.llm is None:
+                raise ValueError("generate: generator llm writes questions with an LLM; add an 'llm' section or "
+                                 "generate.llm, or use generator: offline")
         return self
 
     def _check_rerankers(self) -> None:

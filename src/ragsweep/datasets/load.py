@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from ragsweep.config import DatasetSpec
 
 
-def _load_corpus(spec: DatasetSpec, notes: list[str]) -> list[Document]:
+def load_corpus(spec: DatasetSpec, notes: list[str]) -> list[Document]:
+    """The corpus alone (``ragsweep generate`` needs no questions)."""
     corpus = spec.corpus
     if corpus.format == "demo":
         from ragsweep.datasets.demo import load_demo_corpus
@@ -173,7 +174,7 @@ def load_dataset(spec: DatasetSpec, report_dir: Path | None = None) -> Dataset:
     ``report_dir`` (a run directory): where ``unlocated_evidence.jsonl`` lists every text not found.
     ``dataset.evidence`` records the tiers, the copies and the unlocated texts for the manifest."""
     notes: list[str] = []
-    documents = _load_corpus(spec, notes)
+    documents = load_corpus(spec, notes)
     locator = TextLocator({d.doc_id: d.text for d in documents}, fuzzy=_fuzzy_threshold(spec))
     questions, unlocated = _load_questions(spec, documents, notes, locator)
     source = questions_source(spec)

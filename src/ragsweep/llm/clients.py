@@ -49,7 +49,10 @@ def api_key_for(llm: LLMSpec, field: str = "llm") -> str | None:
 
 
 def secret_values(spec: SweepSpec) -> tuple[str, ...]:
-    names = {llm.api_key_env for _, llm in llms_in_use(spec) if llm.api_key_env}
+    llms = [llm for _, llm in llms_in_use(spec)]
+    if spec.generate is not None and spec.generate.llm is not None:  # ragsweep generate's own endpoint
+        llms.append(spec.generate.llm)
+    names = {llm.api_key_env for llm in llms if llm.api_key_env}
     return tuple(v for v in (os.environ.get(n, "") for n in sorted(names)) if len(v) >= 4)
 
 

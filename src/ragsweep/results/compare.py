@@ -7,7 +7,10 @@ are: the question-to-question variance cancels (Smucker, Allan & Carterette 2007
 sign-flip, exact sign test or paired t-test, whose p-values can reach Holm's thresholds), a
 paired-bootstrap CI and Cohen's d_z; p-values are Holm-adjusted across the configurations of each
 metric (Holm 1979). Runs over different questions are compared unpaired (means and their CIs
-only), and say so.
+only), and say so. With 3 or more shared configurations, paired or not, ``ranking`` says per metric
+how alike the two runs rank them (``results/ranking.py``: Spearman's rho of the configurations'
+means with a bootstrap CI over questions): whether a generated question set ranks configurations
+as a human one does.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from typing import TYPE_CHECKING
 from ragsweep.errors import RagsweepError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import pandas as pd
 
     from ragsweep.results.run import RunData
@@ -33,7 +38,8 @@ COLUMNS = ["config_id", "metric", "paired", "n", "mean_a", "mean_b", "diff", "di
 @dataclass
 class Comparison:
     """``table``: one row per (shared configuration, metric), ``diff = B - A``; ``notes``: what was
-    matched and what was not."""
+    matched and what was not; ``ranking``: one row per metric (``ranking.COLUMNS``), None with fewer
+    than 3 shared configurations."""
 
     a: RunData
     b: RunData
@@ -42,6 +48,7 @@ class Comparison:
     only_b: list[str] = field(default_factory=list)
     questions_paired: int = 0
     notes: list[str] = field(default_factory=list)
+    ranking: pd.DataFrame | None = None
 
 
 def compare_runs(a: RunData, b: RunData, metrics: list[str] | None = None, split: str = "test",
@@ -49,6 +56,7 @@ def compare_runs(a: RunData, b: RunData, metrics: list[str] | None = None, split
     import pandas as pd
 
     from ragsweep.evaluation.significance import holm
+    from ragsweep.results.ranking import ranking_table
 
     for run in (a, b):
         if run.records.empty:
@@ -79,13 +87,15 @@ def compare_runs(a: RunData, b: RunData, metrics: list[str] | None = None, split
         table.loc[sel, "p_holm"] = holm(table.loc[sel, "p_value"].tolist())
     table["significant"] = table["p_holm"] < alpha
     notes += _scoring_notes(a, b, metrics)
+    ranking, ranking_notes = ranking_table(a, b, metrics, split, seed=seed, configs=shared)
+    notes += ranking_notes
     changed = [c for c in shared if ids_a[c] != ids_b[c]]
     if changed:
         notes.append(f"{len(changed)} shared configuration(s) have different settings in the two runs (other "
                      f"configuration hash: generator, model, version...): {', '.join(changed[:5])}"
                      + (" ..." if len(changed) > 5 else ""))
     return Comparison(a, b, table[COLUMNS], [c for c in ids_a if c not in ids_b], [c for c in ids_b if c not in ids_a],
-                      len(common), notes)
+                      len(common), notes, ranking)
 
 
 def _compare_one(config: str, metric: str, recs_a, recs_b, common: list[str], same: bool, seed: int,
@@ -166,6 +176,17 @@ def _question_notes(a, b, recs_a, recs_b, common: list[str], split: str) -> list
     return notes
 
 
+def write_csv(result: Comparison, path: Path) -> Path | None:
+    """``table`` to ``path`` and, when there is one, ``ranking`` beside it as ``<stem>.ranking.csv``
+    (returned)."""
+    result.table.to_csv(path, index=False)
+    if result.ranking is None:
+        return None
+    ranking = path.with_name(f"{path.stem}.ranking.csv")
+    result.ranking.to_csv(ranking, index=False)
+    return ranking
+
+
 def print_comparison(result: Comparison, console) -> None:
     """A rich table: per shared configuration and metric, A, B, B - A [95% CI] and the Holm p-value."""
     from rich.markup import escape
@@ -192,6 +213,10 @@ def print_comparison(result: Comparison, console) -> None:
         table.add_row(cid, r.metric, str(r.n), _f(r.mean_a), _f(r.mean_b), f"{r.diff:+.3f}{ci}" if r.diff == r.diff
                       else "-", p)
     console.print(table)
+    if result.ranking is not None:
+        from ragsweep.results.ranking import print_ranking
+
+        print_ranking(result.ranking, console)
 
 
 def _f(v: float) -> str:

@@ -53,16 +53,18 @@ CAPTIONS = {
 MAX_SVG_BYTES = 400_000
 SECTIONS = [("verdict", "Verdict"),
             ("summary", "Summary"), ("search", "Search"), ("bertscore", "BERTScore"), ("retrieval", "Retrieval"), ("judges", "Judges"),
-            ("heatmap", "Splitter x retriever"), ("significance", "Significance"), ("costs", "Cost and latency"),
+            ("heatmap", "Splitter x retriever"), ("significance", "Significance"),
+            ("agreement", "Ranking agreement"), ("costs", "Cost and latency"),
             ("explorer", "Questions"), ("details", "Run details")]
 
 
-def write_report(run: RunData, out: Path, metric: str = "bertscore_f1_rescaled", split: str = "test") -> Path:
+def write_report(run: RunData, out: Path, metric: str = "bertscore_f1_rescaled", split: str = "test",
+                 against: RunData | None = None) -> Path:
     from ragsweep.errors import RagsweepError
 
     if out.is_dir():
         raise RagsweepError(f"--out: {out} is a directory; give the HTML file to write, e.g. {out / 'report.html'}")
-    text = build_report(run, metric, split)
+    text = build_report(run, metric, split, against)
     tmp = out.with_name(out.name + ".tmp")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -75,11 +77,15 @@ def write_report(run: RunData, out: Path, metric: str = "bertscore_f1_rescaled",
     return out
 
 
-def build_report(run: RunData, metric: str = "bertscore_f1_rescaled", split: str = "test") -> str:
+def build_report(run: RunData, metric: str = "bertscore_f1_rescaled", split: str = "test",
+                 against: RunData | None = None) -> str:
+    """The report's HTML; with ``against`` (another run of the same configurations over other
+    questions), a section on how alike the two rank the configurations (``agreement.py``)."""
     import matplotlib.pyplot as plt
 
     from ragsweep.results.figures import draw_figures
     from ragsweep.results.figures.style import context
+    from ragsweep.results.report.agreement import agreement_section
     from ragsweep.results.report.explorer import explorer_data
 
     figures: dict[str, str] = {}
@@ -92,7 +98,7 @@ def build_report(run: RunData, metric: str = "bertscore_f1_rescaled", split: str
     verdict = run_verdict(run, metric)
     assets = files("ragsweep.results.report") / "assets"
     body = "\n".join([
-        _header(run, split),
+        _header(run, split, against is not None),
         "<main>",
         verdict_html(verdict, run.ci_label),
         _section("summary", "Summary", _summary(run, split, metric)),
@@ -104,6 +110,8 @@ def build_report(run: RunData, metric: str = "bertscore_f1_rescaled", split: str
         _section("heatmap", "Splitter x retriever", figures.get("heatmap", _none(f"no {metric} values"))),
         _section("significance", "Significance", figures.get("significance", _none("fewer than two configurations"))
                  + _comparisons(run, verdict.comparisons)),
+        *([_section("agreement", f"Ranking agreement with {against.name}", agreement_section(
+            run, against, metric, split, _figure))] if against is not None else []),
         _section("costs", "Cost and latency", "".join(figures.get(k, "") for k in ("latency", "stage_times",
                                                                                     "llm_spending"))
                  + _usage(run)),
@@ -148,7 +156,7 @@ def _figure(fig, title: str, caption: str) -> str:
             f"<figcaption><b>{_e(title)}.</b> {_e(caption)}</figcaption></figure>")
 
 
-def _header(run: RunData, split: str) -> str:
+def _header(run: RunData, split: str, agreement: bool = False) -> str:
     m = run.meta
     ds = m.get("dataset", {})
     gen = m.get("generator", {})
@@ -167,7 +175,8 @@ def _header(run: RunData, split: str) -> str:
         banners.append('<div class="banner info">Answers come from the offline <b>extractive baseline</b> '
                        "(retrieved sentences, not generated text): BERTScore measures how close the retrieved "
                        "sentences are to the reference answers.</div>")
-    nav = "".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in SECTIONS)
+    sections = [s for s in SECTIONS if s[0] != "agreement" or agreement]
+    nav = "".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in sections)
     facts_html = "".join(f"<span><b>{_e(k)}:</b> {_e(v)}</span>" for k, v in facts)
     return (f'<header class="top"><h1>{_e(run.name)}</h1><div class="facts">{facts_html}</div>'
             f"{''.join(banners)}</header><nav class=\"toc\">{nav}</nav>")
