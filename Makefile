@@ -29,6 +29,8 @@ bench: install
 	$(PY) bench/embed_bench.py
 	$(PY) bench/ray_bench.py
 	$(PY) bench/search_bench.py
+	$(PY) bench/detector_bench.py
+	$(PY) bench/proxy_bench.py
 
 clean:
 	rm -rf $(VENV) .ragsweep runs

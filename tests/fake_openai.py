@@ -58,7 +58,11 @@ SITUATE_MARKER = "situate this chunk within the overall document"
 DECOMPOSE_MARKER = "simpler sub-questions"
 # test-set generation (src/ragsweep/generate/prompts.py): it embeds passages, so it is checked right after situate
 TESTSET_MARKER = "You write one test question for a retrieval-augmented question answering system"
-KINDS = ("rerank", "situate", "testset", "correctness", "faithfulness", "relevancy", "hyde", "decompose", "query_gen", "kg_extract",
+# claim-level verification (src/ragsweep/groundedness/detectors/claims.py): the check embeds contexts, so both are
+# checked before the judges
+CLAIM_SPLIT_MARKER = "Break the answer into its atomic factual claims"
+CLAIM_CHECK_MARKER = "Is the claim fully supported by the context"
+KINDS = ("rerank", "situate", "testset", "claim_split", "claim_check", "correctness", "faithfulness", "relevancy", "hyde", "decompose", "query_gen", "kg_extract",
          "generation")
 EMBEDDINGS_KIND = "embeddings"
 RULE_KINDS = (*KINDS, EMBEDDINGS_KIND, "any")
@@ -77,6 +81,10 @@ def classify(text: str) -> str:
         return "situate"
     if TESTSET_MARKER in text:
         return "testset"
+    if CLAIM_CHECK_MARKER in text:
+        return "claim_check"
+    if CLAIM_SPLIT_MARKER in text:
+        return "claim_split"
     if CORRECTNESS_MARKER in text:
         return "correctness"
     if any(m in text for m in RELEVANCY_MARKERS):
@@ -230,6 +238,24 @@ def testset_reply(text: str) -> str:
                        "answer": evidence[0]["quote"] if evidence else "", "evidence": evidence})
 
 
+def claim_split_reply(text: str) -> str:
+    """The sentences of the prompt's answer (after "Answer:", before "Claims:"), one per line."""
+    body = text[text.rfind("Answer:") + 7:]
+    body = body[: body.find("Claims:")] if "Claims:" in body else body
+    return "\n".join(s.strip() for s in re.split(r"(?<=[.!?])\s+", body.strip()) if s.strip())
+
+
+def claim_check_reply(text: str) -> str:
+    """YES when at least 80 % of the claim's words of three or more letters (no stopwords) occur in the
+    context, else NO."""
+    context = text[text.find("Context:") + 8: text.rfind("Claim:")]
+    claim = text[text.rfind("Claim:") + 6:].split("\n\n")[0]
+    words = [w for w in _overlap_words(claim) if len(w) >= 3]
+    have = _overlap_words(context)
+    share = sum(w in have for w in words) / len(words) if words else 0.0
+    return ("YES" if share >= 0.8 else "NO") + f". {share:.0%} of the claim's words are in the context."
+
+
 def kg_extract_reply(text: str) -> str:
     """Up to 3 triplets "(word1, relates to, word2)" chaining the first long words of the prompt's last "Text:"."""
     body = text[text.rfind("Text:") + 5:]
@@ -298,6 +324,10 @@ def default_reply(kind: str, text: str) -> str:
         return situate_reply(text)
     if kind == "testset":
         return testset_reply(text)
+    if kind == "claim_split":
+        return claim_split_reply(text)
+    if kind == "claim_check":
+        return claim_check_reply(text)
     return generation_reply(text)
 
 

@@ -171,11 +171,14 @@ def test_llm_generation_over_http_verifies_rejects_caches_and_stops_on_budget(tm
         assert again.returncode == 0 and fake.stats()["by_kind"]["testset"] == calls, describe(again)
         assert out.read_text() == before
 
-        # the generated set is a dataset: a sweep runs on it
-        sweep = run_cli("run", spec, "--cache", cache, "--out", tmp_path / "run", "--no-progress", env=env)
-        assert sweep.returncode == 0, describe(sweep)
-        manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
-        assert manifest["dataset"]["questions"] == len(questions)
+        # the generated set is a dataset: the spec that names it loads it, every span as written
+        from ragsweep.config import load_spec
+        from ragsweep.datasets.load import load_dataset
+
+        ds = load_dataset(load_spec(spec).dataset)
+        assert len(ds.questions) == len(questions) and not ds.evidence.get("unlocated")
+        got = {q.qid: [(e.doc_id, e.start, e.end) for e in q.evidence if e.copy_of is None] for q in ds.questions}
+        assert got == {q["id"]: [(e["doc_id"], e["start"], e["end"]) for e in q["evidence"]] for q in questions}
 
         # a budget smaller than one round: stops cleanly with what it kept (exit 4)
         spec2 = _spec(tmp_path, fake.base_url, seed=7)

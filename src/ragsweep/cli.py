@@ -233,6 +233,10 @@ def show(
     if not run.records.empty:
         for line in verdict_lines(run_verdict(run, metric), run.ci_label):
             console.print(line)
+    from ragsweep.results.human_labels import print_ppi, ppi_table
+
+    if (ppi := ppi_table(run)) is not None and not ppi.empty:
+        print_ppi(ppi, console)
     if run.meta.get("search"):
         from ragsweep.pipelines.outputs.search_text import search_lines
 
@@ -362,9 +366,11 @@ def ask(
     print_ask(result, _console())
 
 
-from ragsweep.generate.cli_command import generate  # noqa: E402 (a command of its own module; imports typer only)
+from ragsweep.generate.cli_command import generate  # noqa: E402 (commands of their own modules; typer only)
+from ragsweep.judges_cli import app as judges_app  # noqa: E402
 
 app.command()(generate)
+app.add_typer(judges_app, name="judges")
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ragsweep.generate.sentences import Sentence, sentences
+from ragsweep.datasets.sentences import Sentence, sentences
 
 MODALS = ("shall", "must", "may", "will", "should", "cannot", "can")
 PERMISSIVE = ("may", "can", "permitted", "allowed", "authorised", "authorized", "entitled")

@@ -12,8 +12,12 @@ LATENCY_METRICS = ["retrieval_ms", "query_embedding_ms", "rerank_ms", "postproce
 # 1/0 per question, NaN where undefined (evaluation.metrics.abstention): abstained on an unanswerable question
 # (higher is better), abstained on an answerable one (lower is better); built with the records
 ABSTENTION_METRICS = ["abstention_rate", "false_abstention_rate"]
-SUMMARY_METRICS = BERTSCORE_METRICS + ANSWER_METRICS + RETRIEVAL_METRICS + LATENCY_METRICS + ABSTENTION_METRICS
-SELECTABLE_METRICS = BERTSCORE_METRICS + ANSWER_METRICS + RETRIEVAL_METRICS + ABSTENTION_METRICS
+# groundedness of the answer in the context it was written from, by a cheap detector (groundedness/detectors/quip.py:
+# share of the answer's character 21-grams in the context); journaled with the answer
+GROUNDEDNESS_METRICS = ["quip"]
+SUMMARY_METRICS = (BERTSCORE_METRICS + ANSWER_METRICS + RETRIEVAL_METRICS + LATENCY_METRICS + ABSTENTION_METRICS
+                   + GROUNDEDNESS_METRICS)
+SELECTABLE_METRICS = BERTSCORE_METRICS + ANSWER_METRICS + RETRIEVAL_METRICS + ABSTENTION_METRICS + GROUNDEDNESS_METRICS
 TABLE_METRICS = ["bertscore_f1_rescaled", "hit", "answer_contains", "mrr", "ndcg", "span_recall", "span_precision",
                  *ABSTENTION_METRICS]
 # stage 2: per question, correctness is the 1-5 score, the others 1/0 (YES/NO); NaN when unmeasured

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ragsweep.pipelines.outputs.columns import (ANSWER_METRICS, BERTSCORE_METRICS, JUDGE_METRICS, LATENCY_METRICS,
-                                                RETRIEVAL_METRICS, SUMMARY_METRICS)
+from ragsweep.pipelines.outputs.columns import (ANSWER_METRICS, BERTSCORE_METRICS, GROUNDEDNESS_METRICS, JUDGE_METRICS,
+                                                LATENCY_METRICS, RETRIEVAL_METRICS, SUMMARY_METRICS)
 
 
 def question_rows(questions, split: dict | None = None) -> list[dict]:
@@ -78,7 +78,7 @@ def build_records(questions: list[dict], configs: list[dict], journal, scorer_ke
             "n_gold_spans": len(q["evidence"]),
             "answer": payload.get("answer"), "answer_empty": payload.get("answer_empty"),
             "generator": payload.get("generator"), "sources": payload.get("sources") or [],
-            **{m: payload.get(m) for m in RETRIEVAL_METRICS + LATENCY_METRICS},
+            **{m: payload.get(m) for m in RETRIEVAL_METRICS + LATENCY_METRICS + GROUNDEDNESS_METRICS},
             "error": payload.get("error"),
             "expanded_query": payload.get("expanded_query"),
             # an LLM query transform: the queries (HyDE: the texts embedded) searched, why it fell back if it did

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ragsweep.datasets.types import Question
 from ragsweep.errors import short_reason
+from ragsweep.groundedness.detectors.quip import quip_of_nodes
 from ragsweep.pipelines.context import StageContext
 from ragsweep.pipelines.grid import Configuration
 from ragsweep.pipelines.stages.index import USES_BM25
@@ -247,6 +248,7 @@ def answer_config(ctx: StageContext, config: Configuration, retrievers, question
                 sink.add_answer(config.config_hash, q.qid, config.config_id, {
                     **payload, "answer": answer, "answer_empty": not answer.strip(), "generator": GENERATOR_LABEL,
                     "generation_ms": generation_ms, **(abstain.payload(abstained) if abstain is not None else {}),
+                    "quip": quip_of_nodes(answer, context),
                 })
                 stats.answered += 1
             except (BudgetExhausted, LLMFatalError):

@@ -87,6 +87,8 @@ async def _agenerate(spec, items, sink, clients, stats, bar) -> RagsweepError | 
               for p in sorted({item[0].prompt or "" for item in items})}
     label = generator_label(spec)
 
+    from ragsweep.groundedness.detectors.quip import quip_of_nodes
+
     async def answer(item) -> None:
         config, q, nodes, payload = item
         trace = Trace()
@@ -108,7 +110,7 @@ async def _agenerate(spec, items, sink, clients, stats, bar) -> RagsweepError | 
             sink.add_answer(config.config_hash, q.qid, config.config_id, {
                 **payload, "answer": text, "answer_empty": not text.strip(), "generator": label,
                 "abstained": is_refusal(text, getattr(spec.generator, "refusal", None)),
-                "generation_ms": trace.ms, "llm": trace.as_dict(),
+                "generation_ms": trace.ms, "llm": trace.as_dict(), "quip": quip_of_nodes(text, nodes),
             })
             stats.answered += 1
         bar.advance(1)

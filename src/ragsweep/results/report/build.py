@@ -85,6 +85,7 @@ def build_report(run: RunData, metric: str = "bertscore_f1_rescaled", split: str
 
     from ragsweep.results.figures import draw_figures
     from ragsweep.results.figures.style import context
+    from ragsweep.results.human_labels import ppi_html
     from ragsweep.results.report.agreement import agreement_section
     from ragsweep.results.report.explorer import explorer_data
 
@@ -106,7 +107,8 @@ def build_report(run: RunData, metric: str = "bertscore_f1_rescaled", split: str
         _section("bertscore", "BERTScore distributions", figures.get("bertscore_violins", _none("no BERTScores"))),
         _section("retrieval", "Retrieval metrics", figures.get("retrieval_metrics", _none("no retrieval metrics"))),
         _section("judges", "Judge scores", figures.get("judge_scores", _none(
-            "no stage-2 judgements in this run (add a stage2 section and an llm endpoint to the spec)"))),
+            "no stage-2 judgements in this run (add a stage2 section and an llm endpoint to the spec)"))
+                 + ppi_html(run)),
         _section("heatmap", "Splitter x retriever", figures.get("heatmap", _none(f"no {metric} values"))),
         _section("significance", "Significance", figures.get("significance", _none("fewer than two configurations"))
                  + _comparisons(run, verdict.comparisons)),

@@ -1,0 +1,1 @@
+"""Groundedness detectors and judges checked against human labels (``ragsweep judges evaluate``)."""

@@ -1,0 +1,95 @@
+"""``ragsweep judges evaluate LABELS``: each detector scored on the labelled items, then checked against the
+labels (``meta.evaluate``); the LLM ones run on the spec's judge LLM (``stage2.llm``, else ``llm``)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from ragsweep.errors import RagsweepError
+
+
+def choose(names: str | None, spec) -> list[str]:
+    from ragsweep.groundedness.detectors.registry import ALL, LLM, OFFLINE
+
+    if names is None:
+        return list(OFFLINE) + (list(LLM) if spec is not None and _judge_llm(spec) is not None else [])
+    chosen = [n.strip() for n in names.split(",") if n.strip()]
+    unknown = [n for n in chosen if n not in ALL]
+    if unknown:
+        raise RagsweepError(f"--detectors: unknown {unknown[0]!r}; choose from {', '.join(ALL)}")
+    if any(n in LLM for n in chosen) and (spec is None or _judge_llm(spec) is None):
+        raise RagsweepError("--detectors: llm_faithfulness, claims and llm_correctness need an LLM; give --spec with "
+                            "an llm: (or stage2.llm:) section")
+    return chosen
+
+
+def _judge_llm(spec):
+    return (spec.stage2.llm if spec.stage2 is not None else None) or spec.llm
+
+
+def evaluate_labels(labels: str, *, spec_path: Path | None, detectors: str | None, dev_fraction: float, seed: int,
+                    cache: Path | None, budget: float | None, n_boot: int = 1000, say=lambda line: None) -> dict:
+    """Score every item with every chosen detector and evaluate each against the labels; a JSON-ready dict."""
+    from dataclasses import asdict
+
+    from ragsweep.config import JudgePrompts
+    from ragsweep.groundedness import meta
+    from ragsweep.groundedness.detectors.registry import build
+    from ragsweep.groundedness.labels import load_labels
+
+    items = load_labels(labels)
+    spec = None
+    if spec_path is not None:
+        from ragsweep.config import load_spec
+
+        spec = load_spec(spec_path, questions_needed=False)
+    names = choose(detectors, spec)
+    if not 0 < dev_fraction < 1:
+        raise RagsweepError(f"--dev-fraction: {dev_fraction} must be between 0 and 1, e.g. 0.5")
+    dev, test = meta.split(items, dev_fraction, seed)
+    clients, llm, price = None, None, None
+    if any(build_needs_llm(n) for n in names):
+        clients, llm, price = _llm(spec, cache, budget)
+    rows, scores = [], {}
+    try:
+        for name in names:
+            prompts = spec.stage2.prompts if spec is not None and spec.stage2 is not None else JudgePrompts()
+            det = build(name, llm=llm, prompts=prompts, price=price)
+            t0 = time.perf_counter()
+            scored = det.score_all(items)
+            say(f"{name}: scored {sum(s.score is not None for s in scored)}/{len(items)} items in "
+                f"{time.perf_counter() - t0:.1f} s")
+            scores[name] = [asdict(s) for s in scored]
+            rows.append(meta.evaluate(name, det.label, items, scored, dev, test, n_boot=n_boot, seed=seed))
+    finally:
+        if clients is not None:
+            clients.close()
+    return {"labels": str(labels), "items": len(items), "dev": len(dev), "test": len(test), "seed": seed,
+            "judge_model": None if llm is None else llm.model,
+            "categories": sorted({it.category for it in items if it.category}),
+            "rows": [asdict(r) for r in rows], "scores": {n: dict(zip([it.id for it in items], s))
+                                                          for n, s in scores.items()}}
+
+
+def build_needs_llm(name: str) -> bool:
+    from ragsweep.groundedness.detectors.registry import LLM
+
+    return name in LLM
+
+
+def _llm(spec, cache: Path | None, budget: float | None):
+    from ragsweep.cache_dir import DEFAULT_CACHE, CacheDir
+    from ragsweep.llm.clients import LLMClients, api_key_for
+    from ragsweep.llm.pricing import price_for
+
+    judge = _judge_llm(spec)
+    api_key_for(judge, "stage2.llm" if spec.stage2 is not None and spec.stage2.llm else "llm")
+    price = price_for(judge.model, spec.prices)
+    if budget is not None and price is None:
+        raise RagsweepError(f"--budget: model {judge.model!r} has no price, so spending cannot be bounded; add it to "
+                            "the spec's prices (USD per million tokens)")
+    root = CacheDir(Path(cache or spec.cache_dir or DEFAULT_CACHE))
+    root.root.mkdir(parents=True, exist_ok=True)
+    clients = LLMClients(spec, root.llm_calls, run_id=f"judges-{int(time.time())}", budget_usd=budget)
+    return clients, clients.get(judge), price

@@ -1,0 +1,1 @@
+"""Groundedness detectors, one module each, registered in ``registry.py``."""

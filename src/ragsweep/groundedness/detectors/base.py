@@ -1,0 +1,25 @@
+"""What a detector gives per item: a score (higher: more grounded), the time and money it took."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Scored:
+    score: float | None  # None: could not score (the reason in ``error``)
+    ms: float
+    cost_usd: float | None = 0.0
+    error: str | None = None
+
+
+class Detector:
+    """``name``; ``needs_llm``; ``label``: what its score predicts (``grounded`` or ``correctness``);
+    ``score_all(items)`` returns one ``Scored`` per item, in order."""
+
+    name = "detector"
+    needs_llm = False
+    label = "grounded"
+
+    def score_all(self, items) -> list[Scored]:
+        raise NotImplementedError

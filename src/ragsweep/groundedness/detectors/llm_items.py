@@ -1,0 +1,38 @@
+"""Running an LLM detector over items: every item at once (the engine bounds concurrency and rate), each
+with its own trace, so an item's time is the sum of its calls' and its cost is priced from its tokens
+(cached replies included: the figure is what the detector costs, not what this run paid)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from ragsweep.groundedness.detectors.base import Scored
+
+
+def run_items(items, one: Callable[[object], Awaitable[float | None]], price) -> list[Scored]:
+    """``one(item)`` -> score (None: unmeasured); a failed call is that item's error, not the run's."""
+    from ragsweep.errors import short_reason
+    from ragsweep.llm.budget import BudgetExhausted
+    from ragsweep.llm.engine import LLMFatalError
+    from ragsweep.llm.pricing import cost_usd
+    from ragsweep.llm.usage import Trace, llm_scope
+
+    async def each(item) -> Scored:
+        trace = Trace()
+        error, score = None, None
+        with llm_scope(trace, stage="judges", config_id=None):
+            try:
+                score = await one(item)
+            except (BudgetExhausted, LLMFatalError):
+                raise
+            except Exception as exc:  # noqa: BLE001 - one item's failure is recorded with its reason
+                error = short_reason(exc)
+        if score is None and error is None:
+            error = "unmeasured (unparseable reply)"
+        return Scored(score, trace.ms, cost_usd(price, trace.prompt_tokens, trace.completion_tokens), error)
+
+    async def run() -> list[Scored]:
+        return list(await asyncio.gather(*(each(i) for i in items)))
+
+    return asyncio.run(run())

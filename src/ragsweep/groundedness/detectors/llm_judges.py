@@ -1,0 +1,32 @@
+"""ragsweep's stage-2 LLM judges as detectors: faithfulness (LlamaIndex's ``FaithfulnessEvaluator``, YES/NO:
+scored 1/0) against the grounded labels, correctness (``CorrectnessEvaluator``, 1-5) against the
+correctness labels; the same prompts and calls as ``evaluation.judges.judge``."""
+
+from __future__ import annotations
+
+from ragsweep.groundedness.detectors.base import Detector, Scored
+from ragsweep.groundedness.detectors.llm_items import run_items
+
+
+class LLMJudge(Detector):
+    needs_llm = True
+
+    def __init__(self, judge: str, llm, prompts, price, threshold: float = 4.0) -> None:
+        from ragsweep.evaluation.judges import build_judges
+
+        self.judge, self.price, self.threshold = judge, price, threshold
+        self.name = f"llm_{judge}"
+        self.label = "correctness" if judge == "correctness" else "grounded"
+        self.evaluator = build_judges([judge], llm, prompts, threshold)[judge]
+
+    def score_all(self, items) -> list[Scored]:
+        from ragsweep.evaluation.judges import judge
+
+        async def one(item) -> float | None:
+            if self.judge == "correctness" and not item.reference_answer:
+                return None
+            out = await judge(self.judge, self.evaluator, query=item.question, answer=item.answer,
+                              contexts=list(item.contexts), reference=item.reference_answer, threshold=self.threshold)
+            return out["score"]
+
+        return run_items(items, one, self.price)

@@ -1,0 +1,39 @@
+"""``ragsweep judges evaluate``'s printed tables: one row per detector, then detection per category."""
+
+from __future__ import annotations
+
+
+def _ci(e: dict, fmt: str = ".3f") -> str:
+    if e["value"] != e["value"]:
+        return "-"
+    lo, hi = e["lo"], e["hi"]
+    return f"{e['value']:{fmt}} [{lo:{fmt}}, {hi:{fmt}}]" if lo == lo else f"{e['value']:{fmt}}"
+
+
+def print_result(result: dict, console) -> None:
+    from rich.table import Table
+
+    t = Table(title=f"Detectors against {result['labels']} ({result['items']} items: threshold tuned on "
+                    f"{result['dev']} dev items, figures on {result['test']} test items, 95% bootstrap CIs)",
+              caption="target: grounded (label), or correctness >= 4; Spearman: of the score with the grounded "
+                      "label (0/1) and with correctness (1-5); ms: median per item; USD: mean per item (priced "
+                      "from tokens, cached calls included)")
+    for col in ("detector", "target", "macro-F1", "kappa", "AUROC", "Spearman grounded", "Spearman correctness",
+                "ms/item", "USD/item", "threshold", "unscored"):
+        t.add_column(col, justify="left" if col in ("detector", "target") else "right")
+    for r in result["rows"]:
+        usd = "-" if r["usd_per_item"] is None else f"{r['usd_per_item']:.5f}"
+        t.add_row(r["detector"], r["label"], _ci(r["macro_f1"]), _ci(r["kappa"]), _ci(r["auroc"]),
+                  _ci(r["spearman_grounded"], "+.2f"), _ci(r["spearman_correctness"], "+.2f"),
+                  _ci(r["ms_per_item"], ".1f"), usd, f"{r['threshold']:.3f}", str(r["unscored"]))
+    console.print(t)
+    cats = result.get("categories") or []
+    if cats:
+        c = Table(title="Share of test items each detector calls grounded, per category (supported should be "
+                        "high, the others low)")
+        c.add_column("detector")
+        for cat in cats:
+            c.add_column(cat, justify="right")
+        for r in result["rows"]:
+            c.add_row(r["detector"], *(f"{r['per_category'][k]:.2f}" if k in r["per_category"] else "-" for k in cats))
+        console.print(c)

@@ -1,0 +1,84 @@
+"""``ragsweep judges``: check judges and groundedness detectors against human labels (imports typer only)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+app = typer.Typer(no_args_is_help=True, help="Check LLM judges and groundedness detectors against human labels.")
+
+
+def _fail(exc: Exception) -> None:
+    typer.echo(f"error: {exc}", err=True)
+    raise typer.Exit(2)
+
+
+@app.command("evaluate")
+def evaluate(
+    labels: str = typer.Argument(..., help="labels JSONL (question, contexts, answer, grounded and/or correctness) "
+                                 "or demo (the shipped groundedness set)"),
+    spec: Optional[Path] = typer.Option(None, "--spec", help="a spec whose llm (or stage2.llm) runs the LLM judges"),
+    detectors: Optional[str] = typer.Option(None, "--detectors", help="comma-separated: quip, cosine, "
+                                            "llm_faithfulness, claims, llm_correctness (default: the offline ones, "
+                                            "and the LLM ones with --spec)"),
+    dev_fraction: float = typer.Option(0.5, "--dev-fraction", help="share of items thresholds are tuned on"),
+    seed: int = typer.Option(0, "--seed", help="the dev/test split and the bootstrap"),
+    out: Optional[Path] = typer.Option(None, "--out", help="also write every figure and score to this JSON file"),
+    cache: Optional[Path] = typer.Option(None, "--cache", help="cache directory (LLM replies)"),
+    budget: Optional[float] = typer.Option(None, "--budget", min=0, help="stop before LLM spending would pass USD"),
+) -> None:
+    """Macro-F1, Cohen's kappa, AUROC and Spearman of each detector against the labels (thresholds tuned on a
+    dev split, figures on test, bootstrap CIs), with latency and cost per item."""
+    import json
+    import sys
+
+    from rich.console import Console
+
+    from ragsweep.errors import RagsweepError
+
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    try:
+        from ragsweep.groundedness.command import evaluate_labels
+
+        result = evaluate_labels(labels, spec_path=spec, detectors=detectors, dev_fraction=dev_fraction, seed=seed,
+                                 cache=cache, budget=budget, say=console.print)
+        if out is not None:
+            out.write_text(json.dumps(result, indent=1, default=str), encoding="utf-8")
+    except RagsweepError as exc:
+        _fail(exc)
+    except OSError as exc:
+        _fail(RagsweepError(f"--out: cannot write {out} ({exc.strerror or exc}); choose a writable path"))
+    from ragsweep.groundedness.table import print_result
+
+    print_result(result, console)
+
+
+@app.command("import")
+def import_(
+    run_dir: Path = typer.Argument(..., help="run directory (with stage-2 judgements)"),
+    labels: Path = typer.Argument(..., help="JSONL: config_id, qid, and grounded (true/false) and/or correctness (1-5)"),
+) -> None:
+    """Keep human labels of a run's judged answers (RUN/human_labels.jsonl); show and report then print each judged
+    metric with prediction-powered (PPI++) CIs next to the plain judge mean."""
+    import sys
+
+    from rich.console import Console
+
+    from ragsweep.errors import RagsweepError
+    from ragsweep.results.human_labels import import_labels, print_ppi, ppi_table
+    from ragsweep.results.run import load_run
+
+    try:
+        run = load_run(run_dir)
+        path = import_labels(run, labels)
+    except RagsweepError as exc:
+        _fail(exc)
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    console.print(f"kept {path}")
+    table = ppi_table(run)
+    if table is not None and not table.empty:
+        print_ppi(table, console)
+    else:
+        console.print(f"no configuration has {2} or more labelled answers yet: PPI needs at least 2 per configuration")

@@ -1,0 +1,176 @@
+"""Judges you can trust: groundedness detectors checked against human labels (``ragsweep judges evaluate``),
+and judged metrics with prediction-powered CIs from a few human labels (``ragsweep judges import``)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from conftest import describe
+from fake_openai import FakeOpenAI
+from ragsweep.evaluation.ppi import ppi_mean
+from ragsweep.groundedness import meta
+from ragsweep.groundedness.detectors.quip import quip_score
+from ragsweep.groundedness.labels import DEMO_LABELS, load_labels
+
+
+def test_quip_counts_quoted_character_ngrams():
+    ctx = ["The Controller shall notify the Data Protection Officer within 72 hours."]
+    assert quip_score("the controller shall notify the data protection officer", ctx) == 1.0
+    assert quip_score("Bananas are yellow and grow in warm climates everywhere.", ctx) == 0.0
+    half = quip_score("The Controller shall notify the Mayor by carrier pigeon at once.", ctx)
+    assert 0 < half < 1
+    assert quip_score("72 hours", ctx) == 1.0 and quip_score("48 hours", ctx) == 0.0  # shorter than n: whole
+    assert quip_score("  ", ctx) is None
+
+
+def test_classification_metrics_match_their_definitions():
+    from sklearn.metrics import cohen_kappa_score, f1_score, roc_auc_score
+
+    rng = np.random.default_rng(0)
+    y = rng.random(200) < 0.4
+    s = y * 0.3 + rng.random(200)
+    pred = s >= 0.6
+    assert meta.macro_f1(y, pred) == pytest.approx(f1_score(y, pred, average="macro"))
+    assert meta.kappa(y, pred) == pytest.approx(cohen_kappa_score(y, pred))
+    assert meta.auroc(y, s) == pytest.approx(roc_auc_score(y, s))
+    t = meta.tune_threshold(np.array([0.1, 0.2, 0.8, 0.9]), np.array([False, False, True, True]))
+    assert 0.2 < t < 0.8
+
+
+def test_demo_labels_are_well_formed():
+    items = load_labels("demo")
+    assert len(items) >= 80 and DEMO_LABELS.is_file()
+    cats = {it.category for it in items}
+    assert cats == {"supported", "unsupported", "misattributed", "partly_supported"}
+    assert all(it.grounded == (it.category == "supported") for it in items)
+    assert all(it.correctness is not None and it.reference_answer for it in items)
+    dev, test = meta.split(items, 0.5, 0)
+    assert not set(dev) & set(test) and len(dev) + len(test) == len(items)
+    for cat in cats:  # stratified: every category on both sides
+        assert any(items[i].category == cat for i in dev) and any(items[i].category == cat for i in test)
+
+
+def test_labels_errors_name_the_line(tmp_path):
+    from ragsweep.errors import RagsweepError
+
+    bad = tmp_path / "l.jsonl"
+    bad.write_text('{"question": "Q?", "contexts": ["c"], "answer": "A", "grounded": "maybe"}\n')
+    with pytest.raises(RagsweepError, match=r"l.jsonl:line 1: field 'grounded' must be true/false"):
+        load_labels(bad)
+    bad.write_text('{"question": "Q?", "contexts": [], "answer": "A", "grounded": true}\n')
+    with pytest.raises(RagsweepError, match="line 1: field 'contexts' must be a non-empty list"):
+        load_labels(bad)
+    bad.write_text('{"question": "Q?", "contexts": ["c"], "answer": "A"}\n')
+    with pytest.raises(RagsweepError, match="line 1: no label"):
+        load_labels(bad)
+
+
+# --------------------------------------------------------------------------- PPI
+def _simulated(seed: int, n: int, big_n: int, bias: float, noise: float):
+    """Human labels y ~ Bernoulli(0.6); the judge agrees except for ``noise`` flips and says yes ``bias`` more."""
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n + big_n) < 0.6).astype(float)
+    f = np.where(rng.random(n + big_n) < noise, 1 - y, y)
+    f = np.where((f == 0) & (rng.random(n + big_n) < bias), 1.0, f)
+    return y, f
+
+
+def test_ppi_covers_the_truth_where_the_biased_judge_mean_does_not():
+    covered_ppi = covered_judge = 0
+    widths_ppi, widths_human = [], []
+    for seed in range(200):
+        y, f = _simulated(seed, 40, 600, bias=0.3, noise=0.05)
+        truth = 0.6
+        r = ppi_mean(f[40:], f[:40], y[:40])
+        covered_ppi += r.lo <= truth <= r.hi
+        se = f.std(ddof=1) / np.sqrt(len(f))
+        covered_judge += f.mean() - 1.96 * se <= truth <= f.mean() + 1.96 * se
+        widths_ppi.append(r.hi - r.lo)
+        widths_human.append(r.human_hi - r.human_lo)
+    assert covered_ppi >= 180  # ~95 % of 200
+    assert covered_judge <= 20  # the judge says yes too often: its own CI misses
+    assert np.median(widths_ppi) < 0.8 * np.median(widths_human)  # a good judge narrows the human CI
+
+
+def test_ppi_gives_a_useless_judge_no_weight():
+    rng = np.random.default_rng(1)
+    y = (rng.random(60) < 0.5).astype(float)
+    r = ppi_mean(rng.random(500), rng.random(60), y)
+    assert r.lam < 0.4 and abs(r.estimate - r.human_mean) < 0.05  # lambda ~ sample covariance noise
+    with pytest.raises(ValueError, match="at least 2"):
+        ppi_mean([1.0], [1.0], [0.0])
+
+
+# --------------------------------------------------------------------------- the commands
+def test_judges_evaluate_demo_offline(run_cli, tmp_path):
+    out = tmp_path / "meta.json"
+    r = run_cli("judges", "evaluate", "demo", "--detectors", "quip", "--out", out)
+    assert r.returncode == 0, describe(r)
+    res = json.loads(out.read_text())
+    [row] = res["rows"]
+    assert row["detector"] == "quip" and row["n_test"] + row["n_dev"] == res["items"]
+    for key in ("macro_f1", "kappa", "auroc"):
+        e = row[key]
+        assert e["lo"] <= e["value"] <= e["hi"]
+    assert set(row["per_category"]) == {"supported", "unsupported", "misattributed", "partly_supported"}
+    assert "macro-F1" in r.stdout and "misattributed" in r.stdout
+    bad = run_cli("judges", "evaluate", "demo", "--detectors", "claims")
+    assert bad.returncode == 2 and "need an LLM; give --spec" in bad.stderr
+
+
+def test_judges_evaluate_llm_detectors_over_http(run_cli, tmp_path):
+    import yaml
+
+    labels = tmp_path / "labels.jsonl"
+    rows = [json.loads(line) for line in DEMO_LABELS.read_text().splitlines()][:24]
+    labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with FakeOpenAI() as fake:
+        spec = tmp_path / "j.yaml"
+        spec.write_text(yaml.safe_dump({
+            "splitters": [{"kind": "sentence"}], "retrievers": [{"kind": "bm25"}],
+            "llm": {"model": "judge", "base_url": fake.base_url, "api_key_env": None},
+            "prices": {"judge": {"input": 1.0, "output": 2.0}}}))
+        out = tmp_path / "meta.json"
+        r = run_cli("judges", "evaluate", labels, "--spec", spec, "--detectors",
+                    "llm_faithfulness,claims,llm_correctness", "--cache", tmp_path / "c", "--out", out)
+        assert r.returncode == 0, describe(r)
+        by_kind = fake.stats()["by_kind"]
+        assert by_kind["faithfulness"] == 24 and by_kind["correctness"] == 24 and by_kind["claim_split"] == 24
+        assert by_kind["claim_check"] >= 24
+        res = json.loads(out.read_text())
+        claims = next(r for r in res["rows"] if r["detector"] == "claims")
+        assert claims["usd_per_item"] > 0 and claims["unscored"] == 0
+        assert set(res["scores"]["claims"]) == {r["id"] for r in rows}
+        # again: every reply cached, the same scores
+        again = run_cli("judges", "evaluate", labels, "--spec", spec, "--detectors", "claims", "--cache",
+                        tmp_path / "c", "--out", tmp_path / "again.json")
+        assert again.returncode == 0 and fake.stats()["by_kind"]["claim_split"] == 24, describe(again)
+        assert json.loads((tmp_path / "again.json").read_text())["scores"]["claims"] == res["scores"]["claims"]
+
+
+def test_human_labels_of_a_run_give_ppi_intervals(report_run, run_cli, tmp_path):
+    run_dir = tmp_path / "run"
+    shutil.copytree(report_run.run_dir, run_dir)
+    rec = report_run.records
+    judged = rec[rec["faithfulness"].notna()]
+    cid = sorted(judged["config_id"].unique())[0]
+    mine = judged[judged["config_id"] == cid].head(12)
+    labels = tmp_path / "human.jsonl"
+    # the human disagrees with the judge on a third of the answers
+    labels.write_text("".join(json.dumps({"config_id": cid, "qid": q, "grounded": bool(f) if i % 3 else not bool(f)})
+                              + "\n" for i, (q, f) in enumerate(zip(mine["qid"], mine["faithfulness"]))))
+    r = run_cli("judges", "import", run_dir, labels)
+    assert r.returncode == 0, describe(r)
+    assert "PPI++" in r.stdout and cid in r.stdout
+    shown = run_cli("show", run_dir)
+    assert shown.returncode == 0 and "PPI++" in shown.stdout, describe(shown)
+    rep = run_cli("report", run_dir)
+    assert rep.returncode == 0 and 'id="ppi"' in (run_dir / "report.html").read_text()
+    wrong = tmp_path / "wrong.jsonl"
+    wrong.write_text(json.dumps({"config_id": cid, "qid": "nope", "grounded": True}) + "\n")
+    bad = run_cli("judges", "import", run_dir, wrong)
+    assert bad.returncode == 2 and "has no answer of configuration" in bad.stderr
