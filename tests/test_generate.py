@@ -69,6 +69,17 @@ def test_offline_demo_set_is_verified_typed_and_deterministic(demo_docs):
     assert generate_questions(GenerateSpec(questions=70, seed=1), demo_docs).questions != a.questions
 
 
+def test_offline_generation_does_not_depend_on_the_hash_seed(run_cli, tmp_path):
+    """Sets of terms and dictionaries are ordered explicitly: the same file under any PYTHONHASHSEED."""
+    outs = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"q{seed}.jsonl"
+        r = run_cli("generate", "demo", "--out", out, "--questions", "60", env={"PYTHONHASHSEED": seed})
+        assert r.returncode == 0, describe(r)
+        outs.append(out.read_text())
+    assert outs[0] == outs[1]
+
+
 def test_checker_locates_in_tiers_and_rejects_what_it_cannot_verify():
     doc = "§ 2 Deposits\nThe landlord shall return the “deposit” within 14 days of the end of the tenancy.\n"
     c = Checker({"lease": doc, "other": "Nothing about money here at all, only gardens."}, min_chars=20)

@@ -198,7 +198,8 @@ class OfflineRecipes:
     def _out_of_scope(self, rng: random.Random) -> Iterator[Candidate]:
         """A term defined in one document, asked of another that never mentions it; with one document, a
         common legal term the corpus never mentions. The checks verify the absence."""
-        terms = sorted({d.term for f in self.docs for d in f.definitions if len(d.term) >= 4}, key=str.lower)
+        terms = sorted({d.term for f in self.docs for d in f.definitions if len(d.term) >= 4},
+                       key=lambda t: (t.lower(), t))  # "Control" and "control": a total order, not set order
         pool = [(t, f) for t in terms for f in self.docs]
         rng.shuffle(pool)
         for term, f in pool:
