@@ -143,7 +143,8 @@ def test_judges_evaluate_llm_detectors_over_http(run_cli, tmp_path):
         assert by_kind["claim_check"] >= 24
         res = json.loads(out.read_text())
         claims = next(r for r in res["rows"] if r["detector"] == "claims")
-        assert claims["usd_per_item"] > 0 and claims["unscored"] == 0
+        usd = claims["usd_per_item"]
+        assert 0 < usd["lo"] <= usd["value"] <= usd["hi"] and claims["unscored"] == 0
         assert set(res["scores"]["claims"]) == {r["id"] for r in rows}
         # again: every reply cached, the same scores
         again = run_cli("judges", "evaluate", labels, "--spec", spec, "--detectors", "claims", "--cache",

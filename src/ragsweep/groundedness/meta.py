@@ -41,7 +41,7 @@ class DetectorRow:
     spearman_grounded: Estimate
     spearman_correctness: Estimate
     ms_per_item: Estimate
-    usd_per_item: float | None
+    usd_per_item: Estimate | None  # None: a model without a price
     per_category: dict[str, float] = field(default_factory=dict)  # test share judged grounded, per category
 
 
@@ -139,7 +139,10 @@ def evaluate(name: str, label: str, items, scored, dev: list[int], test: list[in
     nan = Estimate(float("nan"), float("nan"), float("nan"))
     ms = np.array([s.ms for s in scored], dtype=float)
     costs = [s.cost_usd for s in scored if s.score is not None]
-    usd = None if any(c is None for c in costs) or not costs else float(np.mean(costs))
+    usd = None
+    if costs and not any(c is None for c in costs):
+        cost = np.array(costs, dtype=float)
+        usd = _estimate(lambda i: float(cost[i].mean()), len(cost), n_boot, seed)
     ms_est = _estimate(lambda i: float(np.median(ms[i])), len(ms), n_boot, seed)
     unscored = sum(s.score is None for s in scored)
     if not d or not t:

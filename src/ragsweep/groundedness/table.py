@@ -22,7 +22,7 @@ def print_result(result: dict, console) -> None:
                 "ms/item", "USD/item", "threshold", "unscored"):
         t.add_column(col, justify="left" if col in ("detector", "target") else "right")
     for r in result["rows"]:
-        usd = "-" if r["usd_per_item"] is None else f"{r['usd_per_item']:.5f}"
+        usd = "-" if r["usd_per_item"] is None else _ci(r["usd_per_item"], ".5f")
         t.add_row(r["detector"], r["label"], _ci(r["macro_f1"]), _ci(r["kappa"]), _ci(r["auroc"]),
                   _ci(r["spearman_grounded"], "+.2f"), _ci(r["spearman_correctness"], "+.2f"),
                   _ci(r["ms_per_item"], ".1f"), usd, f"{r['threshold']:.3f}", str(r["unscored"]))
