@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 
-.PHONY: demo test test-all bench install clean
+.PHONY: demo demo-llm test test-all bench install clean
 
 install: $(VENV)/.installed
 
@@ -16,6 +16,13 @@ $(VENV)/.installed: pyproject.toml
 demo: install
 	$(VENV)/bin/ragsweep run specs/demo.yaml
 	$(VENV)/bin/ragsweep report runs/demo
+
+# the demo with LLM answers and judges on a real local llama.cpp server (SmolLM2-135M: a smoke test, no quality
+# claim); the server is built on first use (about 5-11 min) and left running (scripts/llm-server.sh stop)
+demo-llm: install
+	scripts/llm-server.sh start
+	$(VENV)/bin/ragsweep run specs/demo-llm-local.yaml --limit 24 || [ $$? -eq 3 ]  # 3: some answers failed (listed)
+	$(VENV)/bin/ragsweep report runs/demo-llm-local
 
 test: install
 	$(PY) -m pytest
@@ -31,6 +38,7 @@ bench: install
 	$(PY) bench/search_bench.py
 	$(PY) bench/detector_bench.py
 	$(PY) bench/proxy_bench.py
+	scripts/llm-server.sh start && eval "$$(scripts/llm-server.sh env)" && $(PY) bench/llm_server_bench.py
 
 clean:
-	rm -rf $(VENV) .ragsweep runs
+	rm -rf $(VENV) .ragsweep runs .llm-server

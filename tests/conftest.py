@@ -295,3 +295,48 @@ def neo4j_server():
             pytest.fail(f"RAGSWEEP_REQUIRE_NEO4J=1 but Neo4j is not available: {exc}")
         pytest.skip(f"no Neo4j server ({exc}); start one with scripts/neo4j.sh start")
     return spec
+
+
+@dataclass
+class LLMServer:
+    """The real llama.cpp server of ``scripts/llm-server.sh``: where it answers, the model alias, its n_ctx."""
+
+    base_url: str
+    model: str
+    n_ctx: int
+    log: Path | None
+
+    def llm(self, **overrides) -> dict:
+        """An ``llm:`` spec section for it (no key, its context window)."""
+        return {"model": self.model, "base_url": self.base_url, "api_key_env": None,
+                "context_window": self.n_ctx, **overrides}
+
+    def generations(self) -> int:
+        """Generations the server has computed since it started (llama.cpp prints its timings once per
+        generation; abandoned requests included)."""
+        if self.log is None or not self.log.is_file():
+            return -1
+        import re
+
+        return len(re.findall(r"llama_perf_context_print: +total time",
+                              self.log.read_text(encoding="utf-8", errors="replace")))
+
+
+@pytest.fixture(scope="session")
+def llm_server() -> LLMServer:
+    """The llama.cpp server of ``scripts/llm-server.sh`` (``.ci/run`` starts it; ``eval "$(scripts/llm-server.sh
+    env)"`` points here). Skipped when none answers, unless RAGSWEEP_REQUIRE_LLM_SERVER=1 (``.ci/run``)."""
+    import urllib.request
+
+    base = os.environ.get("RAGSWEEP_LLM_BASE_URL", "http://127.0.0.1:8089/v1")
+    try:
+        urllib.request.urlopen(base + "/models", timeout=10).read()
+    except OSError as exc:
+        if os.environ.get("RAGSWEEP_REQUIRE_LLM_SERVER") == "1":
+            pytest.fail(f"RAGSWEEP_REQUIRE_LLM_SERVER=1 but no LLM server answers at {base}: {exc}")
+        pytest.skip(f"no LLM server at {base} ({exc}); start one with scripts/llm-server.sh start")
+    log = os.environ.get("RAGSWEEP_LLM_SERVER_LOG")
+    default_log = Path(__file__).resolve().parent.parent / ".llm-server" / "logs" / "server.log"
+    return LLMServer(base, os.environ.get("RAGSWEEP_LLM_MODEL", "smollm2-135m-instruct"),
+                     int(os.environ.get("RAGSWEEP_LLM_N_CTX", "2048")),
+                     Path(log) if log else (default_log if default_log.is_file() else None))

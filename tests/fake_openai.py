@@ -66,7 +66,8 @@ KINDS = ("rerank", "situate", "testset", "claim_split", "claim_check", "correctn
          "generation")
 EMBEDDINGS_KIND = "embeddings"
 RULE_KINDS = (*KINDS, EMBEDDINGS_KIND, "any")
-ACTIONS = ("reply", "malformed", "status", "sleep", "drop")
+# echo: reply with the request's last user message, as a small model that repeats its prompt does
+ACTIONS = ("reply", "malformed", "status", "sleep", "drop", "echo")
 
 DEFAULT_CORRECTNESS_REPLY = "4.0\nThe generated answer is relevant and correct."
 DEFAULT_MALFORMED_REPLY = "I think the answer is fine."
@@ -124,6 +125,14 @@ def messages_text(messages: Any) -> str:
     if not isinstance(messages, list):
         return ""
     return " ".join(content_text(m.get("content")) if isinstance(m, dict) else str(m) for m in messages)
+
+
+def last_user_text(messages: Any) -> str:
+    """The text of the request's last user message (the ``echo`` action's reply); "" when there is none."""
+    if not isinstance(messages, list):
+        return ""
+    users = [m for m in messages if isinstance(m, dict) and m.get("role") == "user"]
+    return content_text(users[-1].get("content")) if users else ""
 
 
 def count_words(text: str) -> int:
@@ -342,7 +351,8 @@ def validate_rules(rules: Any) -> list[dict[str, Any]]:
     for i, rule in enumerate(rules):
         if not isinstance(rule, dict):
             raise ValueError(f"rule {i} is not an object")
-        known = {"kind", "match", "times", "action", "reply", "status", "retry_after", "delay_ms", "message"}
+        known = {"kind", "match", "times", "action", "reply", "status", "retry_after", "delay_ms", "message",
+                 "finish_reason"}
         unknown = set(rule) - known
         if unknown:
             raise ValueError(f"rule {i}: unknown field(s) {sorted(unknown)}")
@@ -464,6 +474,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, fake.stats())
         elif route == "/_rules":
             self._send_json(200, fake.rules())
+        elif route == "/props" and fake.props is not None:
+            self._send_json(200, fake.props)
         elif route == "/models":
             if not self._check_auth():
                 return
@@ -515,8 +527,19 @@ class FakeOpenAI:
 
     def __init__(self, rules: list[dict[str, Any]] | None = None, log_path: str | None = None,
                  latency_ms: float = 0.0, api_key: str | None = None, models: list[str] | None = None,
-                 host: str = "127.0.0.1") -> None:
+                 host: str = "127.0.0.1", slots: int | None = None, n_ctx: int | None = None,
+                 props: dict[str, Any] | None = None, timings: bool = False) -> None:
+        """``slots``: chat requests computed at once, the rest queued (llama-cpp-python: 1), each taking
+        ``latency_ms`` (+ a rule's ``delay_ms``) of its slot and computed to the end even when its client left;
+        ``n_ctx``: prompts longer (in words) are refused as llama-cpp-python refuses them (400
+        ``context_length_exceeded``); ``props``: served at ``GET /props`` (llama.cpp's server information);
+        ``timings``: replies carry llama.cpp's ``timings`` (the slot time as ``predicted_ms``)."""
         self.host = host
+        self.slots = threading.Semaphore(slots) if slots else None
+        self.n_ctx = n_ctx
+        self.props = props
+        self.timings = timings
+        self._generations = 0
         self.latency_ms = float(latency_ms)
         self.api_key = api_key
         self.models = list(models) if models else None
@@ -615,7 +638,8 @@ class FakeOpenAI:
         """Counts of completed calls by kind and status, and the peak number of concurrent in-flight calls."""
         with self._lock:
             return {"calls": self._completed, "by_kind": dict(self._by_kind), "by_status": dict(self._by_status),
-                    "in_flight": self._in_flight, "max_in_flight": self._max_in_flight}
+                    "in_flight": self._in_flight, "max_in_flight": self._max_in_flight,
+                    "generations": self._generations}
 
     def _append(self, record: dict[str, Any]) -> None:
         with self._lock:
@@ -726,10 +750,25 @@ class FakeOpenAI:
                                          "model_not_found"))
             return
 
+        if endpoint == "chat" and self.n_ctx is not None and record["prompt_tokens"] >= self.n_ctx:
+            p, m = record["prompt_tokens"], int(body.get("max_tokens") or 0)
+            h._send_json(400, {"error": {
+                "message": f"This model's maximum context length is {self.n_ctx} tokens. However, you requested "
+                           f"{p + m} tokens ({p} in the messages, {m} in the completion). Please reduce the length "
+                           "of the messages or completion.",
+                "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}})
+            return
         rule = self._claim_rule(kind, text)
         delay = self.latency_ms + float(rule.get("delay_ms", 0) if rule else 0)
-        if delay > 0:
+        if endpoint == "chat" and self.slots is not None:
+            with self.slots:  # one of the server's slots: computed to the end, whether its client waits or not
+                if delay > 0:
+                    time.sleep(delay / 1000.0)
+                with self._lock:
+                    self._generations += 1
+        elif delay > 0:
             time.sleep(delay / 1000.0)
+        record["service_ms"] = delay
         action = rule["action"] if rule else None
 
         if action == "drop":
@@ -761,11 +800,17 @@ class FakeOpenAI:
         elif action == "malformed":
             assert rule is not None
             reply = str(rule.get("reply", DEFAULT_MALFORMED_REPLY))
+        elif action == "echo":
+            reply = last_user_text(body.get("messages"))
         else:  # no rule, or "sleep" (already slept): answer normally
             reply = default_reply(kind, text)
-        self._reply_chat(h, body, model, reply, record)
+        finish = (rule or {}).get("finish_reason") or "stop"
+        if finish == "length" and body.get("max_tokens"):  # cut at max_tokens words, as a server cuts at its tokens
+            reply = " ".join(reply.split()[: int(body["max_tokens"])])
+        self._reply_chat(h, body, model, reply, record, finish)
 
-    def _reply_chat(self, h: _Handler, body: dict[str, Any], model: Any, reply: str, record: dict[str, Any]) -> None:
+    def _reply_chat(self, h: _Handler, body: dict[str, Any], model: Any, reply: str, record: dict[str, Any],
+                    finish: str = "stop") -> None:
         p, c = record["prompt_tokens"], count_words(reply)
         record["completion_tokens"] = c
         usage = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
@@ -776,18 +821,21 @@ class FakeOpenAI:
             chunks = [
                 {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": reply},
                                       "finish_reason": None}]},
-                {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+                {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
             ]
             if (body.get("stream_options") or {}).get("include_usage"):
                 chunks.append({**base, "choices": [], "usage": usage})
             sse = "".join(f"data: {json.dumps(ch)}\n\n" for ch in chunks) + "data: [DONE]\n\n"
             h._send(200, sse.encode("utf-8"), content_type="text/event-stream")
             return
-        h._send_json(200, {
+        out = {
             "id": cid, "object": "chat.completion", "created": created, "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": finish}],
             "usage": usage,
-        })
+        }
+        if self.timings:
+            out["timings"] = {"prompt_n": p, "prompt_ms": 0.0, "predicted_n": c, "predicted_ms": record["service_ms"]}
+        h._send_json(200, out)
 
     def _reply_embeddings(self, h: _Handler, body: dict[str, Any], inputs: list[str], record: dict[str, Any]) -> None:
         dims = body.get("dimensions") or DEFAULT_DIMENSIONS

@@ -498,3 +498,10 @@ def test_a_key_pasted_as_api_key_env_is_refused_without_echoing_it(where):
         parse_spec(data, "s.yaml")
     assert "api_key_env: must be the NAME of an environment variable" in str(info.value)
     assert key not in str(info.value)
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parents[1] / "specs").glob("*.yaml")),
+                         ids=lambda p: p.name)
+def test_every_shipped_spec_loads_and_expands(path):
+    spec = load_spec(path)
+    assert expand(spec)

@@ -175,3 +175,81 @@ def test_human_labels_of_a_run_give_ppi_intervals(report_run, run_cli, tmp_path)
     wrong.write_text(json.dumps({"config_id": cid, "qid": "nope", "grounded": True}) + "\n")
     bad = run_cli("judges", "import", run_dir, wrong)
     assert bad.returncode == 2 and "has no answer of configuration" in bad.stderr
+
+
+# --------------------------------------------------------------------------- unmeasured items, chance
+def _scored(scores, errors=None):
+    from ragsweep.groundedness.detectors.base import Scored
+
+    errors = errors or [None] * len(scores)
+    return [Scored(s, 1.0, 0.0, e) for s, e in zip(scores, errors)]
+
+
+def test_constant_or_chance_level_detectors_are_flagged_and_good_ones_not():
+    items = load_labels("demo")
+    dev, test = meta.split(items, 0.5, 0)
+    y = [it.grounded for it in items]
+    good = meta.evaluate("good", "grounded", items, _scored([0.9 if g else 0.1 for g in y]), dev, test, n_boot=200)
+    assert not good.no_better_than_chance and good.chance_reason is None and good.kappa.lo > 0
+    const = meta.evaluate("const", "grounded", items, _scored([0.0] * len(items)), dev, test, n_boot=200)
+    assert const.no_better_than_chance and const.chance_reason == "every test item scored 0"
+    rng = np.random.default_rng(3)
+    noise = meta.evaluate("noise", "grounded", items, _scored(list(rng.random(len(items)))), dev, test, n_boot=200)
+    assert noise.no_better_than_chance and "kappa's 95% CI" in noise.chance_reason
+    # one decision for every test item, though the scores vary
+    assert meta.constant_output(np.array([0.2, 0.3]), np.array([True, True])) == \
+        "every test item judged grounded at the threshold"
+    k = meta.Estimate(-0.3, -0.5, -0.1)
+    assert meta.chance_reason(np.array([0.1, 0.9]), np.array([False, True]), k) == \
+        "kappa's 95% CI [-0.500, -0.100] is below 0"
+
+
+def test_unmeasured_items_are_counted_with_the_first_reason():
+    long = "reply does not start with YES or NO: '" + "blah " * 40 + "'"
+    n, why = meta.unmeasured(_scored([1.0, None, None, 0.0], [None, None, long, "other"]))
+    assert n == 2 and why.startswith("reply does not start with YES or NO: 'blah") and len(why) == 100
+    assert meta.unmeasured(_scored([None], [None])) == (1, None) and meta.unmeasured(_scored([1.0])) == (0, None)
+
+
+def test_judges_evaluate_prints_unmeasured_reasons_and_a_judge_no_better_than_chance(run_cli, tmp_path):
+    """A faithfulness judge that says No to everything is flagged; unparseable correctness and claim-split replies
+    are counted, with their reasons, in the table, its notes and the JSON."""
+    import yaml
+
+    from fake_openai import DEFAULT_MALFORMED_REPLY
+
+    labels = tmp_path / "labels.jsonl"
+    rows = [json.loads(line) for line in DEMO_LABELS.read_text().splitlines()][:24]
+    labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    rules = [{"kind": "faithfulness", "action": "reply", "reply": "No"},
+             {"kind": "correctness", "action": "malformed", "times": 3},
+             {"kind": "claim_split", "action": "reply", "reply": "-", "times": 2}]
+    with FakeOpenAI(rules=rules) as fake:
+        spec = tmp_path / "j.yaml"
+        spec.write_text(yaml.safe_dump({
+            "splitters": [{"kind": "sentence"}], "retrievers": [{"kind": "bm25"}],
+            "llm": {"model": "chance-judge", "base_url": fake.base_url, "api_key_env": None}}))
+        out = tmp_path / "meta.json"
+        r = run_cli("judges", "evaluate", labels, "--spec", spec, "--detectors",
+                    "llm_faithfulness,llm_correctness,claims", "--cache", tmp_path / "c", "--out", out)
+    assert r.returncode == 0, describe(r)
+    reason = f"first line is not a score: {DEFAULT_MALFORMED_REPLY!r}"
+    res = {row["detector"]: row for row in json.loads(out.read_text())["rows"]}
+    faith, corr = res["llm_faithfulness"], res["llm_correctness"]
+    assert faith["no_better_than_chance"] and faith["chance_reason"] == "every test item scored 0"
+    assert faith["unscored"] == 0 and faith["unmeasured_example"] is None and faith["n_items"] == 24
+    assert corr["unscored"] == 3 and corr["unmeasured_example"] == reason
+    assert res["claims"]["unscored"] == 2 and res["claims"]["unmeasured_example"] == "no claims in the split reply: '-'"
+    assert "llm_faithfulness (!)" in r.stdout and "(!) no better than chance on the" in r.stdout
+    assert "    llm_faithfulness: every test item scored 0" in r.stdout
+    assert f"llm_correctness: 3/24 items unmeasured (unparseable replies, failed calls; left out of the figures), " \
+           f"e.g. {reason}" in r.stdout
+    assert "claims: 2/24 items unmeasured" in r.stdout
+    assert "3/24" in r.stdout and "0/24" in r.stdout  # the table's unmeasured column
+    # the call cache says which detector made each call
+    import sqlite3
+
+    db = sqlite3.connect(str(tmp_path / "c" / "llm_calls.sqlite"))
+    made = dict(db.execute("SELECT judge, COUNT(*) FROM calls WHERE stage = 'judges' GROUP BY judge").fetchall())
+    db.close()
+    assert set(made) == {"llm_faithfulness", "llm_correctness", "claims"} and made["llm_faithfulness"] == 24

@@ -355,3 +355,49 @@ def test_compare_refuses_what_it_cannot_compare(base_run, report_run, run_cli):
     one_line_error(run_cli("compare", base_run.run_dir, base_run.run_dir, "--split", "dev"), "--split")
     one_line_error(run_cli("compare", base_run.run_dir, base_run.run_dir, "--csv", "/proc/x/y.csv"), "--csv",
                    "cannot write")
+
+
+# --------------------------------------------------------------------------- stage-2 judges: unmeasured
+def test_a_judge_whose_every_reply_is_unparseable_is_not_shown_as_not_judged(make_spec, shared_cache, run_cli,
+                                                                                tmp_path):
+    """The faithfulness judge's replies cannot be parsed: show and the report say n/a with the unmeasured count
+    and an example reason, not "-" (which reads as "not judged")."""
+    from fake_openai import DEFAULT_MALFORMED_REPLY, FakeOpenAI
+
+    from conftest import SENTENCE256
+
+    with FakeOpenAI(rules=[{"kind": "faithfulness", "action": "malformed"}]) as fake:
+        spec = make_spec("unparseable-judge", splitters=[SENTENCE256], retrievers=[{"kind": "bm25"}], top_k=[3, 5, 8],
+                         generator={"kind": "llm"}, stage2={"top_n": 2, "max_configs": 2},
+                         llm={"model": "unparseable-judge", "base_url": fake.base_url, "api_key_env": None})
+        proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", BASE_LIMIT, timeout=300)
+    assert proc.returncode == 0, describe(proc)
+    run = load_run(spec.run_dir)
+    test = run.records[run.records["split"] == "test"]
+    n = int(test.groupby("config_id")["faithfulness_status"].apply(lambda s: s.eq("unmeasured").sum()).max())
+    assert n > 0 and test["faithfulness"].isna().all() and test["correctness"].notna().any()
+    reason = f"reply does not start with YES or NO: {DEFAULT_MALFORMED_REPLY!r}"
+    # the table the sweep prints at its end says so too
+    judged_rows = [ln for ln in proc.stdout.splitlines() if "sentence256-bm25-k" in ln and "n/a (" in ln]
+    assert len(judged_rows) == 2 and all(f"n/a ({n} unmeasured)" in ln for ln in judged_rows), proc.stdout
+
+    shown = run_cli("show", spec.run_dir)
+    assert shown.returncode == 0, describe(shown)
+    cells = [ln for ln in shown.stdout.splitlines() if "sentence256-bm25-k" in ln and "n/a" in ln]
+    assert len(cells) == 2 and all(f"n/a ({n} unmeasured)" in ln for ln in cells), shown.stdout
+    assert f"faithfulness: {2 * n}/{2 * n} judgements unmeasured, 0 failed; e.g. " in shown.stdout
+    assert f"(unmeasured): {reason}" in shown.stdout
+    assert "correctness: 0/" in shown.stdout
+
+    rep = run_cli("report", spec.run_dir, "--out", tmp_path / "r.html")
+    assert rep.returncode == 0, describe(rep)
+    page = (tmp_path / "r.html").read_text()
+    assert f"n/a ({n} unmeasured)" in page and 'id="judge-unmeasured"' in page
+    assert "not judged" in page  # the configuration stage 2 did not select, in the summary table
+    assert html_escape(reason) in page
+
+
+def html_escape(text: str) -> str:
+    import html
+
+    return html.escape(text)

@@ -228,13 +228,19 @@ def show(
     from ragsweep.pipelines.outputs.columns import TABLE_METRICS
     from ragsweep.pipelines.outputs.table import print_summary
 
+    from ragsweep.results.run_notes import run_notes
+
     console = _console()
     console.print(_status_line(run))
+    for line in run_notes(run):
+        console.print(line, markup=False)
     if not run.records.empty:
         for line in verdict_lines(run_verdict(run, metric), run.ci_label):
             console.print(line)
     from ragsweep.results.human_labels import print_ppi, ppi_table
+    from ragsweep.results.judge_status import print_judges
 
+    print_judges(run, console)
     if (ppi := ppi_table(run)) is not None and not ppi.empty:
         print_ppi(ppi, console)
     if run.meta.get("search"):

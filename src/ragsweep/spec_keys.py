@@ -37,7 +37,7 @@ Spec keys (README.md has the full reference):
   generator: {kind: extractive, max_sentences, abstain_below: X|tune}
              | {kind: llm, response_mode, prompt_file | prompt_files: [a.txt, ...] (an axis), refusal}
   llm: {model, base_url, api_key_env, temperature, seed, max_tokens, timeout, context_window,
-        concurrency, requests_per_minute, tokens_per_minute, max_retries, max_backoff}
+        concurrency, adaptive_concurrency, requests_per_minute, tokens_per_minute, max_retries, max_backoff}
   prices: {MODEL: {input: USD per 1M tokens, output: USD per 1M tokens}}
   split: {validation_fraction, stratify}
   stage2: {judges: list of correctness|faithfulness|relevancy, llm, select_metric, top_n, max_configs,

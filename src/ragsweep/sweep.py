@@ -118,6 +118,7 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
     try:
         check_dataset(journal, run_dir, dataset)
         run_id = _run_id(journal)
+        stats.invocation = _next_invocation(journal)
         if llms_in_use(spec):
             from ragsweep.llm.clients import LLMClients
 
@@ -264,6 +265,13 @@ def _run_id(journal: Journal) -> str:
         rid = uuid.uuid4().hex
         journal.set_meta("run_id", rid)
     return rid
+
+
+def _next_invocation(journal: Journal) -> int:
+    """This invocation's number in the run directory (timed figures carry it, so mixing is visible)."""
+    n = int(journal.meta("invocations") or 0) + 1
+    journal.set_meta("invocations", str(n))
+    return n
 
 
 def _spending(cache: CacheDir, run_id: str) -> list[dict]:

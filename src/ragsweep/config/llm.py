@@ -71,9 +71,15 @@ class LLMSpec(Strict):
     temperature: float = Field(0.0, ge=0, le=2)
     seed: int | None = Field(0, description="sent to the endpoint for reproducibility; null: not sent")
     max_tokens: int = Field(512, gt=0)
-    timeout: float = Field(60.0, gt=0, description="seconds per request")
-    context_window: int = Field(8192, gt=0)
-    concurrency: int = Field(8, gt=0, description="requests in flight at once")
+    timeout: float = Field(60.0, gt=0, description="seconds per request; a request that timed out is sent again "
+                           "only once the server is presumed done with it")
+    context_window: int = Field(8192, gt=0, description="tokens of prompt and reply the model holds; LlamaIndex "
+                                "packs retrieved chunks to fit it; must not exceed the server's (llama.cpp n_ctx, "
+                                "vLLM max_model_len, Ollama num_ctx)")
+    concurrency: int = Field(8, gt=0, description="the most requests in flight at once")
+    adaptive_concurrency: bool = Field(
+        True, description="start at one request in flight and follow what the server computes at once, up to "
+        "concurrency (a server that queues gets no more than it serves); false: always concurrency")
     requests_per_minute: float | None = Field(None, gt=0)
     tokens_per_minute: float | None = Field(None, gt=0)
     max_retries: int = Field(6, ge=0, description="retries on 429, 5xx, timeouts and dropped connections")

@@ -9,7 +9,10 @@ chosen configuration) shows how much of its lead was luck. Configurations **tied
 those a paired test on the test questions cannot tell apart from it, with Holm's correction over
 the n - 1 comparisons of the best against each other (``significance.compare_to_best``); among
 the tied ones the cheapest and the fastest are named, since the user may prefer them at no
-demonstrable loss.
+demonstrable loss. When most of the chosen configuration's answers are degenerate (they echo the
+prompt or copy the retrieved context: the ``echoed_prompt`` / ``copied_context`` flags of
+``pipelines/degenerate.py``), the verdict says so (``flagged_note``): a metric that compares
+answer text with the reference, such as BERTScore, may have rewarded the copying.
 """
 
 from __future__ import annotations
@@ -24,6 +27,12 @@ if TYPE_CHECKING:
 VALIDATION, TEST = "validation", "test"
 LOWER_IS_BETTER = {"retrieval_ms", "query_embedding_ms", "generation_ms", "false_abstention_rate"}
 _FLOATS = {"validation_mean", "test_mean", "test_lo", "test_hi", "optimism"}
+FLAGS = ("copied_context", "echoed_prompt")  # per-answer 1/0 (NaN: not an LLM answer, or not measured)
+MOSTLY = 0.5  # the verdict notes degenerate answers when more than this share of the chosen one's are
+_FLAG_TEXT = {"copied_context": "copy the retrieved context verbatim",
+              "echoed_prompt": "echo the prompt's instructions"}
+# metrics that compare the answer's text with the reference or the context: copying can raise them
+COPY_REWARDED = ("bertscore", "answer_contains", "quip")
 
 
 @dataclass
@@ -58,6 +67,8 @@ class Verdict:
     note: str | None = None
     untested: list[str] = field(default_factory=list)  # no question in common with it: no test made
     confidence: float = 0.95
+    # the chosen one's answers on ``reported_on`` with the flags: n, and how many copy / echo / either
+    flagged: dict = field(default_factory=dict)
 
     @property
     def held_out(self) -> bool:
@@ -75,6 +86,7 @@ class Verdict:
             if k == "comparisons":
                 continue
             out[k] = None if isinstance(v, float) and math.isnan(v) else v
+        out["flagged_note"] = self.flagged_note()
         return out
 
     @classmethod
@@ -82,6 +94,20 @@ class Verdict:
         known = {k: (math.nan if v is None and k in _FLOATS else v) for k, v in data.items()
                  if k in cls.__dataclass_fields__}
         return cls(**known)
+
+    def flagged_note(self, label: str | None = None) -> str | None:
+        """A sentence when most (> ``MOSTLY``) of the chosen configuration's answers echo the prompt or copy
+        the context, else None (``label``: the metric's display name)."""
+        f = self.flagged or {}
+        n, either = f.get("n") or 0, f.get("either") or 0
+        if not n or either / n <= MOSTLY:
+            return None
+        which = [k for k in FLAGS if f.get(k)]
+        head = f"{either} of its {n} {self.reported_on} answers "
+        head += (f"{_FLAG_TEXT[which[0]]} ({which[0]})" if len(which) == 1 else "copy the prompt or its context: "
+                 + ", ".join(f"{f[k]} {_FLAG_TEXT[k]} ({k})" for k in which))
+        rewards = self.metric.startswith(COPY_REWARDED)
+        return f"note: {head}" + (f"; its {label or self.metric} may reward copying" if rewards else "")
 
     def why(self, label: str | None = None) -> str:
         """One sentence saying why this configuration is recommended (``label``: the metric's display name)."""
@@ -175,6 +201,24 @@ def _by_type(test: pd.DataFrame, config: str, metric: str, n_boot: int, confiden
     return rows
 
 
+def _flagged(records: pd.DataFrame, config: str, split: str) -> dict:
+    """How many of ``config``'s answers on ``split`` (failed ones aside) copy the context, echo the prompt,
+    or either, of the ``n`` that carry the flags; {} when none does (extractive answers, older records)."""
+    import pandas as pd
+
+    if not set(FLAGS) <= set(records.columns) or "split" not in records.columns:
+        return {}
+    r = records[(records["config_id"] == config) & (records["split"] == split)]
+    if "error" in r.columns:
+        r = r[r["error"].isna()]
+    flags = r[list(FLAGS)].apply(pd.to_numeric, errors="coerce")
+    flags = flags[flags.notna().any(axis=1)]
+    if flags.empty:
+        return {}
+    hit = flags.eq(1)
+    return {"n": int(len(flags)), **{k: int(hit[k].sum()) for k in FLAGS}, "either": int(hit.any(axis=1).sum())}
+
+
 def _missed(test: pd.DataFrame, metric: str) -> tuple[list[str], str | None]:
     """Test questions every configuration misses: hit = 0 everywhere (retrieval), else the metric = 0
     everywhere when it is a 0/1 metric."""
@@ -263,4 +307,5 @@ def decide(
         fastest=_argmin(costs, "latency_ms"), cheapest=_argmin(costs, "tokens"), smallest=_argmin(costs, "chunks"),
         by_type=_by_type(test, chosen, metric, n_boot, confidence, seed), missed_by_all=missed,
         missed_metric=missed_metric, test_method=method, note=note, untested=untested, confidence=confidence,
+        flagged=_flagged(records, chosen, reported_on),
     )

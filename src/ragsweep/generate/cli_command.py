@@ -39,9 +39,12 @@ def generate(
                                          ".ragsweep/cache)"),
 ) -> None:
     """Write a test set from a corpus: questions of HyPA-RAG's types with reference answers and evidence
-    spans verified to occur in the corpus (unverifiable ones rejected and counted), near-duplicates removed.
+    spans verified to occur in the corpus (unverifiable ones, placeholders and prompt text rejected and
+    counted), near-duplicates removed.
 
-    Exit codes: 0 done, 2 error, 4 stopped by --budget."""
+    Exit codes: 0 all questions asked written; 3 fewer written (the file has those verified; one line says
+    how many and why); 2 none written (one line: the main rejection reasons and what to try) or an error;
+    4 stopped by --budget (what was verified so far is written)."""
     from ragsweep.errors import RagsweepError
 
     try:
@@ -60,10 +63,14 @@ def generate(
         outcome, paths = run_generate(req, out, cache=cache, budget=budget, say=console.print)
     except RagsweepError as exc:
         fail(exc)
+    from ragsweep.generate.command import exit_status
     from ragsweep.generate.output import lines
 
     for line in lines(outcome.summary):
         console.print(line)
     console.print(f"wrote {', '.join(str(p) for p in paths)}")
-    if outcome.stopped is not None:
-        raise typer.Exit(4)
+    code, line = exit_status(outcome.summary, paths[2])
+    if line is not None:
+        typer.echo(f"{'error' if code == 2 else 'short'}: {line}", err=True)
+    if code:
+        raise typer.Exit(code)

@@ -133,9 +133,43 @@ def run_generate(req: GenerateRequest, out: Path, *, cache: Path | None, budget:
         outcome = generate_questions(req.generate, documents, llm=llm, say=say)
     finally:
         if clients is not None:
+            from ragsweep.llm.endpoint_text import endpoint_line
+
+            for engine in clients.engines:  # what the endpoint did, when more than answer (queueing, cut replies)
+                if line := endpoint_line(engine.describe()):
+                    say(line)
             clients.close()
     from ragsweep.datasets.types import Dataset
 
     extra = {"source": req.source, "documents": len(documents),
              "corpus_fingerprint": Dataset("corpus", documents, []).corpus_fingerprint()}
     return outcome, output.write(out, outcome, extra)
+
+
+def _top_reasons(rejected: dict[str, int], n: int = 3) -> str:
+    top = sorted(rejected.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
+    return ", ".join(f"{k} {v}" for k, v in top)
+
+
+def exit_status(summary: dict, rejected_path: Path) -> tuple[int, str | None]:
+    """The exit code and the one line that explains it, so that a script notices a short set: 4 stopped early
+    (budget, refused key; the summary says why), 2 none written, 3 fewer than asked, 0 all asked."""
+    if summary.get("stopped"):
+        return 4, None
+    written, wanted, rejected = summary["written"], summary["wanted"], summary["rejected"]
+    if written >= wanted:
+        return 0, None
+    failed = summary.get("failed_calls") or 0
+    parts = ([f"rejected {_top_reasons(rejected)} (see {rejected_path})"] if rejected else []) + \
+        ([f"{failed} LLM calls failed"] if failed else [])
+    why = "; ".join(parts) or ("no candidates: the corpus ran out of passages" if summary["generator"] == "llm"
+                               else "no candidates: the corpus has too few definitions, duties or sentences")
+    if written:
+        return 3, f"wrote {written} of {wanted} questions asked; {why}"
+    if summary["generator"] != "llm":
+        hint = "try another --mix, a larger corpus, or --generator llm"
+    elif failed > sum(rejected.values()):
+        hint = "check the endpoint (generate.llm or llm) and its log, or try --generator offline"
+    else:
+        hint = "try a larger (instruction-tuned) model as generate.llm, or --generator offline"
+    return 2, f"wrote none of {wanted} questions asked: {why}; {hint}"

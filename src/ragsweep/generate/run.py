@@ -1,9 +1,9 @@
 """``generate_questions``: from documents and a ``generate:`` section to checked questions and a summary.
 
 Quotas per type come from the mix (largest remainder). Candidates are taken in order; each is checked
-(``verify.Checker``: its evidence located in the corpus, or its out-of-scope terms verified absent), then
-compared with the questions already kept (``dedup.NearDuplicates``). What fails is counted by reason and
-kept for the user to read (``rejected``). The offline generator draws from a finite pool per type; the LLM
+(``verify.Checker``: no placeholder or prompt text, its evidence located in the corpus, or its out-of-scope
+terms verified absent), then compared with the questions already kept (``dedup.NearDuplicates``). What
+fails is counted by reason and kept for the user to read (``rejected``). The offline generator draws from a finite pool per type; the LLM
 generator asks for ``oversample`` x the wanted questions and, in later rounds, replaces what was rejected.
 """
 
@@ -54,6 +54,7 @@ class _Selection:
         self.reasons: Counter = Counter()
         self.rejected: list[dict] = []
         self.checked = 0
+        self.failed = 0  # LLM calls that ended in an error
 
     def short(self, qtype: str) -> int:
         return self.wanted.get(qtype, 0) - self.count[qtype]
@@ -119,6 +120,7 @@ def offline(spec: GenerateSpec, documents: list[Document], sel: _Selection) -> N
 def llm_rounds(spec: GenerateSpec, documents: list[Document], sel: _Selection, llm, trace, say) -> BaseException | None:
     """Rounds of prompts until every type has its questions, the passages or rounds run out, or a stop."""
     from ragsweep.generate.llm_source import PassageCursor, ask_all, candidate, prompt_for
+    from ragsweep.generate.placeholders import unparseable
 
     cursor = PassageCursor(documents, document_titles(documents), spec.passage_tokens, spec.seed)
     for rnd in range(spec.rounds):
@@ -142,11 +144,12 @@ def llm_rounds(spec: GenerateSpec, documents: list[Document], sel: _Selection, l
                 failed += 1
                 continue
             cands.append((t, candidate(t, passages, reply, llm.model), reply))
+        sel.failed += failed
         sel.dedup.fit([c.question for _, c, _ in cands if c is not None])
         before = len(sel.kept)
         for t, c, reply in cands:
             if c is None:
-                sel.reject(None, "unparseable reply", t, reply)
+                sel.reject(None, unparseable(reply), t, reply)
             else:
                 sel.consider(c)
         say(f"round {rnd + 1}: {len(texts)} prompts, {len(sel.kept) - before} questions kept"
@@ -182,6 +185,7 @@ def generate_questions(spec: GenerateSpec, documents: list[Document], *, llm=Non
     }
     if spec.generator == "llm":
         summary["llm"] = trace.as_dict()
+        summary["failed_calls"] = sel.failed
     if stop is not None:
         summary["stopped"] = str(stop)
     return Outcome(sel.kept, sel.rejected, summary, stop)

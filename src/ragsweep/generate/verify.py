@@ -3,27 +3,21 @@
 Evidence quotes are located by the same tiers as a dataset's evidence text (``datasets.text_evidence``:
 exact, normalised, then fuzzy only above ``generate.fuzzy_evidence``), in the document they were drawn
 from first, then anywhere. An out-of-scope question instead names terms that must occur nowhere it asks
-about (a word-boundary, case- and normalisation-insensitive search). Anything that cannot be verified is
-rejected with a reason, and counted.
+about (a word-boundary, case- and normalisation-insensitive search). Before that, placeholders and text
+copied from the prompt template are rejected (``placeholders``): a placeholder term is "absent" too. Anything
+that cannot be verified is rejected with a reason, and counted.
 """
 
 from __future__ import annotations
 
-import re
-
 from ragsweep.datasets.text_evidence import TextLocator, snippet
 from ragsweep.datasets.types import EvidenceSpan
+from ragsweep.generate import placeholders
+from ragsweep.generate.placeholders import fold
 from ragsweep.generate.candidates import Candidate
 
-REASONS = ("unparseable reply", "empty question", "no evidence", "evidence too short", "evidence not in corpus",
-           "out-of-scope term in corpus", "no out-of-scope term", "near-duplicate")
-
-
-def fold(text: str) -> str:
-    """Words only, case-folded (NFKC), one space around each: whole-word search is a substring search."""
-    import unicodedata
-
-    return " " + " ".join(re.sub(r"[\W_]+", " ", unicodedata.normalize("NFKC", text).casefold()).split()) + " "
+REASONS = ("unparseable reply", "empty question", *placeholders.REASONS, "no evidence", "evidence too short",
+           "evidence not in corpus", "out-of-scope term in corpus", "no out-of-scope term", "near-duplicate")
 
 
 class Checker:
@@ -32,6 +26,10 @@ class Checker:
         self.locator = TextLocator(documents, fuzzy)
         self.min_chars = min_chars
         self._folded = {d: fold(t) for d, t in documents.items()}
+
+    def verbatim(self, text: str) -> bool:
+        """Whether ``text`` occurs character for character in some document."""
+        return any(text in t for t in self.documents.values())
 
     def present(self, term: str, doc_id: str | None) -> bool:
         """Whether ``term`` occurs (as whole words, case, punctuation and line breaks aside) in ``doc_id`` or,
@@ -46,6 +44,9 @@ class Checker:
         """The question's located evidence spans, or a rejection reason (one of ``REASONS``) with detail."""
         if not c.question.strip():
             return [], "empty question"
+        fake = placeholders.problem(c, self.verbatim)
+        if fake is not None:
+            return [], fake
         if c.out_of_scope:
             terms = c.source.get("absent_terms") or ([c.out_of_scope_term] if c.out_of_scope_term else [])
             if not terms:

@@ -64,12 +64,22 @@ def evaluate_labels(labels: str, *, spec_path: Path | None, detectors: str | Non
             rows.append(meta.evaluate(name, det.label, items, scored, dev, test, n_boot=n_boot, seed=seed))
     finally:
         if clients is not None:
+            _say_endpoints(clients, say)
             clients.close()
     return {"labels": str(labels), "items": len(items), "dev": len(dev), "test": len(test), "seed": seed,
             "judge_model": None if llm is None else llm.model,
             "categories": sorted({it.category for it in items if it.category}),
             "rows": [asdict(r) for r in rows], "scores": {n: dict(zip([it.id for it in items], s))
                                                           for n, s in scores.items()}}
+
+
+def _say_endpoints(clients, say) -> None:
+    """What each LLM endpoint did, when it did more than answer (queueing, waits, timeouts, cut replies)."""
+    from ragsweep.llm.endpoint_text import endpoint_line
+
+    for engine in clients.engines:
+        if line := endpoint_line(engine.describe()):
+            say(line)
 
 
 def build_needs_llm(name: str) -> bool:

@@ -8,6 +8,11 @@ the two classes' F1), Cohen's kappa (Cohen 1960, "A coefficient of agreement for
 correctness label, each with a percentile-bootstrap CI over test items (Efron & Tibshirani 1993); the
 threshold is held fixed in the resamples, so its own dev-split uncertainty is not in the CIs. Latency is
 the median per item over all items, cost the mean USD per item.
+
+A detector is flagged *no better than chance* when its outputs on test are constant (every item the same
+score, or the same decision at the tuned threshold: it tells nothing about the item) or kappa's CI reaches 0
+(agreement beyond chance not shown); its other figures are then no evidence that it detects anything.
+Items without a score (unparseable replies, failed calls) are counted, with the first one's reason.
 """
 
 from __future__ import annotations
@@ -43,6 +48,46 @@ class DetectorRow:
     ms_per_item: Estimate
     usd_per_item: Estimate | None  # None: a model without a price
     per_category: dict[str, float] = field(default_factory=dict)  # test share judged grounded, per category
+    n_items: int = 0  # every labelled item (``unscored`` of them got no score)
+    unmeasured_example: str | None = None  # the reason of the first unscored item, shortened
+    no_better_than_chance: bool = False
+    chance_reason: str | None = None  # why it is flagged
+
+
+REASON_CHARS = 100
+
+
+def shorten(text: str, limit: int = REASON_CHARS) -> str:
+    """``text`` on one line, cut to ``limit`` characters (an ellipsis marks the cut)."""
+    one = " ".join(str(text).split())
+    return one if len(one) <= limit else one[:limit - 3] + "..."
+
+
+def unmeasured(scored) -> tuple[int, str | None]:
+    """How many items got no score, and the first one's reason (shortened; None when none is recorded)."""
+    missing = [s for s in scored if s.score is None]
+    reason = next((s.error for s in missing if s.error), None)
+    return len(missing), None if reason is None else shorten(reason)
+
+
+def constant_output(scores: np.ndarray, decisions: np.ndarray) -> str | None:
+    """Why outputs that do not vary say nothing about the items: one score, or one decision; None if they vary."""
+    if len(scores) and np.all(scores == scores[0]):
+        return f"every test item scored {scores[0]:g}"
+    if len(decisions) and np.all(decisions == decisions[0]):
+        return f"every test item judged {'grounded' if decisions[0] else 'not grounded'} at the threshold"
+    return None
+
+
+def chance_reason(scores: np.ndarray, decisions: np.ndarray, k: Estimate) -> str | None:
+    """Why a detector is no better than chance on test (constant outputs, or kappa's CI reaching 0); None if not."""
+    constant = constant_output(scores, decisions)
+    if constant is not None:
+        return constant
+    if k.lo == k.lo and k.lo <= 0:
+        where = "includes 0" if k.hi >= 0 else "is below 0"
+        return f"kappa's 95% CI [{k.lo:.3f}, {k.hi:.3f}] {where}"
+    return None
 
 
 def split(items, dev_fraction: float, seed: int) -> tuple[list[int], list[int]]:
@@ -144,9 +189,10 @@ def evaluate(name: str, label: str, items, scored, dev: list[int], test: list[in
         cost = np.array(costs, dtype=float)
         usd = _estimate(lambda i: float(cost[i].mean()), len(cost), n_boot, seed)
     ms_est = _estimate(lambda i: float(np.median(ms[i])), len(ms), n_boot, seed)
-    unscored = sum(s.score is None for s in scored)
+    unscored, example = unmeasured(scored)
     if not d or not t:
-        return DetectorRow(name, label, len(d), len(t), unscored, float("nan"), nan, nan, nan, nan, nan, ms_est, usd)
+        return DetectorRow(name, label, len(d), len(t), unscored, float("nan"), nan, nan, nan, nan, nan, ms_est, usd,
+                           n_items=len(items), unmeasured_example=example)
     s_dev = np.array([scored[i].score for i in d])
     y_dev = np.array([target(items[i]) for i in d]).astype(bool)
     thr = tune_threshold(s_dev, y_dev)
@@ -169,7 +215,9 @@ def evaluate(name: str, label: str, items, scored, dev: list[int], test: list[in
         auroc=_estimate(lambda i: auroc(y[i], s[i]), n, n_boot, seed),
         spearman_grounded=_estimate(corr(g), n, n_boot, seed) if not np.isnan(g).all() else nan,
         spearman_correctness=_estimate(corr(c), n, n_boot, seed) if not np.isnan(c).all() else nan,
-        ms_per_item=ms_est, usd_per_item=usd)
+        ms_per_item=ms_est, usd_per_item=usd, n_items=len(items), unmeasured_example=example)
+    row.chance_reason = chance_reason(s, s >= thr, row.kappa)
+    row.no_better_than_chance = row.chance_reason is not None
     cats = sorted({items[i].category for i in t if items[i].category})
     row.per_category = {cat: float(np.mean([scored[i].score >= thr for i in t if items[i].category == cat]))
                         for cat in cats}

@@ -1,6 +1,9 @@
-"""``ragsweep judges evaluate``'s printed tables: one row per detector, then detection per category."""
+"""``ragsweep judges evaluate``'s printed tables: one row per detector (then a footnote on detectors no better than
+chance, and the unmeasured items with an example reason), then detection per category."""
 
 from __future__ import annotations
+
+CHANCE = "(!)"  # after a detector's name: no better than chance on the test items
 
 
 def _ci(e: dict, fmt: str = ".3f") -> str:
@@ -19,14 +22,17 @@ def print_result(result: dict, console) -> None:
                       "label (0/1) and with correctness (1-5); ms: median per item; USD: mean per item (priced "
                       "from tokens, cached calls included)")
     for col in ("detector", "target", "macro-F1", "kappa", "AUROC", "Spearman grounded", "Spearman correctness",
-                "ms/item", "USD/item", "threshold", "unscored"):
-        t.add_column(col, justify="left" if col in ("detector", "target") else "right")
+                "ms/item", "USD/item", "threshold", "unmeasured"):
+        t.add_column(col, justify="left" if col in ("detector", "target") else "right", no_wrap=col == "detector")
     for r in result["rows"]:
         usd = "-" if r["usd_per_item"] is None else _ci(r["usd_per_item"], ".5f")
-        t.add_row(r["detector"], r["label"], _ci(r["macro_f1"]), _ci(r["kappa"]), _ci(r["auroc"]),
+        t.add_row(_name(r), r["label"], _ci(r["macro_f1"]), _ci(r["kappa"]), _ci(r["auroc"]),
                   _ci(r["spearman_grounded"], "+.2f"), _ci(r["spearman_correctness"], "+.2f"),
-                  _ci(r["ms_per_item"], ".1f"), usd, f"{r['threshold']:.3f}", str(r["unscored"]))
+                  _ci(r["ms_per_item"], ".1f"), usd, f"{r['threshold']:.3f}",
+                  f"{r['unscored']}/{r.get('n_items') or result['items']}")
     console.print(t)
+    for line in notes(result):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
     cats = result.get("categories") or []
     if cats:
         c = Table(title="Share of test items each detector calls grounded, per category (supported should be "
@@ -37,3 +43,25 @@ def print_result(result: dict, console) -> None:
         for r in result["rows"]:
             c.add_row(r["detector"], *(f"{r['per_category'][k]:.2f}" if k in r["per_category"] else "-" for k in cats))
         console.print(c)
+
+
+def _name(row: dict) -> str:
+    return f"{row['detector']} {CHANCE}" if row.get("no_better_than_chance") else row["detector"]
+
+
+def notes(result: dict) -> list[str]:
+    """Lines under the table: which detectors are no better than chance (and why), what went unmeasured."""
+    rows = result["rows"]
+    chance = [r for r in rows if r.get("no_better_than_chance")]
+    out = []
+    if chance:
+        out.append(f"{CHANCE} no better than chance on the {result['test']} test items: constant outputs, or "
+                   "kappa's 95% CI reaching 0 (agreement beyond chance not shown); the other figures do not "
+                   "make up for it")
+        out += [f"    {r['detector']}: {r['chance_reason']}" for r in chance]
+    for r in rows:
+        if r["unscored"]:
+            why = r.get("unmeasured_example") or "no reason recorded"
+            out.append(f"{r['detector']}: {r['unscored']}/{r.get('n_items') or result['items']} items unmeasured "
+                       f"(unparseable replies, failed calls; left out of the figures), e.g. {why}")
+    return out

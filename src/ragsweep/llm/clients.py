@@ -90,6 +90,7 @@ class LLMClients:
         from ragsweep.llm.engine import LLMEngine
         from ragsweep.llm.openai_like import SweepLLM
         from ragsweep.llm.pricing import price_for
+        from ragsweep.llm.server_info import probe
 
         ident = _identity(llm)
         if ident not in self._llms:
@@ -99,7 +100,8 @@ class LLMClients:
                 self._caches.append(cache)
                 self._engines[ekey] = LLMEngine(llm, cache, price=price_for(llm.model, self.spec.prices),
                                                 budget=self.budget, run_id=self.run_id, secrets=self._secrets,
-                                                seed=self.spec.seed)
+                                                seed=self.spec.seed,
+                                                server=probe(llm.base_url, llm.model, api_key_for(llm)))
             self._llms[ident] = SweepLLM(llm, self._engines[ekey], api_key_for(llm))
         return self._llms[ident]
 
@@ -114,6 +116,9 @@ class LLMClients:
             "llm_retries": sum(e.retries for e in self.engines),
             "llm_failed_calls": sum(e.failures for e in self.engines),
             "llm_max_in_flight": max((e.max_in_flight for e in self.engines), default=0),
+            "llm_timeouts": sum(e.timeouts for e in self.engines),
+            "llm_truncated": sum(e.truncated for e in self.engines),
+            "llm_endpoints": [e.describe() for e in self.engines],
             "budget_usd": self.budget.limit if self.budget else None,
             "spent_usd": self.budget.spent if self.budget else None,
         }

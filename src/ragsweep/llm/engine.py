@@ -3,6 +3,11 @@
 Every call of one endpoint runs on a private event loop in a background thread, whichever
 thread or event loop it comes from (LlamaIndex calls LLMs both synchronously and
 asynchronously), so the concurrency ceiling and the rate limits hold for the whole process.
+Requests in flight follow the server's capacity (``capacity.AdaptiveLimit``, at most
+``llm.concurrency``); each call records its service time apart from the time it waited where that
+can be had, and its ``finish_reason``. A prompt the server's context window cannot hold is a
+``LLMContextError``, never retried: checked before sending once the window is known (from the server,
+``server_info``, or its first refusal), else from the server's ``context_length_exceeded`` reply.
 """
 
 from __future__ import annotations
@@ -17,9 +22,12 @@ from ragsweep.config import LLMSpec, PriceSpec
 from ragsweep.errors import RagsweepError
 from ragsweep.llm.budget import Budget
 from ragsweep.llm.cache import CachedCall, LLMCallCache, call_key
+from ragsweep.llm.capacity import AdaptiveLimit
 from ragsweep.llm.pricing import cost_usd
 from ragsweep.llm.ratelimit import RateLimiter
-from ragsweep.llm.retry import backoff_delay, is_fatal, is_retryable, retry_after_seconds, status_of
+from ragsweep.llm.retry import (backoff_delay, context_overflow, is_fatal, is_retryable, retry_after_seconds,
+                                status_of)
+from ragsweep.llm.server_info import ServerInfo
 from ragsweep.llm.tokens import count_message_tokens
 from ragsweep.llm.usage import Trace, current_scope, current_trace
 
@@ -32,11 +40,38 @@ class LLMCallError(RagsweepError):
     """One call failed for good (retries used up, or a request the server rejects)."""
 
 
+# a prompt is refused before sending only when its estimate (tiktoken's cl100k, not the server's tokenizer)
+# passes the known window by this factor; closer calls are left to the server
+CONTEXT_MARGIN = 1.1
+
+
+class LLMContextError(LLMCallError):
+    """The prompt does not fit the server's context window: every retry would fail the same way."""
+
+    def __init__(self, prompt_tokens: int | None, limit: int | None, source: str | None, *, sent: bool) -> None:
+        self.prompt_tokens, self.limit, self.source, self.sent = prompt_tokens, limit, source, sent
+        size = f"a prompt of {prompt_tokens:,} tokens" if prompt_tokens else "the prompt"
+        size += "" if sent else " (estimated; not sent)"
+        window = f"the context window of {limit:,} tokens" if limit else "the server's context window"
+        super().__init__(f"{size} exceeds {window}" + (f" ({source})" if source else ""))
+
+    def advice(self, stage: str) -> str:
+        """One line for a record and the user: the stage, the sizes, and what to change."""
+        return (f"{stage}: {self}; lower top_k or the splitter's chunk_size, or give the server a larger context "
+                "(llama.cpp -c / n_ctx, vLLM --max-model-len, Ollama num_ctx) and set llm.context_window to it")
+
+
 class LLMEngine:
     def __init__(self, spec: LLMSpec, cache: LLMCallCache, *, price: PriceSpec | None = None,
                  budget: Budget | None = None, run_id: str | None = None, secrets: tuple[str, ...] = (),
-                 seed: int = 0) -> None:
+                 seed: int = 0, server: ServerInfo | None = None) -> None:
         self.spec = spec
+        self.server = server or ServerInfo()
+        # the server's context window where known (it told, or refused a prompt saying so); prompts are checked
+        # before sending only against a window the server told at the start, so an answer's fate never depends
+        # on which prompt happened to be refused first
+        self.context_limit = self.server.context_window
+        self.context_source = self.server.source if self.context_limit else None
         self.cache = cache
         self.price = price
         self.budget = budget
@@ -44,10 +79,11 @@ class LLMEngine:
         self._secrets = tuple(s for s in secrets if s)
         self._rng = random.Random(seed)
         self._limiter = RateLimiter(spec.requests_per_minute, spec.tokens_per_minute)
-        self._sem: asyncio.Semaphore | None = None
+        self._capacity: AdaptiveLimit | None = None
         self._inflight: dict[str, asyncio.Future] = {}
         self.fatal: str | None = None
         self.calls = self.cache_hits = self.retries = self.failures = 0
+        self.timeouts = self.truncated = self.context_refused = 0
         self.in_flight = self.max_in_flight = 0
         self._closed = False
         self._loop = asyncio.new_event_loop()
@@ -61,6 +97,17 @@ class LLMEngine:
             raise LLMCallError(f"the LLM engine for {self.spec.model!r} is closed")
         return asyncio.run_coroutine_threadsafe(
             self._call(llm, list(messages), dict(kwargs), current_scope(), current_trace()), self._loop)
+
+    def describe(self) -> dict:
+        """What this endpoint did in this process: capacity, waits, timeouts, truncations (the manifest)."""
+        out = {"endpoint": self.scrub(self.spec.base_url or "https://api.openai.com/v1"), "model": self.spec.model,
+               "calls": self.calls, "cache_hits": self.cache_hits, "retries": self.retries,
+               "timeouts": self.timeouts, "truncated": self.truncated, "failed": self.failures,
+               "context_window": self.context_limit, "context_source": self.context_source,
+               "max_in_flight": self.max_in_flight}
+        if self._capacity is not None:
+            out["capacity"] = self._capacity.summary()
+        return out
 
     def close(self) -> None:
         self._closed = True
@@ -107,51 +154,26 @@ class LLMEngine:
             self._inflight.pop(key, None)
 
     async def _fresh(self, llm, messages, kwargs, params, key, scope, trace) -> CachedCall:
-        if self._sem is None:
-            self._sem = asyncio.Semaphore(self.spec.concurrency)
+        if self._capacity is None:  # made on the engine's loop, where its futures live
+            # OpenAI's API serves any number at once (its rate limits are the limits): no slow start there
+            self._capacity = AdaptiveLimit(self.spec.concurrency, adaptive=self.spec.adaptive_concurrency,
+                                           slots=self.server.slots, timeout_s=self.spec.timeout,
+                                           start=self.spec.concurrency if self.spec.base_url is None else None)
         est_out = int(params.get("max_tokens") or params.get("max_completion_tokens") or self.spec.max_tokens)
-        # the prompt's size is needed only to rate-limit tokens or to bound spending
-        need_estimate = self.budget is not None or self.spec.tokens_per_minute is not None
+        # the prompt's size is needed to rate-limit tokens, to bound spending and to check the context window
+        told = self.server.context_window
+        need_estimate = self.budget is not None or self.spec.tokens_per_minute is not None or told is not None
         est_in = count_message_tokens(messages) if need_estimate else 0
+        if told is not None and est_in > CONTEXT_MARGIN * told:
+            self.failures += 1
+            self.context_refused += 1
+            raise LLMContextError(est_in, told, self.server.source, sent=False)
         reserved, held = 0.0, False
         if self.budget is not None:
             reserved = await self._reserve(cost_usd(self.price, est_in, est_out) or 0.0)
             held = True
         try:
-            attempt = 0
-            while True:
-                if self.fatal:
-                    raise LLMFatalError(self.fatal)
-                await self._limiter.acquire(est_in + est_out)
-                async with self._sem:
-                    if self.fatal:  # it came while this call waited for a slot: do not send it
-                        raise LLMFatalError(self.fatal)
-                    self.in_flight += 1
-                    self.max_in_flight = max(self.max_in_flight, self.in_flight)
-                    t0 = time.perf_counter()
-                    try:
-                        resp = await llm._raw_achat(messages, **kwargs)
-                        error = None
-                    except Exception as exc:  # noqa: BLE001 - classified below
-                        error = exc
-                    finally:
-                        self.in_flight -= 1
-                    ms = (time.perf_counter() - t0) * 1000
-                if error is None:
-                    break
-                if is_fatal(error):
-                    self.fatal = self._fatal_message(error)
-                    raise LLMFatalError(self.fatal) from None
-                if not is_retryable(error) or attempt >= self.spec.max_retries:
-                    self.failures += 1
-                    tried = f" after {attempt + 1} attempts" if attempt else ""
-                    raise LLMCallError(f"LLM call failed{tried}: {self._describe(error)}") from None
-                wait = backoff_delay(attempt, retry_after_seconds(error), cap=self.spec.max_backoff, rng=self._rng)
-                attempt += 1
-                self.retries += 1
-                if trace is not None:
-                    trace.retries += 1
-                await asyncio.sleep(wait)
+            resp, ms, served = await self._send(llm, messages, kwargs, est_in, est_out, need_estimate, trace)
             usage = resp.additional_kwargs or {}
             if "prompt_tokens" not in usage and not need_estimate:  # endpoint reports no usage: estimate it
                 est_in = count_message_tokens(messages)
@@ -159,13 +181,9 @@ class LLMEngine:
             c = int(usage.get("completion_tokens", 0) or 0)
             self._limiter.correct(est_in + est_out, p + c)
             cost = cost_usd(self.price, p, c)
-            raw = getattr(resp, "raw", None)
-            finish = None
-            try:
-                finish = raw.choices[0].finish_reason  # type: ignore[union-attr]
-            except (AttributeError, IndexError, TypeError):
-                pass
-            call = CachedCall(resp.message.content or "", finish, p, c, ms, cost)
+            finish = _finish_reason(getattr(resp, "raw", None))
+            self.truncated += finish == "length"
+            call = CachedCall(resp.message.content or "", finish, p, c, ms, cost, served.service_ms, served.queue_ms)
             self.cache.put(key, self.spec.model, call, {**scope, "run": self.run_id})
             self.calls += 1
             if self.budget is not None:
@@ -176,6 +194,67 @@ class LLMEngine:
         finally:
             if held:
                 self.budget.release(reserved)
+
+    async def _send(self, llm, messages, kwargs, est_in, est_out, need_estimate, trace):
+        """One request, retried on 429, 5xx, timeouts and dropped connections, through the adaptive limit:
+        ``(response, wall ms, Served)``. A request that timed out is sent again only once the server is
+        presumed done with it (``AdaptiveLimit.timed_out``)."""
+        attempt = 0
+        while True:
+            if self.fatal:
+                raise LLMFatalError(self.fatal)
+            await self._limiter.acquire(est_in + est_out)
+            ticket = await self._capacity.acquire()
+            if self.fatal:  # it came while this call waited for a slot: do not send it
+                self._capacity.failed(ticket)
+                raise LLMFatalError(self.fatal)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            t0 = time.perf_counter()
+            error, resp, released = None, None, False
+            try:
+                resp = await llm._raw_achat(messages, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - classified below
+                error = exc
+            finally:
+                self.in_flight -= 1
+                if error is None and resp is None:  # cancelled: the slot goes back
+                    self._capacity.failed(ticket)
+                    released = True
+            ms = (time.perf_counter() - t0) * 1000
+            if error is None:
+                usage = resp.additional_kwargs or {}
+                p = int(usage.get("prompt_tokens", 0) or 0) or (est_in or count_message_tokens(messages))
+                c = int(usage.get("completion_tokens", 0) or 0)
+                return resp, ms, self._capacity.done(ticket, ms, p, c, _server_ms(getattr(resp, "raw", None)))
+            settled = None
+            if not released and isinstance(error, _timeout_errors()):
+                self.timeouts += 1
+                settled = self._capacity.timed_out(ticket, est_in or count_message_tokens(messages), est_out)
+            elif not released:
+                self._capacity.failed(ticket, congestion=status_of(error) in (429, 503))
+            overflow = context_overflow(error)
+            if overflow is not None:
+                self.failures += 1
+                asked, limit = overflow
+                if limit:
+                    self.context_limit, self.context_source = limit, "the server's error reply"
+                raise LLMContextError(asked, limit, self.context_source, sent=True) from None
+            if is_fatal(error):
+                self.fatal = self._fatal_message(error)
+                raise LLMFatalError(self.fatal) from None
+            if not is_retryable(error) or attempt >= self.spec.max_retries:
+                self.failures += 1
+                tried = f" after {attempt + 1} attempts" if attempt else ""
+                raise LLMCallError(f"LLM call failed{tried}: {self._describe(error)}") from None
+            wait = backoff_delay(attempt, retry_after_seconds(error), cap=self.spec.max_backoff, rng=self._rng)
+            attempt += 1
+            self.retries += 1
+            if trace is not None:
+                trace.retries += 1
+            await asyncio.sleep(wait)
+            if settled is not None:
+                await settled  # the server is presumed done with the copy it was computing
 
     async def _reserve(self, amount: float) -> float:
         """Reserve a call's worst case; while other calls' reservations are outstanding, wait for
@@ -213,6 +292,32 @@ class LLMEngine:
         return f"LLM endpoint {where}: {hint} [{self._describe(exc)}]"
 
 
+def _timeout_errors() -> tuple[type[BaseException], ...]:
+    import openai
+
+    return (openai.APITimeoutError,)
+
+
+def _finish_reason(raw) -> str | None:
+    try:
+        return raw.choices[0].finish_reason  # type: ignore[union-attr]
+    except (AttributeError, IndexError, TypeError):
+        return None
+
+
+def _server_ms(raw) -> float | None:
+    """The service time a server reported with its reply: llama.cpp's ``timings`` (prompt + generation)."""
+    extra = getattr(raw, "model_extra", None) or {}
+    timings = extra.get("timings") if isinstance(extra, dict) else None
+    if not isinstance(timings, dict):
+        return None
+    try:
+        ms = float(timings.get("prompt_ms") or 0) + float(timings.get("predicted_ms") or 0)
+    except (TypeError, ValueError):
+        return None
+    return ms if ms > 0 else None
+
+
 def _record(trace: Trace | None, call: CachedCall, cached: bool) -> None:
     if trace is None:
         return
@@ -221,10 +326,15 @@ def _record(trace: Trace | None, call: CachedCall, cached: bool) -> None:
     trace.prompt_tokens += call.prompt_tokens
     trace.completion_tokens += call.completion_tokens
     trace.ms += call.ms
+    trace.truncated += call.finish_reason == "length"
+    service = call.ms if call.service_ms is None else call.service_ms
+    trace.service_ms += service
+    trace.service_unknown += call.service_ms is None
     trace.replies.append(call.content)
     if cached:
-        trace.cached_ms += call.ms
+        trace.cached_ms += service  # replayed: the server's time on it, not what it once waited in a queue
     else:
+        trace.queue_ms += call.queue_ms or 0.0
         if call.cost_usd is None:
             trace.unpriced += 1
         else:

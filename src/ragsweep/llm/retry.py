@@ -7,7 +7,9 @@ Backoff and Jitter", AWS Architecture Blog) and honour a server's ``Retry-After`
 
 from __future__ import annotations
 
+import json
 import random
+import re
 from email.utils import parsedate_to_datetime
 
 
@@ -70,3 +72,30 @@ def backoff_delay(attempt: int, retry_after: float | None = None, *, base: float
         return min(cap, retry_after)
     d = min(cap, base * (2 ** attempt))
     return d / 2 + (rng or random).uniform(0, d / 2)
+
+
+_LIMIT = re.compile(r"maximum context length is (\d+)|context (?:window|size|length) of (\d+)|n_ctx[\"']?\s*[:=]\s*(\d+)",
+                    re.IGNORECASE)
+_ASKED = re.compile(r"you requested (\d+) tokens|request has (\d+) (?:input )?tokens|Requested tokens \((\d+)\)|"
+                    r"n_prompt_tokens[\"']?\s*[:=]\s*(\d+)", re.IGNORECASE)
+_OVERFLOW = re.compile(r"context[_ ]length[_ ]exceeded|exceed_context_size|maximum context length|exceeds? (?:the )?"
+                       r"(?:available )?context (?:size|window|length)|context window", re.IGNORECASE)
+
+
+def context_overflow(exc: BaseException) -> tuple[int | None, int | None] | None:
+    """``(prompt tokens the server counted, its context window)`` when a server refused a request as longer
+    than its context window (OpenAI, vLLM, llama-cpp-python: ``context_length_exceeded``; llama.cpp:
+    ``exceed_context_size_error``), each None where its message does not say; None for any other error."""
+    if status_of(exc) not in (400, 413, 422):
+        return None
+    body = getattr(exc, "body", None)
+    text = " ".join(str(x) for x in (getattr(exc, "code", None) or "", getattr(exc, "message", None) or exc,
+                                     json.dumps(body) if isinstance(body, (dict, list)) else body or ""))
+    if not _OVERFLOW.search(text):
+        return None
+
+    def first(pattern: re.Pattern) -> int | None:
+        m = pattern.search(text)
+        return int(next(g for g in m.groups() if g)) if m else None
+
+    return first(_ASKED), first(_LIMIT)

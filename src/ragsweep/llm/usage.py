@@ -20,8 +20,12 @@ class Trace:
     cached: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    ms: float = 0.0
-    cached_ms: float = 0.0  # stored request time of the calls served from the cache
+    ms: float = 0.0  # wall time of the requests, queue waits at the server included
+    service_ms: float = 0.0  # the server's time on them alone where known, else their wall time
+    service_unknown: int = 0  # calls whose service time is not known (their wall time is in service_ms)
+    queue_ms: float = 0.0  # time this invocation's calls waited in the server's queue (where known)
+    truncated: int = 0  # replies cut at max_tokens (finish_reason "length")
+    cached_ms: float = 0.0  # stored service time (else request time) of the calls served from the cache
     cost_usd: float = 0.0
     unpriced: int = 0
     retries: int = 0
@@ -30,6 +34,8 @@ class Trace:
     def as_dict(self) -> dict:
         return {"llm_calls": self.calls, "llm_cached": self.cached, "prompt_tokens": self.prompt_tokens,
                 "completion_tokens": self.completion_tokens, "llm_ms": self.ms,
+                "llm_service_ms": self.service_ms, "llm_queue_ms": self.queue_ms,
+                "llm_service_unknown": self.service_unknown, "llm_truncated": self.truncated,
                 "cost_usd": None if self.unpriced and not self.cost_usd else self.cost_usd,
                 "llm_retries": self.retries}
 

@@ -97,6 +97,7 @@ def estimate_run(spec, run_dir: Path | None = None, cache_dir: Path | None = Non
             from ragsweep.pipelines.generator_prompts import template_text
 
             est = StageEstimate("generation", spec.llm.model)
+            largest = 0  # the longest prompt one call sends (LlamaIndex packs chunks up to context_window)
             for c in configs:
                 template = template_text(spec.generator, c.prompt or spec.generator.prompt_file)
                 base = count_tokens((template or DEFAULT_TEXT_QA_PROMPT_TMPL).format(context_str="", query_str="")
@@ -104,11 +105,15 @@ def estimate_run(spec, run_dir: Path | None = None, cache_dir: Path | None = Non
                 room = max(1, spec.llm.context_window - spec.llm.max_tokens - base)
                 ctx = c.top_k * mean_chunk(c)
                 calls_per_q = max(1, math.ceil(ctx / room))
+                largest = max(largest, overhead + base + int(min(ctx, room)) + max(q_tokens.values(), default=0))
                 for q in questions:
                     if (c.config_hash, q.qid) in done:
                         continue
                     est.add(calls_per_q, calls_per_q * (overhead + base + q_tokens[q.qid]) + int(ctx),
                             calls_per_q * spec.llm.max_tokens, price)
+            est.notes.append(f"longest prompt about {largest:,} tokens (mean chunks at top_k, packed up to "
+                             f"context_window {spec.llm.context_window:,}): the server's context must hold it plus "
+                             f"max_tokens {spec.llm.max_tokens:,}")
             out.append(est)
         graphs = _graph_extraction(spec, dataset, configs, cache, chunks_of, overhead, price)
         if graphs.calls or graphs.notes:

@@ -20,6 +20,7 @@ def preflight(spec: SweepSpec, configs: list[Configuration], budget: float | Non
 
     check_llms(spec, budget)
     check_llm_settings(spec)
+    check_context_windows(spec)
 
     for emb in embeddings_in_use(configs):
         require_api_key(emb)
@@ -54,6 +55,21 @@ def check_llm_settings(spec: SweepSpec) -> None:
         from ragsweep.pipelines.generator_prompts import check_templates
 
         check_templates(spec.generator)
+
+
+def check_context_windows(spec: SweepSpec) -> None:
+    """An LLM whose ``context_window`` is larger than its server says it holds: LlamaIndex would pack prompts
+    the server refuses (or, Ollama, silently truncates), so say it before any work."""
+    from ragsweep.llm.clients import api_key_for, llms_in_use
+    from ragsweep.llm.server_info import probe
+
+    for role, llm in llms_in_use(spec):
+        info = probe(llm.base_url, llm.model, api_key_for(llm, role))
+        if info.context_window is not None and llm.context_window > info.context_window:
+            raise RagsweepError(
+                f"{role}.context_window: {llm.context_window} tokens, but the server at {llm.base_url} holds "
+                f"{info.context_window} ({info.source}); set {role}.context_window: {info.context_window}, or "
+                "start the server with a larger context")
 
 
 def embeddings_in_use(configs: list[Configuration]) -> list:

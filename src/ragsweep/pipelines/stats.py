@@ -32,7 +32,7 @@ class SweepStats:
     units: dict[str, float] = field(default_factory=dict)  # "chunk:SPLITTER", "index:SPLITTER@EMBEDDING" -> seconds
     executor: dict = field(default_factory=lambda: {"kind": "local"})
     stopped: str | None = None
-
+    invocation: int | None = None  # this invocation's number in the run (1, 2, ...): answers carry it
     def merge(self, part: "SweepStats") -> None:
         """Add a task's counters and timings to these."""
         for name in ("answered", "failed", "embeddings_computed", "query_embeddings_computed", "embeddings_from_cache",

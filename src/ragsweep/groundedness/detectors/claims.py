@@ -13,7 +13,7 @@ import asyncio
 import re
 
 from ragsweep.groundedness.detectors.base import Detector
-from ragsweep.groundedness.detectors.llm_items import run_items
+from ragsweep.groundedness.detectors.llm_items import Unmeasured, run_items
 
 SPLIT_MARKER = "Break the answer into its atomic factual claims"
 CHECK_MARKER = "Is the claim fully supported by the context"
@@ -45,12 +45,14 @@ class Claims(Detector):
             split = await self.llm.acomplete(SPLIT.format(question=item.question, answer=item.answer))
             claims = parse_claims(split.text)
             if not claims:
-                return None
+                raise Unmeasured(f"no claims in the split reply: {split.text.strip()[:80]!r}")
             context = "\n\n".join(c.strip() for c in item.contexts)
             replies = await asyncio.gather(*(self.llm.acomplete(CHECK.format(context=context, claim=c))
                                              for c in claims))
-            verdicts = [parse_yes_no(r.text)[0] for r in replies]
-            known = [v for v in verdicts if v is not None]
-            return sum(known) / len(known) if known else None
+            verdicts = [parse_yes_no(r.text) for r in replies]
+            known = [v for v, _ in verdicts if v is not None]
+            if not known:
+                raise Unmeasured(f"no claim check was parseable: {verdicts[0][1]}")
+            return sum(known) / len(known)
 
-        return run_items(items, one, self.price)
+        return run_items(items, one, self.price, self.name)

@@ -5,7 +5,7 @@ correctness labels; the same prompts and calls as ``evaluation.judges.judge``.""
 from __future__ import annotations
 
 from ragsweep.groundedness.detectors.base import Detector, Scored
-from ragsweep.groundedness.detectors.llm_items import run_items
+from ragsweep.groundedness.detectors.llm_items import Unmeasured, run_items
 
 
 class LLMJudge(Detector):
@@ -24,9 +24,11 @@ class LLMJudge(Detector):
 
         async def one(item) -> float | None:
             if self.judge == "correctness" and not item.reference_answer:
-                return None
+                raise Unmeasured("no reference answer")
             out = await judge(self.judge, self.evaluator, query=item.question, answer=item.answer,
                               contexts=list(item.contexts), reference=item.reference_answer, threshold=self.threshold)
+            if out["status"] != "ok":
+                raise Unmeasured(out.get("reason") or "")
             return out["score"]
 
-        return run_items(items, one, self.price)
+        return run_items(items, one, self.price, self.name)

@@ -15,8 +15,12 @@ ABSTENTION_METRICS = ["abstention_rate", "false_abstention_rate"]
 # groundedness of the answer in the context it was written from, by a cheap detector (groundedness/detectors/quip.py:
 # share of the answer's character 21-grams in the context); journaled with the answer
 GROUNDEDNESS_METRICS = ["quip"]
+# degenerate LLM answers (pipelines/degenerate.py), 1/0 per answer, journaled with it; NaN for extractive answers
+# and answers journaled before the flags were: the answer echoes the prompt's scaffolding / is mostly a long verbatim
+# copy of the context. Their summary means are rates; the summary also counts them (n_echoed_prompt, n_copied_context)
+DEGENERATE_FLAGS = ["echoed_prompt", "copied_context"]
 SUMMARY_METRICS = (BERTSCORE_METRICS + ANSWER_METRICS + RETRIEVAL_METRICS + LATENCY_METRICS + ABSTENTION_METRICS
-                   + GROUNDEDNESS_METRICS)
+                   + GROUNDEDNESS_METRICS + DEGENERATE_FLAGS)
 SELECTABLE_METRICS = BERTSCORE_METRICS + ANSWER_METRICS + RETRIEVAL_METRICS + ABSTENTION_METRICS + GROUNDEDNESS_METRICS
 TABLE_METRICS = ["bertscore_f1_rescaled", "hit", "answer_contains", "mrr", "ndcg", "span_recall", "span_precision",
                  *ABSTENTION_METRICS]

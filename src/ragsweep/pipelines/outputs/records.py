@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ragsweep.pipelines.outputs.columns import (ANSWER_METRICS, BERTSCORE_METRICS, GROUNDEDNESS_METRICS, JUDGE_METRICS,
-                                                LATENCY_METRICS, RETRIEVAL_METRICS, SUMMARY_METRICS)
+from ragsweep.pipelines.outputs.columns import (ANSWER_METRICS, BERTSCORE_METRICS, DEGENERATE_FLAGS,
+                                                GROUNDEDNESS_METRICS, JUDGE_METRICS, LATENCY_METRICS, RETRIEVAL_METRICS,
+                                                SUMMARY_METRICS)
 
 
 def question_rows(questions, split: dict | None = None) -> list[dict]:
@@ -51,6 +52,17 @@ def retrieval_llm(payload: dict) -> dict:
             "retrieval_cost_usd": sum(costs) if costs else None}
 
 
+def llm_answer_timing(payload: dict) -> dict:
+    """An LLM answer's reply and time apart from ``generation_ms`` (the server's time on its calls where known):
+    its wall time with queue waits, the queue wait, whether a reply was cut at max_tokens, the invocation that
+    made it; and for a failed answer the kind of failure (``context_window``: a prompt too long for the server)."""
+    llm = payload.get("llm") or {}
+    return {"generation_wall_ms": payload.get("generation_wall_ms"),
+            "generation_queue_ms": payload.get("generation_queue_ms"),
+            "truncated": payload.get("truncated"), "llm_truncated": llm.get("llm_truncated"),
+            "invocation": payload.get("invocation"), "error_kind": payload.get("error_kind")}
+
+
 def build_records(questions: list[dict], configs: list[dict], journal, scorer_key: str | None = None,
                   judge_keys: dict | None = None):
     """One row per (configuration, question) present in the journal, with scores joined in
@@ -79,6 +91,8 @@ def build_records(questions: list[dict], configs: list[dict], journal, scorer_ke
             "answer": payload.get("answer"), "answer_empty": payload.get("answer_empty"),
             "generator": payload.get("generator"), "sources": payload.get("sources") or [],
             **{m: payload.get(m) for m in RETRIEVAL_METRICS + LATENCY_METRICS + GROUNDEDNESS_METRICS},
+            # LLM answers only (NaN: extractive, failed, or journaled before the flags existed)
+            **{m: None if payload.get("error") else payload.get(m) for m in DEGENERATE_FLAGS},
             "error": payload.get("error"),
             "expanded_query": payload.get("expanded_query"),
             # an LLM query transform: the queries (HyDE: the texts embedded) searched, why it fell back if it did
@@ -93,6 +107,7 @@ def build_records(questions: list[dict], configs: list[dict], journal, scorer_ke
         }
         llm = payload.get("llm") or {}
         row.update(retrieval_llm(payload))
+        row.update(llm_answer_timing(payload))
         row.update({"split": q["split"],
                     "llm_calls": llm.get("llm_calls"), "llm_cached": llm.get("llm_cached"),
                     "prompt_tokens": llm.get("prompt_tokens"), "completion_tokens": llm.get("completion_tokens"),
@@ -112,6 +127,7 @@ def build_records(questions: list[dict], configs: list[dict], journal, scorer_ke
                     row["correctness_reasoning"] = jv.get("reasoning") if jv else None
                     row["correctness_pass"] = (float(jv["passing"]) if jv and jv.get("status") == "ok" else None)
                 row[f"{j}_cost_usd"] = (jv.get("llm") or {}).get("cost_usd") if jv else None
+                row[f"{j}_truncated"] = (jv.get("llm") or {}).get("llm_truncated") if jv else None
         rows.append(row)
     df = pd.DataFrame(rows)
     if df.empty:

@@ -3,12 +3,13 @@ configuration against each other one on the test questions)."""
 
 from __future__ import annotations
 
-from ragsweep.pipelines.outputs.columns import JUDGE_METRICS, JUDGE_OF, SPLITS, SUMMARY_METRICS
+from ragsweep.pipelines.outputs.columns import DEGENERATE_FLAGS, JUDGE_METRICS, JUDGE_OF, SPLITS, SUMMARY_METRICS
 
 
 def build_summary(records, configs: list[dict], scoring: dict, seed: int, selection: dict | None = None):
     """Per configuration and split (test, validation, all): mean and bootstrap CI of every metric,
-    counts of errors and empty answers, and for stage-2 judges the unmeasured count next to the
+    counts of errors, empty answers and degenerate LLM answers (``n_echoed_prompt``, ``n_copied_context``;
+    their rates are the flags' means), and for stage-2 judges the unmeasured count next to the
     mean (which excludes them). ``configs`` are ``Configuration.labels()``; ``scoring`` the spec's
     ``scoring`` section as a dict (``bootstrap_samples``, ``confidence``)."""
     import pandas as pd
@@ -30,6 +31,12 @@ def build_summary(records, configs: list[dict], scoring: dict, seed: int, select
             n_questions=("qid", "size"),
             n_errors=("error", lambda s: int(s.notna().sum())),
             n_empty_answers=("answer_empty", lambda s: int(s.eq(True).sum())),
+            **{f"n_{f}": (f, lambda s: int(s.eq(1).sum())) for f in DEGENERATE_FLAGS if f in recs.columns},
+            # LLM answers cut at max_tokens, and how many invocations their timed figures come from
+            **({"n_truncated": ("truncated", lambda s: int(s.eq(True).sum()))} if "truncated" in recs.columns
+               else {}),
+            **({"latency_invocations": ("invocation", lambda s: int(s.dropna().nunique()))}
+               if "invocation" in recs.columns else {}),
         )
         counts = recs.groupby("config_id").agg(**aggs).reset_index()
         for m in judge_metrics:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragsweep.pipelines.outputs.columns import ABSTENTION_METRICS, JUDGE_METRICS, TABLE_METRICS
+from ragsweep.pipelines.outputs.columns import ABSTENTION_METRICS, DEGENERATE_FLAGS, JUDGE_METRICS, TABLE_METRICS
 
 
 def read_summary(path) -> list[dict]:
@@ -12,10 +12,12 @@ def read_summary(path) -> list[dict]:
 
     with open(path, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    numeric = ("n_questions", "n_errors", "retrieval_ms_median")
+    numeric = ("n_questions", "n_errors", "retrieval_ms_median", "n_truncated", "latency_invocations",
+               *DEGENERATE_FLAGS, *(f"n_{f}" for f in DEGENERATE_FLAGS))
     for row in rows:
         for col, value in row.items():
             metric = col.removesuffix("_lo").removesuffix("_hi").removesuffix("_unmeasured")
+            metric = metric.removesuffix("_failed")
             if col in numeric or metric in TABLE_METRICS or metric in JUDGE_METRICS:
                 row[col] = float(value) if value not in ("", None) else float("nan")
     return rows
@@ -44,6 +46,23 @@ def _unmeasured(row, metric: str) -> str:
 
 def _missing(v) -> bool:
     return v is None or v != v
+
+
+def no_mean(row: dict, metric: str) -> str:
+    """What stands for a missing judge mean: ``not judged``, or ``n/a (12 unmeasured)`` (``, 2 failed``): a judge
+    whose every reply was unparseable is not the same as one that did not run."""
+    counts = [(row.get(f"{metric}_{kind}"), kind) for kind in ("unmeasured", "failed")]
+    said = [f"{int(n)} {kind}" for n, kind in counts if not _missing(n) and n > 0]
+    return f"n/a ({', '.join(said)})" if said else "not judged"
+
+
+def _flagged(row) -> list[int] | None:
+    """The row's counts of answers that echo the prompt and that copy the context (None: no answer of it has
+    the flags, an extractive configuration or one answered before they existed)."""
+    counts = [row.get(f"n_{f}") for f in DEGENERATE_FLAGS]
+    if any(_missing(c) for c in counts) or all(_missing(row.get(f)) for f in DEGENERATE_FLAGS):
+        return None
+    return [int(c) for c in counts]
 
 
 def summary_rows(summary) -> list[dict]:
@@ -77,6 +96,9 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
                   str(int(r["n_questions"]))) for r in rows)
     # each column takes its content + 2 padding + 1 rule: id, n, headline with CI, ms, then 5-wide metrics
     width = 1 + (id_w + 3) + (n_w + 3) + (22 + 3) + (5 + 3) + (8 if val else 0)
+    # degenerate LLM answers (pipelines/degenerate.py): a column only when some answer is flagged
+    flagged = any(sum(_flagged(r) or [0]) for r in rows)
+    width += 12 if flagged else 0
     shown = [key]
     for m in metrics[1:]:
         if width + 8 > console.width:
@@ -94,6 +116,9 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
     if any(m in JUDGE_METRICS for m in shown):
         caption += ("; judges: correctness 1-5, others pass rates; (n unm.) = unparseable judge replies, "
                     "excluded from the mean")
+    if flagged:
+        caption += ("; echo/copy = answers that echo the prompt's instructions / are mostly a long verbatim copy "
+                    "of the retrieved context (echoed_prompt, copied_context in records and summary.csv)")
     if val:
         caption += f"; val. = {_SHORT.get(key, key)} on the validation questions (where configurations are chosen)"
     if left_out:
@@ -101,6 +126,8 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
     table = Table(title=title, caption=caption, pad_edge=False)
     table.add_column("configuration", style="bold", no_wrap=True, min_width=id_w)
     table.add_column("n", justify="right", no_wrap=True)
+    if flagged:
+        table.add_column("echo/copy", justify="right", no_wrap=True)
     for i, m in enumerate(shown):
         table.add_column(_SHORT.get(m, m), justify="right", no_wrap=True)
         if i == 0 and val:
@@ -109,10 +136,16 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
     for row in ordered:
         n = f"{int(row['n_questions'])}" + (f" ({int(row['n_errors'])} err)" if row["n_errors"] else "")
         cells = [str(row["config_id"]), n]
+        if flagged:
+            counts = _flagged(row)
+            cells.append("-" if counts is None else f"{counts[0]}/{counts[1]}")
+        failed = bool(row["n_errors"]) and row["n_errors"] == row["n_questions"]
         for i, m in enumerate(shown):
             v = row.get(m)
-            if _missing(v):
-                cells.append("-")
+            if _missing(v) and failed and i == 0:
+                cells.append("failed (see below)")
+            elif _missing(v):
+                cells.append(no_mean(row, m) if m in JUDGE_METRICS else "-")
             elif i == 0:
                 cells.append(f"{v:.3f} [{row.get(f'{m}_lo'):.3f}, {row.get(f'{m}_hi'):.3f}]" + _unmeasured(row, m))
             else:

@@ -59,6 +59,9 @@ def verdict_lines(v: Verdict, ci_label: str | None = None) -> list[str]:
     if bits:
         lines.append("  among it and the tied ones: " + "; ".join(bits))
     lines.append(f"  why: {v.why(name)}")
+    flagged = v.flagged_note(name)  # most of its answers echo the prompt or copy the context (pipelines/degenerate.py)
+    if flagged:
+        lines.append(f"  [yellow]{flagged}[/yellow]")
     if v.by_type and len(v.by_type) > 1:
         parts = [f"{t['qtype']} {fmt(t['mean'])} [{fmt(t['lo'])}, {fmt(t['hi'])}] (n={t['n']})" for t in v.by_type]
         lines.append(f"  by question type ({on}): " + "; ".join(parts))

@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 
 from ragsweep.pipelines.outputs.abstention import abstain_thresholds
+from ragsweep.pipelines.outputs.answer_notes import failure_lines, failures, invocation_lines, truncation_lines
 from ragsweep.pipelines.outputs.columns import JUDGE_METRICS, TABLE_METRICS
+from ragsweep.llm.endpoint_text import endpoint_lines
 from ragsweep.pipelines.outputs.manifest import (atomic, build_manifest, forget_outputs, read_previous, run_context,
                                                  write_manifest)
 from ragsweep.pipelines.outputs.records import build_records, question_rows
@@ -104,6 +106,7 @@ def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key
     finalists = search["finalists"] if search is not None else None
     verdict = build_verdict(records if finalists is None else records[records["config_id"].isin(finalists)],
                             spec, stats)
+    verdict["failed"] = failures(records)  # never compared, never dropped: printed with their reason
     run_dir.mkdir(parents=True, exist_ok=True)
     atomic(run_dir / "verdict.json", lambda p: p.write_text(json.dumps(verdict, indent=1, default=str),
                                                             encoding="utf-8"))
@@ -135,15 +138,19 @@ def _searched(questions, split, search: dict) -> int:
 
 
 def build_verdict(records, spec, stats) -> dict:
-    """The verdict by ``scoring.metric`` (``evaluation.verdict.decide``) as a dict for ``verdict.json``."""
+    """The verdict by ``scoring.metric`` (``evaluation.verdict.decide``) as a dict for ``verdict.json``, with
+    ``flagged_note`` worded as printed (most of the chosen one's answers echo the prompt or copy the context)."""
     from ragsweep.evaluation.verdict import chunks_by_config, decide
+    from ragsweep.pipelines.outputs.verdict_text import LABEL
 
-    if records.empty or spec.scoring.metric not in records.columns:
+    metric = spec.scoring.metric
+    if records.empty or metric not in records.columns:
         return {}
     configs = records[["config_id", "splitter"]].drop_duplicates().to_dict("records")
     chunks = chunks_by_config(configs, stats.chunks)
-    return decide(records, spec.scoring.metric, alpha=spec.scoring.alpha, n_boot=spec.scoring.bootstrap_samples,
-                  confidence=spec.scoring.confidence, seed=spec.seed, chunks=chunks or None).to_dict()
+    verdict = decide(records, metric, alpha=spec.scoring.alpha, n_boot=spec.scoring.bootstrap_samples,
+                     confidence=spec.scoring.confidence, seed=spec.seed, chunks=chunks or None)
+    return {**verdict.to_dict(), "flagged_note": verdict.flagged_note(LABEL.get(metric, metric))}
 
 
 def _print_verdict(run_dir: Path, console) -> None:
@@ -154,7 +161,9 @@ def _print_verdict(run_dir: Path, console) -> None:
         data = json.loads((run_dir / "verdict.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return
-    if data:
+    for line in failure_lines(data.get("failed") or []):
+        console.print(line, markup=False)
+    if data.get("metric"):
         for line in verdict_lines(Verdict.from_dict(data)):
             console.print(line)
 
@@ -171,6 +180,9 @@ def _print(spec, configs, rows: list[dict], stage2, manifest, console, run_dir: 
         metrics = [m for m in JUDGE_METRICS if test and m in test[0]] + TABLE_METRICS[:2]
     print_summary(test, console, title=f"{spec.name}: test questions ({len(test)} configurations shown of "
                   f"{len(configs)})", metrics=metrics, validation=validation or None)
+    every = [r for r in rows if r.get("split") == "all"]
+    for line in truncation_lines(every) + invocation_lines(every) + endpoint_lines(manifest):
+        console.print(line, markup=False)
     _print_verdict(run_dir, console)
     if manifest.get("search"):
         from ragsweep.pipelines.outputs.search_text import search_lines

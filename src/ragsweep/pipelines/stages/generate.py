@@ -77,7 +77,7 @@ async def _agenerate(spec, items, sink, clients, stats, bar) -> RagsweepError | 
     from llama_index.core.schema import QueryBundle
 
     from ragsweep.llm.budget import BudgetExhausted
-    from ragsweep.llm.engine import LLMFatalError
+    from ragsweep.llm.engine import LLMContextError, LLMFatalError
     from ragsweep.llm.usage import Trace, llm_scope
     from ragsweep.pipelines.workpool import drain
 
@@ -88,29 +88,38 @@ async def _agenerate(spec, items, sink, clients, stats, bar) -> RagsweepError | 
     label = generator_label(spec)
 
     from ragsweep.groundedness.detectors.quip import quip_of_nodes
+    from ragsweep.pipelines.degenerate import answer_flags
 
     async def answer(item) -> None:
         config, q, nodes, payload = item
         trace = Trace()
-        response, error = None, None
+        response, error, kind = None, None, None
         try:
             with llm_scope(trace, stage="generation", config_id=config.config_id):
                 synth = synths[config.prompt or ""]
                 response = await synth.asynthesize(QueryBundle(q.question), nodes) if nodes else None
         except (BudgetExhausted, LLMFatalError):
             raise  # stops the pool; this item stays pending
+        except LLMContextError as exc:  # this prompt fails the same way every time: the configuration's size
+            error, kind = exc.advice("generation"), "context_window"
         except Exception as exc:  # noqa: BLE001 - one question failing must not lose the rest
-            error = exc
+            error = f"generation failed: {short_reason(exc)}"
         if error is not None:
-            sink.add_answer(config.config_hash, q.qid, config.config_id,
-                            {"error": f"generation failed: {short_reason(error)}", "llm": trace.as_dict()})
+            sink.add_answer(config.config_hash, q.qid, config.config_id, {
+                "error": error, "llm": trace.as_dict(), **({"error_kind": kind} if kind else {})})
             stats.failed += 1
         else:
             text = (response.response or "") if response is not None else ""
             sink.add_answer(config.config_hash, q.qid, config.config_id, {
                 **payload, "answer": text, "answer_empty": not text.strip(), "generator": label,
                 "abstained": is_refusal(text, getattr(spec.generator, "refusal", None)),
-                "generation_ms": trace.ms, "llm": trace.as_dict(), "quip": quip_of_nodes(text, nodes),
+                # generation_ms: the server's time on the calls (their wall time where it is not known, see
+                # llm.capacity); generation_wall_ms adds what they waited in the server's queue
+                "generation_ms": trace.service_ms, "generation_wall_ms": trace.ms,
+                "generation_queue_ms": trace.queue_ms, "truncated": trace.truncated > 0,
+                "invocation": stats.invocation,
+                "llm": trace.as_dict(), "quip": quip_of_nodes(text, nodes),
+                **answer_flags(text, nodes, spec.generator, config.prompt, q.question),  # echoed_prompt, copied_context
             })
             stats.answered += 1
         bar.advance(1)

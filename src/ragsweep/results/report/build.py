@@ -77,6 +77,14 @@ def write_report(run: RunData, out: Path, metric: str = "bertscore_f1_rescaled",
     return out
 
 
+def _notes(run: RunData) -> str:
+    """Failed configurations, truncated replies, mixed invocations, LLM endpoints that queued: beside the verdict."""
+    from ragsweep.results.run_notes import run_notes
+
+    lines = run_notes(run)
+    return f'<div class="notes">{"".join(f"<p>{_e(line)}</p>" for line in lines)}</div>' if lines else ""
+
+
 def build_report(run: RunData, metric: str = "bertscore_f1_rescaled", split: str = "test",
                  against: RunData | None = None) -> str:
     """The report's HTML; with ``against`` (another run of the same configurations over other
@@ -102,13 +110,12 @@ def build_report(run: RunData, metric: str = "bertscore_f1_rescaled", split: str
         _header(run, split, against is not None),
         "<main>",
         verdict_html(verdict, run.ci_label),
+        _notes(run),
         _section("summary", "Summary", _summary(run, split, metric)),
         *([_section("search", "Search", _search(run, figures))] if run.meta.get("search") else []),
         _section("bertscore", "BERTScore distributions", figures.get("bertscore_violins", _none("no BERTScores"))),
         _section("retrieval", "Retrieval metrics", figures.get("retrieval_metrics", _none("no retrieval metrics"))),
-        _section("judges", "Judge scores", figures.get("judge_scores", _none(
-            "no stage-2 judgements in this run (add a stage2 section and an llm endpoint to the spec)"))
-                 + ppi_html(run)),
+        _section("judges", "Judge scores", _judges(run, figures) + ppi_html(run)),
         _section("heatmap", "Splitter x retriever", figures.get("heatmap", _none(f"no {metric} values"))),
         _section("significance", "Significance", figures.get("significance", _none("fewer than two configurations"))
                  + _comparisons(run, verdict.comparisons)),
@@ -184,6 +191,18 @@ def _header(run: RunData, split: str, agreement: bool = False) -> str:
             f"{''.join(banners)}</header><nav class=\"toc\">{nav}</nav>")
 
 
+def _judges(run: RunData, figures: dict[str, str]) -> str:
+    """The judge figure, then per configuration and judge the mean or why there is none, and the unmeasured."""
+    from ragsweep.results.judge_status import judges_html
+
+    status = judges_html(run)
+    if "judge_scores" in figures:
+        return figures["judge_scores"] + status
+    if status:
+        return _none("no judge mean to plot: every judgement was unmeasured or failed") + status
+    return _none("no stage-2 judgements in this run (add a stage2 section and an llm endpoint to the spec)")
+
+
 def _summary(run: RunData, split: str, metric: str | None = None) -> str:
     if run.summary.empty:
         return _none("no results yet")
@@ -200,7 +219,10 @@ def _summary(run: RunData, split: str, metric: str | None = None) -> str:
 def _summary_table(run: RunData, split: str, metric: str | None = None) -> str:
     """One split's table, the report's metric first (and sorted by it), then the others."""
     rows = run.split(split)
-    order = ([metric] if metric else []) + [m for m in SUMMARY_METRICS + run.judges if m != metric]
+    from ragsweep.results.judge_status import judged_metrics, no_mean
+
+    judges = judged_metrics(run)
+    order = ([metric] if metric else []) + [m for m in SUMMARY_METRICS + judges if m != metric]
     metrics = [m for m in order if m in rows.columns]
     head = (["configuration", "splitter", "embedding", "retriever", "k", "n", "errors"]
             + [SHORT.get(m, m) for m in metrics] + ["retrieval ms (median)", "retrieval ms (p95)", "cost USD"])
@@ -214,7 +236,7 @@ def _summary_table(run: RunData, split: str, metric: str | None = None) -> str:
         for m in metrics:
             v, lo, hi = r.get(m), r.get(f"{m}_lo"), r.get(f"{m}_hi")
             if _missing(v):
-                cells.append('<td class="num" data-v="">-</td>')
+                cells.append(f'<td class="num" data-v="">{_e(no_mean(r, m) if m in judges else "-")}</td>')
             else:
                 unm = r.get(f"{m}_unmeasured")
                 extra = f" ({int(unm)} unm.)" if not _missing(unm) and unm > 0 else ""

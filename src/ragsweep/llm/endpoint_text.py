@@ -1,0 +1,38 @@
+"""A line per LLM endpoint when it did not simply answer: how many requests it was given at once and why,
+what calls waited, what timed out, what was cut or refused (from the manifest's invocation record)."""
+
+from __future__ import annotations
+
+
+def endpoint_lines(manifest: dict) -> list[str]:
+    inv = (manifest.get("invocations") or [{}])[-1] or {}
+    return [line for e in inv.get("llm_endpoints") or [] if (line := endpoint_line(e))]
+
+
+def endpoint_line(e: dict) -> str | None:
+    """None when there is nothing to say (every call answered at the configured concurrency)."""
+    cap = e.get("capacity") or {}
+    bits = []
+    if cap.get("adaptive") and (cap.get("queued_at") or cap.get("limit", 0) < cap.get("maximum", 0)):
+        seen = f"requests queued in the server at {cap['queued_at']} at once" if cap.get("queued_at") else \
+            "the server's replies never showed room for more"
+        bits.append(f"{cap['limit']} request(s) in flight at the end, of llm.concurrency {cap['maximum']} ({seen}; "
+                    f"between {cap['lowest']} and {cap['highest']})")
+    if cap.get("waited"):
+        bits.append(f"{cap['waited']} calls waited for a free slot ({_duration(cap.get('wait_s', 0) / cap['waited'])} "
+                    "on average, in ragsweep: not in any latency figure)")
+    if cap.get("queued"):
+        bits.append(f"{cap['queued']} calls waited {_duration(cap.get('queue_s', 0))} in the server's queue "
+                    "(left out of their service times)")
+    if e.get("timeouts"):
+        bits.append(f"{e['timeouts']} timed out after llm.timeout and were sent again only once the server was "
+                    "presumed done with them")
+    if e.get("truncated"):
+        bits.append(f"{e['truncated']} replies cut at max_tokens")
+    if not bits:
+        return None
+    return f"LLM {e.get('endpoint')} ({e.get('model')}): " + "; ".join(bits)
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 60:.1f} min" if seconds >= 120 else f"{seconds:.1f} s"

@@ -1,0 +1,135 @@
+"""ragsweep against a real OpenAI-compatible server: llama.cpp's server (llama-cpp-python) serving
+SmolLM2-135M-Instruct on loopback, as started by ``scripts/llm-server.sh`` (``.ci/run`` starts it and requires
+these tests; elsewhere they skip when no server answers).
+
+The model is far too small to answer or judge well, and nothing here claims it does: these tests check what a
+real server does that a double of our own does not: it computes one request at a time and queues the rest, it
+refuses prompts longer than its n_ctx, it cuts replies at max_tokens, and its replies do not follow our formats.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import MINILM, PATTERN, SENTENCE256, describe
+
+pytestmark = pytest.mark.llm_server
+
+SCORING = {"bootstrap_samples": 200, "bertscore": {"baseline_pairs": 300}}
+
+
+def _spec(make_spec, name: str, llm_server, llm: dict, **kw):
+    base = {"embeddings": [MINILM], "generator": {"kind": "llm"}, "llm": llm_server.llm(**llm),
+            "prices": {llm_server.model: {"input": 0.0, "output": 0.0}}, "scoring": SCORING}
+    return make_spec(name, **{**base, **kw})
+
+
+@pytest.fixture(scope="module")
+def queued_run(make_spec, shared_cache, run_cli, read_run, llm_server):
+    """Two configurations answered by the real server with ``concurrency: 8, timeout: 60`` (the server computes
+    one request at a time), then a faithfulness judge on the one stage 1 selects."""
+    spec = _spec(make_spec, "real-queue", llm_server, {"max_tokens": 48, "concurrency": 8, "timeout": 60},
+                 splitters=[SENTENCE256], retrievers=[{"kind": "bm25"}, {"kind": "vector"}], top_k=[2],
+                 stage2={"judges": ["faithfulness"], "top_n": 1, "select_metric": "ndcg"})
+    before = llm_server.generations()
+    proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", 8, timeout=900)
+    assert proc.returncode in (0, 3), describe(proc)
+    return {"run": read_run(spec.run_dir, proc), "proc": proc, "generations": llm_server.generations() - before,
+            "spec": spec}
+
+
+def test_a_server_that_queues_gets_what_it_serves_and_nothing_twice(queued_run, llm_server):
+    inv = queued_run["run"].invocation
+    (endpoint,) = inv["llm_endpoints"]
+    cap = endpoint["capacity"]
+    assert inv["llm_calls_made"] > 0 and endpoint["timeouts"] == 0
+    # it found that the server computes one request at a time (and may be probing for more at the end)
+    assert cap["adaptive"] and cap["maximum"] == 8 and cap["lowest"] == 1 and cap["queued_at"] == 2
+    assert cap["highest"] <= 2 and endpoint["max_in_flight"] <= 2
+    if llm_server.generations() >= 0:  # the server's own count: at most 5 % more than the calls made
+        assert inv["llm_calls_made"] <= queued_run["generations"] <= 1.05 * inv["llm_calls_made"], (
+            queued_run["generations"], inv)
+    # the line that says so
+    assert "request(s) in flight at the end, of llm.concurrency 8" in queued_run["proc"].stdout
+
+
+def test_latency_is_service_time_apart_from_the_queue(queued_run):
+    recs = queued_run["run"].records
+    ok = recs[recs["error"].isna()]
+    assert len(ok) == 16
+    assert (ok["generation_ms"] <= ok["generation_wall_ms"] + 1e-6).all()
+    assert ok["invocation"].nunique() == 1
+    # the judge's calls: service time recorded per judgement, none unknown once the server is known to be serial
+    journal_llm = [json.loads(p) for (p,) in _judgements(queued_run["run"].run_dir)]
+    assert journal_llm and all(j["llm"]["llm_service_ms"] <= j["llm"]["llm_ms"] + 1e-6 for j in journal_llm)
+
+
+def _judgements(run_dir):
+    import sqlite3
+
+    db = sqlite3.connect(str(run_dir / "journal.sqlite"))
+    try:
+        return db.execute("SELECT payload FROM judgement").fetchall()
+    finally:
+        db.close()
+
+
+def test_judge_replies_are_shown_whatever_they_are(queued_run, run_cli):
+    proc = run_cli("show", queued_run["run"].run_dir)
+    assert proc.returncode == 0, describe(proc)
+    # per judge: how many were unmeasured, of how many, with an example reason when any were
+    assert "faithfulness: " in proc.stdout and "judgements unmeasured" in proc.stdout
+
+
+def test_prompt_longer_than_the_context_fails_its_configuration_in_one_line(make_spec, shared_cache, run_cli,
+                                                                            read_run, llm_server):
+    """The spec keeps the default context_window (8192) while the server holds 2048: the configuration whose
+    prompts are too long fails with the sizes and what to change, and stays in the table; the other one is
+    answered, its replies cut at max_tokens 4 and said to be."""
+    spec = _spec(make_spec, "real-context", llm_server, {"max_tokens": 4, "context_window": 8192},
+                 splitters=[SENTENCE256, PATTERN], retrievers=[{"kind": "bm25"}], top_k=[2, 8])
+    proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", 4, timeout=900)
+    assert proc.returncode == 3, describe(proc)
+    run = read_run(spec.run_dir, proc)
+    recs = run.records
+    failed = recs[recs["error"].notna()]
+    bad = sorted(failed["config_id"].unique())
+    assert bad and all(b.endswith("k8") for b in bad), bad  # 8 chunks of 256 tokens cannot fit 2048
+    for b in bad:
+        n = int((failed["config_id"] == b).sum())
+        (reason,) = set(failed.loc[failed["config_id"] == b, "error"].str.replace(r"\d[\d,]*", "N", regex=True))
+        assert reason.startswith("generation: a prompt of N tokens exceeds the context window of N tokens")
+        assert "2,048 tokens" in failed.loc[failed["config_id"] == b, "error"].iloc[0]
+        assert "top_k" in reason and "context_window" in reason and "\n" not in reason
+        line = next(ln for ln in proc.stdout.splitlines() if "failed: " + b + ": " in ln)
+        assert f"{b}: {'all 4' if n == 4 else f'{n} of 4'} answers failed: generation: a prompt of" in line
+        assert "running the same command again" not in line  # it would fail the same way
+    assert (failed["error_kind"] == "context_window").all()
+    ok = recs[recs["error"].isna()]
+    assert len(ok) == 16 - len(failed) and ok["truncated"].all()
+    assert "were cut at llm.max_tokens" in proc.stdout
+    verdict = json.loads((spec.run_dir / "verdict.json").read_text())
+    assert sorted(f["config_id"] for f in verdict["failed"]) == bad
+
+
+def test_generate_on_a_real_model_keeps_only_real_questions(tmp_path, run_cli, llm_server):
+    """Whatever the small model writes, what is kept is verified, and the exit code says how many."""
+    import yaml
+
+    spec = tmp_path / "gen.yaml"
+    spec.write_text(yaml.safe_dump({
+        "name": "gen", "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
+        "splitters": [SENTENCE256], "embeddings": [MINILM], "retrievers": [{"kind": "bm25"}],
+        "llm": llm_server.llm(max_tokens=200), "prices": {llm_server.model: {"input": 0.0, "output": 0.0}},
+        "generate": {"generator": "llm", "questions": 3, "rounds": 1, "mix": {"simple": 1}}}))
+    out = tmp_path / "q.jsonl"
+    proc = run_cli("generate", spec, "--out", out, "--cache", tmp_path / "cache", timeout=900)
+    written = [json.loads(line) for line in out.read_text().splitlines()] if out.is_file() else []
+    assert proc.returncode == (0 if len(written) == 3 else 3 if written else 2), describe(proc)
+    assert f"{len(written)} of 3 questions written" in proc.stdout, describe(proc)
+    if not written:
+        assert len(proc.stderr.strip().splitlines()) == 1
+    for q in written:
+        assert "<" not in q["question"] and q.get("evidence")
