@@ -237,7 +237,10 @@ def test_context_overflow_messages_of_known_servers():
     openai_like = E(400, {"error": {"code": "context_length_exceeded"}},
                     "This model's maximum context length is 2048 tokens. However, you requested 2755 tokens "
                     "(2243 in the messages, 512 in the completion).")
-    assert context_overflow(openai_like) == (2755, 2048)
+    assert context_overflow(openai_like) == (2243, 2048)  # the prompt's tokens, apart from the reply's
+    vllm_new = E(400, {"error": {"code": None}}, "This model's maximum context length is 4096 tokens. However, your "
+                 "request has 5000 input tokens.")
+    assert context_overflow(vllm_new) == (5000, 4096)
     llama_cpp = E(400, {"error": {"type": "exceed_context_size_error", "n_prompt_tokens": 5000, "n_ctx": 4096,
                                   "message": "the request exceeds the available context size, try increasing it"}})
     assert context_overflow(llama_cpp) == (5000, 4096)
@@ -297,3 +300,41 @@ def test_adaptive_limit_waiters_are_served_in_order():
 
     order, lim = asyncio.run(main())
     assert order == [0, 1, 2, 3, 4] and lim.waited == 5
+
+
+def test_a_waiter_cancelled_as_a_slot_frees_is_cancelled_cleanly():
+    async def main():
+        lim = AdaptiveLimit(1)
+        held = await lim.acquire()
+        waiter = asyncio.ensure_future(lim.acquire())
+        await asyncio.sleep(0)
+        waiter.cancel()
+        lim.failed(held)  # the same turn: _wake passes over the cancelled waiter
+        with pytest.raises(asyncio.CancelledError):
+            await waiter
+        again = await asyncio.wait_for(lim.acquire(), 1)  # the slot was not lost
+        lim.done(again, 1.0, 1, 1)
+        return lim
+
+    lim = asyncio.run(main())
+    assert lim.limit == 1 and not lim._active
+
+
+def test_timeouts_do_not_make_a_server_serial_and_a_failing_model_does_not_leak_slots():
+    async def main():
+        lim = AdaptiveLimit(8, start=2, timeout_s=0.05)  # the ghost of the timed-out request is held 50 ms
+        t = await lim.acquire()
+        lim.timed_out(t, 100, 100)
+        assert lim.ceiling == 2 and not lim.serial  # a timeout says nothing about serving one at a time
+
+        def broken(*_):
+            raise RuntimeError("no fit")
+
+        lim.model.predict = broken
+        u = await lim.acquire()
+        with pytest.raises(RuntimeError):
+            lim.done(u, 5.0, 10, 10)
+        assert u.id not in lim._active  # the slot went back although learning from the reply failed
+        return lim
+
+    asyncio.run(main())

@@ -105,13 +105,18 @@ def test_prompt_longer_than_the_context_fails_its_configuration_in_one_line(make
         assert "top_k" in reason and "context_window" in reason and "\n" not in reason
         line = next(ln for ln in proc.stdout.splitlines() if "failed: " + b + ": " in ln)
         assert f"{b}: {'all 4' if n == 4 else f'{n} of 4'} answers failed: generation: a prompt of" in line
-        assert "running the same command again" not in line  # it would fail the same way
+        assert "running the same command again" not in line and "not retried" in line  # it fails the same way
     assert (failed["error_kind"] == "context_window").all()
     ok = recs[recs["error"].isna()]
     assert len(ok) == 16 - len(failed) and ok["truncated"].all()
     assert "were cut at llm.max_tokens" in proc.stdout
     verdict = json.loads((spec.run_dir / "verdict.json").read_text())
     assert sorted(f["config_id"] for f in verdict["failed"]) == bad
+    # a re-run sends nothing: the answers are cached, the too-long prompts failed for good
+    before = llm_server.generations()
+    again = run_cli("run", spec.path, "--cache", shared_cache, "--limit", 4, timeout=900)
+    assert again.returncode == 3 and "failed for good and are not retried" in again.stderr, describe(again)
+    assert llm_server.generations() == before
 
 
 def test_generate_on_a_real_model_keeps_only_real_questions(tmp_path, run_cli, llm_server):

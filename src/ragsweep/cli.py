@@ -117,11 +117,9 @@ def run(
 
     manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
     if manifest["status"] != "complete":
-        inv = manifest["invocations"][-1]
-        failed, judge_failed = inv["failed"], inv.get("judgements_failed", 0)
-        typer.echo(f"incomplete: {failed} (configuration, question) results failed this time (see the 'error' column "
-                   f"of records.parquet) and {judge_failed} judgements failed (the '<judge>_status' columns); "
-                   "run the same command again to retry them", err=True)
+        from ragsweep.pipelines.outputs.answer_notes import incomplete_line
+
+        typer.echo(incomplete_line(manifest["invocations"][-1], run_dir), err=True)
         raise typer.Exit(3)
 
 
@@ -233,7 +231,7 @@ def show(
     console = _console()
     console.print(_status_line(run))
     for line in run_notes(run):
-        console.print(line, markup=False)
+        console.print(line, markup=False, soft_wrap=True)
     if not run.records.empty:
         for line in verdict_lines(run_verdict(run, metric), run.ci_label):
             console.print(line)

@@ -223,10 +223,10 @@ def _cached_chunks(configs, cache: CacheDir, dataset) -> set:
 
 def _plan(spec, configs, questions, journal, retry: bool = True):
     """The units still pending for ``configs`` on ``questions`` (the journal's answers are not redone; nor its
-    failed ones, unless ``retry``)."""
+    failed ones, unless ``retry``; nor, ever, those that failed for good: ``Journal.permanent``)."""
     from ragsweep.pipelines.plan import SweepPlan
 
-    done = journal.done() if retry else journal.attempted()
+    done = (journal.done() | journal.permanent()) if retry else journal.attempted()
     pending = {c.config_hash: [q for q in questions if (c.config_hash, q.qid) not in done] for c in configs}
     return SweepPlan.build(configs, pending, generate=spec.generator.kind == "llm", judge=spec.stage2 is not None)
 

@@ -71,7 +71,9 @@ class AdaptiveLimit:
         self.slots = slots
         # from what the server says it computes at once, else ``start`` (OpenAI's API: the most), else one
         self.limit = max(1, min(self.maximum, slots or start or 1)) if self.adaptive else self.maximum
-        self.ceiling: int | None = None  # the level that last gained nothing over the levels below it
+        self.ceiling: int | None = None  # the level that last gained nothing over the levels below it (or timed out)
+        # the server computes one request at a time: it said so, or two in flight delivered no more than one
+        self.serial = slots == 1
         self._rates: dict[int, float] = {}  # level -> delivery rate (predicted service s per s) last measured
         self.epoch = 0
         self.model = ServiceModel()
@@ -105,7 +107,10 @@ class AdaptiveLimit:
                     self._handed -= 1
                     self._wake()
                 else:
-                    self._waiters.remove(fut)
+                    try:
+                        self._waiters.remove(fut)
+                    except ValueError:  # already taken off by _wake in the same turn, its slot not handed
+                        pass
                 raise
             self._handed -= 1
             self.waited += 1
@@ -125,6 +130,14 @@ class AdaptiveLimit:
         """A reply came back after ``ms``; ``server_ms``: the service time the server reported, if any."""
         end = self._clock()
         self._active.pop(ticket.id, None)
+        try:
+            return self._learn(ticket, ms, prompt_tokens, completion_tokens, server_ms, end)
+        finally:
+            self._last_end = end
+            self._release()
+
+    def _learn(self, ticket: Ticket, ms: float, prompt_tokens: int, completion_tokens: int, server_ms: float | None,
+               end: float) -> Served:
         served = self._service(ticket, ms, server_ms, end)
         if served.basis == "server" or (served.basis == "alone" and self.calls):  # the first: a cold server
             self.model.add(prompt_tokens, completion_tokens, served.service_ms)
@@ -139,8 +152,6 @@ class AdaptiveLimit:
         if self.adaptive and ticket.epoch == self.epoch and predicted:
             self._window.append((ticket, end, ms, predicted))
             self._decide()
-        self._last_end = end
-        self._release()
         return served
 
     def failed(self, ticket: Ticket, *, congestion: bool = False) -> None:
@@ -160,7 +171,10 @@ class AdaptiveLimit:
             self.ceiling = self.limit
             self._set(max(1, self.limit // 2))
         ahead = {t.id for t in self._active.values() if t.id < ticket.id}  # sent before it
-        predicted = self.model.predict(prompt_tokens, max_tokens)
+        try:
+            predicted = self.model.predict(prompt_tokens, max_tokens)
+        except Exception:  # noqa: BLE001 - a model that cannot predict holds the slot for the timeout
+            predicted = None
         hold = min(self._timeout_ms, predicted) if predicted is not None else self._timeout_ms
         ticket.settled = asyncio.get_running_loop().create_future()
         self._ghosts[ticket.id] = (ahead, hold)
@@ -174,15 +188,11 @@ class AdaptiveLimit:
             return Served(service, ms - service, "server")
         if not ticket.overlapped:
             return Served(ms, 0.0, "alone")
-        if self._serial() and self._last_end is not None:
+        if self.serial and self._last_end is not None:
             start = max(ticket.sent, self._last_end)
             service = min(ms, (end - start) * 1000)
             return Served(service, ms - service, "serial")
         return Served(None, None, None)
-
-    def _serial(self) -> bool:
-        """The server was seen (or said) to compute one request at a time."""
-        return self.slots == 1 or (self.adaptive and self.ceiling == 2)
 
     def _decide(self) -> None:
         if len(self._window) < max(MIN_WINDOW, 2 * self.limit):
@@ -197,6 +207,7 @@ class AdaptiveLimit:
         if below:
             best = max(below, key=lambda n: (below[n], -n))
             if rate < (1 + GAIN * (level / best - 1)) * below[best]:  # more in flight did not serve more
+                self.serial = self.serial or (level == 2 and best == 1)
                 if self.ceiling is not None and level >= self.ceiling:
                     self._probe_gap = min(MAX_PROBE_GAP, self._probe_gap * 2)  # a probe that failed again
                 self.ceiling, self._good = level, 0
@@ -205,6 +216,8 @@ class AdaptiveLimit:
                 return
         if self.ceiling is not None and level >= self.ceiling:  # a probe that gained: forget the old level
             self.ceiling, self._probe_gap = None, PROBE_GAP
+        if level >= 2 and below:
+            self.serial = self.slots == 1
         if self.ceiling is None:
             self._set(min(self.maximum, 2 * level))
         elif level + 1 < self.ceiling:
@@ -252,7 +265,8 @@ class AdaptiveLimit:
 
     def summary(self) -> dict:
         return {"adaptive": self.adaptive, "maximum": self.maximum, "slots": self.slots, "limit": self.limit,
-                "lowest": self.lowest, "highest": self.highest, "queued_at": self.ceiling, "changes": self.changes,
+                "lowest": self.lowest, "highest": self.highest, "queued_at": self.ceiling, "serial": self.serial,
+                "changes": self.changes,
                 "calls": self.calls, "waited": self.waited, "wait_s": round(self.wait_s, 3),
                 "queued": self.queued, "queue_s": round(self.queue_s, 3), "timeouts": self.timeouts,
                 "service_known": self.service_known}

@@ -14,8 +14,8 @@ def endpoint_line(e: dict) -> str | None:
     cap = e.get("capacity") or {}
     bits = []
     if cap.get("adaptive") and (cap.get("queued_at") or cap.get("limit", 0) < cap.get("maximum", 0)):
-        seen = f"requests queued in the server at {cap['queued_at']} at once" if cap.get("queued_at") else \
-            "the server's replies never showed room for more"
+        seen = (f"{cap['queued_at']} at once served no more than fewer did, or timed out" if cap.get("queued_at")
+                else "the server's replies never showed room for more")
         bits.append(f"{cap['limit']} request(s) in flight at the end, of llm.concurrency {cap['maximum']} ({seen}; "
                     f"between {cap['lowest']} and {cap['highest']})")
     if cap.get("waited"):
@@ -25,8 +25,8 @@ def endpoint_line(e: dict) -> str | None:
         bits.append(f"{cap['queued']} calls waited {_duration(cap.get('queue_s', 0))} in the server's queue "
                     "(left out of their service times)")
     if e.get("timeouts"):
-        bits.append(f"{e['timeouts']} timed out after llm.timeout and were sent again only once the server was "
-                    "presumed done with them")
+        bits.append(f"{e['timeouts']} timed out after llm.timeout (a retry is sent only once the server is "
+                    "presumed done with the copy it was computing)")
     if e.get("truncated"):
         bits.append(f"{e['truncated']} replies cut at max_tokens")
     if not bits:

@@ -6,8 +6,8 @@ asynchronously), so the concurrency ceiling and the rate limits hold for the who
 Requests in flight follow the server's capacity (``capacity.AdaptiveLimit``, at most
 ``llm.concurrency``); each call records its service time apart from the time it waited where that
 can be had, and its ``finish_reason``. A prompt the server's context window cannot hold is a
-``LLMContextError``, never retried: checked before sending once the window is known (from the server,
-``server_info``, or its first refusal), else from the server's ``context_length_exceeded`` reply.
+``LLMContextError``, never retried: checked before sending against the window the server stated at the
+start (``server_info``), else known from the server's ``context_length_exceeded`` reply.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from ragsweep.llm.pricing import cost_usd
 from ragsweep.llm.ratelimit import RateLimiter
 from ragsweep.llm.retry import (backoff_delay, context_overflow, is_fatal, is_retryable, retry_after_seconds,
                                 status_of)
-from ragsweep.llm.server_info import ServerInfo
+from ragsweep.llm.server_info import ServerInfo, is_local
 from ragsweep.llm.tokens import count_message_tokens
 from ragsweep.llm.usage import Trace, current_scope, current_trace
 
@@ -57,8 +57,8 @@ class LLMContextError(LLMCallError):
 
     def advice(self, stage: str) -> str:
         """One line for a record and the user: the stage, the sizes, and what to change."""
-        return (f"{stage}: {self}; lower top_k or the splitter's chunk_size, or give the server a larger context "
-                "(llama.cpp -c / n_ctx, vLLM --max-model-len, Ollama num_ctx) and set llm.context_window to it")
+        return (f"{stage}: {self}; lower top_k, the splitter's chunk_size or max_tokens, or give the server a larger "
+                "context (llama.cpp -c / n_ctx, vLLM --max-model-len, Ollama num_ctx) and set llm.context_window to it")
 
 
 class LLMEngine:
@@ -155,10 +155,10 @@ class LLMEngine:
 
     async def _fresh(self, llm, messages, kwargs, params, key, scope, trace) -> CachedCall:
         if self._capacity is None:  # made on the engine's loop, where its futures live
-            # OpenAI's API serves any number at once (its rate limits are the limits): no slow start there
+            # a hosted API serves any number at once (its rate limits are the limits): no slow start there
             self._capacity = AdaptiveLimit(self.spec.concurrency, adaptive=self.spec.adaptive_concurrency,
                                            slots=self.server.slots, timeout_s=self.spec.timeout,
-                                           start=self.spec.concurrency if self.spec.base_url is None else None)
+                                           start=None if is_local(self.spec.base_url) else self.spec.concurrency)
         est_out = int(params.get("max_tokens") or params.get("max_completion_tokens") or self.spec.max_tokens)
         # the prompt's size is needed to rate-limit tokens, to bound spending and to check the context window
         told = self.server.context_window
@@ -211,16 +211,16 @@ class LLMEngine:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             t0 = time.perf_counter()
-            error, resp, released = None, None, False
+            error, resp = None, None
             try:
                 resp = await llm._raw_achat(messages, **kwargs)
             except Exception as exc:  # noqa: BLE001 - classified below
                 error = exc
+            except BaseException:  # cancelled (rare: a stopping stage): the slot goes back at once
+                self._capacity.failed(ticket)
+                raise
             finally:
                 self.in_flight -= 1
-                if error is None and resp is None:  # cancelled: the slot goes back
-                    self._capacity.failed(ticket)
-                    released = True
             ms = (time.perf_counter() - t0) * 1000
             if error is None:
                 usage = resp.additional_kwargs or {}
@@ -228,10 +228,10 @@ class LLMEngine:
                 c = int(usage.get("completion_tokens", 0) or 0)
                 return resp, ms, self._capacity.done(ticket, ms, p, c, _server_ms(getattr(resp, "raw", None)))
             settled = None
-            if not released and isinstance(error, _timeout_errors()):
+            if isinstance(error, _timeout_errors()):
                 self.timeouts += 1
                 settled = self._capacity.timed_out(ticket, est_in or count_message_tokens(messages), est_out)
-            elif not released:
+            else:
                 self._capacity.failed(ticket, congestion=status_of(error) in (429, 503))
             overflow = context_overflow(error)
             if overflow is not None:

@@ -76,8 +76,11 @@ def backoff_delay(attempt: int, retry_after: float | None = None, *, base: float
 
 _LIMIT = re.compile(r"maximum context length is (\d+)|context (?:window|size|length) of (\d+)|n_ctx[\"']?\s*[:=]\s*(\d+)",
                     re.IGNORECASE)
-_ASKED = re.compile(r"you requested (\d+) tokens|request has (\d+) (?:input )?tokens|Requested tokens \((\d+)\)|"
-                    r"n_prompt_tokens[\"']?\s*[:=]\s*(\d+)", re.IGNORECASE)
+# the prompt's tokens where the message says them apart from the reply's ("(2531 in the messages, 512 in the
+# completion)"), else the request's
+_ASKED = tuple(re.compile(p, re.IGNORECASE) for p in (
+    r"(\d+) in the messages", r"request has (\d+) (?:input )?tokens", r"Requested tokens \((\d+)\)",
+    r"n_prompt_tokens[\"']?\s*[:=]\s*(\d+)", r"you requested (\d+) tokens"))  # in this order
 _OVERFLOW = re.compile(r"context[_ ]length[_ ]exceeded|exceed_context_size|maximum context length|exceeds? (?:the )?"
                        r"(?:available )?context (?:size|window|length)|context window", re.IGNORECASE)
 
@@ -94,8 +97,10 @@ def context_overflow(exc: BaseException) -> tuple[int | None, int | None] | None
     if not _OVERFLOW.search(text):
         return None
 
-    def first(pattern: re.Pattern) -> int | None:
-        m = pattern.search(text)
-        return int(next(g for g in m.groups() if g)) if m else None
+    def first(*patterns: re.Pattern) -> int | None:
+        for pattern in patterns:
+            if m := pattern.search(text):
+                return int(next(g for g in m.groups() if g))
+        return None
 
-    return first(_ASKED), first(_LIMIT)
+    return first(*_ASKED), first(_LIMIT)

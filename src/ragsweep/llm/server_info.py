@@ -9,9 +9,12 @@ llama-cpp-python) leaves both unknown, and the engine learns them from replies i
 
 from __future__ import annotations
 
+import http.client
+import ipaddress
 import json
 import re
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,6 +29,16 @@ class ServerInfo:
     source: str | None = None  # where the figures came from, e.g. "llama.cpp /props"
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """The key goes to the endpoint the spec names and nowhere else: a redirect is an answer of no use."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: D102 - urllib's hook
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
 def _get(url: str, api_key: str | None, body: dict | None = None) -> dict | None:
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     data = None
@@ -33,10 +46,23 @@ def _get(url: str, api_key: str | None, body: dict | None = None) -> dict | None
         data = json.dumps(body).encode()
         headers["Content-Type"] = "application/json"
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, data=data, headers=headers), timeout=TIMEOUT_S) as r:
-            return json.loads(r.read().decode("utf-8", "replace"))
-    except (urllib.error.URLError, OSError, ValueError):
+        with _OPENER.open(urllib.request.Request(url, data=data, headers=headers), timeout=TIMEOUT_S) as r:
+            return json.loads(r.read(1 << 20).decode("utf-8", "replace"))
+    except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError):
         return None
+
+
+def is_local(base_url: str | None) -> bool:
+    """A server on this machine or a private network (loopback, RFC 1918, link-local, a name without a dot such
+    as a container's, ``.local``): one that may compute few requests at once. Otherwise a hosted API."""
+    if not base_url:
+        return False
+    host = urllib.parse.urlsplit(base_url).hostname or ""
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host == "localhost" or "." not in host or host.endswith((".local", ".internal", ".lan"))
+    return ip.is_loopback or ip.is_private or ip.is_link_local
 
 
 def _int(value) -> int | None:
@@ -78,16 +104,22 @@ def from_ollama(ps: dict | None, show: dict | None, model: str) -> ServerInfo | 
 
 @lru_cache(maxsize=32)
 def probe(base_url: str | None, model: str, api_key: str | None = None) -> ServerInfo:
+    """Asks the endpoint's own model listing (vLLM, LM Studio); a local server (``is_local``) also the paths
+    of llama.cpp, LM Studio and Ollama beside it. OpenAI's API is not asked: it states neither."""
     if not base_url or "api.openai.com" in base_url:
         return ServerInfo()
     base = base_url.rstrip("/")
     root = re.sub(r"/v1$", "", base)
-    props = _get(f"{root}/props", api_key)
-    if isinstance(props, dict) and (info := from_llama_cpp(props)):
-        return info
+    local = is_local(base_url)
+    if local:
+        props = _get(f"{root}/props", api_key)
+        if isinstance(props, dict) and (info := from_llama_cpp(props)):
+            return info
     listing = _get(f"{base}/models", api_key)
     if isinstance(listing, dict) and (info := from_models(listing, model)):
         return info
+    if not local:
+        return ServerInfo()
     lmstudio = _get(f"{root}/api/v0/models", api_key)
     if isinstance(lmstudio, dict) and (info := from_models(lmstudio, model)):
         return info

@@ -59,6 +59,9 @@ class ServiceModel:
         y = np.array([ms for _, _, ms in self.samples])
         if np.linalg.matrix_rank(x) < 3:  # every sample the same size: the fallback rate is as good
             return None
-        coef, _ = nnls(x, y)
+        try:
+            coef, _ = nnls(x, y)
+        except RuntimeError:  # no convergence within its iterations: the one-rate fallback serves
+            return None
         self._coef = (float(coef[0]), float(coef[1]), float(coef[2]))
         return self._coef

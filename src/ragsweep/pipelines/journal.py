@@ -62,6 +62,14 @@ class Journal:
         self.flush()
         return {(h, q) for h, q in self._db.execute("SELECT config_hash, qid FROM answer WHERE ok = 1")}
 
+    def permanent(self) -> set[tuple[str, str]]:
+        """(config hash, qid) pairs that failed for good: a prompt longer than the server's context window (the
+        same prompt fails the same way, so a re-run does not send it again; ``--fresh`` does)."""
+        self.flush()
+        return {(h, q) for h, q in self._db.execute(
+            "SELECT config_hash, qid FROM answer WHERE ok = 0 AND json_extract(payload, '$.error_kind') = ?",
+            ["context_window"])}
+
     def attempted(self) -> set[tuple[str, str]]:
         """(config hash, qid) pairs with an answer row, failed ones included."""
         self.flush()

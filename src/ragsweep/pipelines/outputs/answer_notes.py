@@ -14,15 +14,22 @@ def failures(records) -> list[dict]:
     ``reason`` (ties: the first met), its ``kind`` (``context_window`` for prompts the server cannot hold)."""
     if records.empty or "error" not in records.columns:
         return []
+    import re
+
     out = []
     for cid, group in records.groupby("config_id", sort=False):
-        errors = group["error"].dropna()
-        if errors.empty:
+        failed = group[group["error"].notna()]
+        if failed.empty:
             continue
-        reason = errors.value_counts(sort=True).index[0]
-        kinds = group["error_kind"].dropna() if "error_kind" in group.columns else []
-        out.append({"config_id": str(cid), "failed": int(len(errors)), "questions": int(len(group)),
-                    "reason": str(reason), "kind": str(kinds.iloc[0]) if len(kinds) else None})
+        kinds = failed["error_kind"] if "error_kind" in failed.columns else [None] * len(failed)
+        # reasons alike but for their figures (a prompt's tokens) are one reason; the first met stands for it
+        seen: dict[tuple, list] = {}
+        for reason, kind in zip(failed["error"], kinds):
+            key = (kind if isinstance(kind, str) else None, re.sub(r"\d[\d,.]*", "N", str(reason)))
+            seen.setdefault(key, [str(reason), 0])[1] += 1
+        (kind, _), (reason, _) = max(seen.items(), key=lambda kv: kv[1][1])  # ties: the first met (stable)
+        out.append({"config_id": str(cid), "failed": int(len(failed)), "questions": int(len(group)),
+                    "reason": reason, "kind": kind})
     return sorted(out, key=lambda f: (-f["failed"] / f["questions"], f["config_id"]))
 
 
@@ -32,9 +39,31 @@ def failure_lines(failed: list[dict]) -> list[str]:
         every = f["failed"] == f["questions"]
         head = "failed" if every else "partly failed"
         count = f"all {f['questions']} answers" if every else f"{f['failed']} of {f['questions']} answers"
-        again = "" if f.get("kind") == "context_window" else "; running the same command again retries them"
+        again = ("; not retried (the same prompt fails the same way): change the configuration or the context "
+                 "window, or pass --fresh" if f.get("kind") == "context_window"
+                 else "; running the same command again retries them")
         out.append(f"{head}: {f['config_id']}: {count} failed: {f['reason']}{again}")
     return out
+
+
+def incomplete_line(invocation: dict, run_dir) -> str:
+    """The line ``ragsweep run`` ends an incomplete run with: what failed this time, what a re-run retries, and
+    what it does not (answers that failed for good, from ``verdict.json``)."""
+    import json
+    from pathlib import Path
+
+    try:
+        failed = json.loads((Path(run_dir) / "verdict.json").read_text(encoding="utf-8")).get("failed") or []
+    except (OSError, ValueError):
+        failed = []
+    for_good = sum(f["failed"] for f in failed if f.get("kind") == "context_window")
+    line = (f"incomplete: {invocation['failed']} (configuration, question) results failed this time (see the 'error' "
+            f"column of records.parquet) and {invocation.get('judgements_failed', 0)} judgements failed (the "
+            "'<judge>_status' columns); run the same command again to retry them")
+    if for_good:
+        line += (f"; {for_good} answers failed for good and are not retried (prompts longer than the server's context "
+                 "window, listed above)")
+    return line
 
 
 def _count(row, key: str) -> int:

@@ -162,7 +162,7 @@ def _print_verdict(run_dir: Path, console) -> None:
     except (OSError, ValueError):
         return
     for line in failure_lines(data.get("failed") or []):
-        console.print(line, markup=False)
+        console.print(line, markup=False, soft_wrap=True)
     if data.get("metric"):
         for line in verdict_lines(Verdict.from_dict(data)):
             console.print(line)
@@ -182,7 +182,7 @@ def _print(spec, configs, rows: list[dict], stage2, manifest, console, run_dir: 
                   f"{len(configs)})", metrics=metrics, validation=validation or None)
     every = [r for r in rows if r.get("split") == "all"]
     for line in truncation_lines(every) + invocation_lines(every) + endpoint_lines(manifest):
-        console.print(line, markup=False)
+        console.print(line, markup=False, soft_wrap=True)
     _print_verdict(run_dir, console)
     if manifest.get("search"):
         from ragsweep.pipelines.outputs.search_text import search_lines

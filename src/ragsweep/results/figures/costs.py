@@ -31,7 +31,7 @@ def latency_breakdown(run: RunData, split: str = "all"):
     fig, ax = plt.subplots(figsize=(9, config_height(len(med))))
     left = np.zeros(len(med))
     labels = {"query_embedding_ms": "query embedding", "search_ms": "index search + fusion",
-              "generation_ms": "answer generation"}
+              "generation_ms": "answer generation (server time)"}
     for col, colour in zip(labels, ("#56B4E9", "#0072B2", "#E69F00")):
         ax.barh(med.index, med[col], left=left, color=colour, label=labels[col])
         left += med[col].to_numpy()

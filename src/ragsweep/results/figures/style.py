@@ -28,7 +28,7 @@ METRIC_NAMES = {
     "correctness": "correctness (1-5)", "correctness_pass": "correctness pass rate",
     "faithfulness": "faithfulness pass rate", "relevancy": "relevancy pass rate",
     "retrieval_ms": "retrieval latency (ms)", "query_embedding_ms": "query embedding (ms)",
-    "generation_ms": "generation latency (ms)",
+    "generation_ms": "generation latency: server time (ms)",
 }
 
 

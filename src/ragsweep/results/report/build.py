@@ -42,7 +42,8 @@ CAPTIONS = {
                     "Holm correction over the family of all pairs shown. Exploratory: which differences stand "
                     "out, not a verdict on the best (see the comparisons below).",
     "latency": "Median per-question latency, split into query embedding, index search (with fusion) and "
-               "answer generation.",
+               "answer generation (an LLM's time on the calls: reported by the server, or measured when a call "
+               "had it alone; its wall time, queue included, where neither is known).",
     "stage_times": "Wall time per stage of the sweep, summed over its invocations.",
     "llm_spending": "What the run paid for LLM calls (generation, query rewrites, graph extraction, judges).",
     "search_progress": "The best validation figure the search had found against the compute its trials took "
