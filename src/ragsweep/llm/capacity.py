@@ -11,8 +11,10 @@ that delivered about as much (``NEAR``), and that level is tried again only rare
 growing gaps. The delivery rate of a window of replies is, by Little's law, the requests in flight times
 the share of their time in flight that their service time represents (predicted from each request's size,
 ``service_model``): service seconds delivered per second, immune to how replies bunch in time. It is only
-compared with rates measured the same way, so a model that is off by a constant factor (a server's prompt
-cache) decides the same; the first reply of an endpoint (a cold server) does not teach the model. A batching server (vLLM) gains from more in flight and gets up
+compared with rates measured the same way, all recomputed with the model as it stands when a level is judged
+(an early window read through an immature model would otherwise make the next level look like a gain), so a
+model that is off by a constant factor (a server's prompt cache) decides the same; the first reply of an
+endpoint (a cold server) does not teach the model. A batching server (vLLM) gains from more in flight and gets up
 to ``llm.concurrency``; one that queues (llama-cpp-python) does not and gets one.
 
 Service times come from the server where it reports them (llama.cpp's ``timings``), from requests that
@@ -62,6 +64,18 @@ class Served:
     basis: str | None  # server (reported timings) | alone (nothing else in flight) | serial | None
 
 
+@dataclass(frozen=True)
+class _Reply:
+    """What a reply says about its level: requests in flight when it was sent, its size, its wall time, and the
+    service time the server reported (None: predicted from its size when the level is judged)."""
+
+    in_flight: int
+    prompt_tokens: int
+    completion_tokens: int
+    ms: float
+    server_ms: float | None
+
+
 class AdaptiveLimit:
     def __init__(self, maximum: int, *, adaptive: bool = True, slots: int | None = None, start: int | None = None,
                  timeout_s: float = 60.0, clock: Callable[[], float] = time.monotonic,
@@ -74,7 +88,7 @@ class AdaptiveLimit:
         self.ceiling: int | None = None  # the level that last gained nothing over the levels below it (or timed out)
         # the server computes one request at a time: it said so, or two in flight delivered no more than one
         self.serial = slots == 1
-        self._rates: dict[int, float] = {}  # level -> delivery rate (predicted service s per s) last measured
+        self._levels: dict[int, list[_Reply]] = {}  # level -> its last window of replies, its rate recomputed
         self.epoch = 0
         self.model = ServiceModel()
         self._timeout_ms = timeout_s * 1000
@@ -84,7 +98,7 @@ class AdaptiveLimit:
         self._ghosts: dict[int, tuple[set[int], float]] = {}
         self._waiters: deque[asyncio.Future] = deque()
         self._handed = 0  # slots handed to waiters that have not taken them yet
-        self._window: list[tuple[Ticket, float, float, float]] = []  # (ticket, end, ms, predicted service ms)
+        self._window: list[_Reply] = []
         self._good = 0
         self._probe_gap = PROBE_GAP
         self._last_end: float | None = None
@@ -150,7 +164,8 @@ class AdaptiveLimit:
         predicted = served.service_ms if served.basis == "server" else self.model.predict(prompt_tokens,
                                                                                             completion_tokens)
         if self.adaptive and ticket.epoch == self.epoch and predicted:
-            self._window.append((ticket, end, ms, predicted))
+            self._window.append(_Reply(ticket.in_flight, prompt_tokens, completion_tokens, ms,
+                                       served.service_ms if served.basis == "server" else None))
             self._decide()
         return served
 
@@ -198,12 +213,15 @@ class AdaptiveLimit:
         if len(self._window) < max(MIN_WINDOW, 2 * self.limit):
             return
         window, self._window = self._window, []
-        if max(t.in_flight for t, *_ in window) < self.limit:
+        if max(r.in_flight for r in window) < self.limit:
             return  # the limit was not what held the requests back: nothing learnt about it
-        in_flight = sum(t.in_flight for t, *_ in window) / len(window)
-        level, rate = self.limit, in_flight * sum(p for *_, p in window) / sum(ms for _, _, ms, _ in window)
-        self._rates[level] = rate
-        below = {n: r for n, r in self._rates.items() if n < level}
+        level = self.limit
+        self._levels[level] = window
+        rates = {n: r for n, r in ((n, self._rate(w)) for n, w in self._levels.items()) if r is not None}
+        if level not in rates:
+            return
+        rate = rates[level]
+        below = {n: r for n, r in rates.items() if n < level}
         if below:
             best = max(below, key=lambda n: (below[n], -n))
             if rate < (1 + GAIN * (level / best - 1)) * below[best]:  # more in flight did not serve more
@@ -211,8 +229,8 @@ class AdaptiveLimit:
                 if self.ceiling is not None and level >= self.ceiling:
                     self._probe_gap = min(MAX_PROBE_GAP, self._probe_gap * 2)  # a probe that failed again
                 self.ceiling, self._good = level, 0
-                top = max(r for n, r in self._rates.items() if n <= level)
-                self._set(min(n for n, r in self._rates.items() if n <= level and r >= NEAR * top))
+                top = max(r for n, r in rates.items() if n <= level)
+                self._set(min(n for n, r in rates.items() if n <= level and r >= NEAR * top))
                 return
         if self.ceiling is not None and level >= self.ceiling:  # a probe that gained: forget the old level
             self.ceiling, self._probe_gap = None, PROBE_GAP
@@ -227,6 +245,16 @@ class AdaptiveLimit:
             if self._good >= self._probe_gap:
                 self._good = 0
                 self._set(min(self.maximum, level + 1))
+
+    def _rate(self, window: list[_Reply]) -> float | None:
+        """Service seconds a window delivered per second (Little's law), with the model as it stands now."""
+        predicted = [r.server_ms if r.server_ms is not None else self.model.predict(r.prompt_tokens,
+                                                                                    r.completion_tokens)
+                     for r in window]
+        if any(p is None for p in predicted):
+            return None
+        in_flight = sum(r.in_flight for r in window) / len(window)
+        return in_flight * sum(predicted) / sum(r.ms for r in window)
 
     def _set(self, limit: int) -> None:
         if limit == self.limit:
