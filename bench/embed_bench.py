@@ -9,7 +9,7 @@
     into an empty cache, a later one reuses the export.
 (b) Retrieval quality: exact cosine top-10 over those chunks (numpy, not Chroma, so only the
     embedding differs) for every contractnli question; hit@k, MRR@k, nDCG@k and span recall@k
-    (ragsweep.evaluation.metrics) at k 5 and 10, and each ONNX backend minus torch with a paired
+    (ragsweep.metrics) at k 5 and 10, and each ONNX backend minus torch with a paired
     bootstrap 95% CI (ragsweep.evaluation.significance.paired_difference).
 
 Tolerance: a backend keeps quality when, for every metric and k, |mean difference| <= 0.01 and
@@ -109,7 +109,7 @@ def embed_questions(models: dict, questions: list[str], block: int = 100) -> tup
 
 
 def metrics_per_question(order: np.ndarray, chunks, questions, k: int) -> dict[str, np.ndarray]:
-    from ragsweep.evaluation.metrics import hit_at_k, ndcg_at_k, reciprocal_rank, span_recall_at_k
+    from ragsweep.metrics import hit_at_k, ndcg_at_k, reciprocal_rank, span_recall_at_k
 
     fns = {"hit": hit_at_k, "mrr": reciprocal_rank, "ndcg": ndcg_at_k, "span_recall": span_recall_at_k}
     out: dict[str, list[float]] = {name: [] for name in fns}

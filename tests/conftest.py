@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from ragsweep.metrics.catalogue import names
+
 # The reference spec: demo dataset, 2 splitters x {bm25, vector, fusion} x top_k {3, 5} = 12 configurations.
 # Scoring is trimmed (fewer baseline pairs and bootstrap resamples) only to keep the tests quick; every
 # spec built from it keeps the same seed and scoring block, so the cached BERTScore baseline is shared.
@@ -37,7 +39,7 @@ BASE_SPEC: dict = {
 }
 BASE_LIMIT = 12
 
-RETRIEVAL_METRICS = ["hit", "mrr", "ndcg", "span_recall", "span_precision", "doc_mrr"]
+RETRIEVAL_METRICS = names("retrieval")
 BERTSCORE_RAW = ["bertscore_p", "bertscore_r", "bertscore_f1"]
 BERTSCORE_RESCALED = ["bertscore_p_rescaled", "bertscore_r_rescaled", "bertscore_f1_rescaled"]
 

@@ -14,7 +14,7 @@ import pytest
 from conftest import describe
 from ragsweep.config import parse_spec
 from ragsweep.errors import RagsweepError
-from ragsweep.evaluation.metrics.abstention import (REFUSAL, abstains, abstention_scores, is_refusal, top_score,
+from ragsweep.metrics.abstention import (REFUSAL, abstains, abstention_scores, is_refusal, top_score,
                                                     tune_threshold)
 from ragsweep.pipelines.grid import expand
 

@@ -10,7 +10,7 @@ import string
 import pandas as pd
 import pytest
 
-from ragsweep.evaluation.metrics import (
+from ragsweep.metrics import (
     ANSWER_METRICS,
     all_answer_metrics,
     answer_contains,

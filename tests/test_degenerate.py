@@ -240,9 +240,9 @@ def test_the_verdict_notes_a_pick_whose_answers_are_mostly_copies():
     v = decide(_verdict_records({"a": (0.5, 2, 8), "b": (0.2, 0, 0)}), "bertscore_f1_rescaled", n_boot=200)
     assert v.chosen == "a" and v.flagged == {"n": 10, "copied_context": 8, "echoed_prompt": 2, "either": 8}
     note = ("note: 8 of its 10 test answers copy the prompt or its context: 8 copy the retrieved context verbatim "
-            "(copied_context), 2 echo the prompt's instructions (echoed_prompt); its BERTScore F1, rescaled may "
+            "(copied_context), 2 echo the prompt's instructions (echoed_prompt); its BERTScore F1 (rescaled) may "
             "reward copying")
-    assert v.flagged_note("BERTScore F1, rescaled") == note
+    assert v.flagged_note("BERTScore F1 (rescaled)") == note
     assert any(note in line for line in verdict_lines(v))
     back = Verdict.from_dict(json.loads(json.dumps(v.to_dict())))
     assert back.flagged == v.flagged and v.to_dict()["flagged_note"].startswith("note: 8 of its 10 test answers")
@@ -319,7 +319,7 @@ def test_an_echoing_configuration_is_flagged_counted_and_named_by_the_verdict(ma
     assert verdict["flagged"] == {"n": n, "copied_context": n, "echoed_prompt": n, "either": n} and n > 0
     note = (f"note: {n} of its {n} {verdict['reported_on']} answers copy the prompt or its context: {n} copy the "
             f"retrieved context verbatim (copied_context), {n} echo the prompt's instructions (echoed_prompt); "
-            "its BERTScore F1, rescaled may reward copying")
+            "its BERTScore F1 (rescaled) may reward copying")
     assert verdict["flagged_note"] == note
     out = " ".join(proc.stdout.split())
     assert note in out and "echo/copy" in out, proc.stdout

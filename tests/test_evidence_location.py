@@ -180,7 +180,7 @@ def test_offset_map_equals_a_character_by_character_walk() -> None:
 
 def test_a_span_and_its_copies_are_one_piece_of_evidence_for_every_metric() -> None:
     """Retrieving the copy finds the evidence: recall and nDCG must not fall because copies exist."""
-    from ragsweep.evaluation.metrics import all_retrieval_metrics
+    from ragsweep.metrics import all_retrieval_metrics
 
     original = EvidenceSpan("A", 0, 40)
     copy = EvidenceSpan("B", 100, 140, copy_of=0)

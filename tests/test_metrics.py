@@ -11,7 +11,7 @@ import pytest
 
 from ragsweep.datasets.types import EvidenceSpan
 from ragsweep.evaluation.bootstrap import bootstrap_ci, summarise
-from ragsweep.evaluation.metrics import (
+from ragsweep.metrics import (
     all_retrieval_metrics,
     document_reciprocal_rank,
     first_new_gold,

@@ -14,7 +14,7 @@ from ragsweep.config import parse_spec
 from ragsweep.datasets.demo import load_demo_corpus
 from ragsweep.datasets.types import Dataset
 from ragsweep.errors import RagsweepError
-from ragsweep.evaluation.metrics import all_retrieval_metrics, span_precision_at_k, span_recall_at_k
+from ragsweep.metrics import all_retrieval_metrics, span_precision_at_k, span_recall_at_k
 from ragsweep.pipelines.grid import expand
 from ragsweep.postprocessors.auto_merging import merge
 from ragsweep.postprocessors.registry import postprocess

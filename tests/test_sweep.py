@@ -234,7 +234,7 @@ def test_records_metrics_match_their_sources(base_run):
     loader resolves them: evidence given as text located, copies of gold text in other documents included)."""
     from ragsweep.config.dataset import DatasetSpec
     from ragsweep.datasets.load import load_dataset
-    from ragsweep.evaluation.metrics import all_retrieval_metrics
+    from ragsweep.metrics import all_retrieval_metrics
 
     gold = {q.qid: list(q.evidence) for q in load_dataset(DatasetSpec()).questions}
     for row in base_run.records.to_dict("records"):

@@ -76,8 +76,8 @@ def run(
     """Run (or resume) a sweep: chunk, index, answer every question with every configuration, score;
     then, with a stage2 section, LLM-judge the configurations stage 1 selects.
 
-    Exit codes: 0 complete, 2 error (bad spec, key refused, ...), 3 finished with failures (run the
-    same command again to retry them), 4 stopped by --budget.
+    Exit codes: 0 complete, 2 error (bad spec, key refused, ...), 3 finished with failures (the same
+    command again retries them, except prompts over the context window), 4 stopped by --budget.
     """
     from ragsweep.errors import RagsweepError
 

@@ -7,8 +7,9 @@ from typing import Annotated, Literal, Union
 from pydantic import Field, field_validator
 
 from ragsweep.config.base import Strict, check_weights
+from ragsweep.metrics.catalogue import names
 
-TUNE_METRICS = Literal["hit", "mrr", "ndcg", "span_recall", "span_precision", "doc_mrr"]
+TUNE_METRICS = Literal[tuple(names(tunable=True))]  # type: ignore[valid-type]
 
 
 class _Tunable(Strict):

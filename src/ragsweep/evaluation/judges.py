@@ -18,11 +18,11 @@ import re
 from pathlib import Path
 
 from ragsweep.config import JudgePrompts
+from ragsweep.metrics.catalogue import CATALOGUE
 
 JUDGES = ("correctness", "faithfulness", "relevancy")
 # per judge: the per-question value summarised (mean with CI) in the summary
-JUDGE_METRICS = {"correctness": ["correctness", "correctness_pass"], "faithfulness": ["faithfulness"],
-                 "relevancy": ["relevancy"]}
+JUDGE_METRICS = {j: [m.name for m in CATALOGUE if m.judge == j] for j in JUDGES}
 
 _SCORE = re.compile(r"^\s*(?:\*\*)?(?:score\s*[:=]\s*)?(?:\*\*)?\s*(\d+(?:\.\d+)?)\s*(?:/\s*5)?\s*(?:\*\*)?\s*$",
                     re.IGNORECASE)

@@ -21,11 +21,13 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ragsweep.metrics.catalogue import CATALOGUE
+
 if TYPE_CHECKING:
     import pandas as pd
 
 VALIDATION, TEST = "validation", "test"
-LOWER_IS_BETTER = {"retrieval_ms", "query_embedding_ms", "generation_ms", "false_abstention_rate"}
+LOWER_IS_BETTER = {m.name for m in CATALOGUE if not m.higher_is_better}
 _FLOATS = {"validation_mean", "test_mean", "test_lo", "test_hi", "optimism"}
 FLAGS = ("copied_context", "echoed_prompt")  # per-answer 1/0 (NaN: not an LLM answer, or not measured)
 MOSTLY = 0.5  # the verdict notes degenerate answers when more than this share of the chosen one's are

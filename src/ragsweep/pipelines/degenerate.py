@@ -2,7 +2,7 @@
 
 A small generator (SmolLM2-135M through llama.cpp, say) often does not answer at all: it repeats the prompt it
 was given, instructions and retrieved passages included. Such an answer holds every word of the reference
-answer, so a similarity metric rewards it (BERTScore F1, rescaled, up to .52 was seen), and a sweep would pick
+answer, so a similarity metric rewards it (a rescaled BERTScore F1 up to .52 was seen), and a sweep would pick
 the configuration on that basis. Two flags make it visible, per answer (journaled by the generate stage as
 ``echoed_prompt`` and ``copied_context``, 1/0) and per configuration (counts and rates in the summary, a note
 in the verdict):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ragsweep.errors import RagsweepError
+from ragsweep.metrics.catalogue import BY_NAME, CATALOGUE, names, ordered
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -27,10 +28,9 @@ if TYPE_CHECKING:
 
     from ragsweep.results.run import RunData
 
-DEFAULT_METRICS = ["bertscore_f1_rescaled", "ndcg", "hit", "mrr", "span_recall"]
-JUDGE_METRICS = ["correctness", "correctness_pass", "faithfulness", "relevancy"]
-JUDGE_OF = {"correctness": "correctness", "correctness_pass": "correctness", "faithfulness": "faithfulness",
-            "relevancy": "relevancy"}
+DEFAULT_METRICS = [m for m in ordered("compare") if BY_NAME[m].family != "judge"]
+JUDGE_METRICS = names("judge")
+JUDGE_OF = {m.name: m.judge for m in CATALOGUE if m.judge}
 COLUMNS = ["config_id", "metric", "paired", "n", "mean_a", "mean_b", "diff", "diff_lo", "diff_hi", "d_z",
            "p_value", "p_holm", "significant", "same_settings", "test"]
 
@@ -143,7 +143,7 @@ def _configs(run: RunData) -> dict[str, str]:
 
 def _measured(run: RunData) -> list[str]:
     return [m for m in DEFAULT_METRICS + JUDGE_METRICS + [c for c in run.records.columns if c.startswith("bertscore_")]
-            + ["span_precision", "doc_mrr"] if _has(run, m)]
+            + [m for m in names("retrieval") if m not in DEFAULT_METRICS] if _has(run, m)]
 
 
 def _has(run: RunData, metric: str) -> bool:

@@ -10,7 +10,8 @@ if TYPE_CHECKING:
     from ragsweep.evaluation.verdict import Verdict
     from ragsweep.results.run import RunData
 
-from ragsweep.pipelines.outputs.verdict_text import LABEL, cost_bits, fmt
+from ragsweep.metrics.catalogue import label
+from ragsweep.pipelines.outputs.verdict_text import cost_bits, fmt
 
 
 def default_metric(run: RunData) -> str:
@@ -48,7 +49,7 @@ def run_verdict(run: RunData, metric: str | None = None) -> Verdict:
 def verdict_html(v: Verdict, ci_label: str | None = None) -> str:
     """The report's opening section."""
     e = html.escape
-    name = LABEL.get(v.metric, v.metric)
+    name = label(v.metric)
     ci_label = ci_label or v.ci_label
     on = v.reported_on
     if v.chosen is None:

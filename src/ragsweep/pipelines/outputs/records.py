@@ -20,7 +20,7 @@ def question_rows(questions, split: dict | None = None) -> list[dict]:
 def answer_scores(payload: dict, reference: str | None) -> dict[str, float | None]:
     """The short-answer metrics of a journaled answer against the reference answer: cheap and
     deterministic, so computed here rather than journaled; None for a row that failed (no answer)."""
-    from ragsweep.evaluation.metrics import all_answer_metrics
+    from ragsweep.metrics import all_answer_metrics
 
     if payload.get("error"):
         return dict.fromkeys(ANSWER_METRICS)
@@ -31,7 +31,7 @@ def abstention(payload: dict, answerable: bool | None) -> dict:
     """Whether the answer abstained (the generator's own record; an LLM answer journaled before
     abstention was recorded is read with ``is_refusal``) and the per-question abstention rates
     (``answerable``: the question has gold evidence; None when no question of the dataset has any)."""
-    from ragsweep.evaluation.metrics.abstention import abstention_scores, is_refusal
+    from ragsweep.metrics.abstention import abstention_scores, is_refusal
 
     if payload.get("error"):
         return {"abstained": None, **abstention_scores(None, answerable)}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ragsweep.metrics.catalogue import BY_NAME, higher_is_better
 from ragsweep.pipelines.outputs.columns import ABSTENTION_METRICS, DEGENERATE_FLAGS, JUDGE_METRICS, TABLE_METRICS
 
 
@@ -31,11 +32,9 @@ def usage_line(usage: dict) -> str:
             f"{usage.get('completion_tokens', 0)} completion tokens, {cost}")
 
 
-# short enough for the 5-wide metric columns; the caption says what they are
-_SHORT = {"bertscore_f1_rescaled": "BS-F1", "bertscore_f1": "BS-F1 raw", "answer_contains": "contains",
-          "exact_match": "EM", "token_f1": "tokF1", "hit": "hit", "mrr": "MRR", "ndcg": "nDCG",
-          "span_recall": "spanR", "span_precision": "spanP", "doc_mrr": "docMRR", "abstention_rate": "abst",
-          "false_abstention_rate": "fAbst"}
+def _column(metric: str) -> str:
+    """The metric's heading, short enough for the 5-wide columns; the caption says what they are."""
+    return BY_NAME[metric].column if metric in BY_NAME else metric
 
 
 def _unmeasured(row, metric: str) -> str:
@@ -89,7 +88,7 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
         return
     key = metrics[0]
     val = {str(r["config_id"]): r.get(key) for r in summary_rows(validation)} if validation is not None else {}
-    sign = 1.0 if key == ABSTENTION_METRICS[1] else -1.0  # false abstentions: lower is better
+    sign = -1.0 if higher_is_better(key) else 1.0
     ordered = sorted(rows, key=lambda r: (True, 0.0) if _missing(r.get(key)) else (False, sign * r[key]))  # stable
     id_w = max(len("configuration"), max(len(str(r["config_id"])) for r in rows))
     n_w = max(len(f"{int(r['n_questions'])} ({int(r['n_errors'])} err)" if r["n_errors"] else
@@ -120,7 +119,7 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
         caption += ("; echo/copy = answers that echo the prompt's instructions / are mostly a long verbatim copy "
                     "of the retrieved context (echoed_prompt, copied_context in records and summary.csv)")
     if val:
-        caption += f"; val. = {_SHORT.get(key, key)} on the validation questions (where configurations are chosen)"
+        caption += f"; val. = {_column(key)} on the validation questions (where configurations are chosen)"
     if left_out:
         caption += f"; not shown (narrow terminal): {', '.join(left_out)} (see summary.csv)"
     table = Table(title=title, caption=caption, pad_edge=False)
@@ -129,7 +128,7 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
     if flagged:
         table.add_column("echo/copy", justify="right", no_wrap=True)
     for i, m in enumerate(shown):
-        table.add_column(_SHORT.get(m, m), justify="right", no_wrap=True)
+        table.add_column(_column(m), justify="right", no_wrap=True)
         if i == 0 and val:
             table.add_column("val.", justify="right", no_wrap=True)
     table.add_column("ms", justify="right", no_wrap=True)

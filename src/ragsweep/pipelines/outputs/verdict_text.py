@@ -5,13 +5,11 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from ragsweep.metrics.catalogue import label
+
 if TYPE_CHECKING:
     from ragsweep.evaluation.verdict import Verdict
 
-LABEL = {"bertscore_f1_rescaled": "BERTScore F1, rescaled", "bertscore_f1": "BERTScore F1",
-         "answer_contains": "answer contains gold", "exact_match": "exact match", "token_f1": "token F1",
-         "hit": "hit", "mrr": "MRR", "ndcg": "nDCG", "span_recall": "span recall",
-         "span_precision": "span precision", "doc_mrr": "document MRR"}
 
 
 def fmt(x: float | None, digits: int = 3) -> str:
@@ -37,7 +35,7 @@ def cost_bits(v: Verdict) -> list[str]:
 
 def verdict_lines(v: Verdict, ci_label: str | None = None) -> list[str]:
     """Plain-text lines (rich markup allowed) for the terminal; ``ci_label`` defaults to the verdict's level."""
-    name = LABEL.get(v.metric, v.metric)
+    name = label(v.metric)
     ci_label = ci_label or v.ci_label
     if v.chosen is None:
         return [f"[bold]verdict ({name})[/bold]: {v.why(name)}"]

@@ -141,7 +141,7 @@ def build_verdict(records, spec, stats) -> dict:
     """The verdict by ``scoring.metric`` (``evaluation.verdict.decide``) as a dict for ``verdict.json``, with
     ``flagged_note`` worded as printed (most of the chosen one's answers echo the prompt or copy the context)."""
     from ragsweep.evaluation.verdict import chunks_by_config, decide
-    from ragsweep.pipelines.outputs.verdict_text import LABEL
+    from ragsweep.metrics.catalogue import label
 
     metric = spec.scoring.metric
     if records.empty or metric not in records.columns:
@@ -150,7 +150,7 @@ def build_verdict(records, spec, stats) -> dict:
     chunks = chunks_by_config(configs, stats.chunks)
     verdict = decide(records, metric, alpha=spec.scoring.alpha, n_boot=spec.scoring.bootstrap_samples,
                      confidence=spec.scoring.confidence, seed=spec.seed, chunks=chunks or None)
-    return {**verdict.to_dict(), "flagged_note": verdict.flagged_note(LABEL.get(metric, metric))}
+    return {**verdict.to_dict(), "flagged_note": verdict.flagged_note(label(metric))}
 
 
 def _print_verdict(run_dir: Path, console) -> None:

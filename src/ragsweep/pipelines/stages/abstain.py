@@ -3,7 +3,7 @@
 The extractive baseline has no model to say "I don't know", so it abstains when the best retrieval
 score is below a threshold: a fixed one, or one tuned per configuration (scores differ in scale per
 retriever and reranker) on the dataset's validation questions by balanced accuracy of "abstain iff
-unanswerable" (``evaluation.metrics.abstention.tune_threshold``), as a reading-comprehension system
+unanswerable" (``metrics.abstention.tune_threshold``), as a reading-comprehension system
 thresholds its no-answer score on held-out data (Rajpurkar, Jia & Liang 2018). The test questions
 never take part, so the test rates the verdict reports are honest. An abstaining answer is the fixed
 refusal sentence, the one the LLM generator is told to use, so both generators' refusals are scored
@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from ragsweep.evaluation.metrics.abstention import REFUSAL, abstains, top_score, tune_threshold
+from ragsweep.metrics.abstention import REFUSAL, abstains, top_score, tune_threshold
 
 
 @dataclass(frozen=True)

@@ -148,7 +148,7 @@ def answer_config(ctx: StageContext, config: Configuration, retrievers, question
     from llama_index.core.schema import QueryBundle
 
     from ragsweep.datasets.pages import page_field
-    from ragsweep.evaluation.metrics import all_retrieval_metrics
+    from ragsweep.metrics import all_retrieval_metrics
     from ragsweep.llm.budget import BudgetExhausted
     from ragsweep.llm.engine import LLMFatalError
     from ragsweep.llm.usage import Trace, llm_scope

@@ -51,7 +51,7 @@ def tune_weights(ctx, config, retrievers) -> tuple[object, dict]:
     Without validation questions the weights are equal, and the record says why."""
     from llama_index.core.schema import QueryBundle
 
-    from ragsweep.evaluation.metrics import all_retrieval_metrics
+    from ragsweep.metrics import all_retrieval_metrics
     from ragsweep.llm.usage import Trace, llm_scope
 
     spec = config.retriever

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ragsweep.metrics.catalogue import names
 from ragsweep.results.figures.style import config_height, metric_name, ordered, retriever_legend, retriever_palette
 
 if TYPE_CHECKING:
     from ragsweep.results.run import RunData
 
-RETRIEVAL = ["hit", "mrr", "ndcg", "span_recall", "span_precision", "doc_mrr"]
+RETRIEVAL = names("retrieval")
 
 
 def retrieval_intervals(run: RunData, split: str = "test"):

@@ -18,22 +18,11 @@ KIND_COLOURS = {"bm25": "#E69F00", "vector": "#0072B2", "fusion": "#009E73", "kg
                 "hybrid": "#D55E00"}
 _SPARE = ["#56B4E9", "#F0E442", "#000000", "#999999", "#882255", "#44AA99"]
 
-METRIC_NAMES = {
-    "bertscore_p": "BERTScore precision", "bertscore_r": "BERTScore recall", "bertscore_f1": "BERTScore F1",
-    "bertscore_p_rescaled": "BERTScore precision (rescaled)", "bertscore_r_rescaled": "BERTScore recall (rescaled)",
-    "bertscore_f1_rescaled": "BERTScore F1 (rescaled)",
-    "answer_contains": "answer contains gold", "exact_match": "exact match", "token_f1": "token F1",
-    "hit": "hit@k", "mrr": "MRR@k", "ndcg": "nDCG@k", "span_recall": "span recall@k",
-    "span_precision": "span precision@k", "doc_mrr": "document MRR@k",
-    "correctness": "correctness (1-5)", "correctness_pass": "correctness pass rate",
-    "faithfulness": "faithfulness pass rate", "relevancy": "relevancy pass rate",
-    "retrieval_ms": "retrieval latency (ms)", "query_embedding_ms": "query embedding (ms)",
-    "generation_ms": "generation latency: server time (ms)",
-}
-
-
 def metric_name(metric: str) -> str:
-    return METRIC_NAMES.get(metric, metric)
+    """A figure's label for the metric (the catalogue's, with ``@k`` for those measured at top_k)."""
+    from ragsweep.metrics.catalogue import BY_NAME
+
+    return BY_NAME[metric].axis if metric in BY_NAME else metric
 
 
 def retriever_kind(label: str) -> str:

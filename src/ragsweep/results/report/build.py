@@ -12,21 +12,13 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragsweep.metrics.catalogue import label, names
 from ragsweep.results.run import clean
 
 if TYPE_CHECKING:
     from ragsweep.results.run import RunData
 
-SUMMARY_METRICS = ["bertscore_f1_rescaled", "bertscore_p_rescaled", "bertscore_r_rescaled", "answer_contains",
-                   "exact_match", "token_f1", "hit", "mrr", "ndcg", "span_recall", "span_precision", "doc_mrr",
-                   "abstention_rate", "false_abstention_rate"]
-SHORT = {"bertscore_f1_rescaled": "BERTScore F1 (rescaled)", "bertscore_p_rescaled": "BERTScore P (rescaled)",
-         "bertscore_r_rescaled": "BERTScore R (rescaled)", "answer_contains": "answer contains gold",
-         "exact_match": "exact match", "token_f1": "token F1",
-         "hit": "hit", "mrr": "MRR", "ndcg": "nDCG", "span_recall": "span R", "span_precision": "span P",
-         "doc_mrr": "doc MRR", "abstention_rate": "abstains (unanswerable)",
-         "false_abstention_rate": "abstains (answerable)", "correctness": "correct. 1-5", "correctness_pass": "correct. pass",
-         "faithfulness": "faithful", "relevancy": "relevant"}
+SUMMARY_METRICS = names(report=True)
 CAPTIONS = {
     "bertscore_violins": "Per-question BERTScore of each configuration's answers against the reference answers "
                          "(precision, recall, F1; baseline-rescaled so that 0 is the score of unrelated "
@@ -226,7 +218,7 @@ def _summary_table(run: RunData, split: str, metric: str | None = None) -> str:
     order = ([metric] if metric else []) + [m for m in SUMMARY_METRICS + judges if m != metric]
     metrics = [m for m in order if m in rows.columns]
     head = (["configuration", "splitter", "embedding", "retriever", "k", "n", "errors"]
-            + [SHORT.get(m, m) for m in metrics] + ["retrieval ms (median)", "retrieval ms (p95)", "cost USD"])
+            + [label(m) for m in metrics] + ["retrieval ms (median)", "retrieval ms (p95)", "cost USD"])
     num_from = 4
     ths = "".join(f'<th class="{"num" if i >= num_from else ""}">{_e(h)}</th>' for i, h in enumerate(head))
     body = []
@@ -306,8 +298,8 @@ def _usage(run: RunData) -> str:
     buckets = [(f"stage: {k}", b) for k, b in sorted((usage.get("by_stage") or {}).items())]
     buckets += [(f"judge: {k}", b) for k, b in sorted((usage.get("by_judge") or {}).items())]
     rows = []
-    for label, b in buckets + [("total", usage)]:
-        rows.append(f"<tr><td>{_e(label)}</td>{_num_cell(b.get('calls'), 0)}{_num_cell(b.get('prompt_tokens'), 0)}"
+    for what, b in buckets + [("total", usage)]:
+        rows.append(f"<tr><td>{_e(what)}</td>{_num_cell(b.get('calls'), 0)}{_num_cell(b.get('prompt_tokens'), 0)}"
                     f"{_num_cell(b.get('completion_tokens'), 0)}{_num_cell(b.get('cost_usd'), 4)}</tr>")
     return ('<table class="sortable" id="usage"><thead><tr><th>what</th><th class="num">calls</th>'
             '<th class="num">prompt tokens</th><th class="num">completion tokens</th><th class="num">USD</th>'

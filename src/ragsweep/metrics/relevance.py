@@ -11,12 +11,20 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable, Sequence
 from itertools import islice
-from typing import Union
+from typing import Protocol, Union
 
-from ragsweep.datasets.types import EvidenceSpan
+
+class EvidenceLike(Protocol):
+    """What the metrics read of ``datasets.types.EvidenceSpan`` (named, not imported: metrics import nothing of
+    ragsweep, so config and datasets may import them)."""
+
+    doc_id: str
+    start: int
+    end: int
+
 
 Range = tuple[str, int, int]
-Span = Union[EvidenceSpan, Range]
+Span = Union[EvidenceLike, Range]
 Intervals = dict[str, list[tuple[int, int]]]
 
 
@@ -30,7 +38,7 @@ def check_k(k: int) -> int:
 
 def as_range(item: Span | Sequence) -> Range:
     """Normalise an EvidenceSpan or a ``(doc_id, start, end)`` triple."""
-    if isinstance(item, EvidenceSpan):
+    if hasattr(item, "doc_id"):  # an EvidenceSpan (validated when made)
         return (item.doc_id, item.start, item.end)
     doc_id, start, end = item
     if end < start:

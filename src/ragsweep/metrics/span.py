@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ragsweep.evaluation.metrics.relevance import (
+from ragsweep.metrics.relevance import (
     Span,
     covered_length,
     gold_groups,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from ragsweep.evaluation.metrics.relevance import Span, first_new_gold, gold_groups, gold_ranges, top_k
+from ragsweep.metrics.relevance import Span, first_new_gold, gold_groups, gold_ranges, top_k
 
 
 def ndcg_at_k(retrieved: Iterable[Sequence], gold: Sequence[Span], k: int) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ragsweep.evaluation.metrics.relevance import Span, gold_ranges, relevance, top_k
+from ragsweep.metrics.relevance import Span, gold_ranges, relevance, top_k
 
 
 def reciprocal_rank(retrieved: Iterable[Sequence], gold: Sequence[Span], k: int) -> float:

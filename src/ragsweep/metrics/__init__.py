@@ -15,34 +15,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ragsweep.evaluation.metrics.answer import (
+from ragsweep.metrics.answer import (
     References,
     answer_contains,
     exact_match,
     normalize_answer,
     token_f1,
 )
-from ragsweep.evaluation.metrics.document import document_reciprocal_rank
-from ragsweep.evaluation.metrics.hit import hit_at_k
-from ragsweep.evaluation.metrics.mrr import reciprocal_rank
-from ragsweep.evaluation.metrics.ndcg import ndcg_at_k
-from ragsweep.evaluation.metrics.relevance import Range, Span, first_new_gold, overlap
-from ragsweep.evaluation.metrics.span import span_precision_at_k, span_recall_at_k
+from ragsweep.metrics.catalogue import functions
+from ragsweep.metrics.document import document_reciprocal_rank
+from ragsweep.metrics.hit import hit_at_k
+from ragsweep.metrics.mrr import reciprocal_rank
+from ragsweep.metrics.ndcg import ndcg_at_k
+from ragsweep.metrics.relevance import Range, Span, first_new_gold, overlap
+from ragsweep.metrics.span import span_precision_at_k, span_recall_at_k
 
-RETRIEVAL_METRICS = {
-    "hit": hit_at_k,
-    "mrr": reciprocal_rank,
-    "ndcg": ndcg_at_k,
-    "span_recall": span_recall_at_k,
-    "span_precision": span_precision_at_k,
-    "doc_mrr": document_reciprocal_rank,
-}
-
-ANSWER_METRICS = {
-    "answer_contains": answer_contains,
-    "exact_match": exact_match,
-    "token_f1": token_f1,
-}
+RETRIEVAL_METRICS = functions("retrieval")
+ANSWER_METRICS = functions("answer")
 
 
 def all_retrieval_metrics(retrieved: Iterable[Sequence], gold: Sequence[Span], k: int) -> dict[str, float]:
