@@ -136,6 +136,9 @@ def validate(spec: Path = typer.Argument(..., help="YAML sweep spec")) -> None:
         from ragsweep.pipelines.grid import expand
 
         s = load_spec(spec)
+        from ragsweep.pipelines.preflight import check_llm_settings
+
+        check_llm_settings(s)  # metric names and prompt files: what run would refuse, validate refuses
         configs = expand(s)
         from ragsweep.datasets.load import load_dataset
 
