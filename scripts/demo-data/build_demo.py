@@ -6,10 +6,10 @@ Orinth Systems, Quillfeather Software, Skyvault Hosting, the Harlan Braddock Fou
 Greenway Trust and the Meridian Scholars Programme are all invented). They are dedicated to the
 public domain (CC0) for use with the project.
 
-The source text lives beside this script: ``demo_documents_{1,2,3,4}.py`` (plain documents: id,
-title, body), ``demo_documents_pdf.py`` (documents stored as PDF text extraction leaves them) and
-``demo_questions_{1,2,3,4}.py`` (type, question, reference answer, quotes; ids q001.. in list order; part 4:
-negative questions, without evidence or reference answer).
+The source text lives beside this script, as data: ``documents.yaml`` (id, title, body; ``pdf_like``: stored as
+PDF text extraction leaves them) and ``questions.yaml`` (type, question, answer, evidence ``[{doc, quote}]``; ids
+q001.. in file order; negative questions have neither evidence nor answer). The files it writes are package data
+of ``ragsweep.datasets.demo``.
 The stored document text is the title line, a blank line, then the body.
 
 Questions carry their gold evidence as quoted text plus a doc_id. This script checks every quote
@@ -32,7 +32,7 @@ and refuses to write anything if one is missing or ambiguous:
 
 Output is deterministic, so re-running regenerates identical files:
 
-    .venv/bin/python src/ragsweep/datasets/demo/build_demo.py   # from the project root
+    .venv/bin/python scripts/demo-data/build_demo.py   # from the project root
 """
 
 from __future__ import annotations
@@ -43,21 +43,22 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+DEMO = HERE.parents[1] / "src" / "ragsweep" / "datasets" / "demo"  # where the package reads them
 
-sys.path.insert(0, str(HERE))
-from demo_documents_1 import DOCUMENTS as _D1  # noqa: E402
-from demo_documents_2 import DOCUMENTS as _D2  # noqa: E402
-from demo_documents_3 import DOCUMENTS as _D3  # noqa: E402
-from demo_documents_4 import DOCUMENTS as _D4  # noqa: E402
-from demo_documents_pdf import DOCUMENTS as _DPDF  # noqa: E402
-from demo_questions_1 import QUESTIONS as _Q1  # noqa: E402
-from demo_questions_2 import QUESTIONS as _Q2  # noqa: E402
-from demo_questions_3 import QUESTIONS as _Q3  # noqa: E402
-from demo_questions_4 import QUESTIONS as _Q4  # noqa: E402
 
-DOCUMENTS = _D1 + _D2 + _D3 + _D4 + _DPDF
-PDF_LIKE = {doc_id for doc_id, _, _ in _DPDF}
-QUESTIONS = _Q1 + _Q2 + _Q3 + _Q4
+def _load(name: str) -> list[dict]:
+    import yaml
+
+    return yaml.safe_load((HERE / name).read_text(encoding="utf-8"))
+
+
+_DOCS = _load("documents.yaml")
+_QS = _load("questions.yaml")
+DOCUMENTS = [(d["id"], d["title"], d["body"]) for d in _DOCS]
+PDF_LIKE = {d["id"] for d in _DOCS if d.get("pdf_like")}
+QUESTIONS = [(q["type"], q["question"], q["answer"],
+              [(tuple(e["doc"]) if isinstance(e["doc"], list) else e["doc"], e["quote"]) for e in q["evidence"]])
+             for q in _QS]
 NEGATIVE = ("negative-irrelevant", "negative-jailbreak", "negative-unsafe")  # ragsweep.datasets.negatives
 TYPES = ("simple", "paraphrase", "disambiguation", "complex", "multi_hop", "comparative", "out_of_scope", *NEGATIVE)
 NO_EVIDENCE = ("out_of_scope", *NEGATIVE)
@@ -201,8 +202,8 @@ def main() -> int:
     docs = build_documents()
     check_documents(docs)
     questions, tally = build_questions(docs)
-    write_jsonl(HERE / "corpus.jsonl", docs)
-    write_jsonl(HERE / "questions.jsonl", questions)
+    write_jsonl(DEMO / "corpus.jsonl", docs)
+    write_jsonl(DEMO / "questions.jsonl", questions)
     counts = {t: sum(q["type"] == t for q in questions) for t in TYPES}
     print(f"wrote {len(docs)} documents ({len(PDF_LIKE)} PDF-like) and {len(questions)} questions {counts}")
     print(f"evidence: {tally}")

@@ -55,7 +55,7 @@ compares against), ``grounded``, ``correctness``, ``category``, ``qid``.
 
 Regenerate from the project root (deterministic):
 
-    .venv/bin/python src/ragsweep/datasets/demo/demo_groundedness.py
+    .venv/bin/python scripts/demo-data/demo_groundedness.py
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+DEMO = HERE.parents[1] / "src" / "ragsweep" / "datasets" / "demo"  # where the package reads them
 CATEGORIES = ("supported", "unsupported", "misattributed", "partly_supported")
 
 # (qid, category, answer, correctness 1-5). Comments say what is wrong with a non-supported answer,
@@ -273,8 +274,8 @@ def build(corpus_path: str | Path, questions_path: str | Path) -> list[dict]:
 
 
 def main() -> int:
-    records = build(HERE / "corpus.jsonl", HERE / "questions.jsonl")
-    out = HERE / "groundedness.jsonl"
+    records = build(DEMO / "corpus.jsonl", DEMO / "questions.jsonl")
+    out = DEMO / "groundedness.jsonl"
     with out.open("w", encoding="utf-8", newline="\n") as fh:
         for r in records:
             fh.write(json.dumps(r, ensure_ascii=False) + "\n")
