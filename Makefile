@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 
-.PHONY: demo demo-llm test test-all bench install clean
+.PHONY: demo demo-llm test test-all lint bench install clean
 
 install: $(VENV)/.installed
 
@@ -26,6 +26,11 @@ demo-llm: install
 
 test: install
 	$(PY) -m pytest
+
+# what CI checks before the tests: ruff (pyproject.toml [tool.ruff]) and mypy ([tool.mypy] files)
+lint: install
+	$(VENV)/bin/ruff check src tests bench scripts
+	$(VENV)/bin/mypy
 
 test-all: install
 	$(PY) -m pytest -m ''

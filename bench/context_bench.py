@@ -234,8 +234,9 @@ def print_subset(f: dict) -> None:
     diffs = {(c["config"], c["metric"]): c for c in f["contextual_comparisons"]}
     for r in f["contextual"]:
         m, s = diffs.get((r["config_id"], "mrr")), diffs.get((r["config_id"], "span_recall"))
-        d = (lambda c: "—" if c is None else f"{c['diff']:+.3f} [{c['diff_lo']:+.3f}, {c['diff_hi']:+.3f}]"
-             + (" *" if c["significant"] else ""))
+        def d(c):
+            return ("—" if c is None else f"{c['diff']:+.3f} [{c['diff_lo']:+.3f}, {c['diff_hi']:+.3f}]"
+                    + (" *" if c["significant"] else ""))
         print(f"| {r['config_id']} | {_ci(r, 'mrr')} | {_ci(r, 'span_recall')} | {d(m)} | {d(s)} "
               f"| {'—' if m is None else format(m['validation_diff'], '+.3f')} |")
     print(f"\nsweep: cold wall {f['wall_s']:.1f} s (whole process), peak RSS {f['peak_rss_mb']:.0f} MB; stages (s) "

@@ -48,8 +48,8 @@ def measure(data: str, subset: str, document_tokens: int, work: Path) -> dict:
     from ragsweep.pipelines.estimate import estimate_run
     from ragsweep.pipelines.grid import expand
     from ragsweep.pipelines.stages.chunk_context import keys
-    from ragsweep.splitters.situate import render_window
     from ragsweep.splitters.build import make_parser, split_corpus
+    from ragsweep.splitters.situate import render_window
 
     spec = spec_for(data, subset, document_tokens)
     t0 = time.perf_counter()

@@ -32,7 +32,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from legalbench_args import parse_args
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -124,8 +123,13 @@ def main() -> None:
     args = parse_args(__doc__.splitlines()[0], "contractnli")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-    from ragsweep.config import (DatasetSpec, HFEmbeddingSpec, LegalBenchCorpus, LegalBenchQuestions,
-                                 SentenceSplitterSpec)
+    from ragsweep.config import (
+        DatasetSpec,
+        HFEmbeddingSpec,
+        LegalBenchCorpus,
+        LegalBenchQuestions,
+        SentenceSplitterSpec,
+    )
     from ragsweep.datasets.load import load_dataset
     from ragsweep.embeddings.device import available_cores
     from ragsweep.embeddings.factory import load_model

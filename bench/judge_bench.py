@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
-import json
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -67,8 +67,12 @@ def make_items(n: int, salt: str) -> list[dict]:
 
 
 def run_batch_eval_runner(base_url: str, items: list[dict], workers: int | None) -> float:
-    from llama_index.core.evaluation import (BatchEvalRunner, CorrectnessEvaluator, FaithfulnessEvaluator,
-                                             RelevancyEvaluator)
+    from llama_index.core.evaluation import (
+        BatchEvalRunner,
+        CorrectnessEvaluator,
+        FaithfulnessEvaluator,
+        RelevancyEvaluator,
+    )
     from llama_index.llms.openai_like import OpenAILike
 
     llm = OpenAILike(model="fake-model", api_base=base_url, api_key="not-needed", is_chat_model=True,

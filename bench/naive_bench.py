@@ -37,6 +37,7 @@ def main() -> None:
     import tempfile
 
     import bert_score
+    from legalbench_spec import sweep_spec
     from llama_index.core import Document, VectorStoreIndex
     from llama_index.core.llms import MockLLM
     from llama_index.core.query_engine import RetrieverQueryEngine
@@ -44,7 +45,6 @@ def main() -> None:
     from llama_index.embeddings.huggingface import HuggingFaceEmbedding
     from llama_index.retrievers.bm25 import BM25Retriever
 
-    from legalbench_spec import sweep_spec
     from ragsweep.config import load_spec
     from ragsweep.datasets.load import load_dataset
     from ragsweep.embeddings.factory import bundled_minilm_dir

@@ -24,8 +24,8 @@ import tempfile
 from pathlib import Path
 
 from legalbench_args import parse_args
-from measure import measured
 from legalbench_spec import sweep_spec
+from measure import measured
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -10,12 +10,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-
 from conftest import describe
+
 from ragsweep.config import parse_spec
 from ragsweep.errors import RagsweepError
-from ragsweep.metrics.abstention import (REFUSAL, abstains, abstention_scores, is_refusal, top_score,
-                                                    tune_threshold)
+from ragsweep.metrics.abstention import REFUSAL, abstains, abstention_scores, is_refusal, top_score, tune_threshold
 from ragsweep.pipelines.grid import expand
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -188,10 +187,10 @@ def test_prompt_files_multiply_configurations(tmp_path):
 
 # --------------------------------------------------------------------------- rates with CIs
 def test_rates_per_question_and_in_the_summary_with_cis(tmp_path):
+    from ragsweep.datasets.types import EvidenceSpan, Question
     from ragsweep.pipelines.journal import Journal
     from ragsweep.pipelines.outputs.records import build_records, question_rows
     from ragsweep.pipelines.outputs.summary import build_summary
-    from ragsweep.datasets.types import EvidenceSpan, Question
 
     assert abstention_scores(True, False)["abstention_rate"] == 1.0
     assert math.isnan(abstention_scores(True, False)["false_abstention_rate"])

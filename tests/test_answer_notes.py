@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ragsweep.pipelines.outputs.answer_notes import failure_lines, failures, invocation_lines, truncation_lines
 from ragsweep.llm.endpoint_text import endpoint_line, endpoint_lines
+from ragsweep.pipelines.outputs.answer_notes import failure_lines, failures, invocation_lines, truncation_lines
 from ragsweep.pipelines.outputs.summary import build_summary
 
 TOO_LONG = ("generation: a prompt of 2,755 tokens exceeds the context window of 2,048 tokens (the server's error "

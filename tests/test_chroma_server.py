@@ -6,7 +6,6 @@ import math
 import time
 
 import pytest
-
 from conftest import BERTSCORE_RAW, RETRIEVAL_METRICS, SENTENCE256, describe
 
 CHROMA_LIMIT = 8

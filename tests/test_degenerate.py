@@ -13,10 +13,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import describe
-from ragsweep.pipelines.degenerate import (COPY_SENTENCES, answer_flags, copied_share, copies_context, degeneracy,
-                                           echoes_prompt, scaffolding, sentence_words)
+
+from ragsweep.pipelines.degenerate import (
+    COPY_SENTENCES,
+    answer_flags,
+    copied_share,
+    copies_context,
+    degeneracy,
+    echoes_prompt,
+    scaffolding,
+    sentence_words,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "src" / "ragsweep" / "datasets" / "demo"

@@ -21,12 +21,11 @@ from typing import Any, Iterator
 
 import openai
 import pytest
+from fake_openai import FakeOpenAI, classify, count_words, fake_embedding, request_key
 from llama_index.core.evaluation import correctness, faithfulness, relevancy
 from llama_index.core.prompts.chat_prompts import CHAT_TEXT_QA_PROMPT
 from llama_index.core.prompts.default_prompts import DEFAULT_TEXT_QA_PROMPT
 from llama_index.core.retrievers.fusion_retriever import QUERY_GEN_PROMPT
-
-from fake_openai import FakeOpenAI, classify, count_words, fake_embedding, request_key
 
 HERE = Path(__file__).resolve().parent
 MODEL = "gpt-4o-mini"

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from pdf_files import paged_pdf
 
 from ragsweep.config import FolderCorpus, TableQuestions
@@ -78,10 +77,11 @@ def test_page_of_a_span_at_page_boundaries() -> None:
 
 def test_chunks_of_a_pdf_carry_the_pages_they_span(tmp_path: Path) -> None:
     """Chunk offsets from a real splitter map to the page whose text the chunk holds."""
+    from llama_index.core.node_parser import SentenceSplitter
+
     from ragsweep.datasets.pages import page_field
     from ragsweep.datasets.types import Dataset
     from ragsweep.splitters.build import split_corpus
-    from llama_index.core.node_parser import SentenceSplitter
 
     pages = [f"Page {n} sentence one. Page {n} sentence two." for n in ("one", "two", "three")]
     (tmp_path / "p.pdf").write_bytes(paged_pdf(pages))

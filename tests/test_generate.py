@@ -7,8 +7,8 @@ import json
 
 import pytest
 import yaml
-
 from fake_openai import FakeOpenAI
+
 from ragsweep.config import GenerateSpec
 from ragsweep.datasets.demo import load_demo_corpus
 from ragsweep.datasets.types import Document

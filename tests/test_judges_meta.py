@@ -8,9 +8,9 @@ import shutil
 
 import numpy as np
 import pytest
-
 from conftest import describe
 from fake_openai import FakeOpenAI
+
 from ragsweep.evaluation.ppi import ppi_mean
 from ragsweep.groundedness import meta
 from ragsweep.groundedness.detectors.quip import quip_score
@@ -215,7 +215,6 @@ def test_judges_evaluate_prints_unmeasured_reasons_and_a_judge_no_better_than_ch
     """A faithfulness judge that says No to everything is flagged; unparseable correctness and claim-split replies
     are counted, with their reasons, in the table, its notes and the JSON."""
     import yaml
-
     from fake_openai import DEFAULT_MALFORMED_REPLY
 
     labels = tmp_path / "labels.jsonl"

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import BASE_LIMIT, PATTERN, describe
 
 KG_RETRIEVERS = [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "knowledge_graph"},

@@ -10,16 +10,24 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import describe
 from fake_openai import FakeOpenAI, classify, default_reply
+
 from ragsweep.config import LLMChunkContextSpec, parse_spec
 from ragsweep.datasets.types import Document
 from ragsweep.errors import RagsweepError
 from ragsweep.pipelines.grid import expand
 from ragsweep.splitters.build import Chunk
-from ragsweep.splitters.situate import (DEFAULT_PROMPT, ELISION, TokenMap, clean_reply, fill, prefix, render_window,
-                                        window_bounds)
+from ragsweep.splitters.situate import (
+    DEFAULT_PROMPT,
+    ELISION,
+    TokenMap,
+    clean_reply,
+    fill,
+    prefix,
+    render_window,
+    window_bounds,
+)
 
 DEMO = {"name": "llmctx", "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}}}
 PLAIN = {"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}

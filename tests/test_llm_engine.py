@@ -12,8 +12,8 @@ import random
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from email.utils import format_datetime
 from datetime import datetime, timedelta, timezone
+from email.utils import format_datetime
 from pathlib import Path
 from types import SimpleNamespace
 

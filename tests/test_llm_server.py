@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import MINILM, PATTERN, SENTENCE256, describe
 
 pytestmark = pytest.mark.llm_server

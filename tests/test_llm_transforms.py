@@ -10,10 +10,10 @@ import copy
 import math
 
 import pytest
-from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
-
 from conftest import BASE_SPEC, MINILM, SENTENCE256, describe, load_run
 from fake_openai import FakeOpenAI, classify, default_reply
+from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+
 from ragsweep.config import DecomposeSpec, HyDESpec, MultiQuerySpec, parse_spec
 from ragsweep.errors import RagsweepError
 from ragsweep.pipelines.grid import expand

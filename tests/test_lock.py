@@ -13,8 +13,8 @@ import textwrap
 import time
 
 import pytest
-
 from conftest import describe
+
 from ragsweep.errors import RagsweepError
 from ragsweep.pipelines.lock import DirLock
 

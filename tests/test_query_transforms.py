@@ -16,7 +16,6 @@ from ragsweep.retrievers.memo import MemoRetriever, SharedResults
 from ragsweep.retrievers.rm3 import RM3Retriever, relevance_model
 from ragsweep.splitters.build import Chunk
 
-
 # --- the relevance model (pure) ----------------------------------------------------------------------------------
 
 def test_relevance_model_interpolates_query_and_feedback_and_sums_to_one():

@@ -11,9 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import kendalltau, spearmanr
-
 from conftest import describe
+from scipy.stats import kendalltau, spearmanr
 
 from ragsweep.evaluation.rank_agreement import rank_agreement
 from ragsweep.results import load_run

@@ -15,10 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-
-from conftest import BASE_LIMIT, PATTERN, SENTENCE256, _cli_env, describe
-
 import ray  # noqa: F401,E402 - a test dependency (pyproject's test extra): missing, the module fails loudly
+from conftest import BASE_LIMIT, PATTERN, SENTENCE256, _cli_env, describe
 
 # Ray 2.5x+ turns token authentication on for clusters it starts and writes a token to ~/.ray; the test
 # cluster, its nodes and the ragsweep processes all run with it off, consistently.

@@ -18,7 +18,6 @@ import re
 import shutil
 
 import pytest
-
 from conftest import REPORT_KEY, describe
 
 pytestmark = pytest.mark.browser

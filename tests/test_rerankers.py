@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import BASE_SPEC, MINILM, SENTENCE256, load_run
 from fake_openai import KINDS, RULE_KINDS, FakeOpenAI, classify, rerank_reply, validate_rules
+
 from ragsweep.config import parse_spec
 from ragsweep.errors import RagsweepError
 from ragsweep.pipelines.grid import expand

@@ -18,7 +18,6 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import BASE_LIMIT, describe
 
 from ragsweep.errors import RagsweepError
@@ -362,9 +361,8 @@ def test_a_judge_whose_every_reply_is_unparseable_is_not_shown_as_not_judged(mak
                                                                                 tmp_path):
     """The faithfulness judge's replies cannot be parsed: show and the report say n/a with the unmeasured count
     and an example reason, not "-" (which reads as "not judged")."""
-    from fake_openai import DEFAULT_MALFORMED_REPLY, FakeOpenAI
-
     from conftest import SENTENCE256
+    from fake_openai import DEFAULT_MALFORMED_REPLY, FakeOpenAI
 
     with FakeOpenAI(rules=[{"kind": "faithfulness", "action": "malformed"}]) as fake:
         spec = make_spec("unparseable-judge", splitters=[SENTENCE256], retrievers=[{"kind": "bm25"}], top_k=[3, 5, 8],

@@ -7,7 +7,6 @@ import json
 import sqlite3
 
 import pytest
-
 from conftest import load_run
 
 

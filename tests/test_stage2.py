@@ -21,7 +21,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import BASE_LIMIT, SENTENCE256, describe
 from fake_openai import DEFAULT_MALFORMED_REPLY, FakeOpenAI
 

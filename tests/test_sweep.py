@@ -21,9 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-
-from conftest import (BASE_LIMIT, BERTSCORE_RAW, BERTSCORE_RESCALED, MINILM, RETRIEVAL_METRICS, SENTENCE256,
-                      describe)
+from conftest import BASE_LIMIT, BERTSCORE_RAW, BERTSCORE_RESCALED, MINILM, RETRIEVAL_METRICS, SENTENCE256, describe
 
 MINILM_KEY = "st|sentence-transformers/all-MiniLM-L6-v2|q=|t=|unpadded"
 
@@ -625,9 +623,9 @@ def test_ask_unknown_configuration_is_a_clear_error(base_run, run_cli, shared_ca
 
 def test_ask_prints_corpus_text_verbatim(base_run, monkeypatch):
     """Corpus text with square brackets must be shown as is, not read as rich markup."""
-    import ragsweep.pipelines.ask as sweep
     from typer.testing import CliRunner
 
+    import ragsweep.pipelines.ask as sweep
     from ragsweep.cli import app
 
     for var in ("TOKENIZERS_PARALLELISM", "TRANSFORMERS_VERBOSITY", "HF_HUB_DISABLE_PROGRESS_BARS",

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import yaml
-
 from test_cli import env
 from test_evidence_location import CLEAN, PDF_PAGE
 

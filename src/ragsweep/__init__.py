@@ -4,7 +4,19 @@ from ragsweep import mkl_mode
 
 mkl_mode.request()  # before anything imports PyTorch: MKL reads its reproducibility mode once
 
-__version__ = "0.1.0"
+
+
+def _version() -> str:
+    """The installed distribution's version (pyproject.toml is the one place it is written)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ragsweep")
+    except PackageNotFoundError:  # a source tree on sys.path, not installed
+        return "0+unknown"
+
+
+__version__ = _version()
 __all__ = ["load_run", "RunData"]
 
 

@@ -228,7 +228,6 @@ def show(
     metric = _check_metric_split(run, metric, split)
     from ragsweep.pipelines.outputs.columns import TABLE_METRICS
     from ragsweep.pipelines.outputs.table import print_summary
-
     from ragsweep.results.run_notes import run_notes
 
     console = _console()
@@ -238,7 +237,7 @@ def show(
     if not run.records.empty:
         for line in verdict_lines(run_verdict(run, metric), run.ci_label):
             console.print(line)
-    from ragsweep.results.human_labels import print_ppi, ppi_table
+    from ragsweep.results.human_labels import ppi_table, print_ppi
     from ragsweep.results.judge_status import print_judges
 
     print_judges(run, console)

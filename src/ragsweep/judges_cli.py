@@ -67,7 +67,7 @@ def import_(
     from rich.console import Console
 
     from ragsweep.errors import RagsweepError
-    from ragsweep.results.human_labels import import_labels, print_ppi, ppi_table
+    from ragsweep.results.human_labels import import_labels, ppi_table, print_ppi
     from ragsweep.results.run import load_run
 
     try:

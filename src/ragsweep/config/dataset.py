@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
 from pathlib import Path
+from typing import Annotated, Literal, Union
 
 from pydantic import Field
 

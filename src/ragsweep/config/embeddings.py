@@ -9,7 +9,6 @@ from pydantic import Discriminator, Field, Tag, field_validator
 
 from ragsweep.config.base import Strict, env_var_name
 
-
 EMBEDDING_BACKENDS = ("torch", "onnx", "onnx-int8")
 
 

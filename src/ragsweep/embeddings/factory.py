@@ -11,9 +11,9 @@ import hashlib
 import os
 from pathlib import Path
 
+from ragsweep.cache_dir import DEFAULT_CACHE
 from ragsweep.config import EmbeddingSpec, HFEmbeddingSpec, OpenAIEmbeddingSpec
 from ragsweep.errors import RagsweepError
-from ragsweep.cache_dir import DEFAULT_CACHE
 
 MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
 

@@ -116,9 +116,7 @@ class OnnxEmbedding(BaseEmbedding):
         return self._run(rows, prompt)[: len(texts)].tolist()
 
     def _embed(self, texts: list[str], role: str) -> list[list[float]]:
-        from ragsweep.embeddings.batching import equal_key_batches
-
-        from ragsweep.embeddings.batching import in_parallel
+        from ragsweep.embeddings.batching import equal_key_batches, in_parallel
 
         keys = self.batch_keys(texts, role)
         out: list[list[float]] = [[] for _ in texts]

@@ -19,9 +19,6 @@ import numpy as np
 
 from ragsweep.evaluation.bootstrap import bootstrap_ci
 from ragsweep.evaluation.paired_tests import (  # the tests, re-exported for the callers of this module
-    ALTERNATIVES,
-    PairedTest,
-    paired_permutation_test,
     paired_test,
     paired_values,
 )

@@ -13,8 +13,8 @@ import os
 import socket
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import NamedTuple
 from ipaddress import ip_address
+from typing import NamedTuple
 from urllib.parse import urlparse
 
 from ragsweep.errors import RagsweepError

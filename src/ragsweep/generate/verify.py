@@ -13,8 +13,8 @@ from __future__ import annotations
 from ragsweep.datasets.text_evidence import TextLocator, snippet
 from ragsweep.datasets.types import EvidenceSpan
 from ragsweep.generate import placeholders
-from ragsweep.generate.placeholders import fold
 from ragsweep.generate.candidates import Candidate
+from ragsweep.generate.placeholders import fold
 
 REASONS = ("unparseable reply", "empty question", *placeholders.REASONS, "no evidence", "evidence too short",
            "evidence not in corpus", "out-of-scope term in corpus", "no out-of-scope term", "near-duplicate")

@@ -25,8 +25,7 @@ from ragsweep.llm.cache import CachedCall, LLMCallCache, call_key
 from ragsweep.llm.capacity import AdaptiveLimit
 from ragsweep.llm.pricing import cost_usd
 from ragsweep.llm.ratelimit import RateLimiter
-from ragsweep.llm.retry import (backoff_delay, context_overflow, is_fatal, is_retryable, retry_after_seconds,
-                                status_of)
+from ragsweep.llm.retry import backoff_delay, context_overflow, is_fatal, is_retryable, retry_after_seconds, status_of
 from ragsweep.llm.server_info import ServerInfo, is_local
 from ragsweep.llm.tokens import count_message_tokens
 from ragsweep.llm.usage import Trace, current_scope, current_trace

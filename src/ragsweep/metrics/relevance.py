@@ -11,7 +11,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable, Sequence
 from itertools import islice
-from typing import Protocol, Union
+from typing import Protocol, Union, cast
 
 
 class EvidenceLike(Protocol):
@@ -39,8 +39,9 @@ def check_k(k: int) -> int:
 def as_range(item: Span | Sequence) -> Range:
     """Normalise an EvidenceSpan or a ``(doc_id, start, end)`` triple."""
     if hasattr(item, "doc_id"):  # an EvidenceSpan (validated when made)
-        return (item.doc_id, item.start, item.end)
-    doc_id, start, end = item
+        span = cast(EvidenceLike, item)
+        return (span.doc_id, span.start, span.end)
+    doc_id, start, end = cast(Sequence, item)
     if end < start:
         raise ValueError(f"range [{start}, {end}) of {doc_id!r} ends before it starts")
     return (doc_id, start, end)

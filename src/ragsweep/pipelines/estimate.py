@@ -45,10 +45,10 @@ def estimate_run(spec, run_dir: Path | None = None, cache_dir: Path | None = Non
     from llama_index.core.prompts.default_prompts import DEFAULT_TEXT_QA_PROMPT_TMPL
     from llama_index.core.retrievers.fusion_retriever import QUERY_GEN_PROMPT
 
+    from ragsweep.cache_dir import DEFAULT_CACHE, CacheDir
     from ragsweep.datasets.load import load_dataset
     from ragsweep.llm.pricing import price_for
     from ragsweep.llm.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, count_tokens
-    from ragsweep.cache_dir import DEFAULT_CACHE, CacheDir
     from ragsweep.pipelines.grid import expand
     from ragsweep.pipelines.preflight import check_llm_settings
 

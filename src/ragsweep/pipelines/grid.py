@@ -15,10 +15,20 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
-from ragsweep.adaptive.config_map import AdaptiveMap, resolve as resolve_adaptive
-from ragsweep.config import context_llm, uses_llm
-from ragsweep.config import (ActivePostprocessor, ActiveReranker, ActiveTransform, EmbeddingSpec, RetrieverSpec, SemanticSplitterSpec,
-                             SplitterSpec, SweepSpec)
+from ragsweep.adaptive.config_map import AdaptiveMap
+from ragsweep.adaptive.config_map import resolve as resolve_adaptive
+from ragsweep.config import (
+    ActivePostprocessor,
+    ActiveReranker,
+    ActiveTransform,
+    EmbeddingSpec,
+    RetrieverSpec,
+    SemanticSplitterSpec,
+    SplitterSpec,
+    SweepSpec,
+    context_llm,
+    uses_llm,
+)
 from ragsweep.errors import RagsweepError
 from ragsweep.llm.identity import llm_identity
 from ragsweep.pipelines.generator_prompts import prompt_axis

@@ -111,11 +111,11 @@ class SweepPlan:
         """Every unit, in an order that satisfies the dependencies (splitter by splitter)."""
         out: list[Unit] = []
         queried: set[str] = set()
-        answers = []
+        answers: list[tuple[str, ...]] = []
         for key, g in self.groups.items():
-            chunk = ("chunk", key)
+            chunk: tuple[str, ...] = ("chunk", key)
             out.append(Unit("chunk", chunk))
-            needs = [chunk]
+            needs: list[tuple[str, ...]] = [chunk]
             for label in g.embeddings():
                 out.append(Unit("index", ("index", key, label), (chunk,)))
                 if label not in queried:
@@ -127,7 +127,7 @@ class SweepPlan:
                 needs.append(("graph", key))
             out.append(Unit("answer", ("answer", key), tuple(needs)))
             answers.append(("answer", key))
-        last = tuple(answers)
+        last: tuple[tuple[str, ...], ...] = tuple(answers)
         if self.generate and answers:
             out.append(Unit("generate", ("generate",), last))
             last = (("generate",),)

@@ -19,8 +19,8 @@ class Progress:
         self.enabled = enabled
         self._p = None
         if enabled:
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn,
-                                       TimeElapsedColumn, TimeRemainingColumn)
+            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+            from rich.progress import Progress as RichProgress
 
             self._p = RichProgress(
                 TextColumn("[bold]{task.description:<40}"), BarColumn(), MofNCompleteColumn(),

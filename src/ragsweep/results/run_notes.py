@@ -4,8 +4,8 @@ did (queueing, waits, timeouts). The same lines the sweep prints at its end (``p
 
 from __future__ import annotations
 
-from ragsweep.pipelines.outputs.answer_notes import failure_lines, failures, invocation_lines, truncation_lines
 from ragsweep.llm.endpoint_text import endpoint_lines
+from ragsweep.pipelines.outputs.answer_notes import failure_lines, failures, invocation_lines, truncation_lines
 from ragsweep.results.run import RunData
 
 

@@ -3,7 +3,16 @@ optionally query-transformed (``transforms.registry``) and reranked; all memoise
 
 from __future__ import annotations
 
-from ragsweep.config import ActiveReranker, ActiveTransform, BM25Spec, FusionSpec, HybridKGSpec, KnowledgeGraphSpec, RetrieverSpec, VectorSpec
+from ragsweep.config import (
+    ActiveReranker,
+    ActiveTransform,
+    BM25Spec,
+    FusionSpec,
+    HybridKGSpec,
+    KnowledgeGraphSpec,
+    RetrieverSpec,
+    VectorSpec,
+)
 from ragsweep.retrievers.memo import MemoRetriever, SharedResults
 
 

@@ -17,7 +17,8 @@ from ragsweep.errors import RagsweepError
 from ragsweep.search.loop import Limits, run_search
 from ragsweep.search.space import SearchSpace
 from ragsweep.search.study import FILE, SearchStudy
-from ragsweep.search.summary import finalists as choose_finalists, search_record
+from ragsweep.search.summary import finalists as choose_finalists
+from ragsweep.search.summary import search_record
 from ragsweep.search.trials import directions as directions_of
 
 DEFAULT_FRACTION = 0.2  # a search with no budget evaluates a fifth of the grid

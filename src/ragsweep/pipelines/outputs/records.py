@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from ragsweep.pipelines.outputs.columns import (ANSWER_METRICS, BERTSCORE_METRICS, DEGENERATE_FLAGS,
-                                                GROUNDEDNESS_METRICS, JUDGE_METRICS, LATENCY_METRICS, RETRIEVAL_METRICS,
-                                                SUMMARY_METRICS)
+from ragsweep.pipelines.outputs.columns import (
+    ANSWER_METRICS,
+    BERTSCORE_METRICS,
+    DEGENERATE_FLAGS,
+    GROUNDEDNESS_METRICS,
+    JUDGE_METRICS,
+    LATENCY_METRICS,
+    RETRIEVAL_METRICS,
+    SUMMARY_METRICS,
+)
 
 
 def question_rows(questions, split: dict | None = None) -> list[dict]:

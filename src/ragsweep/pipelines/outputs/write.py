@@ -5,16 +5,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ragsweep.llm.endpoint_text import endpoint_lines
 from ragsweep.pipelines.outputs.abstention import abstain_thresholds
 from ragsweep.pipelines.outputs.answer_notes import failure_lines, failures, invocation_lines, truncation_lines
 from ragsweep.pipelines.outputs.columns import JUDGE_METRICS, TABLE_METRICS
-from ragsweep.llm.endpoint_text import endpoint_lines
-from ragsweep.pipelines.outputs.manifest import (atomic, build_manifest, forget_outputs, read_previous, run_context,
-                                                 write_manifest)
+from ragsweep.pipelines.outputs.manifest import (
+    atomic,
+    build_manifest,
+    forget_outputs,
+    read_previous,
+    run_context,
+    write_manifest,
+)
 from ragsweep.pipelines.outputs.records import build_records, question_rows
 from ragsweep.pipelines.outputs.summary import build_comparisons, build_summary
 from ragsweep.pipelines.outputs.table import print_summary, read_summary, summary_rows, usage_line
-
 
 OUTPUT_FILES = ("records.parquet", "summary.csv", "comparisons.csv", "verdict.json")
 

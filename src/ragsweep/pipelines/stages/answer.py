@@ -148,14 +148,14 @@ def answer_config(ctx: StageContext, config: Configuration, retrievers, question
     from llama_index.core.schema import QueryBundle
 
     from ragsweep.datasets.pages import page_field
-    from ragsweep.metrics import all_retrieval_metrics
     from ragsweep.llm.budget import BudgetExhausted
     from ragsweep.llm.engine import LLMFatalError
     from ragsweep.llm.usage import Trace, llm_scope
+    from ragsweep.metrics import all_retrieval_metrics
     from ragsweep.pipelines.extractive import GENERATOR_LABEL, ExtractiveSynthesizer
+    from ragsweep.pipelines.stages.abstain import abstention_rule
     from ragsweep.postprocessors.base import SOURCE_FIELDS
     from ragsweep.postprocessors.registry import postprocess
-    from ragsweep.pipelines.stages.abstain import abstention_rule
     from ragsweep.retrievers.knowledge_graph import TRIPLETS_KEY
     from ragsweep.retrievers.memo import REPLAY
 

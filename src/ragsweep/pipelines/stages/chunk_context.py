@@ -19,7 +19,6 @@ from ragsweep.pipelines.context import StageContext
 from ragsweep.pipelines.stats import Timer
 from ragsweep.splitters.build import Chunk
 
-
 BATCH = 1024  # prompts built and in flight at once (the engine's concurrency bounds what is sent)
 Key = tuple  # (doc_id, window bounds, chunk text): what decides a chunk's prompt
 

@@ -79,9 +79,8 @@ async def _agenerate(spec, items, sink, clients, stats, bar) -> RagsweepError | 
     from ragsweep.llm.budget import BudgetExhausted
     from ragsweep.llm.engine import LLMContextError, LLMFatalError
     from ragsweep.llm.usage import Trace, llm_scope
-    from ragsweep.pipelines.workpool import drain
-
     from ragsweep.metrics.abstention import is_refusal
+    from ragsweep.pipelines.workpool import drain
 
     synths = {p: make_llm_synthesizer(spec, clients.get(spec.llm), p)
               for p in sorted({item[0].prompt or "" for item in items})}

@@ -51,8 +51,8 @@ def tune_weights(ctx, config, retrievers) -> tuple[object, dict]:
     Without validation questions the weights are equal, and the record says why."""
     from llama_index.core.schema import QueryBundle
 
-    from ragsweep.metrics import all_retrieval_metrics
     from ragsweep.llm.usage import Trace, llm_scope
+    from ragsweep.metrics import all_retrieval_metrics
 
     spec = config.retriever
     parts = 3 if spec.kind == "hybrid_kg" else 2
