@@ -12,18 +12,16 @@ import pytest
 from scipy import stats
 
 from ragsweep.evaluation import paired_tests
+from ragsweep.evaluation.paired_tests import PairedTest, paired_permutation_test, paired_test
 from ragsweep.evaluation.significance import (
     COMPARE_COLUMNS,
     PAIRWISE_COLUMNS,
     PairedDifference,
-    PairedTest,
     cohens_dz,
     compare_pair,
     compare_to_best,
     holm,
     paired_difference,
-    paired_permutation_test,
-    paired_test,
     pairwise_tests,
 )
 

@@ -22,14 +22,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from ragsweep.evaluation.significance import (
-    compare_to_best,
-    paired_permutation_test,
-    paired_test,
-    pairwise_tests,
-    question_matrix,
-    rank_configs,
-)
+from ragsweep.evaluation.paired_tests import paired_permutation_test, paired_test
+from ragsweep.evaluation.significance import compare_to_best, pairwise_tests, question_matrix, rank_configs
 
 N_CONFIGS = 30
 ALPHA = 0.05

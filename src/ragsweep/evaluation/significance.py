@@ -18,10 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ragsweep.evaluation.bootstrap import bootstrap_ci
-from ragsweep.evaluation.paired_tests import (  # the tests, re-exported for the callers of this module
-    paired_test,
-    paired_values,
-)
+from ragsweep.evaluation.paired_tests import paired_test, paired_values
 
 if TYPE_CHECKING:
     import pandas as pd
