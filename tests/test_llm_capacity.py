@@ -338,3 +338,44 @@ def test_timeouts_do_not_make_a_server_serial_and_a_failing_model_does_not_leak_
         return lim
 
     asyncio.run(main())
+
+
+def test_levels_are_compared_through_the_same_model():
+    """A first window read through an immature service model (predicting half the true time) must not make the
+    next level look like a gain: every level's rate is recomputed with the model as it stands when a level is
+    judged. A one-slot server: at two in flight each reply waits for the other's service."""
+
+    class Learning:  # a service model that learns the truth (1000 ms) between the two windows
+        mature = False
+
+        def add(self, *args) -> None:
+            pass
+
+        def predict(self, prompt_tokens: int, completion_tokens: int) -> float:
+            return 1000.0 if self.mature else 500.0
+
+    async def main() -> AdaptiveLimit:
+        now = [0.0]
+        lim = AdaptiveLimit(8, clock=lambda: now[0], schedule=lambda s, cb: None)
+        lim.model = Learning()
+        for _ in range(5):  # alone, one after another (the first teaches nothing: a cold server)
+            t = await lim.acquire()
+            now[0] += 1.0
+            lim.done(t, 1000.0, 10, 100)
+        assert lim.limit == 2
+        lim.model.mature = True
+        a, b = await lim.acquire(), await lim.acquire()
+        now[0] += 1.0
+        lim.done(a, 1000.0, 10, 100)
+        c = await lim.acquire()
+        now[0] += 1.0
+        lim.done(b, 2000.0, 10, 100)
+        d = await lim.acquire()
+        now[0] += 1.0
+        lim.done(c, 2000.0, 10, 100)
+        now[0] += 1.0
+        lim.done(d, 2000.0, 10, 100)
+        return lim
+
+    lim = asyncio.run(main())
+    assert lim.limit == 1 and lim.ceiling == 2 and lim.serial and lim.highest == 2

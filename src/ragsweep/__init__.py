@@ -5,15 +5,20 @@ from ragsweep import mkl_mode
 mkl_mode.request()  # before anything imports PyTorch: MKL reads its reproducibility mode once
 
 
-
 def _version() -> str:
-    """The installed distribution's version (pyproject.toml is the one place it is written)."""
+    """The version written in pyproject.toml: the installed distribution's, else (a source tree on sys.path,
+    not installed) read from the file itself, so cache keys that include it do not depend on how ragsweep was
+    installed."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
         return version("ragsweep")
-    except PackageNotFoundError:  # a source tree on sys.path, not installed
-        return "0+unknown"
+    except PackageNotFoundError:
+        import tomllib
+        from pathlib import Path
+
+        pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+        return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
 
 
 __version__ = _version()

@@ -74,10 +74,13 @@ def config_height(n: int, per: float = 0.22, base: float = 1.4) -> float:
 
 
 def ordered(summary: pd.DataFrame, metric: str) -> list[str]:
-    """Configuration ids best first by ``metric`` (NaN last, ties by id)."""
+    """Configuration ids best first by ``metric`` (lowest first where lower is better; NaN last, ties by id)."""
+    from ragsweep.metrics.catalogue import higher_is_better
+
     s = summary[["config_id", metric]].copy()
     s["_nan"] = s[metric].isna()
-    return s.sort_values(["_nan", metric, "config_id"], ascending=[True, False, True])["config_id"].tolist()
+    return s.sort_values(["_nan", metric, "config_id"],
+                         ascending=[True, not higher_is_better(metric), True])["config_id"].tolist()
 
 
 def retriever_legend(fig, palette: dict[str, str]) -> None:

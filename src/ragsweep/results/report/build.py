@@ -12,13 +12,13 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragsweep.metrics.catalogue import label, names
+from ragsweep.metrics.catalogue import higher_is_better, label, ordered
 from ragsweep.results.run import clean
 
 if TYPE_CHECKING:
     from ragsweep.results.run import RunData
 
-SUMMARY_METRICS = names(report=True)
+SUMMARY_METRICS = ordered("report")
 CAPTIONS = {
     "bertscore_violins": "Per-question BERTScore of each configuration's answers against the reference answers "
                          "(precision, recall, F1; baseline-rescaled so that 0 is the score of unrelated "
@@ -222,7 +222,8 @@ def _summary_table(run: RunData, split: str, metric: str | None = None) -> str:
     num_from = 4
     ths = "".join(f'<th class="{"num" if i >= num_from else ""}">{_e(h)}</th>' for i, h in enumerate(head))
     body = []
-    for r in rows.sort_values(metrics[0], ascending=False, na_position="last").to_dict("records"):
+    best_first = rows.sort_values(metrics[0], ascending=not higher_is_better(metrics[0]), na_position="last")
+    for r in best_first.to_dict("records"):
         cells = [f"<td class=\"id\">{_e(r['config_id'])}</td>", f"<td>{_e(r['splitter'])}</td>",
                  f"<td>{_e(clean(r.get('embedding')) or '-')}</td>", f"<td>{_e(r['retriever'])}</td>",
                  _num_cell(r["top_k"], 0), _num_cell(r["n_questions"], 0), _num_cell(r["n_errors"], 0)]
