@@ -93,7 +93,8 @@ def main() -> None:
     print(f"BERTScore backends on {run.name}: {len(pairs)} distinct pairs + {spec.scoring.bertscore.baseline_pairs} "
           f"baseline pairs, {len(ok)} records, {len(means['torch'])} configurations (median of {args.repeat})")
     for b, row in out["backends"].items():
-        print(f"  {b:10s} {row['seconds']:7.1f} s  {row['speedup_vs_torch']:5.2f}x  max|dF1| {row['max_abs_diff_f1']:.2e}"
+        print(f"  {b:10s} {row['seconds']:7.1f} s  {row['speedup_vs_torch']:5.2f}x"
+              f"  max|dF1| {row['max_abs_diff_f1']:.2e}"
               f"  max|dF1 resc.| {row['max_abs_diff_f1_rescaled']:.2e}  Spearman {row['spearman_config_ranking']:.4f}"
               f"  same top {row['same_top_configuration']}")
     if args.json:

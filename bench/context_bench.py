@@ -240,8 +240,8 @@ def print_subset(f: dict) -> None:
         print(f"| {r['config_id']} | {_ci(r, 'mrr')} | {_ci(r, 'span_recall')} | {d(m)} | {d(s)} "
               f"| {'—' if m is None else format(m['validation_diff'], '+.3f')} |")
     print(f"\nsweep: cold wall {f['wall_s']:.1f} s (whole process), peak RSS {f['peak_rss_mb']:.0f} MB; stages (s) "
-          f"{json.dumps(f['stages_s'])}; abstention run (warm) {f['abstain_warm_wall_s']:.1f} s; contextual run (warm cache) "
-          f"{f['contextual_warm_wall_s']:.1f} s; load average "
+          f"{json.dumps(f['stages_s'])}; abstention run (warm) {f['abstain_warm_wall_s']:.1f} s; "
+          f"contextual run (warm cache) {f['contextual_warm_wall_s']:.1f} s; load average "
           f"{f['loadavg_1min_before']:.1f} (1 min, before), {f['loadavg_5min_after']:.1f} (5 min, after); "
           f"errors {f['errors']}")
 

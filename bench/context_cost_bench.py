@@ -53,7 +53,8 @@ def measure(data: str, subset: str, document_tokens: int, work: Path) -> dict:
 
     spec = spec_for(data, subset, document_tokens)
     t0 = time.perf_counter()
-    [est] = [e for e in estimate_run(spec, run_dir=work / "run", cache_dir=work / "cache") if e.stage == "chunk_context"]
+    [est] = [e for e in estimate_run(spec, run_dir=work / "run", cache_dir=work / "cache")
+             if e.stage == "chunk_context"]
     seconds = time.perf_counter() - t0
     dataset = load_dataset(spec.dataset)
     [config] = expand(spec)

@@ -96,8 +96,8 @@ def main() -> None:
     for r in results:
         print(f"{r['run']}: {r['configurations']} configurations x {r['questions']} questions = {r['records']} records "
               f"(median of {args.repeat})")
-        print(f"  load_run {r['load_run_s']:.2f} s; report {r['report_mb']:.1f} MB (figures {r['report_figures_mb']:.1f}, "
-              f"explorer data {r['report_explorer_mb']:.1f})")
+        print(f"  load_run {r['load_run_s']:.2f} s; report {r['report_mb']:.1f} MB "
+              f"(figures {r['report_figures_mb']:.1f}, explorer data {r['report_explorer_mb']:.1f})")
         print(f"  commands: report {r['report_cmd_s']:.1f} s, plot png {r['plot_png_cmd_s']:.1f} s, "
               f"compare {r['compare_cmd_s']:.1f} s, show {r['show_cmd_s']:.1f} s")
         figs = ", ".join(f"{k} {v:.2f}" for k, v in r["figures_s"].items())

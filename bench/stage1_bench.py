@@ -85,8 +85,10 @@ def main() -> None:
                 r = _sweep(args.data, subset, backend, args.repeat, args.noop, work)
                 out["sweeps"][f"{subset}/{backend}"] = r
                 noop = f"{r['noop_s']:.2f} s ({r['noop_s'] / r['cold_s']:.1%})" if r["noop_s"] else "-"
-                print(f"{subset:12s} {backend:10s} cold {r['cold_s']:7.1f} s (runs {', '.join(f'{x:.1f}' for x in r['cold_runs'])}) "
-                      f"peak {r['peak_rss_mb']:6.0f} MB (sweep process {r['sweep_process_peak_mb']:.0f})  no-op {noop}  stages {json.dumps(r['stages_s'])}",
+                print(f"{subset:12s} {backend:10s} cold {r['cold_s']:7.1f} s "
+                      f"(runs {', '.join(f'{x:.1f}' for x in r['cold_runs'])}) "
+                      f"peak {r['peak_rss_mb']:6.0f} MB (sweep process {r['sweep_process_peak_mb']:.0f})  no-op {noop}"
+                      f"  stages {json.dumps(r['stages_s'])}",
                       flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -126,7 +126,8 @@ def _cli_env(extra: dict | None = None, unset: tuple[str, ...] = ()) -> dict:
 
 @pytest.fixture(scope="session")
 def run_cli(cli_workdir):
-    """``run_cli(*args, env=None, unset=(), timeout=300)`` runs ``python -m ragsweep.cli ARGS``; returns CompletedProcess."""
+    """``run_cli(*args, env=None, unset=(), timeout=300)`` runs ``python -m ragsweep.cli ARGS``; returns
+    CompletedProcess."""
 
     def _run(*args, env: dict | None = None, unset: tuple[str, ...] = (), timeout: float = 300,
              cwd: Path | None = None) -> subprocess.CompletedProcess:

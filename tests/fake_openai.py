@@ -62,8 +62,8 @@ TESTSET_MARKER = "You write one test question for a retrieval-augmented question
 # checked before the judges
 CLAIM_SPLIT_MARKER = "Break the answer into its atomic factual claims"
 CLAIM_CHECK_MARKER = "Is the claim fully supported by the context"
-KINDS = ("rerank", "situate", "testset", "claim_split", "claim_check", "correctness", "faithfulness", "relevancy", "hyde", "decompose", "query_gen", "kg_extract",
-         "generation")
+KINDS = ("rerank", "situate", "testset", "claim_split", "claim_check", "correctness", "faithfulness", "relevancy",
+         "hyde", "decompose", "query_gen", "kg_extract", "generation")
 EMBEDDINGS_KIND = "embeddings"
 RULE_KINDS = (*KINDS, EMBEDDINGS_KIND, "any")
 # echo: reply with the request's last user message, as a small model that repeats its prompt does
@@ -479,7 +479,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif route == "/models":
             if not self._check_auth():
                 return
-            data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in fake.models or ["fake-model"]]
+            data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"}
+                    for m in fake.models or ["fake-model"]]
             self._send_json(200, {"object": "list", "data": data})
         else:
             self._send_json(404, error_body(f"Unknown path {self.path}", "invalid_request_error", "not_found"))

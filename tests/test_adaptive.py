@@ -150,7 +150,8 @@ def test_unmapped_types_and_too_few_validation_questions_are_one_line_errors():
                        "adaptive": [HYPA]})
     dataset = load_dataset(spec.dataset)
     with pytest.raises(RagsweepError, match=r"^adaptive\[0\]\.labels: no class for 'disambiguation' \(\d+\), .*"
-                                            r"map them in adaptive\[0\]\.labels .* or set adaptive\[0\]\.default_class$"):
+                                            r"map them in adaptive\[0\]\.labels .* "
+                                            r"or set adaptive\[0\]\.default_class$"):
         classify(spec, dataset, resolve(spec, 0))
     few = parse_spec({**spec.model_dump(mode="json", exclude_none=True), "adaptive": [{
         **HYPA, "labels": {"simple": ["simple", "paraphrase", "comparative", "complex", "disambiguation"],

@@ -366,7 +366,8 @@ def test_bad_values_name_the_field(tmp_path, text, field, words):
 
 
 def test_several_problems_are_counted_on_one_line(tmp_path):
-    p = write(tmp_path, "splitters:\n  - {kind: token, chunk_size: -5, chunk_overlap: -1}\nretrievers: [{kind: bm25}]\n")
+    p = write(tmp_path, "splitters:\n  - {kind: token, chunk_size: -5, chunk_overlap: -1}\n"
+                        "retrievers: [{kind: bm25}]\n")
     msg = load_error(p)
     assert "(and 1 more problem)" in msg
 
@@ -418,7 +419,8 @@ def test_duplicate_splitter_labels_hint_at_name(tmp_path):
 def test_duplicate_retriever_and_embedding_labels(tmp_path):
     p = write(tmp_path, "splitters: [{kind: token}]\nretrievers: [{kind: bm25}, {kind: bm25}]\n")
     assert "retrievers" in load_error(p) and "'bm25'" in load_error(p)
-    p2 = write(tmp_path, MINIMAL + "embeddings: [{kind: sentence_transformers}, {kind: sentence_transformers, batch_size: 8}]\n", "e.yaml")
+    p2 = write(tmp_path, MINIMAL + "embeddings: [{kind: sentence_transformers}, "
+                                   "{kind: sentence_transformers, batch_size: 8}]\n", "e.yaml")
     msg = load_error(p2)
     assert "embeddings" in msg and "'minilm'" in msg
 

@@ -18,7 +18,8 @@ LEASE = ("The tenant shall pay rent on the first day of each month. "
 
 
 def test_sentences_split_on_sentence_ends_and_lines():
-    text = "§ 4 Notice\n(1) Either party may end the tenancy. Notice must be written.\n\n(2) It takes effect in 30 days."
+    text = ("§ 4 Notice\n(1) Either party may end the tenancy. Notice must be written.\n\n"
+            "(2) It takes effect in 30 days.")
     assert list(sentences(text)) == [
         "§ 4 Notice",
         "(1) Either party may end the tenancy.",

@@ -45,7 +45,8 @@ def test_replaced_templates_must_keep_their_placeholders(tmp_path):
     check_prompt_files(JudgePrompts(correctness=good))
     bad = tmp_path / "f.txt"
     bad.write_text("Is {query_str} supported? Answer YES or NO.")
-    with pytest.raises(RagsweepError, match=r"stage2.prompts.faithfulness: .* lacks the placeholder\(s\) \{context_str\}"):
+    with pytest.raises(RagsweepError, match=r"stage2.prompts.faithfulness: .* lacks the placeholder\(s\) "
+                                            r"\{context_str\}"):
         check_prompt_files(JudgePrompts(faithfulness=bad))
 
 

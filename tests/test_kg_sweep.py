@@ -100,7 +100,8 @@ def test_unreachable_neo4j_stops_the_run_at_start_up(make_spec, shared_cache, ru
     port = get_free_port()
     spec = make_spec("kg-neo4j-down", splitters=[PATTERN], retrievers=[{"kind": "knowledge_graph", "store": "neo4j"}],
                      top_k=[3], neo4j={"url": f"bolt://127.0.0.1:{port}", "password_env": "RS_TEST_PW"})
-    proc = run_cli("run", spec.path, "--cache", shared_cache, env={"RS_TEST_PW": "secret-pw-123", "NEO4J_USER": "neo4j"})
+    proc = run_cli("run", spec.path, "--cache", shared_cache,
+                   env={"RS_TEST_PW": "secret-pw-123", "NEO4J_USER": "neo4j"})
     assert proc.returncode == 2, describe(proc)
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and f"cannot reach Neo4j at bolt://127.0.0.1:{port}" in lines[0]
@@ -145,8 +146,9 @@ def test_llm_path_extractor_builds_the_graph_through_the_llm_client(make_spec, s
 
     with FakeOpenAI(api_key="sk-kg-test").start() as fake:
         llm = {"model": "kg-extractor-model", "base_url": fake.base_url, "api_key_env": "FAKE_KEY", "concurrency": 4}
-        spec = make_spec("kg-llm", splitters=[PATTERN], retrievers=[{"kind": "knowledge_graph", "extractor": "llm_simple",
-                                                                      "max_triplets_per_chunk": 5}],
+        spec = make_spec("kg-llm", splitters=[PATTERN],
+                         retrievers=[{"kind": "knowledge_graph", "extractor": "llm_simple",
+                                      "max_triplets_per_chunk": 5}],
                          top_k=[3], llm=llm, prices={"kg-extractor-model": {"input": 1.0, "output": 2.0}})
         env = {"FAKE_KEY": "sk-kg-test"}
         dry = run_cli("run", spec.path, "--cache", shared_cache, "--limit", 6, "--dry-run", env=env)

@@ -181,7 +181,8 @@ def test_path_depth_reaches_further(built):
 
 def test_query_without_a_matching_entity_returns_nothing(built):
     assert _retriever(built.store).retrieve(QueryBundle("What is the weather like?")) == []
-    assert _retriever(built.store, max_keywords=1).keywords("tenant and landlord") == ["tenant"]  # same length: first named
+    # same length: first named
+    assert _retriever(built.store, max_keywords=1).keywords("tenant and landlord") == ["tenant"]
 
 
 def test_include_triplets_in_llm_context_when_asked(built):

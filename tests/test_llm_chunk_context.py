@@ -90,11 +90,13 @@ def test_a_document_of_few_characters_but_many_tokens_is_windowed():
     chunk = Chunk("c:jp:0", "jp", 0, 12, text[:12])
     [(doc_id, bounds, _)], windowed = keys([chunk], [Document(doc_id="jp", text=text)],
                                            LLMChunkContextSpec(kind="llm", document_tokens=600))
-    assert windowed == 1 and bounds and len(TokenMap.of(document_window(text, TokenMap.of(text), 0, 12, 600, 150))) <= 608
+    assert (windowed == 1 and bounds
+            and len(TokenMap.of(document_window(text, TokenMap.of(text), 0, 12, 600, 150))) <= 608)
 
 
 def test_replies_prompts_and_prefixes():
-    assert clean_reply("  <think>the chunk is about\nrent</think>\n Rent  terms of the\nlease. ") == "Rent terms of the lease."
+    assert (clean_reply("  <think>the chunk is about\nrent</think>\n Rent  terms of the\nlease. ")
+            == "Rent terms of the lease.")
     assert clean_reply("<think>never closed") == "" and clean_reply("") == ""
     # other braces (legal text, JSON, user templates) are left alone
     assert fill("{document}|{chunk}|{other}", "d {chunk}", "c {x}") == "d {chunk}|c {x}|{other}"
@@ -262,7 +264,8 @@ def test_demo_sweep_with_llm_contexts(tmp_path, run_cli):
             spec = parse_spec(data)
             first = run_sweep(SweepRequest(spec, run_dir=tmp_path / "run", cache_dir=cache, limit=3, progress=False))
             failed = load_run(first).records
-            assert failed["error"].str.match(r"chunking failed: .*1 of \d+ chunk-context calls failed .*run again").all(), \
+            assert failed["error"].str.match(r"chunking failed: .*1 of \d+ chunk-context calls failed "
+                                             r".*run again").all(), \
                 failed["error"].tolist()
             calls = fake.stats()["by_kind"]["situate"]
             # the re-run sends only what failed, then answers

@@ -330,7 +330,8 @@ def test_spending_and_trace_by_scope(h):
 
     rows = {(r["stage"], r["config_id"], r["judge"]): r for r in engine.cache.spending("r")}
     assert set(rows) == {("generation", "c1", None), ("generation", "c2", None), ("stage2", "c1", "correctness")}
-    g1, g2, s2 = rows[("generation", "c1", None)], rows[("generation", "c2", None)], rows[("stage2", "c1", "correctness")]
+    g1, g2, s2 = (rows[("generation", "c1", None)], rows[("generation", "c2", None)],
+                  rows[("stage2", "c1", "correctness")])
     assert (g1["calls"], g1["prompt_tokens"], g1["completion_tokens"]) == (1, 3, 3)
     assert g1["cost_usd"] == pytest.approx(cost(3, 3))
     assert (g2["calls"], g2["prompt_tokens"], g2["completion_tokens"]) == (2, 3, 6)

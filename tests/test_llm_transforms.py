@@ -107,8 +107,8 @@ def test_spec_errors_are_one_line_naming_the_field():
         retrievers=[{"kind": "bm25"}], query_transforms=[{"kind": "none"}, {"kind": "hyde"}])
     assert "query_transforms[1].num_queries" in error(query_transforms=[{"kind": "none"},
                                                                         {"kind": "multi_query", "num_queries": 1}])
-    assert "query_transforms[1].max_subquestion" in error(query_transforms=[{"kind": "none"},
-                                                                            {"kind": "decompose", "max_subquestion": 2}])
+    assert "query_transforms[1].max_subquestion" in error(
+        query_transforms=[{"kind": "none"}, {"kind": "decompose", "max_subquestion": 2}])
 
 
 def test_llms_in_use_counts_a_transforms_llm():

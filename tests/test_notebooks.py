@@ -141,7 +141,8 @@ def test_error_analysis(report_run, tmp_path, monkeypatch, kernel_dir):
     by_type = res["by_type"]
     by_type = by_type.set_index("qtype") if "qtype" in by_type.columns else by_type
     types = set(records["qtype"])
-    assert types == {"simple", "paraphrase", "disambiguation", "complex", "multi_hop", "comparative", "out_of_scope", "negative-irrelevant", "negative-jailbreak", "negative-unsafe"}
+    assert types == {"simple", "paraphrase", "disambiguation", "complex", "multi_hop", "comparative", "out_of_scope",
+                     "negative-irrelevant", "negative-jailbreak", "negative-unsafe"}
     assert set(by_type.index) == types and len(by_type) == len(types)
     assert by_type["n_questions"].sum() == records["qid"].nunique() == 107
     assert by_type["n_rows"].sum() == len(records)

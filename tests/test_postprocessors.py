@@ -48,7 +48,8 @@ def test_absolute_cutoff_compares_the_cosine_of_chroma_scores_and_may_leave_noth
     spec = _spec(postprocessors=[{"kind": "similarity_cutoff", "cutoff": 0.5}])
     config = _config(spec, "sentence256-minilm-vector-cut0.5-k3")
     # Chroma's score is exp(cos - 1): cosines 0.9, 0.5, 0.2 and a node without a score
-    nodes = [_nws(f"n{i}", "d", 0, 1, None if c is None else math.exp(c - 1)) for i, c in enumerate((0.9, 0.5, 0.2, None))]
+    nodes = [_nws(f"n{i}", "d", 0, 1, None if c is None else math.exp(c - 1))
+             for i, c in enumerate((0.9, 0.5, 0.2, None))]
     shaped, ms = postprocess(config, nodes, None)
     assert [n.node.node_id for n in shaped.ranked] == ["n0", "n1"] and shaped.context == shaped.ranked
     assert shaped.record["n_retrieved"] == 4 and shaped.record["postprocess"]["dropped"] == 2 and ms >= 0
@@ -92,7 +93,8 @@ def test_metrics_on_overlapping_merged_and_short_contexts():
     assert span_precision_at_k(overlapping, gold, 5) == pytest.approx(100 / 200)
     assert span_recall_at_k(overlapping, gold, 5) == pytest.approx(1.0)
     short = all_retrieval_metrics([("d", 0, 10), ("d", 150, 160)], gold, 5)  # 2 sources at k = 5
-    assert short["hit"] == 1.0 and short["mrr"] == pytest.approx(0.5) and short["ndcg"] == pytest.approx(1 / math.log2(3))
+    assert (short["hit"] == 1.0 and short["mrr"] == pytest.approx(0.5)
+            and short["ndcg"] == pytest.approx(1 / math.log2(3)))
     empty = all_retrieval_metrics([], gold, 5)
     assert empty["hit"] == 0.0 and empty["span_precision"] == 0.0 and empty["mrr"] == 0.0
 
@@ -262,7 +264,8 @@ def test_sweep_with_postprocessors(pp_run):
     recs = run.records
     assert run.status == "complete" and recs["error"].isna().all()
     ids = set(recs["config_id"])
-    expected = {f"{s}-bm25{p}-k4" for s in ("sentwindow2", "hier512_128") for p in ("", "-cut4", "-rcut0.6", "-reorder")}
+    expected = {f"{s}-bm25{p}-k4" for s in ("sentwindow2", "hier512_128")
+                for p in ("", "-cut4", "-rcut0.6", "-reorder")}
     expected |= {"sentwindow2-bm25-window-k4", "hier512_128-bm25-merge-k4"}
     assert ids == expected and len(recs) == len(expected) * LIMIT
     rows = {(r["config_id"], r["qid"]): r for r in recs.to_dict("records")}

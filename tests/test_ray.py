@@ -74,7 +74,8 @@ def assert_same_records(local, remote) -> None:
     assert list(a.columns) == list(b.columns)
     ja, jb = _as_json(a), _as_json(b)
     diff = [i for i in range(len(ja)) if ja[i] != jb[i]]
-    assert len(ja) == len(jb) and not diff, f"{len(diff)} records differ, e.g.\n{ja[diff[0]][:800]}\n{jb[diff[0]][:800]}"
+    assert len(ja) == len(jb) and not diff, \
+        f"{len(diff)} records differ, e.g.\n{ja[diff[0]][:800]}\n{jb[diff[0]][:800]}"
 
 
 def assert_same_summary(local, remote) -> None:
@@ -82,8 +83,8 @@ def assert_same_summary(local, remote) -> None:
     import pandas as pd
 
     def prep(df):
-        df = df.drop(columns=[c for c in df.columns if c.startswith(("retrieval_ms", "generation_ms", "query_embedding_ms",
-                                                                    "rerank_ms"))])
+        df = df.drop(columns=[c for c in df.columns if c.startswith(("retrieval_ms", "generation_ms",
+                                                                    "query_embedding_ms", "rerank_ms"))])
         return df.sort_values("config_id").reset_index(drop=True)
 
     pd.testing.assert_frame_equal(prep(local), prep(remote), check_exact=True)
@@ -163,7 +164,8 @@ def test_llm_answers_and_rewrites_on_ray_match_local(ray_cluster, make_spec, run
         fake.stop()
     lrec, rrec = read_run(local_spec.run_dir).records, read_run(ray_spec.run_dir).records
     drop = ["llm", "rewrite_llm"]  # call traces: latencies and token counts of the same calls
-    assert_same_records(lrec.drop(columns=[c for c in drop if c in lrec]), rrec.drop(columns=[c for c in drop if c in rrec]))
+    assert_same_records(lrec.drop(columns=[c for c in drop if c in lrec]),
+                        rrec.drop(columns=[c for c in drop if c in rrec]))
     assert (rrec["generator"] == "llm:ray-model").all() and rrec["answer"].str.len().gt(0).all()
     assert set(rrec["splitter"]) == {"sentence256", "sentence256-cllm"} and rrec["error"].isna().all()
     assert key not in (ray_spec.run_dir / "manifest.json").read_text()

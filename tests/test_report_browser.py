@@ -103,10 +103,13 @@ def test_report_loads_without_errors_or_network(page):
 
 
 def column(pg, table: str, header: str) -> list[str]:
-    idx = pg.eval_on_selector(f"{table} > thead > tr", "(tr, h) => Array.from(tr.cells).findIndex(c => c.textContent.replace(/[\\u25B4\\u25BE]/g, '').trim() === h)", header)
+    idx = pg.eval_on_selector(f"{table} > thead > tr",
+                              "(tr, h) => Array.from(tr.cells).findIndex(c => c.textContent"
+                              ".replace(/[\\u25B4\\u25BE]/g, '').trim() === h)", header)
     assert idx >= 0, f"no column {header!r} in {table}"
     return pg.eval_on_selector_all(f"{table} > tbody > tr:not(.detail)",
-                                   "(rows, i) => rows.map(r => r.cells[i].getAttribute('data-v') ?? r.cells[i].textContent.trim())", idx)
+                                   "(rows, i) => rows.map(r => r.cells[i].getAttribute('data-v') "
+                                   "?? r.cells[i].textContent.trim())", idx)
 
 
 def test_summary_table_sorts_and_switches_split(page, report_run):
@@ -139,7 +142,8 @@ def test_summary_table_sorts_and_switches_split(page, report_run):
     pg.select_option("#split-select", "test")
     # the filter box
     pg.fill("#summary-filter", "bm25")
-    visible = pg.eval_on_selector_all(f"{table} tbody tr", "rows => rows.filter(r => !r.hidden).map(r => r.cells[0].textContent)")
+    visible = pg.eval_on_selector_all(f"{table} tbody tr",
+                                      "rows => rows.filter(r => !r.hidden).map(r => r.cells[0].textContent)")
     assert visible and all("bm25" in v for v in visible)
     pg.fill("#summary-filter", "")
 

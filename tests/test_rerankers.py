@@ -366,7 +366,8 @@ def test_cached_scores_count_at_their_original_time():
 
     texts = ["a", "bbb", "cc", "dddd"]
     reranker = Slow()
-    first, second = RerankingRetriever(Fixed(texts), reranker, "x"), RerankingRetriever(Fixed(texts[::-1]), reranker, "x")
+    first, second = (RerankingRetriever(Fixed(texts), reranker, "x"),
+                     RerankingRetriever(Fixed(texts[::-1]), reranker, "x"))
     REPLAY.take()
     assert [n.node.get_content() for n in first.retrieve(bundle())] == ["dddd", "bbb", "cc", "a"]
     assert REPLAY.take() == 0.0
@@ -512,7 +513,8 @@ def test_reranked_top_k_share_one_reordering_of_the_base_candidates(ce_run):
     bm25 and vector, a source's base rank names the base configuration's source at that rank."""
     configs = by_config(ce_run.records)
     for retriever in ("bm25", "minilm-vector", "minilm-fusion"):
-        k3, k5 = configs[f"sentence256-{retriever}-ce-tinyce-c10-k3"], configs[f"sentence256-{retriever}-ce-tinyce-c10-k5"]
+        k3, k5 = (configs[f"sentence256-{retriever}-ce-tinyce-c10-k3"],
+                  configs[f"sentence256-{retriever}-ce-tinyce-c10-k5"])
         base5 = configs[f"sentence256-{retriever}-k5"]
         assert k3.keys() == k5.keys() == base5.keys() and len(k3) == CE_LIMIT
         for qid in k3:
@@ -587,10 +589,12 @@ def test_llm_reranking_through_the_fake_server_and_its_cache(fake_key, shared_ca
         assert stats["by_status"] == {"200": stats["calls"]}
         billed = [c for c in fake.calls() if c["kind"] == "rerank"]
         records = first.records
-        assert first.manifest["status"] == "complete" and records["error"].isna().all() and len(records) == 8 * LLM_LIMIT
+        assert (first.manifest["status"] == "complete" and records["error"].isna().all()
+                and len(records) == 8 * LLM_LIMIT)
         configs = by_config(records)
         for retriever in ("bm25", "minilm-vector"):
-            k3, k5 = configs[f"sentence256-{retriever}-llmrerank-c10-k3"], configs[f"sentence256-{retriever}-llmrerank-c10-k5"]
+            k3, k5 = (configs[f"sentence256-{retriever}-llmrerank-c10-k3"],
+                      configs[f"sentence256-{retriever}-llmrerank-c10-k5"])
             for qid, row in k5.items():
                 assert row["retrieval_llm_calls"] == 1 and row["retrieval_tokens"] > 0 and row["rerank_ms"] > 0
                 assert k3[qid]["retrieval_llm_calls"] == 1 and k3[qid]["retrieval_tokens"] == row["retrieval_tokens"]
@@ -606,8 +610,10 @@ def test_llm_reranking_through_the_fake_server_and_its_cache(fake_key, shared_ca
             assert all(is_missing(r["retrieval_llm_calls"]) for r in plain.values())
         # what the records account is what the server billed: each reordering once per (retriever, question),
         # reported by both of its top_k; priced by the spec
-        k5_rows = [r for cid, rows in configs.items() if "llmrerank" in cid and cid.endswith("-k5") for r in rows.values()]
-        assert sum(r["retrieval_tokens"] for r in k5_rows) == sum(c["prompt_tokens"] + c["completion_tokens"] for c in billed)
+        k5_rows = [r for cid, rows in configs.items() if "llmrerank" in cid and cid.endswith("-k5")
+                   for r in rows.values()]
+        assert (sum(r["retrieval_tokens"] for r in k5_rows)
+                == sum(c["prompt_tokens"] + c["completion_tokens"] for c in billed))
         cost = sum(c["prompt_tokens"] * 1.0 + c["completion_tokens"] * 2.0 for c in billed) / 1e6
         assert sum(r["retrieval_cost_usd"] for r in k5_rows) == pytest.approx(cost, rel=1e-9)
 
@@ -663,7 +669,8 @@ def test_llm_reranking_with_unparsable_or_terse_replies(fake_key, shared_cache, 
 def test_llm_reply_parser_is_strict():
     from ragsweep.rerankers.llm import parse_choices
 
-    reply = "Doc: 0, Relevance: 9\nDoc: 3, Relevance: x\nDoc: 2, Relevance: 7\nDoc: 2, Relevance: 1\nDoc: 11, Relevance: 5"
+    reply = ("Doc: 0, Relevance: 9\nDoc: 3, Relevance: x\nDoc: 2, Relevance: 7\nDoc: 2, Relevance: 1\n"
+             "Doc: 11, Relevance: 5")
     assert parse_choices(reply, 10) == ([2], [7.0])  # 0, 11 out of range; 3 without a number; 2 once
     assert parse_choices("document 1: 4\nDocument: 4, relevance: 6.5\nI think doc 1", 5) == ([4], [6.5])
     assert parse_choices("", 3) == ([], [])

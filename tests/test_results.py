@@ -62,7 +62,9 @@ def test_load_run_gives_dataframes_of_a_finished_run(report_run):
     assert set(run.manifest["retriever.kind"]) == {"bm25", "vector", "fusion", "knowledge_graph", "hybrid_kg"}
     # questions: all 107 with their split and gold spans; out-of-scope and negative ones have none
     q = run.questions
-    assert len(q) == 107 and set(q["qtype"]) == {"simple", "paraphrase", "disambiguation", "complex", "multi_hop", "comparative", "out_of_scope", "negative-irrelevant", "negative-jailbreak", "negative-unsafe"}
+    assert len(q) == 107 and set(q["qtype"]) == {"simple", "paraphrase", "disambiguation", "complex", "multi_hop",
+                                                 "comparative", "out_of_scope", "negative-irrelevant",
+                                                 "negative-jailbreak", "negative-unsafe"}
     assert set(q["split"]) == {"test", "validation"}
     unanswerable = q["qtype"].eq("out_of_scope") | q["qtype"].str.startswith("negative-")
     assert (q.loc[unanswerable, "evidence"].map(len) == 0).all()

@@ -174,7 +174,8 @@ def test_end_to_end_run_writes_consistent_outputs(base_run):
     assert rec.loc[~in_scope, RETRIEVAL_METRICS].isna().all().all()
     assert (rec["mrr"] <= rec["hit"]).all() and ((rec["mrr"] > 0) == (rec["hit"] == 1)).all()
     # BERTScore: filled for every answered question with a reference; rescaled values are finite and <= 1
-    answered = rec["answer"].fillna("").str.strip().astype(bool) & rec["reference_answer"].fillna("").str.strip().astype(bool)
+    answered = (rec["answer"].fillna("").str.strip().astype(bool)
+                & rec["reference_answer"].fillna("").str.strip().astype(bool))
     assert answered.sum() > 0.9 * len(rec)
     assert rec.loc[answered, BERTSCORE_RAW + BERTSCORE_RESCALED].notna().all().all()
     assert (rec.loc[answered, BERTSCORE_RESCALED] <= 1).all().all()
@@ -351,7 +352,8 @@ def test_fresh_rerun_reuses_every_cache_and_plain_rerun_answers_nothing(base_run
 
 def test_other_spec_sharing_a_splitter_reuses_its_embeddings(base_run, make_spec, run_cli, read_run, shared_cache):
     # sentence256 is in the reference sweep; token128 is used by no other test
-    spec = make_spec("shared-splitter", splitters=[SENTENCE256, {"kind": "token", "chunk_size": 128, "chunk_overlap": 16}],
+    spec = make_spec("shared-splitter",
+                     splitters=[SENTENCE256, {"kind": "token", "chunk_size": 128, "chunk_overlap": 16}],
                      retrievers=[{"kind": "vector"}], top_k=[3])
     before = embedding_keys(shared_cache)
     sentence_texts = cached_chunk_texts(shared_cache, "sentence256")
@@ -465,8 +467,8 @@ class _FakeOpenAI(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
         self.server.requests.append((self.path, self.headers.get("Authorization"), body))
         if self.server.mode == "deny":
-            self._send(401, {"error": {"message": "Incorrect API key provided: sk-itest.", "type": "invalid_request_error",
-                                       "param": None, "code": "invalid_api_key"}})
+            self._send(401, {"error": {"message": "Incorrect API key provided: sk-itest.",
+                                       "type": "invalid_request_error", "param": None, "code": "invalid_api_key"}})
             return
         inputs = body.get("input")
         inputs = [inputs] if isinstance(inputs, str) else list(inputs)

@@ -1,9 +1,9 @@
 """The persistent cache directory shared by runs and sweeps (default ``.ragsweep/cache``).
 
 Layout: ``embeddings.sqlite`` (vectors by model and text hash), ``bertscore.sqlite`` (pair scores
-and baselines), ``llm_calls.sqlite`` (every LLM call's reply, tokens and cost), ``chunks/`` (splitter output per corpus and splitter), ``chroma/`` (embedded
-Chroma collections per corpus, splitter and embedding), ``onnx/`` (ONNX exports of embedding
-models, per model and precision).
+and baselines), ``llm_calls.sqlite`` (every LLM call's reply, tokens and cost), ``chunks/`` (splitter
+output per corpus and splitter), ``chroma/`` (embedded Chroma collections per corpus, splitter and
+embedding), ``onnx/`` (ONNX exports of embedding models, per model and precision).
 """
 
 from __future__ import annotations

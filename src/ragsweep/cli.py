@@ -60,7 +60,8 @@ def _with_executor(spec, executor: str | None, ray_address: str | None):
 def run(
     spec: Path = typer.Argument(..., help="YAML sweep spec"),
     fresh: bool = typer.Option(False, "--fresh", help="discard this sweep's previous results and start over"),
-    cache: Optional[Path] = typer.Option(None, "--cache", help="cache directory (default: spec's cache_dir or .ragsweep/cache)"),
+    cache: Optional[Path] = typer.Option(None, "--cache", help="cache directory (default: spec's cache_dir or "
+                                         ".ragsweep/cache)"),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="use only the first N questions"),
     out: Optional[Path] = typer.Option(None, "--out", help="run directory (default: OUTPUT_DIR/NAME from the spec)"),
     no_progress: bool = typer.Option(False, "--no-progress", help="hide progress bars"),

@@ -58,7 +58,8 @@ def evaluate(
 @app.command("import")
 def import_(
     run_dir: Path = typer.Argument(..., help="run directory (with stage-2 judgements)"),
-    labels: Path = typer.Argument(..., help="JSONL: config_id, qid, and grounded (true/false) and/or correctness (1-5)"),
+    labels: Path = typer.Argument(..., help="JSONL: config_id, qid, and grounded (true/false) and/or correctness "
+                                  "(1-5)"),
 ) -> None:
     """Keep human labels of a run's judged answers (RUN/human_labels.jsonl); show and report then print each judged
     metric with prediction-powered (PPI++) CIs next to the plain judge mean."""

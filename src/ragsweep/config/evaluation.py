@@ -1,4 +1,5 @@
-"""How configurations are scored and compared: the split, stage 2, BERTScore and bootstrap (``split:``, ``stage2:``, ``scoring:``)."""
+"""How configurations are scored and compared: the split, stage 2, BERTScore and bootstrap (``split:``,
+``stage2:``, ``scoring:``)."""
 
 from __future__ import annotations
 

@@ -105,7 +105,8 @@ def _first_error(exc) -> str:
         msg = "unknown key" + (f"; allowed keys here: {', '.join(keys)}" if keys else "; check the spelling")
     elif err["type"] == "union_tag_invalid":
         ctx = err.get("ctx", {})
-        msg = f"unknown {ctx.get('discriminator', 'kind').strip(chr(39))} {ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}"
+        msg = (f"unknown {ctx.get('discriminator', 'kind').strip(chr(39))} {ctx.get('tag')!r}; "
+               f"expected one of {ctx.get('expected_tags')}")
     elif err["type"] == "union_tag_not_found":
         msg = f"missing {err.get('ctx', {}).get('discriminator', 'kind')}"
     elif msg.startswith("Value error, "):
@@ -120,9 +121,10 @@ def _first_error(exc) -> str:
 
 
 _TAGS = {"demo", "folder", "jsonl", "csv", "legalbench", "squad", "labelled_rag", "token", "sentence", "recursive",
-         "semantic", "pattern", "sentence_transformers", "openai", "bm25", "vector", "fusion", "knowledge_graph", "hybrid_kg", "extractive",
-         "llm", "none", "late_interaction", "cross_encoder", "rm3", "hyde", "multi_query", "decompose",
-         "sentence_window", "hierarchical", "similarity_cutoff", "long_context_reorder", "auto_merging", "preset"}
+         "semantic", "pattern", "sentence_transformers", "openai", "bm25", "vector", "fusion", "knowledge_graph",
+         "hybrid_kg", "extractive", "llm", "none", "late_interaction", "cross_encoder", "rm3", "hyde", "multi_query",
+         "decompose", "sentence_window", "hierarchical", "similarity_cutoff", "long_context_reorder", "auto_merging",
+         "preset"}
 
 
 def parse_spec(data: object, source: str = "<spec>", base_dir: Path | None = None, *,
@@ -178,7 +180,8 @@ def _resolve_paths(spec: SweepSpec, base: Path) -> SweepSpec:
                      "generator": fix(spec.generator, ("prompt_file",))}
     if getattr(spec.generator, "prompt_files", None):
         updates["generator"] = updates["generator"].model_copy(
-            update={"prompt_files": [p if p.is_absolute() else (base / p).resolve() for p in spec.generator.prompt_files]})
+            update={"prompt_files": [p if p.is_absolute() else (base / p).resolve()
+                                     for p in spec.generator.prompt_files]})
     if spec.adaptive:
         updates["adaptive"] = [fix(a, ("labels_file",)) for a in spec.adaptive]
     if any(uses_llm(sp.context) for sp in spec.splitters):
@@ -213,7 +216,8 @@ def _check_files(spec: SweepSpec, source: str, questions_needed: bool = True) ->
         if part == "dataset.questions" and not questions_needed:
             continue
         if path is not None and not Path(path).exists():
-            raise RagsweepError(f"{source}: {part}.path: {path} does not exist; fix the path (relative to the spec file)")
+            raise RagsweepError(f"{source}: {part}.path: {path} does not exist; fix the path "
+                                "(relative to the spec file)")
     if spec.dataset.negatives is not None and not Path(spec.dataset.negatives).is_file():
         raise RagsweepError(f"{source}: dataset.negatives: {spec.dataset.negatives} does not exist; fix the path "
                             "(relative to the spec file)")

@@ -142,8 +142,8 @@ def check_postprocessors(spec) -> None:
 
 
 _REQUIREMENT = {
-    "similarity_cutoff": "mode absolute applies to vector retrievers without a reranker or transform; use mode: relative or "
-                         "name the retrievers in apply_to",
+    "similarity_cutoff": "mode absolute applies to vector retrievers without a reranker or transform; use mode: "
+                         "relative or name the retrievers in apply_to",
     "long_context_reorder": "check apply_to",
     "sentence_window": "it needs a splitter of kind sentence_window",
     "auto_merging": "it needs a splitter of kind hierarchical",

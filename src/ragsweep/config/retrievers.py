@@ -100,7 +100,8 @@ class GraphParams(Strict):
 
     name: str | None = None
     store: Literal["simple", "neo4j"] = Field(
-        "simple", description="simple: LlamaIndex SimplePropertyGraphStore in the cache; neo4j: the spec's neo4j server")
+        "simple", description="simple: LlamaIndex SimplePropertyGraphStore in the cache; neo4j: the spec's "
+        "neo4j server")
     extractor: Literal["legal_patterns", "llm_simple", "llm_dynamic"] = Field(
         "legal_patterns", description="legal_patterns: offline heuristic baseline; llm_simple/llm_dynamic: "
         "LlamaIndex's Simple/DynamicLLMPathExtractor with the spec's llm")

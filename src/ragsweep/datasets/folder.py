@@ -214,7 +214,8 @@ def load_folder_corpus(spec: FolderCorpus, notes: list[str] | None = None) -> li
         )
     if notes is not None:
         if decoded:
-            names = ", ".join(f"{Path(p).relative_to(folder).as_posix()} as {enc}" for p, enc in sorted(decoded.items()))
+            names = ", ".join(f"{Path(p).relative_to(folder).as_posix()} as {enc}"
+                              for p, enc in sorted(decoded.items()))
             notes.append(f"re-decoded {len(decoded)} file(s) that are not UTF-8: {names}")
         if skipped:
             notes.append(f"skipped {len(skipped)} unreadable file(s) (on_unreadable: skip): {_listing(skipped)}")

@@ -266,7 +266,8 @@ def release_encoder(spec: BERTScoreSpec) -> None:
         del _ENCODERS[k]
 
 
-def score_block(spec: BERTScoreSpec, export_root: Path, pairs: list[tuple[str, str]]) -> list[tuple[float, float, float]]:
+def score_block(spec: BERTScoreSpec, export_root: Path,
+                pairs: list[tuple[str, str]]) -> list[tuple[float, float, float]]:
     """Raw (P, R, F) of ``pairs`` with no cache: what a Ray task computes for the driver to store."""
     from ragsweep.evaluation.bertscore_tokens import score_pairs
 

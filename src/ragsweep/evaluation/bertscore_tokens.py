@@ -204,7 +204,8 @@ class TokenEncoder:
             yield sentences[i], emb[row], weight
 
 
-def score_pairs(encoder: TokenEncoder, pairs: list[tuple[str, str]]) -> Iterator[tuple[int, tuple[float, float, float]]]:
+def score_pairs(encoder: TokenEncoder,
+                pairs: list[tuple[str, str]]) -> Iterator[tuple[int, tuple[float, float, float]]]:
     """Raw (P, R, F1) of each pair, yielded as (index into ``pairs``, scores) as candidates are encoded.
 
     References are encoded first and kept; candidates stream through in batches, each matched

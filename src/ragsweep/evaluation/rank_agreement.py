@@ -66,8 +66,8 @@ def rank_agreement(scores_a: np.ndarray, scores_b: np.ndarray, *, n_boot: int = 
     configuration order, NaN where a configuration has no score for a question; a configuration's
     mean is the mean of its scores. The bootstrap resamples the questions of A and of B independently,
     with replacement, the same resample for every configuration of a run (so configurations stay
-    paired within a run), and recomputes the means and rho. Deterministic for a ``seed``. Configurations with no score on one side are
-    left out; fewer than 3 configurations raise ``ValueError``.
+    paired within a run), and recomputes the means and rho. Deterministic for a ``seed``. Configurations with
+    no score on one side are left out; fewer than 3 configurations raise ``ValueError``.
 
     Question noise attenuates rho (finite question sets rank less alike than their populations), and a
     resample adds the same noise again, so the percentile interval sits below rho: it is conservative for

@@ -58,7 +58,8 @@ class LocalExecutor:
         except (BudgetExhausted, LLMFatalError):
             raise  # LLM-written chunk contexts: the stage stops, a later run goes on
         except Exception as exc:  # noqa: BLE001 - one splitter failing must not lose the others
-            answer.record_failures(g.configs, plan.pending, sink, ctx.stats, bar, f"chunking failed: {short_reason(exc)}")
+            answer.record_failures(g.configs, plan.pending, sink, ctx.stats, bar,
+                                   f"chunking failed: {short_reason(exc)}")
             return
         answer.answer_splitter(ctx, g.configs, chunks, plan.pending, sink, bar, gen_items, questions, query_ms)
 

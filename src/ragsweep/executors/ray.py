@@ -184,7 +184,8 @@ class _Dispatch:
         from ragsweep.executors import ray_tasks as tasks
 
         self.plan, self.ctx, self.work, self.pending, self.journal = plan, ctx, work, plan.pending, sink
-        self.spec, self.dataset, self.stats, self.bars, self.answer_bar = ctx.spec, ctx.dataset, ctx.stats, ctx.bars, bar
+        self.spec, self.dataset, self.stats, self.bars, self.answer_bar = (ctx.spec, ctx.dataset, ctx.stats,
+                                                                           ctx.bars, bar)
         self.emb_cache = ctx.models.cache
         self.gen_items, self.cluster = gen_items, cluster
         # tasks that may run the embedding model get a GPU when the cluster has them (Ray hides GPUs from

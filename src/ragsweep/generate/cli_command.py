@@ -28,7 +28,8 @@ def generate(
                              "reads it); OUT.generation.json and OUT.rejected.jsonl go next to it"),
     questions: Optional[int] = typer.Option(None, "--questions", min=1, help="how many (default: generate.questions, "
                                             "100)"),
-    generator: Optional[str] = typer.Option(None, "--generator", help="offline (no model) or llm (the spec's endpoint)"),
+    generator: Optional[str] = typer.Option(None, "--generator", help="offline (no model) or llm (the spec's "
+                                            "endpoint)"),
     mix: Optional[str] = typer.Option(None, "--mix", help="weights per type, e.g. simple=0.6,out_of_scope=0.2"),
     seed: Optional[int] = typer.Option(None, "--seed", help="which passages and facts are drawn"),
     dry_run: bool = typer.Option(False, "--dry-run", help="print the LLM calls, tokens and cost it would need, "

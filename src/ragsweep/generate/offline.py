@@ -127,7 +127,8 @@ class OfflineRecipes:
         triples = [t for f in self.docs for t in ict_pairs(f)]
         rng.shuffle(triples)
         for prev, s, nxt in triples:
-            yield Candidate("simple", "ict", _ENUMERATOR.sub("", _flat(s.text)), f"{_flat(prev.text)} {_flat(nxt.text)}",
+            yield Candidate("simple", "ict", _ENUMERATOR.sub("", _flat(s.text)),
+                            f"{_flat(prev.text)} {_flat(nxt.text)}",
                             [Quote(prev.text, prev.doc_id), Quote(nxt.text, nxt.doc_id)], doc_id=s.doc_id)
 
     def _situational(self, rng: random.Random) -> Iterator[Candidate]:

@@ -3,8 +3,9 @@
 Quotas per type come from the mix (largest remainder). Candidates are taken in order; each is checked
 (``verify.Checker``: no placeholder or prompt text, its evidence located in the corpus, or its out-of-scope
 terms verified absent), then compared with the questions already kept (``dedup.NearDuplicates``). What
-fails is counted by reason and kept for the user to read (``rejected``). The offline generator draws from a finite pool per type; the LLM
-generator asks for ``oversample`` x the wanted questions and, in later rounds, replaces what was rejected.
+fails is counted by reason and kept for the user to read (``rejected``). The offline generator draws
+from a finite pool per type; the LLM generator asks for ``oversample`` x the wanted questions and, in
+later rounds, replaces what was rejected.
 """
 
 from __future__ import annotations

@@ -54,7 +54,8 @@ def load_labels(path: str | Path) -> list[LabelledItem]:
         try:
             unknown = sorted(set(obj) - _KNOWN)
             if unknown:
-                raise RagsweepError(f"{where}: unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(_KNOWN))}")
+                raise RagsweepError(f"{where}: unknown field(s) {', '.join(unknown)}; "
+                                    f"known: {', '.join(sorted(_KNOWN))}")
             for key in ("question", "answer"):
                 if not isinstance(obj.get(key), str) or not obj[key].strip():
                     raise RagsweepError(f"{where}: field {key!r} must be a non-empty string")

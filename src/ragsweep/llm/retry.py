@@ -74,8 +74,8 @@ def backoff_delay(attempt: int, retry_after: float | None = None, *, base: float
     return d / 2 + (rng or random).uniform(0, d / 2)
 
 
-_LIMIT = re.compile(r"maximum context length is (\d+)|context (?:window|size|length) of (\d+)|n_ctx[\"']?\s*[:=]\s*(\d+)",
-                    re.IGNORECASE)
+_LIMIT = re.compile(r"maximum context length is (\d+)|context (?:window|size|length) of (\d+)|"
+                    r"n_ctx[\"']?\s*[:=]\s*(\d+)", re.IGNORECASE)
 # the prompt's tokens where the message says them apart from the reply's ("(2531 in the messages, 512 in the
 # completion)"), else the request's
 _ASKED = tuple(re.compile(p, re.IGNORECASE) for p in (

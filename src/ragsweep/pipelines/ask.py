@@ -35,7 +35,8 @@ def _answer(spec: SweepSpec, config: Configuration, dataset: Dataset, question: 
 
     clients = None
     spec = spec.model_copy(update={"top_k": [config.top_k]})  # retrieve at this configuration's k only
-    ctx = StageContext(spec=spec, dataset=dataset, cache=cache, models=Models(lambda: EmbeddingCache(cache.embeddings), cache.root))
+    ctx = StageContext(spec=spec, dataset=dataset, cache=cache,
+                       models=Models(lambda: EmbeddingCache(cache.embeddings), cache.root))
     if tuned:
         ctx.tuned_weights[config.config_hash] = tuned
     try:

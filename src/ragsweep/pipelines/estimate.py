@@ -143,7 +143,8 @@ def estimate_run(spec, run_dir: Path | None = None, cache_dir: Path | None = Non
         top_k = max(spec.top_k)
         ctx = top_k * (sum(mean_chunk(c) for c in configs) / max(1, len(configs)))
         templates = {
-            "correctness": texts.get("correctness") or "\n".join(m.content or "" for m in CORRECTNESS.message_templates),
+            "correctness": texts.get("correctness") or "\n".join(m.content or ""
+                                                                 for m in CORRECTNESS.message_templates),
             "faithfulness": texts.get("faithfulness") or FAITHFULNESS.get_template(),
             "relevancy": texts.get("relevancy") or RELEVANCY.get_template(),
         }

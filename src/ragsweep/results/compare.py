@@ -128,7 +128,8 @@ def _scoring_notes(a: RunData, b: RunData, metrics: list[str]) -> list[str]:
                      f"{b.meta.get('bertscore')}): BERTScore deltas mix the change with the scorer")
     keys_a = (a.meta.get("stage2") or {}).get("judge_keys") or {}
     keys_b = (b.meta.get("stage2") or {}).get("judge_keys") or {}
-    judges = sorted({JUDGE_OF[m] for m in metrics if m in JUDGE_OF and keys_a.get(JUDGE_OF[m]) != keys_b.get(JUDGE_OF[m])})
+    judges = sorted({JUDGE_OF[m] for m in metrics
+                     if m in JUDGE_OF and keys_a.get(JUDGE_OF[m]) != keys_b.get(JUDGE_OF[m])})
     if judges:
         notes.append(f"judge settings (model, prompt or parameters) differ for {', '.join(judges)}: their deltas mix "
                      "the change with the judge")

@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 AXES = ("splitter", "retriever", "embedding", "query_transform", "reranker", "postprocessor", "top_k", "prompt")
-# the retriever before the embedding: a BM25 path is offered none. IBM's RAG-HPO study (arXiv:2505.03452) found that fixing the models first beats pipeline order for greedy search
+# the retriever before the embedding: a BM25 path is offered none. IBM's RAG-HPO study (arXiv:2505.03452) found
+# that fixing the models first beats pipeline order for greedy search
 MODELS_FIRST = ("embedding", "reranker", "query_transform", "splitter", "retriever", "postprocessor", "top_k",
                 "prompt")
 

@@ -54,8 +54,8 @@ def search_record(spec, *, n_configs: int, trial_limit: int | None, seed: int, m
     lower = directions[s.objectives.index("quality")] == "minimize"
     done = [t for t in trials if t.evaluated]
     record = {
-        "strategy": s.strategy + (" (auto)" if s.chosen_by == "auto" else ""), "seed": seed, "objectives": s.objectives, "directions": directions,
-        "metric": metric, "order": s.order, "batch": s.batch,
+        "strategy": s.strategy + (" (auto)" if s.chosen_by == "auto" else ""), "seed": seed, "objectives": s.objectives,
+        "directions": directions, "metric": metric, "order": s.order, "batch": s.batch,
         "budget": {k: v for k, v in s.budget.model_dump().items() if v is not None}, "trial_limit": trial_limit,
         "space": n_configs, "validation_questions": n_validation, "test_questions": n_test, "stopped": stopped,
         "racing": s.racing.model_dump() if s.racing is not None else None,

@@ -11,7 +11,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-FORMAT_VERSION = 4  # 3: questions.parquet, status 'running' at start-up, configuration labels; 4: answer metrics, verdict.json
+# 3: questions.parquet, status 'running' at start-up, configuration labels; 4: answer metrics, verdict.json
+FORMAT_VERSION = 4
 
 _PACKAGES = ["ragsweep", "llama-index-core", "llama-index-retrievers-bm25", "llama-index-vector-stores-chroma",
              "chromadb", "langchain-text-splitters", "langchain-experimental", "bert-score", "sentence-transformers",
@@ -124,7 +125,8 @@ def read_previous(run_dir: Path) -> dict:
     return {}
 
 
-def build_manifest(spec, dataset, questions, configs, stats, limit, status: str, n_records: int | None, run_dir) -> dict:
+def build_manifest(spec, dataset, questions, configs, stats, limit, status: str, n_records: int | None,
+                   run_dir) -> dict:
     """The manifest; ``stats`` None (at start-up) adds no invocation."""
     from ragsweep import __version__
 

@@ -148,6 +148,6 @@ def describe(record: dict | None) -> list[str]:
         routes = ", ".join(f"{c}: k{r['top_k']}" + "".join(f"+{x}" for x in (r["query_transform"], r["reranker"]) if x)
                            for c, r in e["routes"].items())
         lines.append(f"{label}: classifier macro-F1 {t['macro_f1']:.3f} [{t['macro_f1_lo']:.3f}, "
-                     f"{t['macro_f1_hi']:.3f}] on {t['n']} test questions, {v['macro_f1']:.3f} [{v['macro_f1_lo']:.3f}, "
-                     f"{v['macro_f1_hi']:.3f}] on {v['n']} validation (out of fold); {routes}")
+                     f"{t['macro_f1_hi']:.3f}] on {t['n']} test questions, {v['macro_f1']:.3f} "
+                     f"[{v['macro_f1_lo']:.3f}, {v['macro_f1_hi']:.3f}] on {v['n']} validation (out of fold); {routes}")
     return lines

@@ -42,7 +42,8 @@ def _specs() -> list[FigureSpec]:
         FigureSpec("llm_spending", "LLM spending", lambda run, metric, split: costs.llm_spending(run)),
         FigureSpec("search_progress", "Search: best so far against compute",
                    lambda run, metric, split: search.search_progress(run)),
-        FigureSpec("pareto_front", "Search: quality against latency", lambda run, metric, split: search.pareto_front(run)),
+        FigureSpec("pareto_front", "Search: quality against latency",
+                   lambda run, metric, split: search.pareto_front(run)),
     ]
 
 

@@ -82,7 +82,8 @@ def llm_spending(run: RunData):
     key = "cost_usd" if priced else "tokens"
 
     def value(b: dict) -> float:
-        return float(b.get("cost_usd") or 0.0) if priced else float(b.get("prompt_tokens", 0) + b.get("completion_tokens", 0))
+        return (float(b.get("cost_usd") or 0.0) if priced
+                else float(b.get("prompt_tokens", 0) + b.get("completion_tokens", 0)))
 
     stages = sorted(((k, value(v)) for k, v in (usage.get("by_stage") or {}).items()), key=lambda kv: -kv[1])
     configs = sorted(((k, value(v)) for k, v in (usage.get("by_configuration") or {}).items()), key=lambda kv: -kv[1])
@@ -94,6 +95,7 @@ def llm_spending(run: RunData):
         ax.set_xlabel(f"{key.replace('_usd', '')} ({unit})")
         ax.set_ylabel(what)
         ax.grid(axis="x", alpha=0.3)
-    total = f"${usage['cost_usd']:.4f}" if priced else f"{usage.get('prompt_tokens', 0) + usage.get('completion_tokens', 0)} tokens"
+    total = (f"${usage['cost_usd']:.4f}" if priced
+             else f"{usage.get('prompt_tokens', 0) + usage.get('completion_tokens', 0)} tokens")
     fig.suptitle(f"LLM spending paid by this run: {usage['calls']} calls, {total}")
     return fig

@@ -24,8 +24,8 @@ CAPTIONS = {
                          "(precision, recall, F1; baseline-rescaled so that 0 is the score of unrelated "
                          "sentences), one violin per configuration coloured by retriever, best mean F1 first.",
     "retrieval_metrics": "Mean retrieval metrics at each configuration's top_k with percentile-bootstrap "
-                         "confidence intervals. A chunk is relevant when it overlaps a gold evidence span, so splitters "
-                         "are comparable; out-of-scope questions are excluded.",
+                         "confidence intervals. A chunk is relevant when it overlaps a gold evidence span, so "
+                         "splitters are comparable; out-of-scope questions are excluded.",
     "judge_scores": "Stage-2 LLM judges on the configurations selected on the validation questions: "
                     "correctness 1-5, and pass rates; unparseable verdicts are excluded, not counted as fails.",
     "heatmap": "The chosen metric by splitter and retriever, one panel per top_k.",
@@ -45,8 +45,8 @@ CAPTIONS = {
 }
 MAX_SVG_BYTES = 400_000
 SECTIONS = [("verdict", "Verdict"),
-            ("summary", "Summary"), ("search", "Search"), ("bertscore", "BERTScore"), ("retrieval", "Retrieval"), ("judges", "Judges"),
-            ("heatmap", "Splitter x retriever"), ("significance", "Significance"),
+            ("summary", "Summary"), ("search", "Search"), ("bertscore", "BERTScore"), ("retrieval", "Retrieval"),
+            ("judges", "Judges"), ("heatmap", "Splitter x retriever"), ("significance", "Significance"),
             ("agreement", "Ranking agreement"), ("costs", "Cost and latency"),
             ("explorer", "Questions"), ("details", "Run details")]
 

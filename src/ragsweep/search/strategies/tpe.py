@@ -1,7 +1,8 @@
 """Tree-structured Parzen Estimator (Bergstra et al. 2011, "Algorithms for Hyper-Parameter Optimization",
 NeurIPS; Watanabe 2023, "Tree-Structured Parzen Estimator: Understanding Its Algorithm Components",
 arXiv:2304.11127), Optuna's ``TPESampler``: multivariate, grouped by the conditional axes, with a
-constant liar for batches and cost-aware pools (proposals asked before any is told); with several objectives it is MOTPE (Ozaki et al. 2020, GECCO)."""
+constant liar for batches and cost-aware pools (proposals asked before any is told); with several
+objectives it is MOTPE (Ozaki et al. 2020, GECCO)."""
 
 from __future__ import annotations
 
