@@ -6,7 +6,7 @@ follows from them). Used to show that a refactor changed no result:
     ragsweep run specs/demo.yaml --cache /tmp/b-cache --out /tmp/b     # after it
     python bench/same_results.py /tmp/a /tmp/b
 
-Exit 0 when identical, 1 with the differing columns / keys named.
+Exit 0 when identical, 1 with the differing columns / keys named, 2 when a directory is not a finished run.
 """
 
 from __future__ import annotations
@@ -46,7 +46,15 @@ def differences(a: Path, b: Path) -> list[str]:
 
 
 def main() -> int:
+    if len(sys.argv) != 3:
+        print("usage: python bench/same_results.py RUN_A RUN_B", file=sys.stderr)
+        return 2
     a, b = map(Path, sys.argv[1:3])
+    for d in (a, b):
+        missing = [f for f in ("records.parquet", "summary.csv", "verdict.json") if not (d / f).is_file()]
+        if missing:
+            print(f"error: {d}: not a finished run directory (no {', '.join(missing)})", file=sys.stderr)
+            return 2
     diff = differences(a, b)
     print("\n".join(diff) if diff else f"identical: records, summary and verdict of {a} and {b} "
           f"(measured times left out: {', '.join(MEASURED)})")

@@ -36,3 +36,16 @@ def test_shipped_corpus_and_questions_are_built_from_the_yaml_sources():
 def test_shipped_groundedness_set_is_built_from_its_source():
     records = _script("demo_groundedness").build(DEMO / "corpus.jsonl", DEMO / "questions.jsonl")
     assert _lines(records) == (DEMO / "groundedness.jsonl").read_text(encoding="utf-8").splitlines()
+
+
+def test_a_malformed_source_is_one_line_naming_the_file(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    for f in ("build_demo.py", "documents.yaml"):
+        shutil.copy(SOURCES / f, tmp_path / f)
+    (tmp_path / "questions.yaml").write_text("- type: [oops\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(tmp_path / "build_demo.py")], capture_output=True, text=True)
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith(f"{tmp_path / 'questions.yaml'}: while parsing")

@@ -33,3 +33,11 @@ def test_same_results_names_a_changed_value_and_ignores_measured_times(base_run,
     verdict["chosen"] = "another"
     (b / "verdict.json").write_text(json.dumps(verdict))
     assert differences(a, b) == ["records.parquet: answer", "verdict.json: chosen"]
+
+
+def test_same_results_refuses_a_directory_that_is_not_a_finished_run(tmp_path, monkeypatch, capsys):
+    from same_results import main
+
+    monkeypatch.setattr(sys, "argv", ["same_results.py", str(tmp_path), str(tmp_path)])
+    assert main() == 2
+    assert "not a finished run directory (no records.parquet, summary.csv, verdict.json)" in capsys.readouterr().err

@@ -49,7 +49,13 @@ DEMO = HERE.parents[1] / "src" / "ragsweep" / "datasets" / "demo"  # where the p
 def _load(name: str) -> list[dict]:
     import yaml
 
-    return yaml.safe_load((HERE / name).read_text(encoding="utf-8"))
+    try:
+        rows = yaml.safe_load((HERE / name).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise SystemExit(f"{HERE / name}: {' '.join(str(exc).split())}") from None
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise SystemExit(f"{HERE / name}: expected a list of mappings")
+    return rows
 
 
 _DOCS = _load("documents.yaml")
