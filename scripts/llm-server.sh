@@ -47,7 +47,9 @@ esac
 MODEL_FILE="$HOME_DIR/models/$(basename "$GGUF")"
 
 die() { echo "llm-server.sh: $*" >&2; exit 1; }
-running() { [[ -f "$PID_FILE" ]] && kill -0 "$(cat "$PID_FILE")" 2>/dev/null; }
+NAME="LLM server"
+# shellcheck source=scripts/pidfile.sh
+source "$(dirname "${BASH_SOURCE[0]}")/pidfile.sh"   # running, stop_server
 
 install_server() {
   local key wheel_dir wheel
@@ -128,15 +130,7 @@ start() {
   echo "LLM server is up at $URL (pid $(cat "$PID_FILE"), $((SECONDS - t0)) s)"
 }
 
-stop() {
-  if ! running; then rm -f "$PID_FILE"; echo "LLM server is not running"; return 0; fi
-  local pid i; pid="$(cat "$PID_FILE")"
-  kill -TERM "$pid"
-  for i in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
-  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"
-  rm -f "$PID_FILE"
-  echo "LLM server stopped"
-}
+stop() { stop_server 30; }
 
 case "${1:-}" in
   install) install_server; install_model; echo "llama-cpp-python $LLAMA_CPP_VERSION in $VENV; model $MODEL_FILE" ;;

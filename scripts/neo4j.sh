@@ -37,7 +37,9 @@ JAVA_OPTS=(-Xms128m -Xmx512m -XX:+UseG1GC -XX:-OmitStackTraceInFastThrow -XX:+Di
 
 die() { echo "neo4j.sh: $*" >&2; exit 1; }
 
-running() { [[ -f "$PID_FILE" ]] && kill -0 "$(cat "$PID_FILE")" 2>/dev/null; }
+NAME="Neo4j"
+# shellcheck source=scripts/pidfile.sh
+source "$(dirname "${BASH_SOURCE[0]}")/pidfile.sh"   # running, stop_server
 
 fetch() {
   local stamp="$HOME_DIR/lib/.fetched-$VERSION"
@@ -141,15 +143,7 @@ start() {
   echo "Neo4j is up at $URL (pid $(cat "$PID_FILE"), $((SECONDS - t0)) s)"
 }
 
-stop() {
-  if ! running; then rm -f "$PID_FILE"; echo "Neo4j is not running"; return 0; fi
-  local pid i; pid="$(cat "$PID_FILE")"
-  kill -TERM "$pid"
-  for i in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
-  if kill -0 "$pid" 2>/dev/null; then echo "SIGTERM timed out, killing $pid" >&2; kill -KILL "$pid"; fi
-  rm -f "$PID_FILE"
-  echo "Neo4j stopped"
-}
+stop() { stop_server 60; }
 
 case "${1:-}" in
   fetch) fetch; echo "Neo4j $VERSION jars are in $HOME_DIR/lib and $HOME_DIR/plugins" ;;

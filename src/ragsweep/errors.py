@@ -9,6 +9,13 @@ class ClusterLost(RagsweepError):
     """The Ray cluster stopped answering mid-sweep; what finished is journaled and a rerun goes on from there."""
 
 
+def shorten(text, limit: int = 100) -> str:
+    """``text`` on one line, cut to ``limit`` characters (an ellipsis marks the cut): an example reason in a
+    printed line."""
+    one = " ".join(str(text).split())
+    return one if len(one) <= limit else one[:limit - 3] + "..."
+
+
 def short_reason(exc: BaseException) -> str:
     """``Type: first line`` of an exception, at most 500 characters: what a failed row records."""
     text = str(exc).strip().splitlines()

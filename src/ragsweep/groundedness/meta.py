@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ragsweep.errors import shorten
+
 PASS = 4.0  # a correctness label (1-5) at or above this counts as a pass
 
 
@@ -54,13 +56,6 @@ class DetectorRow:
     chance_reason: str | None = None  # why it is flagged
 
 
-REASON_CHARS = 100
-
-
-def shorten(text: str, limit: int = REASON_CHARS) -> str:
-    """``text`` on one line, cut to ``limit`` characters (an ellipsis marks the cut)."""
-    one = " ".join(str(text).split())
-    return one if len(one) <= limit else one[:limit - 3] + "..."
 
 
 def unmeasured(scored) -> tuple[int, str | None]:

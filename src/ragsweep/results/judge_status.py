@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragsweep.pipelines.outputs.table import no_mean
+from ragsweep.errors import shorten
+from ragsweep.pipelines.outputs.table import judgement_counts, no_mean
 
 if TYPE_CHECKING:
     from ragsweep.results.run import RunData
 
-REASON_CHARS = 100
 TITLE = "Stage-2 judges, test questions: mean [95% CI] (n unm.: unmeasured judgements, excluded from the mean)"
 NOTE = ("not judged: stage 2 did not judge the configuration; n/a: judged, but no judgement could be used (replies "
         "that could not be parsed, or failed calls)")
@@ -25,12 +25,6 @@ def _missing(v) -> bool:
     from ragsweep.results.run import clean
 
     return clean(v) is None
-
-
-def shorten(text, limit: int = REASON_CHARS) -> str:
-    """``text`` on one line, cut to ``limit`` characters (an ellipsis marks the cut)."""
-    one = " ".join(str(text).split())
-    return one if len(one) <= limit else one[:limit - 3] + "..."
 
 
 def judge_of(metric: str) -> str:
@@ -50,8 +44,7 @@ def judged_metrics(run: RunData) -> list[str]:
 
 def unmeasured_suffix(row: dict, metric: str) -> str:
     """`` (2 unm.)`` after a mean that excludes unmeasured judgements (and ``, 1 failed``)."""
-    counts = [(row.get(f"{metric}_unmeasured"), "unm."), (row.get(f"{metric}_failed"), "failed")]
-    said = [f"{int(n)} {kind}" for n, kind in counts if not _missing(n) and n > 0]
+    said = judgement_counts(row, metric, (("unmeasured", "unm."), ("failed", "failed")))
     return f" ({', '.join(said)})" if said else ""
 
 

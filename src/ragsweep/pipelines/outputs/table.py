@@ -37,21 +37,29 @@ def _column(metric: str) -> str:
     return BY_NAME[metric].column if metric in BY_NAME else metric
 
 
-def _unmeasured(row, metric: str) -> str:
-    """" (2 unm.)" after a judge mean that excludes unmeasured judgements."""
-    n = row.get(f"{metric}_unmeasured")
-    return f" ({int(n)} unm.)" if n is not None and n == n and n > 0 else ""
-
-
 def _missing(v) -> bool:
     return v is None or v != v
+
+
+def judgement_counts(row: dict, metric: str,
+                     words: tuple[tuple[str, str], ...] = (("unmeasured", "unmeasured"), ("failed", "failed"))
+                     ) -> list[str]:
+    """``["2 unmeasured", "1 failed"]``: a judge metric's non-zero counts (summary columns ``METRIC_KIND``), each
+    followed by its word."""
+    counts = ((row.get(f"{metric}_{kind}"), word) for kind, word in words)
+    return [f"{int(n)} {word}" for n, word in counts if not _missing(n) and n > 0]
+
+
+def _unmeasured(row, metric: str) -> str:
+    """" (2 unm.)" after a judge mean that excludes unmeasured judgements."""
+    said = judgement_counts(row, metric, (("unmeasured", "unm."),))
+    return f" ({said[0]})" if said else ""
 
 
 def no_mean(row: dict, metric: str) -> str:
     """What stands for a missing judge mean: ``not judged``, or ``n/a (12 unmeasured)`` (``, 2 failed``): a judge
     whose every reply was unparseable is not the same as one that did not run."""
-    counts = [(row.get(f"{metric}_{kind}"), kind) for kind in ("unmeasured", "failed")]
-    said = [f"{int(n)} {kind}" for n, kind in counts if not _missing(n) and n > 0]
+    said = judgement_counts(row, metric)
     return f"n/a ({', '.join(said)})" if said else "not judged"
 
 
