@@ -24,8 +24,9 @@ demo-llm: install
 	$(VENV)/bin/ragsweep run specs/demo-llm-local.yaml --limit 24 || [ $$? -eq 3 ]  # 3: some answers failed (listed)
 	$(VENV)/bin/ragsweep report runs/demo-llm-local
 
+# --durations: every CI log names the slowest tests (the suite's time is a goal: README, Development)
 test: install
-	$(PY) -m pytest
+	$(PY) -m pytest --durations=25
 
 # what CI checks before the tests: ruff (pyproject.toml [tool.ruff]) and mypy ([tool.mypy] files)
 lint: install

@@ -17,6 +17,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import procwait
 import pytest
 
 from ragsweep.metrics.catalogue import names
@@ -127,13 +128,12 @@ def _cli_env(extra: dict | None = None, unset: tuple[str, ...] = ()) -> dict:
 @pytest.fixture(scope="session")
 def run_cli(cli_workdir):
     """``run_cli(*args, env=None, unset=(), timeout=300)`` runs ``python -m ragsweep.cli ARGS``; returns
-    CompletedProcess."""
+    CompletedProcess. ``timeout`` is how long the command may go without progress (``procwait.run``)."""
 
     def _run(*args, env: dict | None = None, unset: tuple[str, ...] = (), timeout: float = 300,
              cwd: Path | None = None) -> subprocess.CompletedProcess:
         cmd = [sys.executable, "-m", "ragsweep.cli", *[str(a) for a in args]]
-        return subprocess.run(cmd, cwd=cwd or cli_workdir, env=_cli_env(env, unset), capture_output=True,
-                              text=True, timeout=timeout)
+        return procwait.run(cmd, cwd=cwd or cli_workdir, env=_cli_env(env, unset), stall=timeout)
 
     return _run
 
@@ -239,14 +239,14 @@ def sigkill_when(proc: subprocess.Popen, progress, target: int, *, timeout: floa
     import time
 
     try:
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + procwait.scaled(timeout)
         seen = progress()
         while seen < target:
             if proc.poll() is not None:
                 pytest.fail(f"the run exited (code {proc.returncode}) with {seen} {what}, before it could be "
                             f"killed. stderr: {stderr_path.read_text()[-2000:]}")
             if time.monotonic() > deadline:
-                pytest.fail(f"only {seen} {what} within {timeout:g} s (wanted {target})")
+                pytest.fail(f"only {seen} {what} within {procwait.scaled(timeout):g} s (wanted {target})")
             time.sleep(poll)
             seen = progress()
         t_kill = time.time()
@@ -343,3 +343,4 @@ def llm_server() -> LLMServer:
     return LLMServer(base, os.environ.get("RAGSWEEP_LLM_MODEL", "smollm2-135m-instruct"),
                      int(os.environ.get("RAGSWEEP_LLM_N_CTX", "2048")),
                      Path(log) if log else (default_log if default_log.is_file() else None))
+

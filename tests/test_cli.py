@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import procwait
 import pytest
 
 from ragsweep.config import load_spec
@@ -28,8 +29,7 @@ def env() -> dict[str, str]:
 
 
 def cli(*args: str, cwd: Path = ROOT, timeout: int = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ragsweep.cli", *map(str, args)], cwd=cwd, env=env(),
-                          capture_output=True, text=True, timeout=timeout)
+    return procwait.run([sys.executable, "-m", "ragsweep.cli", *map(str, args)], cwd=cwd, env=env(), stall=timeout)
 
 
 def one_error_line(proc: subprocess.CompletedProcess) -> str:

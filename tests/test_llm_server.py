@@ -17,6 +17,9 @@ from conftest import MINILM, PATTERN, SENTENCE256, describe
 pytestmark = pytest.mark.llm_server
 
 SCORING = {"bootstrap_samples": 200, "bertscore": {"baseline_pairs": 300}}
+# questions per run: each call takes seconds on the real server (one at a time), so as few as show the behaviour
+QUEUED_LIMIT = 6  # x 2 configurations: enough calls for the capacity learner to hold requests back
+CONTEXT_LIMIT = 2  # x 4 configurations: half fail on the window, half are answered and cut
 
 
 def _spec(make_spec, name: str, llm_server, llm: dict, **kw):
@@ -33,7 +36,7 @@ def queued_run(make_spec, shared_cache, run_cli, read_run, llm_server):
                  splitters=[SENTENCE256], retrievers=[{"kind": "bm25"}, {"kind": "vector"}], top_k=[2],
                  stage2={"judges": ["faithfulness"], "top_n": 1, "select_metric": "ndcg"})
     before = llm_server.generations()
-    proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", 8, timeout=900)
+    proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", QUEUED_LIMIT, timeout=900)
     assert proc.returncode in (0, 3), describe(proc)
     return {"run": read_run(spec.run_dir, proc), "proc": proc, "generations": llm_server.generations() - before,
             "spec": spec}
@@ -59,7 +62,7 @@ def test_a_server_that_queues_gets_what_it_serves_and_nothing_twice(queued_run, 
 def test_latency_is_service_time_apart_from_the_queue(queued_run):
     recs = queued_run["run"].records
     ok = recs[recs["error"].isna()]
-    assert len(ok) == 16
+    assert len(ok) == 2 * QUEUED_LIMIT
     assert (ok["generation_ms"] <= ok["generation_wall_ms"] + 1e-6).all()
     assert ok["invocation"].nunique() == 1
     # the judge's calls: service time recorded per judgement, none unknown once the server is known to be serial
@@ -91,7 +94,7 @@ def test_prompt_longer_than_the_context_fails_its_configuration_in_one_line(make
     answered, its replies cut at max_tokens 4 and said to be."""
     spec = _spec(make_spec, "real-context", llm_server, {"max_tokens": 4, "context_window": 8192},
                  splitters=[SENTENCE256, PATTERN], retrievers=[{"kind": "bm25"}], top_k=[2, 8])
-    proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", 4, timeout=900)
+    proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", CONTEXT_LIMIT, timeout=900)
     assert proc.returncode == 3, describe(proc)
     run = read_run(spec.run_dir, proc)
     recs = run.records
@@ -105,17 +108,18 @@ def test_prompt_longer_than_the_context_fails_its_configuration_in_one_line(make
         assert "2,048 tokens" in failed.loc[failed["config_id"] == b, "error"].iloc[0]
         assert "top_k" in reason and "context_window" in reason and "\n" not in reason
         line = next(ln for ln in proc.stdout.splitlines() if "failed: " + b + ": " in ln)
-        assert f"{b}: {'all 4' if n == 4 else f'{n} of 4'} answers failed: generation: a prompt of" in line
+        of = CONTEXT_LIMIT
+        assert f"{b}: {f'all {of}' if n == of else f'{n} of {of}'} answers failed: generation: a prompt of" in line
         assert "running the same command again" not in line and "not retried" in line  # it fails the same way
     assert (failed["error_kind"] == "context_window").all()
     ok = recs[recs["error"].isna()]
-    assert len(ok) == 16 - len(failed) and ok["truncated"].all()
+    assert len(ok) == 4 * CONTEXT_LIMIT - len(failed) and ok["truncated"].all()
     assert "were cut at llm.max_tokens" in proc.stdout
     verdict = json.loads((spec.run_dir / "verdict.json").read_text())
     assert sorted(f["config_id"] for f in verdict["failed"]) == bad
     # a re-run sends nothing: the answers are cached, the too-long prompts failed for good
     before = llm_server.generations()
-    again = run_cli("run", spec.path, "--cache", shared_cache, "--limit", 4, timeout=900)
+    again = run_cli("run", spec.path, "--cache", shared_cache, "--limit", CONTEXT_LIMIT, timeout=900)
     assert again.returncode == 3 and "failed for good and are not retried" in again.stderr, describe(again)
     assert llm_server.generations() == before
 

@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import procwait
 import pytest
 
 from ragsweep.config import BERTScoreSpec, HFEmbeddingSpec, load_spec
@@ -139,7 +140,7 @@ def test_concurrent_loads_export_once_into_one_valid_file(tmp_path):
     procs = [subprocess.Popen([sys.executable, "-c", _CONCURRENT, str(tmp_path), me, other], env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for me, other in (("a", "b"), ("b", "a"))]
-    outs = [p.communicate(timeout=180) for p in procs]
+    outs = [p.communicate(timeout=procwait.scaled(600)) for p in procs]
     assert all(p.returncode == 0 for p in procs), [err[-2000:] for _, err in outs]
     stdout = "".join(out for out, _ in outs)
     assert stdout.count("EXPORTED") == 1

@@ -14,6 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import procwait
 import pytest
 import ray  # noqa: F401,E402 - a test dependency (pyproject's test extra): missing, the module fails loudly
 from conftest import BASE_LIMIT, PATTERN, SENTENCE256, _cli_env, describe
@@ -30,7 +31,7 @@ def _ray(*args: str, check: bool = True, timeout: float = 120) -> subprocess.Com
     """``ray ARGS``; nodes get the CLI runs' environment (offline hub, ...), which their workers inherit."""
     exe = Path(sys.executable).with_name("ray")
     env = _cli_env(RAY_ENV)
-    proc = subprocess.run([str(exe), *args], env=env, capture_output=True, text=True, timeout=timeout)
+    proc = procwait.run([str(exe), *args], env=env, stall=timeout)
     if check and proc.returncode != 0:
         pytest.fail(f"ray {' '.join(args)} failed: {proc.stderr[-2000:]}")
     return proc
@@ -243,7 +244,7 @@ def test_executor_options_are_checked(make_spec, run_cli, get_free_port):
     p = run_cli("run", spec.path, "--ray-address", closed, env=RAY_ENV)
     assert p.returncode == 2 and p.stderr.startswith(f"error: ray.address: no Ray cluster answers at {closed}"), \
         describe(p)
-    assert time.monotonic() - t0 < 30
+    assert time.monotonic() - t0 < procwait.scaled(30)
     p = run_cli("run", spec.path, "--executor", "dask")
     assert p.returncode == 2 and "--executor: 'dask' is not local or ray" in p.stderr, describe(p)
     p = run_cli("run", spec.path, "--executor", "local", "--ray-address", closed)

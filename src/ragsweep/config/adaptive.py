@@ -70,8 +70,9 @@ class AdaptiveSpec(Strict):
         if unknown:
             raise ValueError(f"labels names class {unknown[0]!r}, which is not among classes {sorted(self.classes)}")
         seen: dict[str, str] = {}
-        for c in sorted(self.labels or {}):
-            for t in self.labels[c]:
+        labels = self.labels or {}
+        for c in sorted(labels):
+            for t in labels[c]:
                 if t in seen:
                     raise ValueError(f"labels: type {t!r} is listed under both {seen[t]!r} and {c!r}; list it once")
                 seen[t] = c

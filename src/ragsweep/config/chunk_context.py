@@ -8,7 +8,7 @@ document, as in Anthropic's "Contextual Retrieval" (2024). The chunk's text and 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal, TypeGuard, Union
 
 from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
@@ -78,7 +78,7 @@ def context_suffix(context) -> str:
     return PRESET_SUFFIX[context] if isinstance(context, str) else context.suffix()
 
 
-def uses_llm(context) -> bool:
+def uses_llm(context: object) -> TypeGuard[LLMChunkContextSpec]:
     return isinstance(context, LLMChunkContextSpec)
 
 

@@ -17,7 +17,8 @@ from ragsweep.config.llm import LLMSpec
 QUESTION_TYPES = ("simple", "complex", "distracting", "situational", "double", "conversational",
                   "complex_situational", "out_of_scope", "vague", "comparative", "rule_conclusion")
 OFFLINE_TYPES = ("simple", "distracting", "situational", "double", "vague", "comparative", "out_of_scope")
-OFFLINE_METHODS = ("definition", "duty", "ict")
+OfflineMethod = Literal["definition", "duty", "ict"]
+OFFLINE_METHODS: tuple[OfflineMethod, ...] = ("definition", "duty", "ict")
 
 DEFAULT_MIX = {
     "offline": {"simple": 0.4, "situational": 0.1, "double": 0.1, "comparative": 0.1, "distracting": 0.1,
@@ -37,7 +38,7 @@ class GenerateSpec(Strict):
     questions: int = Field(100, gt=0, description="questions to write (fewer when the corpus or budget runs out)")
     mix: dict[str, float] | None = Field(
         None, description="weight per question type (normalised); default: the generator's mix")
-    methods: list[Literal["definition", "duty", "ict"]] = Field(
+    methods: list[OfflineMethod] = Field(
         list(OFFLINE_METHODS), min_length=1,
         description="offline: where simple questions come from (definitions, duties/permissions, Inverse Cloze Task)")
     seed: int = 0

@@ -178,10 +178,10 @@ def _resolve_paths(spec: SweepSpec, base: Path) -> SweepSpec:
         update={"corpus": fix(spec.dataset.corpus), "questions": fix(spec.dataset.questions)})
     updates: dict = {"dataset": ds, "vector_store": fix(spec.vector_store),
                      "generator": fix(spec.generator, ("prompt_file",))}
-    if getattr(spec.generator, "prompt_files", None):
+    prompt_files = getattr(spec.generator, "prompt_files", None)  # an llm generator's
+    if prompt_files:
         updates["generator"] = updates["generator"].model_copy(
-            update={"prompt_files": [p if p.is_absolute() else (base / p).resolve()
-                                     for p in spec.generator.prompt_files]})
+            update={"prompt_files": [p if p.is_absolute() else (base / p).resolve() for p in prompt_files]})
     if spec.adaptive:
         updates["adaptive"] = [fix(a, ("labels_file",)) for a in spec.adaptive]
     if any(uses_llm(sp.context) for sp in spec.splitters):
@@ -194,9 +194,10 @@ def _resolve_paths(spec: SweepSpec, base: Path) -> SweepSpec:
 
 
 def _prompt_files(spec: SweepSpec) -> list[tuple[str, Path]]:
-    out = []
-    if getattr(spec.generator, "prompt_file", None) is not None:
-        out.append(("generator.prompt_file", spec.generator.prompt_file))
+    out: list[tuple[str, Path]] = []
+    prompt_file = getattr(spec.generator, "prompt_file", None)  # an llm generator's
+    if prompt_file is not None:
+        out.append(("generator.prompt_file", prompt_file))
     for i, p in enumerate(getattr(spec.generator, "prompt_files", None) or []):
         out.append((f"generator.prompt_files[{i}]", p))
     for i, sp in enumerate(spec.splitters):

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Literal, Union
 
 from pydantic import Field, field_validator
 
 from ragsweep.config.base import Strict, check_weights
 from ragsweep.metrics.catalogue import names
 
-TUNE_METRICS = Literal[tuple(names(tunable=True))]  # type: ignore[valid-type]
+if TYPE_CHECKING:  # the catalogue's tunable names, known only at run time: any name to a type checker
+    TUNE_METRICS = str
+else:
+    TUNE_METRICS = Literal[tuple(names(tunable=True))]
 
 
 class _Tunable(Strict):
@@ -20,6 +23,8 @@ class _Tunable(Strict):
     tune_steps: int = Field(5, ge=2, le=21, description="grid points per weight when weights: tune")
     tune_metric: TUNE_METRICS | None = Field(
         None, description="retrieval metric tuned on; default: scoring.metric if it is one, else ndcg")
+    if TYPE_CHECKING:  # each subclass declares its own field (2 or 3 weights)
+        weights: tuple[float, ...] | Literal["tune"] | None
 
     @property
     def tuned(self) -> bool:

@@ -25,6 +25,19 @@ from ragsweep.config.services import Neo4jSpec, RaySpec, VectorStoreSpec
 from ragsweep.config.splitters import SemanticSplitterSpec, SplitterSpec
 
 
+# the default lists, typed as the fields are (a lambda's list of one kind is not a list of the union)
+def _no_transform() -> list[QueryTransformSpec]:
+    return [NoTransformSpec(kind="none")]
+
+
+def _no_rerank() -> list[RerankerSpec]:
+    return [NoRerankSpec(kind="none")]
+
+
+def _no_postprocess() -> list[PostprocessorSpec]:
+    return [NoPostprocessSpec(kind="none")]
+
+
 class SweepSpec(Strict):
     name: str = "sweep"
     seed: int = 0
@@ -34,13 +47,13 @@ class SweepSpec(Strict):
     retrievers: list[RetrieverSpec] = Field(min_length=1)
     top_k: list[int] = Field([5], min_length=1)
     query_transforms: list[QueryTransformSpec] = Field(
-        default_factory=lambda: [NoTransformSpec(kind="none")], min_length=1,
+        default_factory=_no_transform, min_length=1,
         description="each retriever with each transform it can use; kind none: the question as asked")
     rerankers: list[RerankerSpec] = Field(
-        default_factory=lambda: [NoRerankSpec(kind="none")], min_length=1,
+        default_factory=_no_rerank, min_length=1,
         description="each retriever with each reranker; kind none: the retriever's own order")
     postprocessors: list[PostprocessorSpec] = Field(
-        default_factory=lambda: [NoPostprocessSpec(kind="none")], min_length=1,
+        default_factory=_no_postprocess, min_length=1,
         description="each configuration with each postprocessor that applies; kind none: the context as retrieved")
     adaptive: list[AdaptiveSpec] = Field(
         default_factory=list, description="configurations whose top_k, reranker and transform follow each "
@@ -134,7 +147,7 @@ class SweepSpec(Strict):
                              "scripts/neo4j.sh start runs one on loopback")
         for i, sp in enumerate(self.splitters):
             llm = context_llm(sp.context, self.llm)
-            if llm is None:
+            if llm is None or not uses_llm(sp.context):  # an LLM only for an LLM context (context_llm's None else)
                 continue
             need = sp.context.document_tokens + sp.context.max_tokens + _chunk_tokens(sp) + 128  # + the template
             if need > llm.context_window:
@@ -187,12 +200,12 @@ class SweepSpec(Strict):
             _check_apply_to("query_transforms", t, retrievers)
             if not any(t.applies_to(r) for r in self.retrievers):
                 raise ValueError(f"query_transforms[{t.label()}]: no retriever it can expand ({t.requirement})")
-        for r in self.retrievers:  # a retriever that meets no variant would vanish from the sweep
-            if not self.transforms_for(r):
-                raise ValueError(f"retrievers[{r.label()}]: no query transform applies to it; add {{kind: none}} "
+        for ret in self.retrievers:  # a retriever that meets no variant would vanish from the sweep
+            if not self.transforms_for(ret):
+                raise ValueError(f"retrievers[{ret.label()}]: no query transform applies to it; add {{kind: none}} "
                                  "to query_transforms (or widen an apply_to)")
-            if not self.rerankers_for(r.label()):
-                raise ValueError(f"retrievers[{r.label()}]: no reranker applies to it; add {{kind: none}} to "
+            if not self.rerankers_for(ret.label()):
+                raise ValueError(f"retrievers[{ret.label()}]: no reranker applies to it; add {{kind: none}} to "
                                  "rerankers (or widen an apply_to)")
 
     def transforms_for(self, retriever) -> list:

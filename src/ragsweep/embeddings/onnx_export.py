@@ -98,7 +98,7 @@ except RagsweepError as exc:
 """
 
 
-def export_in_child(module: str, function: str, *args: str) -> None:
+def export_in_child(module: str, function: str, *args: object) -> None:
     """Run ``module.function(*args)`` (an export) in a fresh Python process.
 
     Exporting imports PyTorch, which would stay in this process's memory for good (about 600 MB

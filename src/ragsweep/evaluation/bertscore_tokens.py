@@ -180,14 +180,14 @@ class TokenEncoder:
             x = torch.tensor(rows, dtype=torch.long, device=self.device)
             with torch.no_grad():
                 return self.model(x, attention_mask=torch.ones_like(x))[0].cpu().numpy()
-        x = np.asarray(rows, dtype=np.int64)
-        feed = {"input_ids": x, "attention_mask": np.ones_like(x), "token_type_ids": np.zeros_like(x)}
+        ids = np.asarray(rows, dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
         return self.session.run(None, {name: feed[name] for name in self._inputs})[0]
 
     def encode(self, sentences: list[str]) -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
         ids = [self.token_ids(s) for s in sentences]
         per_text = self.backend == "onnx-int8"
-        keys = [("solo", i) for i in range(len(ids))] if per_text else [len(i) for i in ids]
+        keys: list[object] = [("solo", i) for i in range(len(ids))] if per_text else [len(i) for i in ids]
         batches = equal_key_batches(keys, self.batch_size)
 
         def hidden(idx):

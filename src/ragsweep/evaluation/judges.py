@@ -16,9 +16,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ragsweep.config import JudgePrompts
 from ragsweep.metrics.catalogue import CATALOGUE
+
+if TYPE_CHECKING:
+    from llama_index.core.evaluation import BaseEvaluator
 
 JUDGES = ("correctness", "faithfulness", "relevancy")
 # per judge: the per-question value summarised (mean with CI) in the summary
@@ -89,7 +93,7 @@ def build_judges(names, llm, prompts: JudgePrompts, threshold: float) -> dict:
     from llama_index.core.evaluation import CorrectnessEvaluator, FaithfulnessEvaluator, RelevancyEvaluator
 
     texts = prompt_texts(prompts)
-    out = {}
+    out: dict[str, BaseEvaluator] = {}
     for name in names:
         if name == "correctness":
             out[name] = CorrectnessEvaluator(llm=llm, eval_template=texts.get("correctness"),

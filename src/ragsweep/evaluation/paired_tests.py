@@ -40,7 +40,7 @@ class PairedTest:
     method: str
 
 
-def paired_values(a: Sequence[float], b: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+def paired_values(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The pairs of ``a`` and ``b`` where both are measured (NaN marks an unmeasured value)."""
     x = np.asarray(a, dtype=float).ravel()
     y = np.asarray(b, dtype=float).ravel()
@@ -64,8 +64,8 @@ def family_resamples(n_resamples: int, family_size: int, alpha: float) -> int:
 
 
 def paired_test(
-    a: Sequence[float],
-    b: Sequence[float],
+    a: Sequence[float] | np.ndarray,
+    b: Sequence[float] | np.ndarray,
     alternative: str = "two-sided",
     *,
     n_resamples: int = 10_000,
@@ -152,8 +152,8 @@ def _t_test(d: np.ndarray, alternative: str) -> float:
 
 
 def paired_permutation_test(
-    a: Sequence[float],
-    b: Sequence[float],
+    a: Sequence[float] | np.ndarray,
+    b: Sequence[float] | np.ndarray,
     alternative: str = "two-sided",
     n_resamples: int = 10_000,
     seed: int = 0,

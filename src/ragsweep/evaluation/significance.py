@@ -97,8 +97,8 @@ def cohens_dz(differences: Sequence[float]) -> float:
 
 
 def paired_difference(
-    a: Sequence[float],
-    b: Sequence[float],
+    a: Sequence[float] | np.ndarray,
+    b: Sequence[float] | np.ndarray,
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ragsweep.metrics.catalogue import CATALOGUE
 
@@ -93,8 +93,8 @@ class Verdict:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Verdict":
-        known = {k: (math.nan if v is None and k in _FLOATS else v) for k, v in data.items()
-                 if k in cls.__dataclass_fields__}
+        known: dict[str, Any] = {k: (math.nan if v is None and k in _FLOATS else v) for k, v in data.items()
+                                 if k in cls.__dataclass_fields__}
         return cls(**known)
 
     def flagged_note(self, label: str | None = None) -> str | None:
@@ -191,7 +191,7 @@ def _argmin(costs: list[dict], key: str) -> str | None:
 
 
 def _by_type(test: pd.DataFrame, config: str, metric: str, n_boot: int, confidence: float, seed: int) -> list[dict]:
-    rows = []
+    rows: list[dict] = []
     r = test[test["config_id"] == config]
     if "qtype" not in r.columns:
         return rows

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ragsweep.search.cost import CostModel, features, shared_units
 from ragsweep.search.strategies.base import SAMPLER
 from ragsweep.search.trials import Outcome, Trial
+
+if TYPE_CHECKING:
+    from ragsweep.search.space import ConfigLike
 
 MAX_REPEATS = 50  # a sampler proposing only evaluated configurations this often in a row has converged
 
@@ -67,11 +71,11 @@ def run_search(study, space, strategy, limits: Limits, evaluate: Evaluate, batch
         size = batch if room is None else max(1, min(batch, room))
         computed = set(done or ()) | {u for h in evaluated for u in shared_units(space.by_hash[h])}
         model = CostModel([(t.features, t.seconds) for t in trials if t.evaluated and t.features])
-        asked: list[tuple[int, object]] = []
+        asked: list[tuple[int, ConfigLike]] = []
         echoes: list[tuple[int, str]] = []  # repeats of a configuration asked in this batch
         finished = False
         while len(asked) < size and not finished and repeats < MAX_REPEATS:
-            candidates: list[tuple[int, object]] = []
+            candidates: list[tuple[int, ConfigLike]] = []
             while len(candidates) < pool and repeats < MAX_REPEATS:
                 pending = {c.config_hash for _, c in asked + candidates}
                 if study.waiting():  # enqueued by a killed invocation: asked first, on its own parameters

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 
@@ -58,7 +59,7 @@ def _mean(values) -> float:
     return float(v.mean()) if v.size else math.nan
 
 
-def drop(values: dict[str, Sequence[float]], higher: bool, alpha: float, protected: set[str] = frozenset(),
+def drop(values: dict[str, Sequence[float]], higher: bool, alpha: float, protected: AbstractSet[str] = frozenset(),
          seed: int = 0, family: bool = True) -> dict[str, tuple[float, str]]:
     """The configurations significantly worse than the leader on these values (hash -> aligned per-question
     values, NaN unmeasured): hash -> (Bonferroni-adjusted p, leader). Each is compared with the leader (the best

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragsweep.errors import RagsweepError
-from ragsweep.search.loop import Limits, run_search
+from ragsweep.search.loop import Evaluate, Limits, run_search
 from ragsweep.search.space import SearchSpace
 from ragsweep.search.study import FILE, SearchStudy
 from ragsweep.search.summary import finalists as choose_finalists
@@ -116,7 +116,7 @@ def race_order(questions: list, seed: int) -> list:
     return [by_id[qid] for qid in question_order(list(by_id), seed)]
 
 
-def _evaluator(spec, space, study, validation, split, journal, scorer_key, stage1, metric, lower, seed):
+def _evaluator(spec, space, study, validation, split, journal, scorer_key, stage1, metric, lower, seed) -> Evaluate:
     """``evaluate(configurations) -> {hash: Outcome}`` for the search loop: ``stage1`` on the validation
     questions (all at once, or look by look when racing), objectives from the records."""
     import numpy as np

@@ -13,12 +13,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Protocol
 
 AXES = ("splitter", "retriever", "embedding", "query_transform", "reranker", "postprocessor", "top_k", "prompt")
 # the retriever before the embedding: a BM25 path is offered none. IBM's RAG-HPO study (arXiv:2505.03452) found
 # that fixing the models first beats pipeline order for greedy search
 MODELS_FIRST = ("embedding", "reranker", "query_transform", "splitter", "retriever", "postprocessor", "top_k",
                 "prompt")
+
+
+class ConfigLike(Protocol):
+    """What the search reads of a configuration (a ``pipelines.grid.Configuration``)."""
+
+    @property
+    def config_hash(self) -> str: ...
+
+    @property
+    def config_id(self) -> str: ...
 
 
 def axis_values(config) -> dict[str, str]:

@@ -9,10 +9,11 @@ none is repeated.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from ragsweep.errors import RagsweepError
-from ragsweep.search.trials import Outcome, Trial
+from ragsweep.search.trials import Direction, Outcome, Trial
 
 STUDY = "search"
 FILE = "search.sqlite"
@@ -21,11 +22,13 @@ FILE = "search.sqlite"
 class SearchStudy:
     """One run directory's Optuna study; ``key`` identifies the search (space, strategy, objectives, seed)."""
 
-    def __init__(self, path: Path | None, key: str, objectives: list[str], directions: list[str], sampler) -> None:
+    def __init__(self, path: Path | None, key: str, objectives: list[str], directions: Sequence[Direction],
+                 sampler) -> None:
         """``path`` None: in memory (the benchmark's replays), nothing to resume."""
         import optuna
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)
+        storage: optuna.storages.BaseStorage
         if path is None:
             storage = optuna.storages.InMemoryStorage()
         else:

@@ -4,6 +4,8 @@ and the record the manifest keeps (``search``; ``pipelines/outputs/search_text.p
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import cast
 
 from ragsweep.search.pareto import front
 from ragsweep.search.trials import Trial, finite
@@ -16,14 +18,14 @@ def ranked(trials: list[Trial], lower_is_better: bool) -> list[Trial]:
     return sorted(done, key=lambda t: (sign * t.values["quality"], t.number))
 
 
-def pareto(trials: list[Trial], objectives: list[str], directions: list[str]) -> list[Trial]:
+def pareto(trials: list[Trial], objectives: list[str], directions: Sequence[str]) -> list[Trial]:
     """The complete trials on the Pareto front of the objectives (by quality, best first)."""
     done = [t for t in trials if t.state == "complete" and all(finite(t.values.get(o)) for o in objectives)]
     idx = front([[t.values[o] for o in objectives] for t in done], directions)
     return [done[i] for i in idx]
 
 
-def finalists(trials: list[Trial], n: int, objectives: list[str], directions: list[str]) -> list[str]:
+def finalists(trials: list[Trial], n: int, objectives: list[str], directions: Sequence[str]) -> list[str]:
     """Configuration hashes answered on the test questions: the ``n`` best by validation quality and, with
     several objectives, the Pareto front's members (at most ``2 n`` in all, the best first)."""
     lower = directions[objectives.index("quality")] == "minimize"
@@ -32,7 +34,8 @@ def finalists(trials: list[Trial], n: int, objectives: list[str], directions: li
     if len(objectives) > 1:
         on_front = {t.config_hash for t in pareto(trials, objectives, directions)}
         out += [t.config_hash for t in order if t.config_hash in on_front and t.config_hash not in out]
-    return list(dict.fromkeys(out))[: 2 * n if len(objectives) > 1 else n]
+    # complete trials only (ranked, pareto): each was asked, and ``SearchStudy.ask`` records its hash
+    return cast("list[str]", list(dict.fromkeys(out))[: 2 * n if len(objectives) > 1 else n])
 
 
 def best_so_far(trials: list[Trial], lower_is_better: bool) -> list[dict]:
@@ -47,7 +50,7 @@ def best_so_far(trials: list[Trial], lower_is_better: bool) -> list[dict]:
     return out
 
 
-def search_record(spec, *, n_configs: int, trial_limit: int | None, seed: int, metric: str, directions: list[str],
+def search_record(spec, *, n_configs: int, trial_limit: int | None, seed: int, metric: str, directions: Sequence[str],
                   trials: list[Trial], stopped: str, finalist_ids: list[str], n_validation: int, n_test: int) -> dict:
     """The manifest's ``search``: settings, budget used, every trial, finalists, front and curve."""
     s = spec.search

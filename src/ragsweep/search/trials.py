@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Literal, TypeGuard
 
 # ``quality`` is maximised unless its metric is one where lower is better; latency and cost are minimised
 MINIMISED = {"latency", "cost"}
+Direction = Literal["minimize", "maximize"]
 
 
 @dataclass(frozen=True)
@@ -51,10 +53,10 @@ class Trial:
         return self.state in ("complete", "failed", "pruned") and self.config_hash is not None
 
 
-def directions(objectives: list[str], lower_is_better: bool) -> list[str]:
+def directions(objectives: list[str], lower_is_better: bool) -> list[Direction]:
     """Optuna's direction per objective."""
     return ["minimize" if o in MINIMISED or (o == "quality" and lower_is_better) else "maximize" for o in objectives]
 
 
-def finite(x) -> bool:
+def finite(x: object) -> TypeGuard[float]:
     return x is not None and isinstance(x, (int, float)) and math.isfinite(x)

@@ -8,8 +8,12 @@ models_first`` decides the embedding, reranker and transform first, which IBM's 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from ragsweep.search.strategies.base import Strategy
+
+if TYPE_CHECKING:
+    from ragsweep.search.space import ConfigLike
 
 
 class GreedyStrategy(Strategy):
@@ -20,7 +24,7 @@ class GreedyStrategy(Strategy):
         tried = {t.config_hash for t in trials if t.evaluated} | pending
         fixed: dict[str, str] = {}
         for axis in space.axes:
-            reps = {}
+            reps: dict[str, ConfigLike] = {}  # axis value -> its first configuration
             for c in space.matching(fixed):  # grid order: the later axes at the spec's first values
                 reps.setdefault(space.values[c.config_hash][axis], c)
             if len(reps) > 1:

@@ -1,0 +1,33 @@
+"""The tests' subprocess wait (``procwait.run``): a child is given up on when it stalls, not when it is slow."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import procwait
+import pytest
+
+
+def test_a_child_that_keeps_working_outlives_the_stall_limit():
+    """Four seconds of output, a line every 0.5 s, under a 2 s stall limit: it finishes."""
+    code = "import time\nfor i in range(8):\n    print(i, flush=True); time.sleep(0.5)\n"
+    proc = procwait.run([sys.executable, "-c", code], stall=2.0, poll=0.05)
+    assert proc.returncode == 0 and proc.stdout.split() == [str(i) for i in range(8)]
+
+
+def test_a_child_that_computes_silently_is_not_stalled():
+    """No output for 4 s, but CPU time grows: a silent computation is progress."""
+    code = "import time\nt = time.time()\nwhile time.time() - t < 4.0:\n    pass\nprint('done')\n"
+    proc = procwait.run([sys.executable, "-c", code], stall=2.0, poll=0.05)
+    assert proc.returncode == 0 and proc.stdout.strip() == "done"
+
+
+def test_a_stalled_child_is_killed_with_what_it_printed():
+    start = time.monotonic()
+    with pytest.raises(subprocess.TimeoutExpired) as info:
+        procwait.run([sys.executable, "-c", "import time; print('waiting', flush=True); time.sleep(60)"],
+                     stall=1.0, poll=0.05)
+    assert time.monotonic() - start < 30
+    assert "waiting" in info.value.output and "no progress for" in info.value.output
