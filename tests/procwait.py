@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 
 SCALE = float(os.environ.get("RAGSWEEP_TEST_TIMEOUT_SCALE", "1") or 1)
+# where each child's wall and CPU seconds are appended (one JSON line per child), to see what the suite's time is
+LOG = os.environ.get("RAGSWEEP_TEST_PROC_LOG")
 
 
 def scaled(seconds: float) -> float:
@@ -74,7 +76,20 @@ def run(cmd: list[str], *, stall: float = 300, cap: float = 3600, poll: float = 
                 if proc.poll() is None:
                     proc.kill()
                     proc.wait()
+                if LOG:
+                    _log(cmd, time.monotonic() - start, proc.returncode)
         return subprocess.CompletedProcess(cmd, proc.returncode, _read(out_path), _read(err_path))
+
+
+def _log(cmd: list[str], wall: float, code: int | None) -> None:
+    import json
+    import resource
+
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)  # every child reaped so far: read as a running total
+    line = {"cmd": [str(c) for c in cmd[1:6]], "wall_s": round(wall, 2), "exit": code,
+            "children_cpu_s": round(cpu.ru_utime + cpu.ru_stime, 2), "test": os.environ.get("PYTEST_CURRENT_TEST")}
+    with open(LOG, "a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")
 
 
 def _read(path: Path) -> str:
