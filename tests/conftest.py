@@ -343,4 +343,3 @@ def llm_server() -> LLMServer:
     return LLMServer(base, os.environ.get("RAGSWEEP_LLM_MODEL", "smollm2-135m-instruct"),
                      int(os.environ.get("RAGSWEEP_LLM_N_CTX", "2048")),
                      Path(log) if log else (default_log if default_log.is_file() else None))
-
