@@ -18,7 +18,20 @@ from pathlib import Path
 
 import psutil
 
-SCALE = float(os.environ.get("RAGSWEEP_TEST_TIMEOUT_SCALE", "1") or 1)
+
+def _scale(raw: str) -> float:
+    """``RAGSWEEP_TEST_TIMEOUT_SCALE``: a positive number, else one line saying so (the suite does not start)."""
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value == float("inf"):
+        raise SystemExit(f"error: RAGSWEEP_TEST_TIMEOUT_SCALE={raw!r} is not a positive number; unset it or give "
+                         "one such as 2 (a slow machine)")
+    return value
+
+
+SCALE = _scale(os.environ.get("RAGSWEEP_TEST_TIMEOUT_SCALE") or "1")
 # where each child's command, wall time and exit code are appended (a JSON line each): where the suite's time goes
 LOG = os.environ.get("RAGSWEEP_TEST_PROC_LOG")
 

@@ -31,3 +31,10 @@ def test_a_stalled_child_is_killed_with_what_it_printed():
                      stall=1.0, poll=0.05)
     assert time.monotonic() - start < 30
     assert "waiting" in info.value.output and "no progress for" in info.value.output
+
+
+@pytest.mark.parametrize("raw", ["abc", "0", "-2", "inf"])
+def test_a_bad_timeout_scale_is_one_line(raw):
+    with pytest.raises(SystemExit, match=f"RAGSWEEP_TEST_TIMEOUT_SCALE={raw!r} is not a positive number"):
+        procwait._scale(raw)
+    assert procwait._scale("2.5") == 2.5
