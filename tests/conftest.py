@@ -17,6 +17,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import inproc
 import procwait
 import pytest
 
@@ -127,12 +128,18 @@ def _cli_env(extra: dict | None = None, unset: tuple[str, ...] = ()) -> dict:
 
 @pytest.fixture(scope="session")
 def run_cli(cli_workdir):
-    """``run_cli(*args, env=None, unset=(), timeout=300)`` runs ``python -m ragsweep.cli ARGS``; returns
-    CompletedProcess. ``timeout`` is how long the command may go without progress (``procwait.run``)."""
+    """``run_cli(*args, env=None, unset=(), timeout=300, own_process=False)`` runs ``ragsweep ARGS`` as
+    ``python -m ragsweep.cli`` would and returns its CompletedProcess: in this process (``inproc.run``: the
+    same environment, directory, output and exit code, without a fresh process's start-up) unless
+    ``own_process`` or ``--verbose`` asks for a subprocess, whose ``timeout`` is how long it may go without
+    progress (``procwait.run``)."""
 
     def _run(*args, env: dict | None = None, unset: tuple[str, ...] = (), timeout: float = 300,
-             cwd: Path | None = None) -> subprocess.CompletedProcess:
-        cmd = [sys.executable, "-m", "ragsweep.cli", *[str(a) for a in args]]
+             cwd: Path | None = None, own_process: bool = False) -> subprocess.CompletedProcess:
+        args = tuple(str(a) for a in args)
+        if not own_process and "--verbose" not in args:
+            return inproc.run(list(args), cwd=cwd or cli_workdir, env=_cli_env(env, unset))
+        cmd = [sys.executable, "-m", "ragsweep.cli", *args]
         return procwait.run(cmd, cwd=cwd or cli_workdir, env=_cli_env(env, unset), stall=timeout)
 
     return _run

@@ -88,14 +88,15 @@ def run(cmd: list[str], *, stall: float = 300, cap: float = 3600, poll: float = 
                     proc.kill()
                     proc.wait()
                 if LOG:
-                    _log(cmd, time.monotonic() - start, proc.returncode)
+                    log_call(cmd[1:], time.monotonic() - start, proc.returncode)
         return subprocess.CompletedProcess(cmd, proc.returncode, _read(out_path), _read(err_path))
 
 
-def _log(cmd: list[str], wall: float, code: int | None) -> None:
+def log_call(cmd: list[str], wall: float, code: int | None, mode: str = "subprocess") -> None:
+    """Append one command's line to ``RAGSWEEP_TEST_PROC_LOG`` (its first five words after the interpreter)."""
     import json
 
-    line = {"cmd": [str(c) for c in cmd[1:6]], "wall_s": round(wall, 2), "exit": code,
+    line = {"cmd": [str(c) for c in cmd[:5]], "wall_s": round(wall, 2), "exit": code, "mode": mode,
             "test": os.environ.get("PYTEST_CURRENT_TEST")}
     with open(LOG, "a", encoding="utf-8") as f:
         f.write(json.dumps(line) + "\n")
