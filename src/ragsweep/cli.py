@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-
-from ragsweep.spec_keys import SPEC_KEYS
+from typer.core import TyperCommand
 
 app = typer.Typer(
     add_completion=False,
@@ -89,7 +88,8 @@ def run(
         s = _with_executor(load_spec(spec), executor, ray_address)
         console = _console()
         if dry_run:
-            from ragsweep.pipelines.estimate import estimate_run, print_estimate
+            from ragsweep.pipelines.estimate import estimate_run
+            from ragsweep.pipelines.estimate_view import print_estimate
 
             print_estimate(estimate_run(s, run_dir=out, cache_dir=cache, limit=limit), console)
             if s.search.searching:
@@ -124,10 +124,20 @@ def run(
         raise typer.Exit(3)
 
 
-VALIDATE_HELP = "Check a spec (schema, files, dataset) and list the configurations it expands to.\n\n" + SPEC_KEYS
+VALIDATE_HELP = "Check a spec (schema, files, dataset) and list the configurations it expands to."
 
 
-@app.command(help=VALIDATE_HELP)
+class _SpecKeysHelp(TyperCommand):
+    """``validate --help`` ends with the spec's keys, read from the schema only when help is shown."""
+
+    def format_help(self, ctx, formatter) -> None:
+        from ragsweep.spec_keys import spec_keys_text
+
+        self.help = VALIDATE_HELP + "\n\n" + spec_keys_text()
+        super().format_help(ctx, formatter)
+
+
+@app.command(help=VALIDATE_HELP, cls=_SpecKeysHelp)
 def validate(spec: Path = typer.Argument(..., help="YAML sweep spec")) -> None:
     """Check a spec (schema, files, dataset) and list the configurations it expands to."""
     from ragsweep.errors import RagsweepError

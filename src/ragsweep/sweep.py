@@ -9,8 +9,8 @@ where it stopped; one process at a time writes a run directory and a cache (``pi
 
 from __future__ import annotations
 
+import functools
 import time
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from ragsweep.datasets.types import Dataset
 from ragsweep.errors import RagsweepError
 from ragsweep.heap import give_back
 from ragsweep.pipelines.journal import Journal
+from ragsweep.pipelines.run_state import RunState
 from ragsweep.pipelines.stats import SweepStats, Timer
 
 
@@ -81,17 +82,26 @@ def _clear_run_dir(run_dir: Path) -> None:
 
 
 def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) -> Path:
-    from ragsweep.evaluation.split import question_split
-    from ragsweep.executors import open_executor
-    from ragsweep.llm.clients import llms_in_use
+    """The driver: open the run, start it, stage 1 (answer and score, or a search), stage 2, the outputs."""
+    state = _open(request, run_dir, cache, t_start)
+    try:
+        _start(state)
+        with state.bars:
+            _stage1(state)
+            _stage2(state)
+        _finish(state)
+    finally:
+        state.close()
+    if state.error is not None:
+        raise state.error
+    return run_dir
+
+
+def _open(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) -> RunState:
+    """The dataset (loaded unless given), its questions, the configurations, the preflight checks, the journal."""
     from ragsweep.pipelines.grid import expand
-    from ragsweep.pipelines.outputs.manifest import write_started
-    from ragsweep.pipelines.outputs.write import write_outputs
     from ragsweep.pipelines.preflight import preflight, secret_values
     from ragsweep.pipelines.progress import Progress
-    from ragsweep.pipelines.stages import score
-    from ragsweep.pipelines.stages.export import export_models
-    from ragsweep.pipelines.stages.judge import judge_keys
 
     spec, console, stats = request.spec, request.console, SweepStats()
     with Timer(stats, "load_dataset"):
@@ -109,108 +119,136 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
     configs = expand(spec)
     scorer_key = preflight(spec, configs, request.budget)
     journal = Journal(run_dir / "journal.sqlite", secrets=secret_values(spec, configs))
-    error: RagsweepError | None = None
-    bars = Progress(enabled=request.progress, console=console)
-    clients = None
-    stage2_info: dict | None = None
-    search_info: dict | None = None
-    stack = ExitStack()
-    try:
-        check_dataset(journal, run_dir, dataset)
-        run_id = _run_id(journal)
-        stats.invocation = _next_invocation(journal)
-        if llms_in_use(spec):
-            from ragsweep.llm.clients import LLMClients
+    return RunState(spec=spec, run_dir=run_dir, cache=cache, t_start=t_start, stats=stats, dataset=dataset,
+                    questions=questions, configs=configs, scorer_key=scorer_key, journal=journal,
+                    bars=Progress(enabled=request.progress, console=console), limit=request.limit,
+                    budget=request.budget, console=console)
 
-            clients = LLMClients(spec, cache.llm_calls, run_id=run_id, budget_usd=request.budget)
-        split = question_split(spec, dataset)
-        if spec.adaptive:  # its labels and classifiers, before any work (one error line)
-            from ragsweep.pipelines.stages.adaptive import check_classifiers
 
-            check_classifiers(spec, dataset)
-        searching = spec.search.searching
-        plan = _plan(spec, configs, questions, journal)
-        stats.skipped_done = 0 if searching else sum(len(questions) for _ in configs) - plan.total
-        unscored_before = None if plan.total else score.unscored(journal, questions, configs, scorer_key)
-        has_work = bool(plan.total or unscored_before)
-        # Ray is joined (and checked) before the run is marked as started, and only when there is work
-        kind = spec.executor if has_work else "local"
-        executor = stack.enter_context(open_executor(kind, spec, configs, cache, console))
-        stats.executor = executor.describe()
-        if kind == "local":  # the ONNX exports first, while this process is small
-            export_models(spec, cache.root, plan, scoring=has_work)
-        write_started(spec, dataset, questions, configs, run_dir, request.limit, cache.root, scorer_key, split,
-                      judge_keys(spec) if spec.stage2 is not None else None)
-        with bars:
-            ctx = _driver_context(spec, dataset, cache, stats, bars, clients, configs)
-            if searching:  # trials come one by one: what one retrieved serves the next (top_k, postprocessor)
-                ctx.retrievers_memo = {}
-            stack.callback(_release, ctx)
+def _start(st: RunState) -> None:
+    """Check the journal's dataset, count the invocation, open the LLM clients, plan what is pending, open the
+    executor (Ray only when there is work), export ONNX models, and mark the run as started."""
+    from ragsweep.evaluation.split import question_split
+    from ragsweep.executors import open_executor
+    from ragsweep.llm.clients import llms_in_use
+    from ragsweep.pipelines.outputs.manifest import write_started
+    from ragsweep.pipelines.stages import score
+    from ragsweep.pipelines.stages.export import export_models
+    from ragsweep.pipelines.stages.judge import judge_keys
 
-            def stage1(chosen: list, asked: list, retry: bool = True) -> RagsweepError | None:
-                """Answer and score ``chosen`` on ``asked``: what the journal lacks (a search's trials); ``retry``
-                False leaves the failed answers failed (a race's later looks: tried once per invocation)."""
-                part = _plan(spec, chosen, asked, journal, retry)
-                failed = None
-                with bars.scope():
-                    if part.total:
-                        failed = executor.answer(part, ctx, journal, bars.add("answering", part.total),
-                                                 clients=clients)
-                    if failed is None:
-                        executor.score(ctx, asked, score.unscored(journal, asked, chosen, scorer_key), journal,
-                                       scorer_key)
-                return failed
+    spec, journal, questions = st.spec, st.journal, st.questions
+    check_dataset(journal, st.run_dir, st.dataset)
+    st.run_id = _run_id(journal)
+    st.stats.invocation = _next_invocation(journal)
+    if llms_in_use(spec):
+        from ragsweep.llm.clients import LLMClients
 
-            judged = configs
-            if searching:
-                from ragsweep.search.run import search
+        st.clients = LLMClients(spec, st.cache.llm_calls, run_id=st.run_id, budget_usd=st.budget)
+    st.split = question_split(spec, st.dataset)
+    if spec.adaptive:  # its labels and classifiers, before any work (one error line)
+        from ragsweep.pipelines.stages.adaptive import check_classifiers
 
-                with Timer(stats, "search"):
-                    found = search(spec, configs, questions, split, run_dir, journal, scorer_key, stage1, bars,
-                                   cached=_cached_chunks(configs, cache, dataset))
-                error, search_info, judged = found.error, found.record, found.finalists
-                configs = found.evaluated
-                ctx.retrievers_memo = None  # its results and the rerankers they hold go back
-            elif plan.total:
-                error = executor.answer(plan, ctx, journal, bars.add("answering", plan.total), clients=clients)
-            ctx.models.release(stats)  # answered: the embedding models' memory goes back before BERTScore
-            ctx.rerankers.release()
-            give_back()
-            with Timer(stats, "scoring"):
-                try:
-                    todo = unscored_before if unscored_before is not None else score.unscored(
-                        journal, questions, configs, scorer_key)
-                    executor.score(ctx, questions, todo, journal, scorer_key)
-                except RagsweepError as exc:  # answers are kept and written; the scores are missing
-                    error = error or exc
-            stack.close()  # Ray, a Chroma server it needed, the embedding cache: not needed for judging
-            give_back()  # the BERTScore encoder's, before the outputs are built
-            if spec.stage2 is not None and error is None:
-                from ragsweep.pipelines.stages.judge import run_stage2
+        check_classifiers(spec, st.dataset)
+    st.plan = _plan(spec, st.configs, questions, journal)
+    st.stats.skipped_done = 0 if spec.search.searching else sum(len(questions) for _ in st.configs) - st.plan.total
+    st.unscored_before = None if st.plan.total else score.unscored(journal, questions, st.configs, st.scorer_key)
+    has_work = bool(st.plan.total or st.unscored_before)
+    # Ray is joined (and checked) before the run is marked as started, and only when there is work
+    kind = spec.executor if has_work else "local"
+    st.executor = st.stack.enter_context(open_executor(kind, spec, st.configs, st.cache, st.console))
+    st.stats.executor = st.executor.describe()
+    if kind == "local":  # the ONNX exports first, while this process is small
+        export_models(spec, st.cache.root, st.plan, scoring=has_work)
+    write_started(spec, st.dataset, questions, st.configs, st.run_dir, st.limit, st.cache.root, st.scorer_key,
+                  st.split, judge_keys(spec) if spec.stage2 is not None else None)
 
-                with Timer(stats, "stage2"):
-                    stage2_info, error = run_stage2(spec, dataset, questions, judged, journal, clients, stats, bars,
-                                                    split, scorer_key)
-        if spec.stage2 is not None and stage2_info is None:  # stage 2 did not run now: keep what it did before
-            stage2_info = {"judge_keys": judge_keys(spec), "selected": [], "skipped": "stage 1 did not finish"}
-        if error is not None:
-            from ragsweep.llm.budget import BudgetExhausted
 
-            stats.stopped = "budget" if isinstance(error, BudgetExhausted) else "error"
-        if clients is not None:
-            stats.llm = clients.counters()
-            stats.llm["spending"] = _spending(cache, run_id)
-        stats.timings["total"] = time.perf_counter() - t_start
-        write_outputs(spec, dataset, questions, configs, journal, run_dir, stats, request.limit, console, cache.root,
-                      scorer_key, split=split, stage2=stage2_info, search=search_info)
-    finally:
-        stack.close()
-        if clients is not None:
-            clients.close()
-        journal.close()
-    if error is not None:
-        raise error
-    return run_dir
+def _stage1(st: RunState) -> None:
+    """Answer every pending (configuration, question), or search the grid, then score; the models' memory goes
+    back before scoring, and Ray, a Chroma server and the embedding cache before judging."""
+    from ragsweep.pipelines.stages import score
+
+    st.ctx = _driver_context(st.spec, st.dataset, st.cache, st.stats, st.bars, st.clients, st.configs)
+    st.stack.callback(_release, st.ctx)
+    st.judged = st.configs
+    if st.spec.search.searching:
+        _search(st)
+    elif st.plan.total:
+        st.error = st.executor.answer(st.plan, st.ctx, st.journal, st.bars.add("answering", st.plan.total),
+                                      clients=st.clients)
+    st.ctx.models.release(st.stats)  # answered: the embedding models' memory goes back before BERTScore
+    st.ctx.rerankers.release()
+    give_back()
+    with Timer(st.stats, "scoring"):
+        try:
+            todo = st.unscored_before if st.unscored_before is not None else score.unscored(
+                st.journal, st.questions, st.configs, st.scorer_key)
+            st.executor.score(st.ctx, st.questions, todo, st.journal, st.scorer_key)
+        except RagsweepError as exc:  # answers are kept and written; the scores are missing
+            st.error = st.error or exc
+    st.stack.close()  # Ray, a Chroma server it needed, the embedding cache: not needed for judging
+    give_back()  # the BERTScore encoder's, before the outputs are built
+
+
+def _search(st: RunState) -> None:
+    """A search over the grid: its trials answer and score what the journal lacks, one by one."""
+    from ragsweep.search.run import search
+
+    st.ctx.retrievers_memo = {}  # trials come one by one: what one retrieved serves the next (top_k, postprocessor)
+    with Timer(st.stats, "search"):
+        found = search(st.spec, st.configs, st.questions, st.split, st.run_dir, st.journal, st.scorer_key,
+                       functools.partial(_answer_and_score, st), st.bars,
+                       cached=_cached_chunks(st.configs, st.cache, st.dataset))
+    st.error, st.search_info, st.judged = found.error, found.record, found.finalists
+    st.configs = found.evaluated
+    st.ctx.retrievers_memo = None  # its results and the rerankers they hold go back
+
+
+def _answer_and_score(st: RunState, chosen: list, asked: list, retry: bool = True) -> RagsweepError | None:
+    """Answer and score ``chosen`` on ``asked``: what the journal lacks (a search's trials); ``retry`` False
+    leaves the failed answers failed (a race's later looks: tried once per invocation)."""
+    from ragsweep.pipelines.stages import score
+
+    part = _plan(st.spec, chosen, asked, st.journal, retry)
+    failed = None
+    with st.bars.scope():
+        if part.total:
+            failed = st.executor.answer(part, st.ctx, st.journal, st.bars.add("answering", part.total),
+                                        clients=st.clients)
+        if failed is None:
+            st.executor.score(st.ctx, asked, score.unscored(st.journal, asked, chosen, st.scorer_key), st.journal,
+                              st.scorer_key)
+    return failed
+
+
+def _stage2(st: RunState) -> None:
+    """The LLM judges on what stage 1 selects, when the spec has a stage2 section and stage 1 finished."""
+    if st.spec.stage2 is not None and st.error is None:
+        from ragsweep.pipelines.stages.judge import run_stage2
+
+        with Timer(st.stats, "stage2"):
+            st.stage2_info, st.error = run_stage2(st.spec, st.dataset, st.questions, st.judged, st.journal,
+                                                  st.clients, st.stats, st.bars, st.split, st.scorer_key)
+
+
+def _finish(st: RunState) -> None:
+    """How the run ended, its LLM counters and spending, its total time; then the outputs."""
+    from ragsweep.pipelines.outputs.write import write_outputs
+    from ragsweep.pipelines.stages.judge import judge_keys
+
+    spec, stats = st.spec, st.stats
+    if spec.stage2 is not None and st.stage2_info is None:  # stage 2 did not run now: keep what it did before
+        st.stage2_info = {"judge_keys": judge_keys(spec), "selected": [], "skipped": "stage 1 did not finish"}
+    if st.error is not None:
+        from ragsweep.llm.budget import BudgetExhausted
+
+        stats.stopped = "budget" if isinstance(st.error, BudgetExhausted) else "error"
+    if st.clients is not None:
+        stats.llm = st.clients.counters()
+        stats.llm["spending"] = _spending(st.cache, st.run_id)
+    stats.timings["total"] = time.perf_counter() - st.t_start
+    write_outputs(spec, st.dataset, st.questions, st.configs, st.journal, st.run_dir, stats, st.limit, st.console,
+                  st.cache.root, st.scorer_key, split=st.split, stage2=st.stage2_info, search=st.search_info)
 
 
 def _cached_chunks(configs, cache: CacheDir, dataset) -> set:

@@ -19,6 +19,7 @@ class HyDESpec(TransformParams):
     ``include_original``, as LlamaIndex's ``HyDEQueryTransform``); BM25 and graph parts keep the question."""
 
     kind: Literal["hyde"]
+    builder: ClassVar[str] = "ragsweep.retrievers.transforms.hyde:HyDETransform"
     include_original: bool = Field(True, description="search with the mean of the passage's and the question's "
                                                      "embeddings (LlamaIndex's default); false: the passage alone")
     kinds: ClassVar[tuple[str, ...]] = ("vector", "fusion", "hybrid_kg")
@@ -33,6 +34,7 @@ class MultiQuerySpec(TransformParams):
     retriever, fused by reciprocal rank fusion (Cormack et al. 2009)."""
 
     kind: Literal["multi_query"]
+    builder: ClassVar[str] = "ragsweep.retrievers.transforms.multi_query:MultiQueryTransform"
     num_queries: int = Field(3, ge=2, le=10, description="queries searched: the question and num_queries - 1 rewrites")
 
     def label(self) -> str:
@@ -45,6 +47,7 @@ class DecomposeSpec(TransformParams):
     retriever, fused by reciprocal rank fusion."""
 
     kind: Literal["decompose"]
+    builder: ClassVar[str] = "ragsweep.retrievers.transforms.decompose:DecomposeTransform"
     max_subquestions: int = Field(3, ge=1, le=10, description="sub-questions kept from the LLM's list")
 
     def label(self) -> str:

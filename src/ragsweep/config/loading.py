@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from ragsweep.config.chunk_context import PROMPT_PLACEHOLDERS, uses_llm
 from ragsweep.config.evaluation import JudgePrompts
 from ragsweep.config.sweep import SweepSpec
+from ragsweep.config.tags import union_tags
 from ragsweep.errors import RagsweepError
 
 
@@ -37,7 +38,7 @@ def _clean_loc(loc: tuple) -> tuple:
         prev = loc[i - 1] if i else None
         if _union_member(part):
             continue
-        if isinstance(part, str) and part in _TAGS and (isinstance(prev, int) or prev in ("corpus", "questions",
+        if isinstance(part, str) and part in union_tags() and (isinstance(prev, int) or prev in ("corpus", "questions",
                                                                                              "generator", "context")):
             continue
         out.append(part)
@@ -119,12 +120,6 @@ def _first_error(exc) -> str:
     more = len(exc.errors()) - 1 - len(same)
     return f"{field}: {msg}" + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
 
-
-_TAGS = {"demo", "folder", "jsonl", "csv", "legalbench", "squad", "labelled_rag", "token", "sentence", "recursive",
-         "semantic", "pattern", "sentence_transformers", "openai", "bm25", "vector", "fusion", "knowledge_graph",
-         "hybrid_kg", "extractive", "llm", "none", "late_interaction", "cross_encoder", "rm3", "hyde", "multi_query",
-         "decompose", "sentence_window", "hierarchical", "similarity_cutoff", "long_context_reorder", "auto_merging",
-         "preset"}
 
 
 def parse_spec(data: object, source: str = "<spec>", base_dir: Path | None = None, *,

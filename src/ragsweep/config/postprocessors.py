@@ -8,7 +8,7 @@ configurations keep the ids and hashes they had before postprocessors existed.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, ClassVar, Literal, Union
 
 from pydantic import Field, model_validator
 
@@ -25,6 +25,11 @@ class NoPostprocessSpec(Strict):
 
 
 class _PostParams(Strict):
+    """What every postprocessor has: a name, the retrievers it is combined with, what it needs (``requirement``,
+    said when it applies to nothing) and the function that applies it (``builder``, ``ragsweep.components``)."""
+
+    requirement: ClassVar[str] = "check apply_to"
+    builder: ClassVar[str]
     name: str | None = None
     apply_to: list[str] | None = Field(
         None, description="labels of the retrievers it is combined with; default: every one it applies to")
@@ -45,6 +50,9 @@ class SimilarityCutoffSpec(_PostParams):
     retriever whose scores are positive). An empty context is a legitimate outcome."""
 
     kind: Literal["similarity_cutoff"]
+    builder: ClassVar[str] = "ragsweep.postprocessors.cutoff:apply"
+    requirement: ClassVar[str] = ("mode absolute applies to vector retrievers without a reranker or transform; use "
+                                  "mode: relative or name the retrievers in apply_to")
     cutoff: float = Field(description="absolute: the lowest score kept; relative: the share of the top score, 0-1")
     mode: Literal["absolute", "relative"] = "absolute"
 
@@ -69,6 +77,8 @@ class LongContextReorderSpec(_PostParams):
     the generator's order changes: retrieval metrics stay those of the ranking."""
 
     kind: Literal["long_context_reorder"]
+    builder: ClassVar[str] = "ragsweep.postprocessors.reorder:apply"
+    requirement: ClassVar[str] = "check apply_to"
 
     def label(self) -> str:
         return self.name or "reorder"
@@ -83,6 +93,8 @@ class SentenceWindowPostSpec(_PostParams):
     ``MetadataReplacementPostProcessor``); overlapping windows are merged into one source."""
 
     kind: Literal["sentence_window"]
+    builder: ClassVar[str] = "ragsweep.postprocessors.sentence_window:apply"
+    requirement: ClassVar[str] = "it needs a splitter of kind sentence_window"
 
     def label(self) -> str:
         return self.name or "window"
@@ -97,6 +109,8 @@ class AutoMergingSpec(_PostParams):
     tree; splitter ``hierarchical``)."""
 
     kind: Literal["auto_merging"]
+    builder: ClassVar[str] = "ragsweep.postprocessors.auto_merging:apply"
+    requirement: ClassVar[str] = "it needs a splitter of kind hierarchical"
     ratio: float = Field(0.5, ge=0, lt=1, description="share of a parent's children that merges them "
                                                      "(LlamaIndex's simple_ratio_thresh)")
 
@@ -134,17 +148,9 @@ def check_postprocessors(spec) -> None:
             raise ValueError(f"postprocessors[{p.label()}].apply_to names {unknown[0]!r}, which is not among "
                              f"retrievers {sorted(retrievers)}")
         if not any(p.applies_to(*c) for c in combos):
-            raise ValueError(f"postprocessors[{p.label()}]: applies to no configuration ({_REQUIREMENT[p.kind]})")
+            raise ValueError(f"postprocessors[{p.label()}]: applies to no configuration ({p.requirement})")
     for s, r, k, t in combos:
         if not postprocessors_for(spec, s, r, k, t):
             raise ValueError(f"splitters[{s.label()}] with retrievers[{r.label()}]: no postprocessor applies to "
                              "it; add {kind: none} to postprocessors (or widen an apply_to)")
 
-
-_REQUIREMENT = {
-    "similarity_cutoff": "mode absolute applies to vector retrievers without a reranker or transform; use mode: "
-                         "relative or name the retrievers in apply_to",
-    "long_context_reorder": "check apply_to",
-    "sentence_window": "it needs a splitter of kind sentence_window",
-    "auto_merging": "it needs a splitter of kind hierarchical",
-}

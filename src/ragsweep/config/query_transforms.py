@@ -30,6 +30,7 @@ class RM3Spec(TransformParams):
     2004), Anserini's defaults; it expands the BM25 part of bm25, fusion and hybrid_kg retrievers."""
 
     kind: Literal["rm3"]
+    builder: ClassVar[str] = "ragsweep.retrievers.transforms.rm3:RM3Transform"
     fb_docs: int = Field(10, gt=0, le=100, description="feedback documents: the question's top BM25 results")
     fb_terms: int = Field(10, gt=0, le=200, description="expansion terms kept")
     original_weight: float = Field(0.5, ge=0, le=1, description="weight of the question's own terms")

@@ -8,7 +8,7 @@ the ids and hashes they had before rerankers existed.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal, Union
+from typing import Annotated, ClassVar, Literal, Union
 
 from pydantic import Field
 
@@ -48,6 +48,7 @@ class LateInteractionSpec(_RerankParams):
     ``max_tokens`` so nothing past the encoder's limit is cut off."""
 
     kind: Literal["late_interaction"]
+    builder: ClassVar[str] = "ragsweep.rerankers.late_interaction:build"
     model: str = Field("minilm", description="minilm (bundled), a local sentence-transformers directory or a hub id")
     max_tokens: int = Field(256, ge=16, le=512, description="tokens per encoder window, special tokens included")
     device: str | None = None
@@ -62,6 +63,7 @@ class CrossEncoderSpec(_RerankParams):
     Nogueira & Cho 2019, "Passage Re-ranking with BERT"), by hub name or local directory."""
 
     kind: Literal["cross_encoder"]
+    builder: ClassVar[str] = "ragsweep.rerankers.cross_encoder:build"
     model: str = Field(description="e.g. cross-encoder/ms-marco-MiniLM-L-6-v2 or a local directory")
     device: str | None = None
 
@@ -75,6 +77,7 @@ class LLMRerankSpec(_RerankParams):
     Candidates it leaves out follow in their base order unless ``drop_unlisted``."""
 
     kind: Literal["llm"]
+    builder: ClassVar[str] = "ragsweep.rerankers.llm:build"
     batch_size: int = Field(10, gt=0, le=50, description="candidates per LLM call")
     drop_unlisted: bool = Field(False, description="drop candidates the LLM does not list (LlamaIndex's default)")
 

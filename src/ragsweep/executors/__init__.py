@@ -1,7 +1,7 @@
 """Executors schedule the units of a ``pipelines.plan.SweepPlan``: in this process (``local``) or as Ray tasks
-(``ray``). An executor never looks inside a stage: it calls the stages' public functions, records a
-unit's failure against its configurations, and hands rows to the journal. A new executor is one
-module here and one branch in ``open_executor``.
+(``ray``), each a ``base.Executor`` (one protocol, one signature). An executor never looks inside a stage: it
+calls the stages' public functions, records a unit's failure against its configurations, and hands rows to the
+journal. A new executor is one module here and one branch in ``open_executor``.
 """
 
 from __future__ import annotations

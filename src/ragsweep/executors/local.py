@@ -22,15 +22,18 @@ class LocalExecutor:
     def describe(self) -> dict:
         return {"kind": "local"}
 
-    def answer(self, plan: SweepPlan, ctx: StageContext, sink, bar, groups: list[Group] | None = None,
-               clients=None, gen_items: list | None = None) -> RagsweepError | None:
-        """Run the chunk, index, queries, graph and answer units of ``groups`` (default: all), then the
-        generate unit; returns the error that stopped the stage (budget, refused key, lost cluster)."""
+    def answer(self, plan: SweepPlan, ctx: StageContext, sink, bar, clients=None) -> RagsweepError | None:
+        """Run the chunk, index, queries, graph and answer units of every splitter, then the generate unit;
+        returns the error that stopped the stage (budget, refused key, lost cluster)."""
+        return self.answer_groups(plan, ctx, sink, bar, list(plan.groups.values()), clients, [])
+
+    def answer_groups(self, plan: SweepPlan, ctx: StageContext, sink, bar, groups: list[Group], clients,
+                      gen_items: list) -> RagsweepError | None:
+        """``answer`` for the splitters ``groups`` only, generating ``gen_items`` (answers retrieved elsewhere:
+        the Ray executor's workers) with their own."""
         from ragsweep.llm.budget import BudgetExhausted
         from ragsweep.llm.engine import LLMFatalError
 
-        groups = list(plan.groups.values()) if groups is None else groups
-        gen_items = [] if gen_items is None else gen_items
         try:
             if ctx.llm is not None:
                 generate.prefetch_rewrites([c for g in groups for c in g.configs], plan.pending, ctx.llm, ctx.stats)

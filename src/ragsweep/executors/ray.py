@@ -99,7 +99,7 @@ class RayExecutor:
                 sink.flush()
                 self.lost = True
                 return exc
-        return LocalExecutor().answer(plan, ctx, sink, bar, groups=left, clients=clients, gen_items=gen_items)
+        return LocalExecutor().answer_groups(plan, ctx, sink, bar, left, clients, gen_items)
 
     @staticmethod
     def _llm_contexts(plan: SweepPlan, ctx, sink, bar) -> set[str]:

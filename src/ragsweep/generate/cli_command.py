@@ -57,7 +57,7 @@ def generate(
         if dry_run:
             from ragsweep.datasets.load import load_corpus
             from ragsweep.generate.command import estimate
-            from ragsweep.pipelines.estimate import print_estimate
+            from ragsweep.pipelines.estimate_view import print_estimate
 
             print_estimate(estimate(req, load_corpus(req.dataset, [])), console)
             return

@@ -40,11 +40,38 @@ class StageEstimate:
         self.cost_usd = None if c is None or self.cost_usd is None else self.cost_usd + c
 
 
+@dataclass
+class _Run:
+    """What every stage's estimate reads: the spec, the questions and configurations still to do, what is
+    journaled, the questions' token counts, and each splitter's chunks and mean chunk length (computed once)."""
+
+    spec: object
+    dataset: object
+    questions: list
+    configs: list
+    cache: object
+    done: set
+    judged: set
+    q_tokens: dict[str, int]
+    overhead: int
+    chunk_lists: dict[str, list | None] = field(default_factory=dict)
+    chunk_tokens: dict[str, float] = field(default_factory=dict)
+
+    def chunks_of(self, config):
+        if config.chunk_key not in self.chunk_lists:
+            self.chunk_lists[config.chunk_key] = _chunks(self.spec, self.dataset, config, self.cache)
+        return self.chunk_lists[config.chunk_key]
+
+    def mean_chunk(self, config) -> float:
+        if config.chunk_key not in self.chunk_tokens:
+            self.chunk_tokens[config.chunk_key] = _mean_tokens(self.chunks_of(config))
+        return self.chunk_tokens[config.chunk_key]
+
+
 def estimate_run(spec, run_dir: Path | None = None, cache_dir: Path | None = None, limit: int | None = None
                  ) -> list[StageEstimate]:
-    from llama_index.core.prompts.default_prompts import DEFAULT_TEXT_QA_PROMPT_TMPL
-    from llama_index.core.retrievers.fusion_retriever import QUERY_GEN_PROMPT
-
+    """Per stage (query rewrites, transforms, reranking, generation, graph extraction, chunk contexts, each
+    judge): the LLM calls, tokens and cost of what the run directory does not hold yet."""
     from ragsweep.cache_dir import DEFAULT_CACHE, CacheDir
     from ragsweep.datasets.load import load_dataset
     from ragsweep.llm.pricing import price_for
@@ -57,111 +84,120 @@ def estimate_run(spec, run_dir: Path | None = None, cache_dir: Path | None = Non
     questions = dataset.questions[:limit] if limit else list(dataset.questions)
     configs = expand(spec)
     cache = CacheDir(Path(cache_dir or spec.cache_dir or DEFAULT_CACHE))
-    run_dir = Path(run_dir or spec.default_run_dir())
-    done, judged = _done(run_dir, spec, configs)
+    done, judged = _done(Path(run_dir or spec.default_run_dir()), spec, configs)
     q_tokens = {q.qid: count_tokens(q.question) for q in questions}
-    overhead = REPLY_PRIMING + MESSAGE_OVERHEAD
-    out: list[StageEstimate] = []
-
-    chunk_lists: dict[str, list | None] = {}
-    chunk_tokens: dict[str, float] = {}
-
-    def chunks_of(config):
-        if config.chunk_key not in chunk_lists:
-            chunk_lists[config.chunk_key] = _chunks(spec, dataset, config, cache)
-        return chunk_lists[config.chunk_key]
-
-    def mean_chunk(config) -> float:
-        if config.chunk_key not in chunk_tokens:
-            chunk_tokens[config.chunk_key] = _mean_tokens(chunks_of(config))
-        return chunk_tokens[config.chunk_key]
-
-    # ---- stage 1: query rewrites and generation
-    if spec.llm is not None:
-        price = price_for(spec.llm.model, spec.prices)
-        rewrites = {(q.qid, c.retriever.num_queries) for c in configs if getattr(c.retriever, "num_queries", 1) > 1
-                    for q in questions if (c.config_hash, q.qid) not in done}
-        if rewrites:
-            est = StageEstimate("query_rewrite", spec.llm.model)
-            base = count_tokens(QUERY_GEN_PROMPT.format(num_queries=2, query=""))
-            for qid, _ in rewrites:
-                est.add(1, overhead + base + q_tokens[qid], spec.llm.max_tokens, price)
-            out.append(est)
-        transforms = _llm_transforms(spec, configs, questions, done, overhead, price)
-        if transforms.calls:
-            out.append(transforms)
-        rerank = _llm_rerank(spec, configs, questions, done, q_tokens, mean_chunk, overhead, price)
-        if rerank.calls:
-            out.append(rerank)
-        if spec.generator.kind == "llm":
-            from ragsweep.pipelines.generator_prompts import template_text
-
-            est = StageEstimate("generation", spec.llm.model)
-            largest = 0  # the longest prompt one call sends (LlamaIndex packs chunks up to context_window)
-            for c in configs:
-                template = template_text(spec.generator, c.prompt or spec.generator.prompt_file)
-                base = count_tokens((template or DEFAULT_TEXT_QA_PROMPT_TMPL).format(context_str="", query_str="")
-                                    ) + 40  # + system prompt
-                room = max(1, spec.llm.context_window - spec.llm.max_tokens - base)
-                ctx = c.top_k * mean_chunk(c)
-                calls_per_q = max(1, math.ceil(ctx / room))
-                largest = max(largest, overhead + base + int(min(ctx, room)) + max(q_tokens.values(), default=0))
-                for q in questions:
-                    if (c.config_hash, q.qid) in done:
-                        continue
-                    est.add(calls_per_q, calls_per_q * (overhead + base + q_tokens[q.qid]) + int(ctx),
-                            calls_per_q * spec.llm.max_tokens, price)
-            est.notes.append(f"longest prompt about {largest:,} tokens (mean chunks at top_k, packed up to "
-                             f"context_window {spec.llm.context_window:,}): the server's context must hold it plus "
-                             f"max_tokens {spec.llm.max_tokens:,}")
-            out.append(est)
-        graphs = _graph_extraction(spec, dataset, configs, cache, chunks_of, overhead, price)
-        if graphs.calls or graphs.notes:
-            out.append(graphs)
-
-    contexts = _chunk_contexts(spec, dataset, configs, cache, chunks_of, overhead)
+    r = _Run(spec, dataset, questions, configs, cache, done, judged, q_tokens, REPLY_PRIMING + MESSAGE_OVERHEAD)
+    out = _stage1(r) if spec.llm is not None else []
+    contexts = _chunk_contexts(spec, dataset, configs, cache, r.chunks_of, r.overhead)
     if contexts.calls or contexts.notes:
         out.append(contexts)
-
-    # ---- stage 2: judges on the top N configurations, test questions
-    if spec.stage2 is not None:
-        from llama_index.core.evaluation.correctness import DEFAULT_EVAL_TEMPLATE as CORRECTNESS
-        from llama_index.core.evaluation.faithfulness import DEFAULT_EVAL_TEMPLATE as FAITHFULNESS
-        from llama_index.core.evaluation.relevancy import DEFAULT_EVAL_TEMPLATE as RELEVANCY
-
-        from ragsweep.evaluation.judges import prompt_texts
-        from ragsweep.evaluation.split import question_split
-
-        s2 = spec.stage2
-        judge_llm = s2.llm or spec.llm
-        price = price_for(judge_llm.model, spec.prices)
-        texts = prompt_texts(s2.prompts)
-        split = question_split(spec, dataset)
-        test = [q for q in questions if split.get(q.qid) == "test"]
-        n_sel = min(s2.max_configs, len(configs))  # the most stage 2 can take
-        answer = spec.llm.max_tokens if spec.generator.kind == "llm" and spec.llm else _EXTRACTIVE_ANSWER
-        top_k = max(spec.top_k)
-        ctx = top_k * (sum(mean_chunk(c) for c in configs) / max(1, len(configs)))
-        templates = {
-            "correctness": texts.get("correctness") or "\n".join(m.content or ""
-                                                                 for m in CORRECTNESS.message_templates),
-            "faithfulness": texts.get("faithfulness") or FAITHFULNESS.get_template(),
-            "relevancy": texts.get("relevancy") or RELEVANCY.get_template(),
-        }
-        for name in s2.judges:
-            est = StageEstimate(f"judge:{name}", judge_llm.model)
-            base = count_tokens(templates[name]) + overhead
-            left = max(0, len(test) * n_sel - sum(1 for k in judged if k[2] == name))
-            for q in test[: max(0, math.ceil(left / max(1, n_sel)))]:
-                ref = count_tokens(q.reference_answer or "")
-                prompt = base + q_tokens[q.qid] + answer + (ref if name == "correctness" else int(ctx))
-                est.add(n_sel, n_sel * prompt, n_sel * judge_llm.max_tokens, price)
-            est.notes.append(f"at most {n_sel} configurations x {len(test)} test questions (top {s2.top_n} plus "
-                             f"those not significantly worse, at most max_configs = {s2.max_configs})")
-            out.append(est)
+    if spec.stage2 is not None:  # judges on the top N configurations, test questions
+        out += _judges(r)
     for e in out:
         if price_for(e.model, spec.prices) is None:
             e.notes.append("no price for this model: tokens only (add it to the spec's prices)")
+    return out
+
+
+def _stage1(r: _Run) -> list[StageEstimate]:
+    """Stage 1's LLM calls: query rewrites, LLM transforms, LLM reranking, generation, graph extraction."""
+    from llama_index.core.retrievers.fusion_retriever import QUERY_GEN_PROMPT
+
+    from ragsweep.llm.pricing import price_for
+    from ragsweep.llm.tokens import count_tokens
+
+    spec, configs, questions, done = r.spec, r.configs, r.questions, r.done
+    out: list[StageEstimate] = []
+    price = price_for(spec.llm.model, spec.prices)
+    rewrites = {(q.qid, c.retriever.num_queries) for c in configs if getattr(c.retriever, "num_queries", 1) > 1
+                for q in questions if (c.config_hash, q.qid) not in done}
+    if rewrites:
+        est = StageEstimate("query_rewrite", spec.llm.model)
+        base = count_tokens(QUERY_GEN_PROMPT.format(num_queries=2, query=""))
+        for qid, _ in rewrites:
+            est.add(1, r.overhead + base + r.q_tokens[qid], spec.llm.max_tokens, price)
+        out.append(est)
+    transforms = _llm_transforms(spec, configs, questions, done, r.overhead, price)
+    if transforms.calls:
+        out.append(transforms)
+    rerank = _llm_rerank(spec, configs, questions, done, r.q_tokens, r.mean_chunk, r.overhead, price)
+    if rerank.calls:
+        out.append(rerank)
+    if spec.generator.kind == "llm":
+        out.append(_generation(r, price))
+    graphs = _graph_extraction(spec, r.dataset, configs, r.cache, r.chunks_of, r.overhead, price)
+    if graphs.calls or graphs.notes:
+        out.append(graphs)
+    return out
+
+
+def _generation(r: _Run, price) -> StageEstimate:
+    """LLM answers: per configuration, its prompt with top_k mean chunks, split into calls of context_window."""
+    from llama_index.core.prompts.default_prompts import DEFAULT_TEXT_QA_PROMPT_TMPL
+
+    from ragsweep.llm.tokens import count_tokens
+    from ragsweep.pipelines.generator_prompts import template_text
+
+    spec = r.spec
+    est = StageEstimate("generation", spec.llm.model)
+    largest = 0  # the longest prompt one call sends (LlamaIndex packs chunks up to context_window)
+    for c in r.configs:
+        template = template_text(spec.generator, c.prompt or spec.generator.prompt_file)
+        base = count_tokens((template or DEFAULT_TEXT_QA_PROMPT_TMPL).format(context_str="", query_str="")
+                            ) + 40  # + system prompt
+        room = max(1, spec.llm.context_window - spec.llm.max_tokens - base)
+        ctx = c.top_k * r.mean_chunk(c)
+        calls_per_q = max(1, math.ceil(ctx / room))
+        largest = max(largest, r.overhead + base + int(min(ctx, room)) + max(r.q_tokens.values(), default=0))
+        for q in r.questions:
+            if (c.config_hash, q.qid) in r.done:
+                continue
+            est.add(calls_per_q, calls_per_q * (r.overhead + base + r.q_tokens[q.qid]) + int(ctx),
+                    calls_per_q * spec.llm.max_tokens, price)
+    est.notes.append(f"longest prompt about {largest:,} tokens (mean chunks at top_k, packed up to "
+                     f"context_window {spec.llm.context_window:,}): the server's context must hold it plus "
+                     f"max_tokens {spec.llm.max_tokens:,}")
+    return est
+
+
+def _judges(r: _Run) -> list[StageEstimate]:
+    """Stage 2: each judge on at most max_configs configurations over the test questions not judged yet."""
+    from llama_index.core.evaluation.correctness import DEFAULT_EVAL_TEMPLATE as CORRECTNESS
+    from llama_index.core.evaluation.faithfulness import DEFAULT_EVAL_TEMPLATE as FAITHFULNESS
+    from llama_index.core.evaluation.relevancy import DEFAULT_EVAL_TEMPLATE as RELEVANCY
+
+    from ragsweep.evaluation.judges import prompt_texts
+    from ragsweep.evaluation.split import question_split
+    from ragsweep.llm.pricing import price_for
+    from ragsweep.llm.tokens import count_tokens
+
+    spec, configs = r.spec, r.configs
+    s2 = spec.stage2
+    judge_llm = s2.llm or spec.llm
+    price = price_for(judge_llm.model, spec.prices)
+    texts = prompt_texts(s2.prompts)
+    split = question_split(spec, r.dataset)
+    test = [q for q in r.questions if split.get(q.qid) == "test"]
+    n_sel = min(s2.max_configs, len(configs))  # the most stage 2 can take
+    answer = spec.llm.max_tokens if spec.generator.kind == "llm" and spec.llm else _EXTRACTIVE_ANSWER
+    ctx = max(spec.top_k) * (sum(r.mean_chunk(c) for c in configs) / max(1, len(configs)))
+    templates = {
+        "correctness": texts.get("correctness") or "\n".join(m.content or "" for m in CORRECTNESS.message_templates),
+        "faithfulness": texts.get("faithfulness") or FAITHFULNESS.get_template(),
+        "relevancy": texts.get("relevancy") or RELEVANCY.get_template(),
+    }
+    out = []
+    for name in s2.judges:
+        est = StageEstimate(f"judge:{name}", judge_llm.model)
+        base = count_tokens(templates[name]) + r.overhead
+        left = max(0, len(test) * n_sel - sum(1 for k in r.judged if k[2] == name))
+        for q in test[: max(0, math.ceil(left / max(1, n_sel)))]:
+            ref = count_tokens(q.reference_answer or "")
+            prompt = base + r.q_tokens[q.qid] + answer + (ref if name == "correctness" else int(ctx))
+            est.add(n_sel, n_sel * prompt, n_sel * judge_llm.max_tokens, price)
+        est.notes.append(f"at most {n_sel} configurations x {len(test)} test questions (top {s2.top_n} plus "
+                         f"those not significantly worse, at most max_configs = {s2.max_configs})")
+        out.append(est)
     return out
 
 
@@ -282,33 +318,6 @@ def _chunk_contexts(spec, dataset, configs, cache, chunks_of, overhead: int) -> 
         for doc_id, bounds, text in dict.fromkeys(ks):
             est.add(1, base + window_tokens(doc_id, bounds) + count_tokens(text), llm.max_tokens, price)
     return est
-
-
-def print_estimate(estimates: list[StageEstimate], console) -> None:
-    from rich.table import Table
-
-    if not estimates:
-        console.print("dry run: this run makes no LLM calls (nothing to spend)")
-        return
-    table = Table(title="dry run: LLM calls this run would make (nothing was spent)",
-                  caption="prompt tokens estimated with cl100k; completion tokens and cost at max_tokens "
-                          "(upper bound); cache hits not predicted")
-    for col in ("stage", "model", "calls", "prompt tokens", "completion tokens (max)", "cost USD (max)"):
-        table.add_column(col, justify="left" if col in ("stage", "model") else "right")
-    total_calls, total_cost, unknown = 0, 0.0, False
-    for e in estimates:
-        cost = "-" if e.cost_usd is None else f"{e.cost_usd:.4f}"
-        table.add_row(e.stage, e.model, str(e.calls), str(e.prompt_tokens), str(e.completion_tokens), cost)
-        total_calls += e.calls
-        if e.cost_usd is None:
-            unknown = True
-        else:
-            total_cost += e.cost_usd
-    table.add_row("total", "", str(total_calls), "", "", f"{total_cost:.4f}" + (" + unpriced" if unknown else ""))
-    console.print(table)
-    for e in estimates:
-        for note in e.notes:
-            console.print(f"  {e.stage}: {note}")
 
 
 def _steps(config, est: StageEstimate) -> list[tuple]:

@@ -1,4 +1,4 @@
-"""The one place a postprocessor kind is registered: its spec's ``kind`` -> the function that applies it.
+"""Applying a postprocessor: its spec class names the function (``builder``, ``ragsweep.components``).
 
 Each function takes ``(spec, config, nodes, dataset)`` (the configuration's postprocessor spec, the
 configuration, the retrieved nodes in rank order, the dataset whose documents the nodes come from) and
@@ -8,17 +8,10 @@ re-split a document), so a Ray task gives the same result as the driver.
 
 from __future__ import annotations
 
-import importlib
 import time
 
+from ragsweep.components import builder
 from ragsweep.postprocessors.base import Shaped, unchanged
-
-REGISTRY: dict[str, str] = {
-    "similarity_cutoff": "ragsweep.postprocessors.cutoff:apply",
-    "long_context_reorder": "ragsweep.postprocessors.reorder:apply",
-    "sentence_window": "ragsweep.postprocessors.sentence_window:apply",
-    "auto_merging": "ragsweep.postprocessors.auto_merging:apply",
-}
 
 
 def postprocess(config, nodes: list, dataset) -> tuple[Shaped, float]:
@@ -27,8 +20,7 @@ def postprocess(config, nodes: list, dataset) -> tuple[Shaped, float]:
     if spec is None:
         return unchanged(nodes), 0.0
     t0 = time.perf_counter()
-    module, func = REGISTRY[spec.kind].split(":")
-    shaped = getattr(importlib.import_module(module), func)(spec, config, list(nodes), dataset)
+    shaped = builder(spec)(spec, config, list(nodes), dataset)
     ms = (time.perf_counter() - t0) * 1000
     shaped.record = {"postprocess_ms": ms, "n_retrieved": len(nodes), **shaped.record}
     return shaped, ms

@@ -1,4 +1,4 @@
-"""The one place a reranker kind is registered: its spec's ``kind`` -> the function that builds it.
+"""Built rerankers: a spec class names its builder (``builder``, ``ragsweep.components``).
 
 Builders import their libraries lazily; ``RerankerModels`` keeps one built reranker per spec for
 the process (a stage drops them with ``release`` when it is done, as it does embedding models).
@@ -6,22 +6,16 @@ the process (a stage drops them with ``release`` when it is done, as it does emb
 
 from __future__ import annotations
 
-import importlib
 import json
 from typing import Any
 
-# kind -> "module:function"; the function takes (spec, llm) and returns a ``base.Reranker``
-REGISTRY: dict[str, str] = {
-    "late_interaction": "ragsweep.rerankers.late_interaction:build",
-    "cross_encoder": "ragsweep.rerankers.cross_encoder:build",
-    "llm": "ragsweep.rerankers.llm:build",
-}
+from ragsweep.components import builder
 
 
 def build(spec, llm=None):
-    """A reranker for ``spec`` (a ``config.rerankers`` section other than ``none``)."""
-    module, func = REGISTRY[spec.kind].split(":")
-    return getattr(importlib.import_module(module), func)(spec, llm)
+    """A reranker for ``spec`` (a ``config.rerankers`` section other than ``none``): the function its spec
+    class names in ``builder`` (``ragsweep.components``) takes (spec, llm) and returns a ``base.Reranker``."""
+    return builder(spec)(spec, llm)
 
 
 class RerankerModels:

@@ -91,50 +91,9 @@ def build_records(questions: list[dict], configs: list[dict], journal, scorer_ke
         q = qs.get(qid)
         if q is None:
             continue
-        row = {
-            **by_hash[h],
-            "qid": qid, "question": q["question"], "qtype": q["qtype"], "reference_answer": q["reference_answer"],
-            "n_gold_spans": len(q["evidence"]),
-            "answer": payload.get("answer"), "answer_empty": payload.get("answer_empty"),
-            "generator": payload.get("generator"), "sources": payload.get("sources") or [],
-            **{m: payload.get(m) for m in RETRIEVAL_METRICS + LATENCY_METRICS + GROUNDEDNESS_METRICS},
-            # LLM answers only (NaN: extractive, failed, or journaled before the flags existed)
-            **{m: None if payload.get("error") else payload.get(m) for m in DEGENERATE_FLAGS},
-            "error": payload.get("error"),
-            "expanded_query": payload.get("expanded_query"),
-            # an LLM query transform: the queries (HyDE: the texts embedded) searched, why it fell back if it did
-            "transformed_queries": payload.get("transformed_queries"),
-            "transform_note": payload.get("transform_note"),
-            "fusion_weights": payload.get("fusion_weights"),
-            "n_retrieved": payload.get("n_retrieved"),  # with a postprocessor: nodes retrieved before it
-            "context_order": payload.get("context_order"),  # long_context_reorder: ranks in the generator's order
-            # adaptive: the question's predicted class and the top_k it was retrieved (and scored) at
-            **({"top_k": payload.get("top_k"), "adaptive_class": payload["adaptive_class"]}
-               if payload.get("adaptive_class") else {}),
-        }
-        llm = payload.get("llm") or {}
-        row.update(retrieval_llm(payload))
-        row.update(llm_answer_timing(payload))
-        row.update({"split": q["split"],
-                    "llm_calls": llm.get("llm_calls"), "llm_cached": llm.get("llm_cached"),
-                    "prompt_tokens": llm.get("prompt_tokens"), "completion_tokens": llm.get("completion_tokens"),
-                    "cost_usd": llm.get("cost_usd")})
-        s = scores.get((h, qid), {})
-        row.update({m: s.get(m) for m in BERTSCORE_METRICS})
-        row.update(answer_scores(payload, q["reference_answer"]))
-        row.update(abstention(payload, bool(q["evidence"]) if with_evidence else None))
+        row = _row(by_hash[h], q, payload, scores.get((h, qid), {}), with_evidence)
         if judge_keys:
-            for j in judge_keys:
-                jv = judged.get((h, qid, j))
-                row[f"{j}_status"] = jv.get("status") if jv else None
-                row[f"{j}_reason"] = jv.get("reason") if jv else None
-                row[f"{j}_raw"] = jv.get("raw") if jv else None
-                row[j] = jv.get("score") if jv and jv.get("status") == "ok" else None
-                if j == "correctness":
-                    row["correctness_reasoning"] = jv.get("reasoning") if jv else None
-                    row["correctness_pass"] = (float(jv["passing"]) if jv and jv.get("status") == "ok" else None)
-                row[f"{j}_cost_usd"] = (jv.get("llm") or {}).get("cost_usd") if jv else None
-                row[f"{j}_truncated"] = (jv.get("llm") or {}).get("llm_truncated") if jv else None
+            row.update(judgement_columns(judged, h, qid, judge_keys))
         rows.append(row)
     df = pd.DataFrame(rows)
     if df.empty:
@@ -145,3 +104,60 @@ def build_records(questions: list[dict], configs: list[dict], journal, scorer_ke
     qorder = {q["qid"]: i for i, q in enumerate(questions)}
     df = df.sort_values(by=["config_hash", "qid"], key=lambda s: s.map(order if s.name == "config_hash" else qorder))
     return df.reset_index(drop=True)
+
+
+def _row(config: dict, q: dict, payload: dict, scores: dict, with_evidence: bool) -> dict:
+    """One (configuration, question) row before its judgements: the configuration's labels, the question, the
+    answer and sources, retrieval, latency, groundedness and degenerate-answer columns, the LLM's calls and
+    costs, BERTScore (``scores``), the short-answer metrics and abstention."""
+    qid = q["qid"]
+    row = {
+        **config,
+        "qid": qid, "question": q["question"], "qtype": q["qtype"], "reference_answer": q["reference_answer"],
+        "n_gold_spans": len(q["evidence"]),
+        "answer": payload.get("answer"), "answer_empty": payload.get("answer_empty"),
+        "generator": payload.get("generator"), "sources": payload.get("sources") or [],
+        **{m: payload.get(m) for m in RETRIEVAL_METRICS + LATENCY_METRICS + GROUNDEDNESS_METRICS},
+        # LLM answers only (NaN: extractive, failed, or journaled before the flags existed)
+        **{m: None if payload.get("error") else payload.get(m) for m in DEGENERATE_FLAGS},
+        "error": payload.get("error"),
+        "expanded_query": payload.get("expanded_query"),
+        # an LLM query transform: the queries (HyDE: the texts embedded) searched, why it fell back if it did
+        "transformed_queries": payload.get("transformed_queries"),
+        "transform_note": payload.get("transform_note"),
+        "fusion_weights": payload.get("fusion_weights"),
+        "n_retrieved": payload.get("n_retrieved"),  # with a postprocessor: nodes retrieved before it
+        "context_order": payload.get("context_order"),  # long_context_reorder: ranks in the generator's order
+        # adaptive: the question's predicted class and the top_k it was retrieved (and scored) at
+        **({"top_k": payload.get("top_k"), "adaptive_class": payload["adaptive_class"]}
+           if payload.get("adaptive_class") else {}),
+    }
+    llm = payload.get("llm") or {}
+    row.update(retrieval_llm(payload))
+    row.update(llm_answer_timing(payload))
+    row.update({"split": q["split"],
+                "llm_calls": llm.get("llm_calls"), "llm_cached": llm.get("llm_cached"),
+                "prompt_tokens": llm.get("prompt_tokens"), "completion_tokens": llm.get("completion_tokens"),
+                "cost_usd": llm.get("cost_usd")})
+    row.update({m: scores.get(m) for m in BERTSCORE_METRICS})
+    row.update(answer_scores(payload, q["reference_answer"]))
+    row.update(abstention(payload, bool(q["evidence"]) if with_evidence else None))
+    return row
+
+
+def judgement_columns(judged: dict, config_hash: str, qid: str, judge_keys) -> dict:
+    """A row's stage-2 columns per judge: status, reason, raw reply, score (when ok), cost, truncation; and
+    correctness's reasoning and pass flag. A question not judged (yet) has them all empty."""
+    row: dict = {}
+    for j in judge_keys:
+        jv = judged.get((config_hash, qid, j))
+        row[f"{j}_status"] = jv.get("status") if jv else None
+        row[f"{j}_reason"] = jv.get("reason") if jv else None
+        row[f"{j}_raw"] = jv.get("raw") if jv else None
+        row[j] = jv.get("score") if jv and jv.get("status") == "ok" else None
+        if j == "correctness":
+            row["correctness_reasoning"] = jv.get("reasoning") if jv else None
+            row["correctness_pass"] = (float(jv["passing"]) if jv and jv.get("status") == "ok" else None)
+        row[f"{j}_cost_usd"] = (jv.get("llm") or {}).get("cost_usd") if jv else None
+        row[f"{j}_truncated"] = (jv.get("llm") or {}).get("llm_truncated") if jv else None
+    return row

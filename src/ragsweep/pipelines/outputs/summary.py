@@ -14,8 +14,6 @@ def build_summary(records, configs: list[dict], scoring: dict, seed: int, select
     ``scoring`` section as a dict (``bootstrap_samples``, ``confidence``)."""
     import pandas as pd
 
-    from ragsweep.evaluation.bootstrap import summarise
-
     if records.empty:
         return pd.DataFrame()
     judge_metrics = [m for m in JUDGE_METRICS if m in records.columns]
@@ -24,38 +22,7 @@ def build_summary(records, configs: list[dict], scoring: dict, seed: int, select
         recs = records if split == "all" else records[records["split"] == split]
         if recs.empty:
             continue
-        ok = recs[recs["error"].isna()]
-        summ = summarise(ok, ["config_id"], SUMMARY_METRICS + judge_metrics,
-                         n_resamples=scoring["bootstrap_samples"], confidence=scoring["confidence"], seed=seed)
-        aggs = dict(
-            n_questions=("qid", "size"),
-            n_errors=("error", lambda s: int(s.notna().sum())),
-            n_empty_answers=("answer_empty", lambda s: int(s.eq(True).sum())),
-            **{f"n_{f}": (f, lambda s: int(s.eq(1).sum())) for f in DEGENERATE_FLAGS if f in recs.columns},
-            # LLM answers cut at max_tokens, and how many invocations their timed figures come from
-            **({"n_truncated": ("truncated", lambda s: int(s.eq(True).sum()))} if "truncated" in recs.columns
-               else {}),
-            **({"latency_invocations": ("invocation", lambda s: int(s.dropna().nunique()))}
-               if "invocation" in recs.columns else {}),
-        )
-        counts = recs.groupby("config_id").agg(**aggs).reset_index()
-        for m in judge_metrics:
-            status = recs[f"{JUDGE_OF[m]}_status"]
-            extra = recs.assign(_u=status.eq("unmeasured"), _f=status.eq("failed")).groupby("config_id").agg(
-                **{f"{m}_unmeasured": ("_u", "sum"), f"{m}_failed": ("_f", "sum")}).reset_index()
-            counts = counts.merge(extra, on="config_id", how="left")
-        cost = recs.groupby("config_id").agg(
-            generation_cost_usd=("cost_usd", lambda s: float(s.sum()) if s.notna().any() else None),
-            generation_prompt_tokens=("prompt_tokens", "sum"),
-            generation_completion_tokens=("completion_tokens", "sum"),
-        ).reset_index()
-        lat = ok.groupby("config_id").agg(
-            retrieval_ms_median=("retrieval_ms", "median"),
-            retrieval_ms_p95=("retrieval_ms", lambda s: s.quantile(0.95)),
-            generation_ms_median=("generation_ms", "median"),
-        ).reset_index()
-        part = counts.merge(lat, on="config_id", how="left").merge(cost, on="config_id", how="left")
-        part = part.merge(summ, on="config_id", how="left")
+        part = _split_summary(recs, judge_metrics, scoring, seed)
         part.insert(1, "split", split)
         parts.append(part)
     meta = pd.DataFrame(configs)
@@ -69,6 +36,46 @@ def build_summary(records, configs: list[dict], scoring: dict, seed: int, select
         at = cols.index(f"{m}_n") + 1
         cols[at:at] = [f"{m}_unmeasured", f"{m}_failed"]
     return out[cols]
+
+
+def _split_summary(recs, judge_metrics: list[str], scoring: dict, seed: int):
+    """One split's rows: counts (questions, errors, empty, degenerate, truncated; judges' unmeasured and failed),
+    LLM cost and tokens, latency medians and p95, then every metric's mean and bootstrap CI (answered rows)."""
+    from ragsweep.evaluation.bootstrap import summarise
+
+    ok = recs[recs["error"].isna()]
+    summ = summarise(ok, ["config_id"], SUMMARY_METRICS + judge_metrics,
+                     n_resamples=scoring["bootstrap_samples"], confidence=scoring["confidence"], seed=seed)
+    aggs = dict(
+        n_questions=("qid", "size"),
+        n_errors=("error", lambda s: int(s.notna().sum())),
+        n_empty_answers=("answer_empty", lambda s: int(s.eq(True).sum())),
+        **{f"n_{f}": (f, lambda s: int(s.eq(1).sum())) for f in DEGENERATE_FLAGS if f in recs.columns},
+        # LLM answers cut at max_tokens, and how many invocations their timed figures come from
+        **({"n_truncated": ("truncated", lambda s: int(s.eq(True).sum()))} if "truncated" in recs.columns
+           else {}),
+        **({"latency_invocations": ("invocation", lambda s: int(s.dropna().nunique()))}
+           if "invocation" in recs.columns else {}),
+    )
+    counts = recs.groupby("config_id").agg(**aggs).reset_index()
+    for m in judge_metrics:
+        status = recs[f"{JUDGE_OF[m]}_status"]
+        extra = recs.assign(_u=status.eq("unmeasured"), _f=status.eq("failed")).groupby("config_id").agg(
+            **{f"{m}_unmeasured": ("_u", "sum"), f"{m}_failed": ("_f", "sum")}).reset_index()
+        counts = counts.merge(extra, on="config_id", how="left")
+    cost = recs.groupby("config_id").agg(
+        generation_cost_usd=("cost_usd", lambda s: float(s.sum()) if s.notna().any() else None),
+        generation_prompt_tokens=("prompt_tokens", "sum"),
+        generation_completion_tokens=("completion_tokens", "sum"),
+    ).reset_index()
+    lat = ok.groupby("config_id").agg(
+        retrieval_ms_median=("retrieval_ms", "median"),
+        retrieval_ms_p95=("retrieval_ms", lambda s: s.quantile(0.95)),
+        generation_ms_median=("generation_ms", "median"),
+    ).reset_index()
+    part = counts.merge(lat, on="config_id", how="left").merge(cost, on="config_id", how="left")
+    part = part.merge(summ, on="config_id", how="left")
+    return part
 
 
 def validation_best(records, metric: str) -> str | None:

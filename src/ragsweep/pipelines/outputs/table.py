@@ -112,7 +112,24 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
             break
         shown.append(m)
         width += 8
-    left_out = [m for m in metrics if m not in shown]
+    caption = _caption(key, shown, [m for m in metrics if m not in shown], flagged, bool(val))
+    table = Table(title=title, caption=caption, pad_edge=False)
+    table.add_column("configuration", style="bold", no_wrap=True, min_width=id_w)
+    table.add_column("n", justify="right", no_wrap=True)
+    if flagged:
+        table.add_column("echo/copy", justify="right", no_wrap=True)
+    for i, m in enumerate(shown):
+        table.add_column(_column(m), justify="right", no_wrap=True)
+        if i == 0 and val:
+            table.add_column("val.", justify="right", no_wrap=True)
+    table.add_column("ms", justify="right", no_wrap=True)
+    for row in ordered:
+        table.add_row(*_cells(row, shown, flagged, val))
+    console.print(table)
+
+
+def _caption(key: str, shown: list[str], left_out: list[str], flagged: bool, with_validation: bool) -> str:
+    """What the table's abbreviations and columns mean, for the columns it shows."""
     caption = (f"sorted by {key} [95% bootstrap CI]; retrieval metrics at the configuration's top_k; "
                "BS-F1 = BERTScore F1, baseline-rescaled (BS-F1 raw: not rescaled); contains, EM, tokF1 = "
                "answer contains / equals / token F1 with the gold answer (SQuAD-normalised); "
@@ -126,41 +143,35 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
     if flagged:
         caption += ("; echo/copy = answers that echo the prompt's instructions / are mostly a long verbatim copy "
                     "of the retrieved context (echoed_prompt, copied_context in records and summary.csv)")
-    if val:
+    if with_validation:
         caption += f"; val. = {_column(key)} on the validation questions (where configurations are chosen)"
     if left_out:
         caption += f"; not shown (narrow terminal): {', '.join(left_out)} (see summary.csv)"
-    table = Table(title=title, caption=caption, pad_edge=False)
-    table.add_column("configuration", style="bold", no_wrap=True, min_width=id_w)
-    table.add_column("n", justify="right", no_wrap=True)
+    return caption
+
+
+def _cells(row: dict, shown: list[str], flagged: bool, val: dict) -> list[str]:
+    """One configuration's cells: id, questions (errors), echo/copy counts, the headline with its CI (and its
+    validation mean), the other metrics, the median retrieval latency."""
+    n = f"{int(row['n_questions'])}" + (f" ({int(row['n_errors'])} err)" if row["n_errors"] else "")
+    cells = [str(row["config_id"]), n]
     if flagged:
-        table.add_column("echo/copy", justify="right", no_wrap=True)
+        counts = _flagged(row)
+        cells.append("-" if counts is None else f"{counts[0]}/{counts[1]}")
+    failed = bool(row["n_errors"]) and row["n_errors"] == row["n_questions"]
     for i, m in enumerate(shown):
-        table.add_column(_column(m), justify="right", no_wrap=True)
+        v = row.get(m)
+        if _missing(v) and failed and i == 0:
+            cells.append("failed (see below)")
+        elif _missing(v):
+            cells.append(no_mean(row, m) if m in JUDGE_METRICS else "-")
+        elif i == 0:
+            cells.append(f"{v:.3f} [{row.get(f'{m}_lo'):.3f}, {row.get(f'{m}_hi'):.3f}]" + _unmeasured(row, m))
+        else:
+            cells.append(f"{v:.3f}" + _unmeasured(row, m))
         if i == 0 and val:
-            table.add_column("val.", justify="right", no_wrap=True)
-    table.add_column("ms", justify="right", no_wrap=True)
-    for row in ordered:
-        n = f"{int(row['n_questions'])}" + (f" ({int(row['n_errors'])} err)" if row["n_errors"] else "")
-        cells = [str(row["config_id"]), n]
-        if flagged:
-            counts = _flagged(row)
-            cells.append("-" if counts is None else f"{counts[0]}/{counts[1]}")
-        failed = bool(row["n_errors"]) and row["n_errors"] == row["n_questions"]
-        for i, m in enumerate(shown):
-            v = row.get(m)
-            if _missing(v) and failed and i == 0:
-                cells.append("failed (see below)")
-            elif _missing(v):
-                cells.append(no_mean(row, m) if m in JUDGE_METRICS else "-")
-            elif i == 0:
-                cells.append(f"{v:.3f} [{row.get(f'{m}_lo'):.3f}, {row.get(f'{m}_hi'):.3f}]" + _unmeasured(row, m))
-            else:
-                cells.append(f"{v:.3f}" + _unmeasured(row, m))
-            if i == 0 and val:
-                vv = val.get(str(row["config_id"]))
-                cells.append("-" if _missing(vv) else f"{float(vv):.3f}")
-        r = row.get("retrieval_ms_median")
-        cells.append("-" if _missing(r) else f"{r:.1f}")
-        table.add_row(*cells)
-    console.print(table)
+            vv = val.get(str(row["config_id"]))
+            cells.append("-" if _missing(vv) else f"{float(vv):.3f}")
+    r = row.get("retrieval_ms_median")
+    cells.append("-" if _missing(r) else f"{r:.1f}")
+    return cells

@@ -135,6 +135,19 @@ def answer_group(ctx: StageContext, configs: list[Configuration], indexes: Group
             answer_config(ctx, config, retrievers, pending[config.config_hash], sink, bar, query_ms, gen_items)
 
 
+@dataclass
+class _Built:
+    """One configuration's query engine: the retriever spec (with tuned weights), the retriever, the extractive
+    engine (None with an LLM generator), the abstention rule and the adaptive router (None without)."""
+
+    spec_r: object
+    tuning: dict | None
+    retriever: object
+    engine: object
+    abstain: object
+    route: object
+
+
 def answer_config(ctx: StageContext, config: Configuration, retrievers, questions: list[Question], sink, bar,
                   query_ms: dict[str, float], gen_items: list | None = None) -> None:
     """Answer ``questions`` with one configuration and write each result to ``sink``.
@@ -144,39 +157,12 @@ def answer_config(ctx: StageContext, config: Configuration, retrievers, question
     computed ahead of the search and served from the cache. With an LLM generator, the retrieved
     nodes go to ``gen_items`` and are answered concurrently afterwards (``generate``).
     """
-    from llama_index.core.query_engine import RetrieverQueryEngine
-    from llama_index.core.schema import QueryBundle
-
-    from ragsweep.datasets.pages import page_field
     from ragsweep.llm.budget import BudgetExhausted
     from ragsweep.llm.engine import LLMFatalError
-    from ragsweep.llm.usage import Trace, llm_scope
-    from ragsweep.metrics import all_retrieval_metrics
-    from ragsweep.pipelines.extractive import GENERATOR_LABEL, ExtractiveSynthesizer
-    from ragsweep.pipelines.stages.abstain import abstention_rule
-    from ragsweep.postprocessors.base import SOURCE_FIELDS
-    from ragsweep.postprocessors.registry import postprocess
-    from ragsweep.retrievers.knowledge_graph import TRIPLETS_KEY
-    from ragsweep.retrievers.memo import REPLAY
 
-    stats, spec = ctx.stats, ctx.spec
-    llm_generated = spec.generator.kind == "llm"
-    tuning = route = None
+    stats = ctx.stats
     try:
-        spec_r = config.retriever
-        if getattr(spec_r, "tuned", False):  # weights: tune -> chosen on the validation questions first
-            from ragsweep.pipelines.stages.tune import tune_weights
-
-            spec_r, tuning = tune_weights(ctx, config, retrievers)
-        # builds a knowledge graph, loads a reranker on first use
-        retriever = retrievers.make(spec_r, config.top_k, config.reranker, config.query_transform)
-        synth = None if llm_generated else ExtractiveSynthesizer(spec.generator.max_sentences)
-        engine = RetrieverQueryEngine(retriever=retriever, response_synthesizer=synth) if synth else None
-        abstain = abstention_rule(ctx, config, retriever) if engine is not None else None  # abstain_below
-        if config.adaptive is not None:  # each question's predicted class picks its top_k, reranker, transform
-            from ragsweep.pipelines.stages.adaptive import router
-
-            route = router(ctx, config, retrievers, spec_r)
+        built = _build(ctx, config, retrievers)
     except (BudgetExhausted, LLMFatalError):
         raise
     except Exception as exc:  # noqa: BLE001
@@ -186,72 +172,8 @@ def answer_config(ctx: StageContext, config: Configuration, retrievers, question
     with Timer(stats, "answering"):
         for q in questions:
             try:
-                bundle = QueryBundle(q.question)
-                top_k, reranker, transform, routed = config.top_k, config.reranker, config.query_transform, {}
-                if route is not None:
-                    retriever, top_k, reranker, transform, routed = route(q)
-                REPLAY.take()
-                rewrites = Trace()
-                t0 = time.perf_counter()
-                with llm_scope(rewrites, stage="query_rewrite", config_id=None):
-                    nodes = retriever.retrieve(bundle)
-                # LLM rewrites count at their original service time, also when served from the cache
-                # (fresh calls are inside the measured wall time already, less what they waited in a queue)
-                search_ms = ((time.perf_counter() - t0) * 1000 + REPLAY.take() + rewrites.cached_ms
-                             - rewrites.queue_ms)
-                embed_ms = query_ms.get(q.question) if config.embedding is not None else None
-                shaped, post_ms = postprocess(config, nodes, ctx.dataset)  # postprocessors: cutoff, window, ...
-                nodes, context = shaped.ranked, shaped.context  # metrics on the ranking, the generator reads context
-                retrieval_ms = search_ms + (embed_ms or 0.0) + post_ms
-                if engine is not None:
-                    t1 = time.perf_counter()
-                    answer = str(engine.synthesize(bundle, context)) if context else ""
-                    generation_ms = (time.perf_counter() - t1) * 1000
-                    if abstain is not None:
-                        answer, abstained = abstain.apply(nodes, answer)
-                ranks = retrievers.source_ranks(spec_r, top_k, q.question, reranker, transform)
-                rerank = retrievers.rerank_costs(spec_r, reranker, q.question, transform)
-                sources = []
-                for rank, nws in enumerate(nodes, start=1):
-                    node = nws.node
-                    sr = ranks.get(node.node_id, {})
-                    sources.append({
-                        "rank": rank, "node_id": node.node_id, "doc_id": node.metadata.get("doc_id"),
-                        "start": node.start_char_idx, "end": node.end_char_idx,
-                        **page_field(ctx.dataset, node.metadata.get("doc_id"), node.start_char_idx,
-                                     node.end_char_idx),
-                        "score": float(nws.score) if nws.score is not None else None,
-                        "rank_vector": sr.get("vector"), "rank_bm25": sr.get("bm25"), "rank_graph": sr.get("graph"),
-                        **({"rank_base": sr.get("base")} if reranker is not None else {}),
-                        **({"triplets": node.metadata[TRIPLETS_KEY]} if TRIPLETS_KEY in node.metadata else {}),
-                        **node.metadata.get(SOURCE_FIELDS, {}),
-                    })
-                retrieved = [(s["doc_id"], s["start"], s["end"]) for s in sources]
-                metrics = all_retrieval_metrics(retrieved, q.evidence, top_k)
-                payload = {"sources": sources, "retrieval_ms": retrieval_ms, "query_embedding_ms": embed_ms,
-                           **metrics, "error": None, **shaped.record, **routed}
-                if rewrites.calls:
-                    payload["rewrite_llm"] = rewrites.as_dict()
-                elif rerank.get("rewrite_llm"):  # the rewrites of the reranker's memoised base retrieval
-                    payload["rewrite_llm"] = rerank["rewrite_llm"]
-                if tuning is not None:
-                    payload["fusion_weights"], payload["tuning"] = tuning["weights"], tuning
-                # what the query transform searched with: RM3's expanded_query; an LLM transform's
-                # transformed_queries, transform_llm (its calls, reported by every configuration using it)
-                payload.update(retrievers.transform_record(transform, q.question))
-                if rerank:
-                    payload["rerank_ms"] = rerank.get("rerank_ms")
-                    if rerank.get("rerank_llm"):
-                        payload["rerank_llm"] = rerank["rerank_llm"]
-                if engine is None:
-                    gen_items.append((config, q, context, payload))
-                    continue
-                sink.add_answer(config.config_hash, q.qid, config.config_id, {
-                    **payload, "answer": answer, "answer_empty": not answer.strip(), "generator": GENERATOR_LABEL,
-                    "generation_ms": generation_ms, **(abstain.payload(abstained) if abstain is not None else {}),
-                    "quip": quip_of_nodes(answer, context),
-                })
-                stats.answered += 1
+                if not _answer_question(ctx, config, retrievers, built, q, sink, query_ms, gen_items):
+                    continue  # left to the LLM generator, which advances the bar
             except (BudgetExhausted, LLMFatalError):
                 raise
             except Exception as exc:  # noqa: BLE001 - one question failing must not lose the rest
@@ -259,3 +181,125 @@ def answer_config(ctx: StageContext, config: Configuration, retrievers, question
                                 {"error": short_reason(exc), "traceback": traceback.format_exc(limit=5)})
                 stats.failed += 1
             bar.advance(1)
+
+
+def _build(ctx: StageContext, config: Configuration, retrievers) -> _Built:
+    """Tune the fusion weights (on the validation questions) when asked, build the retriever (a knowledge graph,
+    a reranker on first use), the extractive engine, the abstention rule and the adaptive router."""
+    from llama_index.core.query_engine import RetrieverQueryEngine
+
+    from ragsweep.pipelines.extractive import ExtractiveSynthesizer
+    from ragsweep.pipelines.stages.abstain import abstention_rule
+
+    spec = ctx.spec
+    spec_r, tuning, route = config.retriever, None, None
+    if getattr(spec_r, "tuned", False):  # weights: tune -> chosen on the validation questions first
+        from ragsweep.pipelines.stages.tune import tune_weights
+
+        spec_r, tuning = tune_weights(ctx, config, retrievers)
+    retriever = retrievers.make(spec_r, config.top_k, config.reranker, config.query_transform)
+    synth = None if spec.generator.kind == "llm" else ExtractiveSynthesizer(spec.generator.max_sentences)
+    engine = RetrieverQueryEngine(retriever=retriever, response_synthesizer=synth) if synth else None
+    abstain = abstention_rule(ctx, config, retriever) if engine is not None else None  # abstain_below
+    if config.adaptive is not None:  # each question's predicted class picks its top_k, reranker, transform
+        from ragsweep.pipelines.stages.adaptive import router
+
+        route = router(ctx, config, retrievers, spec_r)
+    return _Built(spec_r, tuning, retriever, engine, abstain, route)
+
+
+def _answer_question(ctx: StageContext, config: Configuration, retrievers, built: _Built, q: Question, sink,
+                    query_ms: dict[str, float], gen_items: list | None) -> bool:
+    """Retrieve for one question, shape the context, answer it (extractive) and write its row; returns False
+    when the answer is left to the LLM generator (the row goes to ``gen_items`` instead)."""
+    from llama_index.core.schema import QueryBundle
+
+    from ragsweep.llm.usage import Trace, llm_scope
+    from ragsweep.metrics import all_retrieval_metrics
+    from ragsweep.pipelines.extractive import GENERATOR_LABEL
+    from ragsweep.postprocessors.registry import postprocess
+    from ragsweep.retrievers.memo import REPLAY
+
+    bundle = QueryBundle(q.question)
+    retriever, top_k, reranker, transform, routed = (built.retriever, config.top_k, config.reranker,
+                                                     config.query_transform, {})
+    if built.route is not None:
+        retriever, top_k, reranker, transform, routed = built.route(q)
+    REPLAY.take()
+    rewrites = Trace()
+    t0 = time.perf_counter()
+    with llm_scope(rewrites, stage="query_rewrite", config_id=None):
+        nodes = retriever.retrieve(bundle)
+    # LLM rewrites count at their original service time, also when served from the cache
+    # (fresh calls are inside the measured wall time already, less what they waited in a queue)
+    search_ms = (time.perf_counter() - t0) * 1000 + REPLAY.take() + rewrites.cached_ms - rewrites.queue_ms
+    embed_ms = query_ms.get(q.question) if config.embedding is not None else None
+    shaped, post_ms = postprocess(config, nodes, ctx.dataset)  # postprocessors: cutoff, window, ...
+    nodes, context = shaped.ranked, shaped.context  # metrics on the ranking, the generator reads context
+    retrieval_ms = search_ms + (embed_ms or 0.0) + post_ms
+    if built.engine is not None:
+        t1 = time.perf_counter()
+        answer = str(built.engine.synthesize(bundle, context)) if context else ""
+        generation_ms = (time.perf_counter() - t1) * 1000
+        if built.abstain is not None:
+            answer, abstained = built.abstain.apply(nodes, answer)
+    ranks = retrievers.source_ranks(built.spec_r, top_k, q.question, reranker, transform)
+    rerank = retrievers.rerank_costs(built.spec_r, reranker, q.question, transform)
+    sources = _source_rows(ctx, nodes, ranks, reranker is not None)
+    metrics = all_retrieval_metrics([(s["doc_id"], s["start"], s["end"]) for s in sources], q.evidence, top_k)
+    payload = {"sources": sources, "retrieval_ms": retrieval_ms, "query_embedding_ms": embed_ms,
+               **metrics, "error": None, **shaped.record, **routed}
+    payload.update(_calls_and_tuning(retrievers, built, q.question, transform, rewrites, rerank))
+    if built.engine is None:
+        assert gen_items is not None
+        gen_items.append((config, q, context, payload))
+        return False
+    sink.add_answer(config.config_hash, q.qid, config.config_id, {
+        **payload, "answer": answer, "answer_empty": not answer.strip(), "generator": GENERATOR_LABEL,
+        "generation_ms": generation_ms, **(built.abstain.payload(abstained) if built.abstain is not None else {}),
+        "quip": quip_of_nodes(answer, context),
+    })
+    ctx.stats.answered += 1
+    return True
+
+
+def _source_rows(ctx: StageContext, nodes, ranks: dict, reranked: bool) -> list[dict]:
+    """One row per retrieved node, in rank order: document, offsets, page, score, its rank in each retriever
+    (and before reranking), a graph's triplets and what the postprocessors added."""
+    from ragsweep.datasets.pages import page_field
+    from ragsweep.postprocessors.base import SOURCE_FIELDS
+    from ragsweep.retrievers.knowledge_graph import TRIPLETS_KEY
+
+    sources = []
+    for rank, nws in enumerate(nodes, start=1):
+        node = nws.node
+        sr = ranks.get(node.node_id, {})
+        sources.append({
+            "rank": rank, "node_id": node.node_id, "doc_id": node.metadata.get("doc_id"),
+            "start": node.start_char_idx, "end": node.end_char_idx,
+            **page_field(ctx.dataset, node.metadata.get("doc_id"), node.start_char_idx, node.end_char_idx),
+            "score": float(nws.score) if nws.score is not None else None,
+            "rank_vector": sr.get("vector"), "rank_bm25": sr.get("bm25"), "rank_graph": sr.get("graph"),
+            **({"rank_base": sr.get("base")} if reranked else {}),
+            **({"triplets": node.metadata[TRIPLETS_KEY]} if TRIPLETS_KEY in node.metadata else {}),
+            **node.metadata.get(SOURCE_FIELDS, {}),
+        })
+    return sources
+
+
+def _calls_and_tuning(retrievers, built: _Built, question: str, transform, rewrites, rerank: dict) -> dict:
+    """A row's LLM calls (query rewrites, the transform's, the reranker's), its tuned fusion weights and what
+    the query transform searched with (RM3's expanded_query; an LLM transform's transformed_queries)."""
+    out: dict = {}
+    if rewrites.calls:
+        out["rewrite_llm"] = rewrites.as_dict()
+    elif rerank.get("rewrite_llm"):  # the rewrites of the reranker's memoised base retrieval
+        out["rewrite_llm"] = rerank["rewrite_llm"]
+    if built.tuning is not None:
+        out["fusion_weights"], out["tuning"] = built.tuning["weights"], built.tuning
+    out.update(retrievers.transform_record(transform, question))
+    if rerank:
+        out["rerank_ms"] = rerank.get("rerank_ms")
+        if rerank.get("rerank_llm"):
+            out["rerank_llm"] = rerank["rerank_llm"]
+    return out

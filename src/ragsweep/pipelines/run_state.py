@@ -1,0 +1,67 @@
+"""One invocation's state: what the driver's steps (``ragsweep.sweep``) share instead of passing along.
+
+Optuna's ``Study`` is the model: one object carries the run, so a step takes one argument and says in its
+body what it reads and sets. The state owns what must be closed whatever happens (the executor and the
+stage context on ``stack``, the LLM clients, the journal); ``close`` closes them in that order.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragsweep.cache_dir import CacheDir
+from ragsweep.config import SweepSpec
+from ragsweep.datasets.types import Dataset, Question
+from ragsweep.errors import RagsweepError
+from ragsweep.pipelines.grid import Configuration
+from ragsweep.pipelines.journal import Journal
+from ragsweep.pipelines.progress import Progress
+from ragsweep.pipelines.stats import SweepStats
+
+
+@dataclass
+class RunState:
+    """The run directory, cache, dataset, configurations and journal of one ``run_sweep`` call, and what its
+    stages found: the plan, the executor and stage context, the error that stopped it, stage 2's and a
+    search's records."""
+
+    spec: SweepSpec
+    run_dir: Path
+    cache: CacheDir
+    t_start: float
+    stats: SweepStats
+    dataset: Dataset
+    questions: list[Question]
+    configs: list[Configuration]
+    scorer_key: str
+    journal: Journal
+    bars: Progress
+    limit: int | None = None
+    budget: float | None = None
+    console: Any = None
+    stack: ExitStack = field(default_factory=ExitStack)
+    clients: Any = None  # llm.clients.LLMClients, when the spec calls an LLM
+    run_id: str = ""
+    split: Any = None  # evaluation.split's question split
+    plan: Any = None  # pipelines.plan.SweepPlan of what is pending
+    unscored_before: list | None = None  # answers left unscored by an earlier invocation (nothing to answer now)
+    executor: Any = None  # executors.base.Executor (pipelines do not import executors)
+    ctx: Any = None  # pipelines.context.StageContext of this process
+    judged: list[Configuration] = field(default_factory=list)  # what stage 2 may select from
+    error: RagsweepError | None = None
+    stage2_info: dict | None = None
+    search_info: dict | None = None
+
+    def close(self) -> None:
+        """Ray, a Chroma server, the embedding cache and Neo4j (``stack``), then the LLM clients and the journal."""
+        try:
+            self.stack.close()
+        finally:
+            try:
+                if self.clients is not None:
+                    self.clients.close()
+            finally:
+                self.journal.close()
