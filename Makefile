@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 
-.PHONY: demo demo-llm test test-all lint bench install clean
+.PHONY: demo demo-llm test test-all lint docs bench install clean
 
 install: $(VENV)/.installed
 
@@ -24,14 +24,18 @@ demo-llm: install
 	$(VENV)/bin/ragsweep run specs/demo-llm-local.yaml --limit 24 || [ $$? -eq 3 ]  # 3: some answers failed (listed)
 	$(VENV)/bin/ragsweep report runs/demo-llm-local
 
-# --durations: every CI log names the slowest tests (the suite's time is a goal: README, Development)
+# --durations: every CI log names the slowest tests (the suite's time is a goal: docs/development.md)
 test: install
 	$(PY) -m pytest --durations=25
 
-# what CI checks before the tests: ruff (pyproject.toml [tool.ruff]) and mypy ([tool.mypy] files)
-lint: install
+# what CI checks before the tests: ruff (pyproject.toml [tool.ruff]), mypy ([tool.mypy] files) and the site
+lint: install docs
 	$(VENV)/bin/ruff check src tests bench scripts
 	$(VENV)/bin/mypy
+
+# the documentation site (mkdocs.yml; the spec reference is generated from the schema): site/index.html
+docs: install
+	$(VENV)/bin/mkdocs build --strict --quiet
 
 test-all: install
 	$(PY) -m pytest -m ''
@@ -47,4 +51,4 @@ bench: install
 	scripts/llm-server.sh start && eval "$$(scripts/llm-server.sh env)" && $(PY) bench/llm_server_bench.py
 
 clean:
-	rm -rf $(VENV) .ragsweep runs .llm-server
+	rm -rf $(VENV) .ragsweep runs .llm-server site

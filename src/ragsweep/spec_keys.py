@@ -15,7 +15,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, Tag
 
-INTRO = "Spec keys (README.md has the full reference):"
+INTRO = "Spec keys (the documentation site's spec reference, docs/spec.md, has them all):"
 _DEPTH = 3  # sections deeper than this are named, not opened
 
 

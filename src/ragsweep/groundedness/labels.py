@@ -83,5 +83,5 @@ def load_labels(path: str | Path) -> list[LabelledItem]:
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         raise RagsweepError(errors[0] + more)
     if not items:
-        raise RagsweepError(f"{path}: no labelled items; see README 'Judges you can trust' for the format")
+        raise RagsweepError(f"{path}: no labelled items; see docs/judges.md ('Judges you can trust') for the format")
     return items
