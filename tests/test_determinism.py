@@ -55,32 +55,6 @@ def test_a_vector_does_not_depend_on_its_batch(backend, tmp_path_factory):
     assert np.array_equal(whole[::7], singles)
 
 
-@pytest.mark.parametrize("backend", ["torch", "onnx-int8"])
-def test_a_vector_does_not_depend_on_threads(backend, tmp_path_factory):
-    """A Ray task embeds with one thread (OMP_NUM_THREADS=1), a local run with every core: short
-    questions (few tokens, where CPU kernels switch code paths) and passages give the same vectors."""
-    import subprocess
-    import sys
-    import textwrap
-
-    root = tmp_path_factory.mktemp(f"threads-{backend}")
-    script = textwrap.dedent(f"""
-        import sys, numpy as np
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
-        from test_determinism import _cached, _passages
-        from ragsweep.config import HFEmbeddingSpec
-        m = _cached(HFEmbeddingSpec(backend={backend!r}), {str(root)!r}, 8)
-        qs = ["Who signs?", "What is due?", "Term?", "NDA", "Which court decides disputes under the agreement?"]
-        v = np.array([m.get_query_embedding(q) for q in qs] + m.get_text_embedding_batch(_passages()[:20]))
-        sys.stdout.buffer.write(v.astype(np.float32).tobytes())
-    """)
-    out = {}
-    for threads in ("1", "2"):
-        env = {**os.environ, "OMP_NUM_THREADS": threads, "HF_HUB_OFFLINE": "1"}
-        out[threads] = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, check=True).stdout
-    assert out["1"] and out["1"] == out["2"]
-
-
 def test_equal_key_batches_depend_on_keys_only():
     from ragsweep.embeddings.batching import equal_key_batches
 
@@ -139,27 +113,43 @@ def test_bertscore_agrees_with_bert_score(pairs, tmp_path):
     assert np.abs(ours - ref).max() < 1e-6
 
 
-def test_a_bertscore_does_not_depend_on_threads(pairs, tmp_path):
-    """Scores made with one thread (a Ray task) equal those made with two (a local run)."""
+def test_vectors_and_bertscores_do_not_depend_on_threads(pairs, tmp_path):
+    """A Ray task embeds and scores with one thread (OMP_NUM_THREADS=1), a local run with every core: short
+    questions (few tokens, where CPU kernels switch code paths) and passages give the same vectors on torch and
+    on ONNX int8, and pairs the same BERTScores. One process per thread count computes all three (each start
+    imports PyTorch and loads the models)."""
     import subprocess
     import sys
     import textwrap
 
     script = textwrap.dedent(f"""
         import json, sys
+        from pathlib import Path
+        import numpy as np
         sys.path.insert(0, {str(Path(__file__).parent)!r})
-        from test_determinism import _runner
+        from test_determinism import _cached, _passages, _runner
+        from ragsweep.config import HFEmbeddingSpec
         pairs = json.loads(sys.stdin.read())
-        print(json.dumps(_runner(__import__("pathlib").Path(sys.argv[1]), 16).score([tuple(p) for p in pairs])))
+        qs = ["Who signs?", "What is due?", "Term?", "NDA", "Which court decides disputes under the agreement?"]
+        out = {{}}
+        for backend in ("torch", "onnx-int8"):
+            m = _cached(HFEmbeddingSpec(backend=backend), Path(sys.argv[1]) / backend, 8)
+            v = np.array([m.get_query_embedding(q) for q in qs] + m.get_text_embedding_batch(_passages()[:20]))
+            out[backend] = v.astype(np.float32).tobytes().hex()
+        out["bertscore"] = _runner(Path(sys.argv[2]), 16).score([tuple(p) for p in pairs])
+        print(json.dumps(out))
     """)
     short = [("Yes.", "No."), ("Rent.", "Rent is due monthly."), ("Term?", "Five years.")]
     data = json.dumps(pairs[:40] + short)
     out = {}
     for threads in ("1", "2"):
         env = {**os.environ, "OMP_NUM_THREADS": threads, "HF_HUB_OFFLINE": "1"}
-        out[threads] = subprocess.run([sys.executable, "-c", script, str(tmp_path / f"{threads}.sqlite")], env=env,
-                                      input=data, capture_output=True, text=True, check=True).stdout
-    assert json.loads(out["1"]) == json.loads(out["2"])
+        proc = subprocess.run([sys.executable, "-c", script, str(tmp_path / "exports"),
+                               str(tmp_path / f"{threads}.sqlite")], env=env, input=data, capture_output=True,
+                              text=True, check=True)
+        out[threads] = json.loads(proc.stdout)
+    for key in ("torch", "onnx-int8", "bertscore"):
+        assert out["1"][key] and out["1"][key] == out["2"][key], key
 
 
 def test_onnx_bertscore_agrees_with_torch_and_never_imports_torch(pairs, tmp_path):

@@ -227,8 +227,7 @@ def _stage2(st: RunState) -> None:
         from ragsweep.pipelines.stages.judge import run_stage2
 
         with Timer(st.stats, "stage2"):
-            st.stage2_info, st.error = run_stage2(st.spec, st.dataset, st.questions, st.judged, st.journal,
-                                                  st.clients, st.stats, st.bars, st.split, st.scorer_key)
+            st.stage2_info, st.error = run_stage2(st)
 
 
 def _finish(st: RunState) -> None:
@@ -247,8 +246,7 @@ def _finish(st: RunState) -> None:
         stats.llm = st.clients.counters()
         stats.llm["spending"] = _spending(st.cache, st.run_id)
     stats.timings["total"] = time.perf_counter() - st.t_start
-    write_outputs(spec, st.dataset, st.questions, st.configs, st.journal, st.run_dir, stats, st.limit, st.console,
-                  st.cache.root, st.scorer_key, split=st.split, stage2=st.stage2_info, search=st.search_info)
+    write_outputs(st)
 
 
 def _cached_chunks(configs, cache: CacheDir, dataset) -> set:

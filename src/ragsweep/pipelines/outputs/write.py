@@ -20,6 +20,7 @@ from ragsweep.pipelines.outputs.manifest import (
 from ragsweep.pipelines.outputs.records import build_records, question_rows
 from ragsweep.pipelines.outputs.summary import build_comparisons, build_summary
 from ragsweep.pipelines.outputs.table import print_summary, read_summary, summary_rows, usage_line
+from ragsweep.pipelines.run_state import RunState
 
 OUTPUT_FILES = ("records.parquet", "summary.csv", "comparisons.csv", "verdict.json")
 
@@ -50,13 +51,15 @@ def _unchanged(run_dir: Path, key: str) -> dict | None:
     return None
 
 
-def write_outputs(spec, dataset, questions, configs, journal, run_dir: Path, stats, limit, console,
-                  cache_dir: Path | None = None, scorer_key: str | None = None, split: dict | None = None,
-                  stage2: dict | None = None, search: dict | None = None) -> dict:
-    """Records, summary and comparisons from the journal, and the manifest. When nothing they depend on
-    changed since the last invocation (``outputs_key``), the files are kept as they are: a no-op re-run
-    does not bootstrap again. ``search``: a search's record (``search.summary.search_record``); its
-    configurations are those it evaluated, and the verdict compares its finalists."""
+def write_outputs(st: RunState) -> dict:
+    """Records, summary and comparisons from the journal, and the manifest, for the run ``st``. When nothing
+    they depend on changed since the last invocation (``outputs_key``), the files are kept as they are: a
+    no-op re-run does not bootstrap again. ``st.search_info``: a search's record (``search.summary.
+    search_record``); its configurations are those it evaluated, and the verdict compares its finalists."""
+    spec, dataset, questions, configs, journal, run_dir = (st.spec, st.dataset, st.questions, st.configs, st.journal,
+                                                           st.run_dir)
+    stats, limit, console, cache_dir, scorer_key = st.stats, st.limit, st.console, st.cache.root, st.scorer_key
+    split, stage2, search = st.split, st.stage2_info, st.search_info
     key = outputs_key(spec, questions, configs, journal, scorer_key, split, stage2, stats.stopped, search)
     kept = _unchanged(run_dir, key)
     if kept is not None:

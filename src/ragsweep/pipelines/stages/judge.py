@@ -13,6 +13,7 @@ import hashlib
 import json
 
 from ragsweep.errors import RagsweepError
+from ragsweep.pipelines.run_state import RunState
 
 
 def judge_keys(spec) -> dict[str, str]:
@@ -59,9 +60,13 @@ def contexts_of(payload: dict, docs: dict[str, str]) -> list[str]:
     return out
 
 
-def run_stage2(spec, dataset, questions, configs, journal, clients, stats, bars, split, scorer_key):
-    """Select, then judge what is not judged yet. Returns (info for the manifest, stopping error)."""
+def run_stage2(st: RunState) -> tuple[dict, RagsweepError | None]:
+    """Select among ``st.judged`` (what stage 1 evaluated) on the validation questions, then judge what is not
+    judged yet on the test questions. Returns (info for the manifest, stopping error)."""
     from ragsweep.pipelines.outputs.records import build_records, question_rows
+
+    spec, dataset, questions, configs, journal = st.spec, st.dataset, st.questions, st.judged, st.journal
+    clients, stats, bars, split, scorer_key = st.clients, st.stats, st.bars, st.split, st.scorer_key
 
     records = build_records(question_rows(questions, split), [c.labels() for c in configs], journal, scorer_key)
     try:
