@@ -99,11 +99,20 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
+def _generic(model: type[BaseModel], name: str, info) -> str:
+    """The meaning of the fields every alternative has, said once here rather than on each class."""
+    if name in ("kind", "format") and typing.get_origin(info.annotation) is Literal:
+        return "selects this alternative"
+    if name == "name" and hasattr(model, "label"):
+        return "its label in configuration ids, tables and `apply_to` (default: one made from its settings)"
+    return ""
+
+
 def _section(model: type[BaseModel]) -> list[str]:
     doc = (model.__doc__ or "").strip().split("\n\n")[0]
     lines = [f"## {model.__name__}", "", _cell(doc) if doc else "", ""]
     lines += ["| field | type | default | meaning |", "|---|---|---|---|"]
     for name, info in model.model_fields.items():
         lines.append(f"| `{name}` | {_cell(type_name(info.annotation))} | {_cell(_default(info))} | "
-                     f"{_cell(info.description or '')} |")
+                     f"{_cell(info.description or _generic(model, name, info))} |")
     return lines + [""]

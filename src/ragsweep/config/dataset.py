@@ -20,7 +20,7 @@ class FolderCorpus(Strict):
     """A folder of .txt/.md/.html/.pdf/.docx files read with LlamaIndex's SimpleDirectoryReader."""
 
     format: Literal["folder"]
-    path: Path
+    path: Path = Field(description="the file or folder, relative to the spec")
     extensions: list[str] = [".txt", ".md", ".html", ".htm", ".pdf", ".docx"]
     recursive: bool = True
     on_unreadable: Literal["error", "skip"] = Field(
@@ -34,7 +34,7 @@ class JsonlCorpus(Strict):
     """One JSON object per line with an id field and a text field."""
 
     format: Literal["jsonl"]
-    path: Path
+    path: Path = Field(description="the file or folder, relative to the spec")
     id_field: str = "id"
     text_field: str = "text"
 
@@ -43,7 +43,7 @@ class LegalBenchCorpus(Strict):
     """LegalBench-RAG: ``<root>/corpus/<subset>/*.txt``."""
 
     format: Literal["legalbench"]
-    path: Path
+    path: Path = Field(description="the file or folder, relative to the spec")
     subset: str
 
 
@@ -51,7 +51,7 @@ class SquadCorpus(Strict):
     """SQuAD-style JSON: every distinct context becomes a document."""
 
     format: Literal["squad"]
-    path: Path
+    path: Path = Field(description="the file or folder, relative to the spec")
 
 
 CorpusSpec = Annotated[
@@ -67,27 +67,27 @@ class TableQuestions(Strict):
     """JSONL or CSV questions; evidence as spans or as text to locate in the corpus."""
 
     format: Literal["jsonl", "csv"]
-    path: Path
+    path: Path = Field(description="the file or folder, relative to the spec")
 
 
 class LabelledRagQuestions(Strict):
     """A LlamaIndex ``LabelledRagDataset`` JSON file; reference contexts are located in the corpus."""
 
     format: Literal["labelled_rag"]
-    path: Path
+    path: Path = Field(description="the file or folder, relative to the spec")
 
 
 class LegalBenchQuestions(Strict):
     """LegalBench-RAG: ``<root>/benchmarks/<subset>.json``; the gold span text is the reference answer."""
 
     format: Literal["legalbench"]
-    path: Path
+    path: Path = Field(description="the file or folder, relative to the spec")
     subset: str
 
 
 class SquadQuestions(Strict):
     format: Literal["squad"]
-    path: Path
+    path: Path = Field(description="the file or folder, relative to the spec")
 
 
 QuestionsSpec = Annotated[
@@ -97,9 +97,10 @@ QuestionsSpec = Annotated[
 
 
 class DatasetSpec(Strict):
-    name: str | None = None
-    corpus: CorpusSpec = DemoCorpus(format="demo")
-    questions: QuestionsSpec = DemoQuestions(format="demo")
+    name: str | None = Field(None, description="the dataset's name in reports (default: from its format and path)")
+    corpus: CorpusSpec = Field(DemoCorpus(format="demo"), description="the documents (default: the shipped demo)")
+    questions: QuestionsSpec = Field(DemoQuestions(format="demo"), description="the questions, reference answers "
+                                     "and gold evidence (default: the shipped demo)")
     unlocated_evidence: Literal["error", "drop_question", "keep_question"] = Field(
         "error",
         description="evidence given as text that cannot be found in the corpus: stop (error), drop the "

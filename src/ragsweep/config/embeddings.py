@@ -17,14 +17,14 @@ class HFEmbeddingSpec(Strict):
 
     kind: Literal["sentence_transformers"] = "sentence_transformers"
     name: str | None = None
-    model: str = "minilm"
+    model: str = Field("minilm", description="minilm (bundled all-MiniLM-L6-v2), a hub id or a local directory")
     backend: Literal["torch", "onnx", "onnx-int8"] = Field(
         "torch", description="torch (PyTorch), onnx (ONNX Runtime, exported once into the cache) or onnx-int8 "
         "(ONNX Runtime, int8 weights: faster, vectors within cosine 0.98)")
-    batch_size: int = Field(32, gt=0)
+    batch_size: int = Field(32, gt=0, description="texts embedded at once (vectors do not depend on it)")
     device: str | None = Field(None, description="cpu, cuda, cuda:1, ...; default: the GPU when torch sees one")
-    query_prefix: str = ""
-    text_prefix: str = ""
+    query_prefix: str = Field("", description="prepended to each question before embedding (e5: 'query: ')")
+    text_prefix: str = Field("", description="prepended to each chunk before embedding (e5: 'passage: ')")
 
     @field_validator("backend", mode="before")
     @classmethod
@@ -46,10 +46,10 @@ class OpenAIEmbeddingSpec(Strict):
 
     kind: Literal["openai"]
     name: str | None = None
-    model: str = "text-embedding-3-small"
+    model: str = Field("text-embedding-3-small", description="the endpoint's embedding model")
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
-    dimensions: int | None = None
+    dimensions: int | None = Field(None, description="shortened vectors (text-embedding-3 models)")
     batch_size: int = Field(64, gt=0)
     timeout: float = Field(60.0, gt=0)
     max_retries: int = Field(3, ge=0)

@@ -15,7 +15,8 @@ from ragsweep.config.llm import LLMSpec
 class SplitSpec(Strict):
     """Deterministic validation/test split: stage 1 selects on validation, final figures use test."""
 
-    validation_fraction: float = Field(0.5, gt=0, lt=1)
+    validation_fraction: float = Field(0.5, gt=0, lt=1, description="share of questions configurations are "
+                                       "chosen on; the rest report the figures")
     stratify: bool = Field(True, description="by question type, when the dataset has types")
 
 
@@ -35,12 +36,14 @@ class JudgePrompts(Strict):
 class Stage2Spec(Strict):
     """LLM judges on the configurations stage 1 selects, on the test questions."""
 
-    judges: list[JudgeName] = Field(["correctness", "faithfulness", "relevancy"], min_length=1)
+    judges: list[JudgeName] = Field(["correctness", "faithfulness", "relevancy"], min_length=1,
+                                    description="LlamaIndex's evaluators run on each selected answer")
     llm: LLMSpec | None = Field(None, description="judge model; default: the spec's llm")
-    select_metric: str = "bertscore_f1_rescaled"
-    top_n: int = Field(3, gt=0)
-    max_configs: int = Field(10, gt=0)
-    alpha: float = Field(0.05, gt=0, lt=1)
+    select_metric: str = Field("bertscore_f1_rescaled", description="the stage-1 metric configurations are "
+                               "selected by, on the validation questions")
+    top_n: int = Field(3, gt=0, description="the best N go to the judges, with those not significantly worse")
+    max_configs: int = Field(10, gt=0, description="at most this many configurations are judged")
+    alpha: float = Field(0.05, gt=0, lt=1, description="significance level of 'not significantly worse'")
     correctness_threshold: float = Field(4.0, ge=1, le=5, description="passing score (1-5 scale)")
     prompts: JudgePrompts = JudgePrompts()
 
@@ -58,7 +61,7 @@ class BERTScoreSpec(Strict):
     backend: Literal["torch", "onnx", "onnx-int8"] = Field(
         "torch", description="torch (bert-score's runtime), onnx (ONNX Runtime, exported once into the cache) or "
         "onnx-int8 (int8 weights: fastest on a CPU; agreement in BENCHMARKS.md)")
-    batch_size: int = Field(64, gt=0)
+    batch_size: int = Field(64, gt=0, description="pairs encoded at once (scores do not depend on it)")
     baseline: Literal["auto", "none"] = "auto"
     baseline_pairs: int = Field(500, gt=0, description="random sentence pairs for a corpus baseline")
     idf: Literal[False] = False
@@ -67,8 +70,8 @@ class BERTScoreSpec(Strict):
 
 class ScoringSpec(Strict):
     bertscore: BERTScoreSpec = BERTScoreSpec()
-    bootstrap_samples: int = Field(1000, ge=100)
-    confidence: float = Field(0.95, gt=0, lt=1)
+    bootstrap_samples: int = Field(1000, ge=100, description="resamples behind every confidence interval")
+    confidence: float = Field(0.95, gt=0, lt=1, description="the confidence intervals' level")
     metric: str = Field("bertscore_f1_rescaled", description="the metric the verdict decides by (chosen on "
                         "validation, reported on test; `show`/`report --metric` override it)")
     alpha: float = Field(0.05, gt=0, lt=1, description="family-wise error rate of the verdict's paired tests "

@@ -15,7 +15,7 @@ class ExtractiveGeneratorSpec(Strict):
     """Offline baseline: answers with the retrieved sentences that best match the question."""
 
     kind: Literal["extractive"] = "extractive"
-    max_sentences: int = Field(2, gt=0)
+    max_sentences: int = Field(2, gt=0, description="retrieved sentences the extractive answer keeps")
     abstain_below: float | Literal["tune"] | None = Field(
         None, description="abstain (reply the fixed refusal) when the top retrieval score is below this; tune: "
         "chosen per configuration on the validation questions; default: never abstain")
@@ -65,12 +65,14 @@ class LLMSpec(Strict):
     for a local server that needs none.
     """
 
-    model: str
+    model: str = Field(description="the model name the endpoint serves")
     base_url: str | None = Field(None, description="default: https://api.openai.com/v1")
-    api_key_env: str | None = "OPENAI_API_KEY"
-    temperature: float = Field(0.0, ge=0, le=2)
+    api_key_env: str | None = Field("OPENAI_API_KEY", description="the environment variable holding the key; "
+                                     "null for a local server without one")
+    temperature: float = Field(0.0, ge=0, le=2, description="sampling temperature (0: the most repeatable)")
     seed: int | None = Field(0, description="sent to the endpoint for reproducibility; null: not sent")
-    max_tokens: int = Field(512, gt=0)
+    max_tokens: int = Field(512, gt=0, description="the most tokens a reply may have (replies cut there are "
+                            "flagged truncated)")
     timeout: float = Field(60.0, gt=0, description="seconds per request; a request that timed out is sent again "
                            "only once the server is presumed done with it")
     context_window: int = Field(8192, gt=0, description="tokens of prompt and reply the model holds; LlamaIndex "
@@ -80,8 +82,8 @@ class LLMSpec(Strict):
     adaptive_concurrency: bool = Field(
         True, description="start at one request in flight and follow what the server computes at once, up to "
         "concurrency (a server that queues gets no more than it serves); false: always concurrency")
-    requests_per_minute: float | None = Field(None, gt=0)
-    tokens_per_minute: float | None = Field(None, gt=0)
+    requests_per_minute: float | None = Field(None, gt=0, description="the endpoint's request rate limit")
+    tokens_per_minute: float | None = Field(None, gt=0, description="the endpoint's token rate limit")
     max_retries: int = Field(6, ge=0, description="retries on 429, 5xx, timeouts and dropped connections")
     max_backoff: float = Field(60.0, gt=0, description="seconds; the longest wait between retries")
 
@@ -101,5 +103,5 @@ class LLMSpec(Strict):
 class PriceSpec(Strict):
     """US dollars per million tokens."""
 
-    input: float = Field(ge=0)
-    output: float = Field(0.0, ge=0)
+    input: float = Field(ge=0, description="USD per million prompt tokens")
+    output: float = Field(0.0, ge=0, description="USD per million completion tokens")

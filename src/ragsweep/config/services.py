@@ -31,10 +31,10 @@ class Neo4jSpec(Strict):
     """A Neo4j 5.x server with the APOC core plugin, by Bolt URL; credentials are read from the
     environment variables named here (``scripts/neo4j.sh`` runs one on loopback)."""
 
-    url: str = "bolt://127.0.0.1:7687"
-    username_env: str = "NEO4J_USER"
-    password_env: str = "NEO4J_PASSWORD"
-    database: str = "neo4j"
+    url: str = Field("bolt://127.0.0.1:7687", description="the Neo4j server (bolt://, neo4j://)")
+    username_env: str = Field("NEO4J_USER", description="the environment variable holding the user name")
+    password_env: str = Field("NEO4J_PASSWORD", description="the environment variable holding the password")
+    database: str = Field("neo4j", description="the database graphs are written to")
     timeout: float = Field(30.0, gt=0, description="seconds per query")
 
     _env_names = field_validator("username_env", "password_env")(classmethod(lambda cls, v: env_var_name(v)))

@@ -35,7 +35,7 @@ class _Splitter(Strict):
 class TokenSplitterSpec(_Splitter):
     kind: Literal["token"]
     chunk_size: int = Field(256, gt=0, description="tokens (tiktoken cl100k)")
-    chunk_overlap: int = Field(32, ge=0)
+    chunk_overlap: int = Field(32, ge=0, description="tokens shared by neighbouring chunks")
 
     def label(self) -> str:
         return self._labelled(f"token{self.chunk_size}")
@@ -44,7 +44,7 @@ class TokenSplitterSpec(_Splitter):
 class SentenceSplitterSpec(_Splitter):
     kind: Literal["sentence"]
     chunk_size: int = Field(512, gt=0, description="tokens")
-    chunk_overlap: int = Field(64, ge=0)
+    chunk_overlap: int = Field(64, ge=0, description="tokens shared by neighbouring chunks")
 
     def label(self) -> str:
         return self._labelled(f"sentence{self.chunk_size}")
@@ -53,8 +53,9 @@ class SentenceSplitterSpec(_Splitter):
 class RecursiveSplitterSpec(_Splitter):
     kind: Literal["recursive"]
     chunk_size: int = Field(1500, gt=0, description="characters")
-    chunk_overlap: int = Field(150, ge=0)
-    separators: list[str] | None = None
+    chunk_overlap: int = Field(150, ge=0, description="characters shared by neighbouring chunks")
+    separators: list[str] | None = Field(None, description="tried in order (default: LangChain's paragraph, line, "
+                                         "word)")
 
     def label(self) -> str:
         return self._labelled(f"recursive{self.chunk_size}")
@@ -64,7 +65,7 @@ class SemanticSplitterSpec(_Splitter):
     kind: Literal["semantic"]
     breakpoint_threshold_type: Literal["percentile", "standard_deviation", "interquartile", "gradient"] = "percentile"
     breakpoint_threshold_amount: float | None = None
-    buffer_size: int = Field(1, ge=0)
+    buffer_size: int = Field(1, ge=0, description="sentences either side embedded with each sentence")
     embedding: str | None = Field(
         default=None, description="embedding name to chunk with; default: the configuration's embedding"
     )

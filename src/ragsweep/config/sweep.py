@@ -39,13 +39,15 @@ def _no_postprocess() -> list[PostprocessorSpec]:
 
 
 class SweepSpec(Strict):
-    name: str = "sweep"
-    seed: int = 0
-    dataset: DatasetSpec = DatasetSpec()
-    splitters: list[SplitterSpec] = Field(min_length=1)
-    embeddings: list[EmbeddingSpec] = [HFEmbeddingSpec()]
-    retrievers: list[RetrieverSpec] = Field(min_length=1)
-    top_k: list[int] = Field([5], min_length=1)
+    name: str = Field("sweep", description="the sweep's name: its run directory is output_dir/name")
+    seed: int = Field(0, description="seeds the question split, bootstrap resampling, searches and generation")
+    dataset: DatasetSpec = Field(DatasetSpec(), description="the corpus and the questions with their gold evidence")
+    splitters: list[SplitterSpec] = Field(min_length=1, description="how documents are cut into chunks: one grid axis")
+    embeddings: list[EmbeddingSpec] = Field([HFEmbeddingSpec()], description="the embedding models of vector parts: "
+                                            "one grid axis (BM25 and graphs need none)")
+    retrievers: list[RetrieverSpec] = Field(min_length=1, description="how chunks are found: one grid axis")
+    top_k: list[int] = Field([5], min_length=1, description="how many chunks each configuration hands over: one "
+                             "grid axis (each index is searched once, at the largest)")
     query_transforms: list[QueryTransformSpec] = Field(
         default_factory=_no_transform, min_length=1,
         description="each retriever with each transform it can use; kind none: the question as asked")
@@ -58,21 +60,25 @@ class SweepSpec(Strict):
     adaptive: list[AdaptiveSpec] = Field(
         default_factory=list, description="configurations whose top_k, reranker and transform follow each "
                                           "question's predicted complexity class (HyPA-RAG)")
-    vector_store: VectorStoreSpec = VectorStoreSpec()
-    executor: Literal["local", "ray"] = "local"
-    ray: RaySpec = RaySpec()
+    vector_store: VectorStoreSpec = Field(VectorStoreSpec(), description="where vectors live: embedded Chroma "
+                                          "(default) or a Chroma server")
+    executor: Literal["local", "ray"] = Field("local", description="run the units in this process or as Ray tasks")
+    ray: RaySpec = Field(RaySpec(), description="the Ray cluster (executor: ray)")
     neo4j: Neo4jSpec | None = Field(None, description="the Neo4j server for retrievers with store: neo4j")
-    generator: GeneratorSpec = ExtractiveGeneratorSpec()
+    generator: GeneratorSpec = Field(ExtractiveGeneratorSpec(), description="what answers: the offline extractive "
+                                     "baseline or an LLM")
     llm: LLMSpec | None = Field(None, description="the LLM for generation, query rewrites and (default) judges")
     prices: dict[str, PriceSpec] = Field(default_factory=dict, description="USD per million tokens, by model")
-    split: SplitSpec = SplitSpec()
-    stage2: Stage2Spec | None = None
-    scoring: ScoringSpec = ScoringSpec()
+    split: SplitSpec = Field(SplitSpec(), description="validation questions (choose on) and test questions "
+                             "(report on)")
+    stage2: Stage2Spec | None = Field(None, description="LLM judges on the configurations stage 1 selects; "
+                                      "none: stage 1 only")
+    scoring: ScoringSpec = Field(ScoringSpec(), description="BERTScore, bootstrap CIs, the verdict's metric")
     search: SearchSpec = Field(default_factory=SearchSpec, description="grid (every configuration) or a budgeted "
                                "search: random, greedy, tpe, nsga2")
     generate: GenerateSpec | None = Field(None, description="test-set generation from the corpus (ragsweep generate)")
     cache_dir: Path | None = Field(default=None, description="default: .ragsweep/cache")
-    output_dir: Path = Path("runs")
+    output_dir: Path = Field(Path("runs"), description="where run directories are written")
 
     @field_validator("top_k")
     @classmethod
