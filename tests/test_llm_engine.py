@@ -438,7 +438,9 @@ def test_concurrency_is_used(h):
 
 
 def test_ceiling_holds_for_sync_calls_from_many_threads(h):
-    fake, engine, llm = h.make(latency_ms=100, concurrency=3)
+    # a fixed ceiling (the adaptive one starts at 1 and may not have reached 3 within 12 calls on a busy machine);
+    # 300 ms replies leave the 12 threads time to fill it
+    fake, engine, llm = h.make(latency_ms=300, concurrency=3, adaptive_concurrency=False)
     with ThreadPoolExecutor(12) as pool:
         results = list(pool.map(lambda i: llm.chat(user(f"threaded {i}")).message.content, range(12)))
     assert results == ["I don't know."] * 12
