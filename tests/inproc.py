@@ -4,7 +4,7 @@ A ``ragsweep run`` subprocess spends most of a small test sweep importing PyTorc
 (5-7 s here) and loading MiniLM; in the test process those are paid once per session. ``run`` gives the command
 what a fresh process would have -- the environment and working directory asked for, stdout and stderr of its
 own (not terminals), Python's default warning filters (pytest's own would swallow warnings), exit codes as
-``python -m ragsweep.cli`` returns them (``process_exit.run_then_exit``) -- and puts the test process's back
+``python -m ragsweep.cli`` returns them (``process_exit.exit_code``) -- and puts the test process's back
 afterwards, logging's root handlers and level included. What stays is what a process keeps on purpose: loaded
 models and imported modules.
 
@@ -20,7 +20,6 @@ import os
 import subprocess
 import sys
 import time
-import traceback
 import warnings
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
@@ -45,27 +44,11 @@ class _Pipe(io.StringIO):
         raise io.UnsupportedOperation("fileno")
 
 
-def _exit_code(exc: SystemExit) -> int:
-    """The code ``process_exit.run_then_exit`` turns a SystemExit into (a message goes to stderr, code 1)."""
-    if isinstance(exc.code, int) or exc.code is None:
-        return exc.code or 0
-    print(exc.code, file=sys.stderr)
-    return 1
-
-
 def _invoke(args: list[str]) -> int:
     from ragsweep.cli import app
+    from ragsweep.process_exit import exit_code
 
-    try:
-        app(args=args, prog_name=PROG)
-    except SystemExit as exc:
-        return _exit_code(exc)
-    except KeyboardInterrupt:
-        return 130
-    except BaseException:  # noqa: BLE001 - printed as the interpreter would, with its exit code
-        traceback.print_exc()
-        return 1
-    return 0
+    return exit_code(lambda: app(args=args, prog_name=PROG))
 
 
 def _fresh_process_caches() -> None:

@@ -17,22 +17,27 @@ import traceback
 from collections.abc import Callable
 
 
-def run_then_exit(command: Callable[[], object]) -> None:
-    """Run ``command`` (a Typer app), then end the process with its exit code, skipping static destructors."""
-    code = 0
+def exit_code(command: Callable[[], object]) -> int:
+    """Run ``command`` (a Typer app) and return the exit code the interpreter would end with: SystemExit's
+    code, a ``sys.exit("message")`` printed and 1, 130 for Ctrl-C, 1 with the traceback for anything else."""
     try:
         command()
     except SystemExit as exc:
         if isinstance(exc.code, int) or exc.code is None:
-            code = exc.code or 0
-        else:  # sys.exit("message"): Python prints it and exits 1
-            print(exc.code, file=sys.stderr)
-            code = 1
+            return exc.code or 0
+        print(exc.code, file=sys.stderr)  # sys.exit("message"): Python prints it and exits 1
+        return 1
     except KeyboardInterrupt:
-        code = 130
+        return 130
     except BaseException:  # noqa: BLE001 - printed as Python would, then the same exit code
         traceback.print_exc()
-        code = 1
+        return 1
+    return 0
+
+
+def run_then_exit(command: Callable[[], object]) -> None:
+    """Run ``command`` (a Typer app), then end the process with its exit code, skipping static destructors."""
+    code = exit_code(command)
     atexit._run_exitfuncs()  # what interpreter shutdown would run: Ray's shutdown, logging's flush
     for stream in (sys.stdout, sys.stderr):
         try:
