@@ -35,6 +35,16 @@ def test_spec_reference_names_every_section_and_field():
     assert "| `postprocessors` |" in text and "[MMRSpec](#mmrspec)" in text
 
 
+def test_every_field_says_what_it_means():
+    """A field without a description would show an empty cell in the reference (kind, format and name have one
+    meaning everywhere, written once)."""
+    from ragsweep.spec_reference import field_meaning
+
+    silent = [f"{m.__name__}.{name}" for m in models(SweepSpec) for name, info in m.model_fields.items()
+              if not field_meaning(m, name, info)]
+    assert not silent, silent
+
+
 def test_type_names_read_as_a_spec_is_written():
     from typing import Literal, Optional
 

@@ -9,12 +9,13 @@ import pytest
 
 from ragsweep.config.dataset import DatasetSpec
 from ragsweep.datasets.duplicates import add_copies, near_duplicate_documents
-from ragsweep.datasets.load import UNLOCATED_FILE, load_dataset
+from ragsweep.datasets.load import load_dataset
 from ragsweep.datasets.locate import CorpusIndex
 from ragsweep.datasets.normalise import normalise, normalise_needle
 from ragsweep.datasets.text_evidence import TextLocator
 from ragsweep.datasets.types import EvidenceSpan, Question
 from ragsweep.errors import RagsweepError
+from ragsweep.run_dir import RunDir
 
 # A PDF-extracted page: a footer glued to the text, a word hyphenated across a line break, curly
 # quotes, a ligature, an en dash, a non-breaking space and a line break inside a sentence.
@@ -121,8 +122,9 @@ def test_load_lists_every_unlocated_text_in_a_file(tmp_path: Path) -> None:
     with pytest.raises(RagsweepError) as err:
         load_dataset(_spec(corpus, questions), report_dir=run_dir)
     msg = str(err.value)
-    assert "3 evidence text(s) in 2 question(s)" in msg and str(run_dir / UNLOCATED_FILE) in msg and "\n" not in msg
-    lines = [json.loads(x) for x in (run_dir / UNLOCATED_FILE).read_text(encoding="utf-8").splitlines()]
+    unlocated = RunDir(run_dir).unlocated_evidence
+    assert "3 evidence text(s) in 2 question(s)" in msg and str(unlocated) in msg and "\n" not in msg
+    lines = [json.loads(x) for x in unlocated.read_text(encoding="utf-8").splitlines()]
     assert [(r["qid"], r["field"]) for r in lines] == [("bad1", "evidence[0]"), ("bad2", "evidence[0]"),
                                                        ("bad2", "evidence[1]")]
     assert lines[1]["closest_doc_id"] == "rules" and lines[1]["similarity"] > 0.5
@@ -134,7 +136,7 @@ def test_load_lists_every_unlocated_text_in_a_file(tmp_path: Path) -> None:
     questions.write_text(json.dumps({"id": "ok", "question": "Fine?", "evidence": [
         {"doc_id": "rules", "text": CLEAN["ligature_nbsp"]}]}) + "\n", encoding="utf-8")
     load_dataset(_spec(corpus, questions), report_dir=run_dir)
-    assert not (run_dir / UNLOCATED_FILE).exists()  # a stale list does not outlive its cause
+    assert not RunDir(run_dir).unlocated_evidence.exists()  # a stale list does not outlive its cause
 
 
 def test_duplicate_evidence_policy(tmp_path: Path) -> None:

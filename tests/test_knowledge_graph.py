@@ -294,6 +294,7 @@ def test_wrong_neo4j_password_is_one_clear_line(neo4j_server, monkeypatch):
     assert "definitely-wrong-pw" not in str(err.value)
 
 
+@pytest.mark.slow  # 24 s: a second Neo4j server for one error line; the served-graph tests run by default
 @pytest.mark.neo4j
 def test_neo4j_without_apoc_is_one_clear_line(neo4j_server, tmp_path, get_free_port, monkeypatch):
     """A second, real server started without the APOC plugin (same jars, its own data directory)."""

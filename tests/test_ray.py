@@ -22,7 +22,7 @@ from conftest import BASE_LIMIT, PATTERN, SENTENCE256, _cli_env, describe
 # Ray 2.5x+ turns token authentication on for clusters it starts and writes a token to ~/.ray; the test
 # cluster, its nodes and the ragsweep processes all run with it off, consistently.
 RAY_ENV = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
-TIMING = ["retrieval_ms", "query_embedding_ms", "rerank_ms", "generation_ms"]
+TIMING = ["retrieval_ms", "query_embedding_ms", "rerank_ms", "generation_ms", "generation_wall_ms", "postprocess_ms"]
 GRAPH_RETRIEVERS = [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion"}, {"kind": "knowledge_graph"},
                     {"kind": "hybrid_kg"}]
 
@@ -59,7 +59,8 @@ def _ray_run(run_cli, spec, cache, address, *extra, env=None, timeout=400):
 
 
 def _comparable(records):
-    return records.drop(columns=TIMING).sort_values(["config_id", "qid"]).reset_index(drop=True)
+    timings = [c for c in TIMING if c in records]
+    return records.drop(columns=timings).sort_values(["config_id", "qid"]).reset_index(drop=True)
 
 
 def _as_json(df) -> list[str]:
@@ -75,8 +76,10 @@ def assert_same_records(local, remote) -> None:
     assert list(a.columns) == list(b.columns)
     ja, jb = _as_json(a), _as_json(b)
     diff = [i for i in range(len(ja)) if ja[i] != jb[i]]
+    fields = sorted({k for i in diff for k, v in json.loads(ja[i]).items()
+                     if json.dumps(json.loads(jb[i]).get(k)) != json.dumps(v)})
     assert len(ja) == len(jb) and not diff, \
-        f"{len(diff)} records differ, e.g.\n{ja[diff[0]][:800]}\n{jb[diff[0]][:800]}"
+        f"{len(diff)} records differ in {fields}, e.g.\n{ja[diff[0]][:800]}\n{jb[diff[0]][:800]}"
 
 
 def assert_same_summary(local, remote) -> None:

@@ -116,7 +116,9 @@ def run(
         raise typer.Exit(4)
     import json
 
-    manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    from ragsweep.run_dir import RunDir
+
+    manifest = json.loads(RunDir(run_dir).manifest.read_text(encoding="utf-8"))
     if manifest["status"] != "complete":
         from ragsweep.pipelines.outputs.answer_notes import incomplete_line
 
@@ -289,10 +291,11 @@ def report(
     metric = _check_metric_split(run, metric, split)
     from ragsweep.errors import RagsweepError
     from ragsweep.results.report.build import write_report
+    from ragsweep.run_dir import RunDir
 
     _headless()
     try:
-        path = write_report(run, out or run_dir / "report.html", metric, split, _load(against) if against else None)
+        path = write_report(run, out or RunDir(run_dir).report, metric, split, _load(against) if against else None)
     except RagsweepError as exc:
         _fail(exc)
     typer.echo(_status_line(run))

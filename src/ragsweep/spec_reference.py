@@ -99,8 +99,14 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
+def field_meaning(model: type[BaseModel], name: str, info) -> str:
+    """What the reference says a field means: its description, else the meaning every alternative's ``kind``,
+    ``format`` or ``name`` has (said once here rather than on each class); empty when neither."""
+    return info.description or _generic(model, name, info)
+
+
 def _generic(model: type[BaseModel], name: str, info) -> str:
-    """The meaning of the fields every alternative has, said once here rather than on each class."""
+    """The meaning of the fields every alternative has."""
     if name in ("kind", "format") and typing.get_origin(info.annotation) is Literal:
         return "selects this alternative"
     if name == "name" and hasattr(model, "label"):
@@ -114,5 +120,5 @@ def _section(model: type[BaseModel]) -> list[str]:
     lines += ["| field | type | default | meaning |", "|---|---|---|---|"]
     for name, info in model.model_fields.items():
         lines.append(f"| `{name}` | {_cell(type_name(info.annotation))} | {_cell(_default(info))} | "
-                     f"{_cell(info.description or _generic(model, name, info))} |")
+                     f"{_cell(field_meaning(model, name, info))} |")
     return lines + [""]

@@ -23,6 +23,7 @@ from ragsweep.heap import give_back
 from ragsweep.pipelines.journal import Journal
 from ragsweep.pipelines.run_state import RunState
 from ragsweep.pipelines.stats import SweepStats, Timer
+from ragsweep.run_dir import RunDir
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ def _open(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float)
             console.print(f"  note: {note}")
     configs = expand(spec)
     scorer_key = preflight(spec, configs, request.budget)
-    journal = Journal(run_dir / "journal.sqlite", secrets=secret_values(spec, configs))
+    journal = Journal(RunDir(run_dir).journal, secrets=secret_values(spec, configs))
     return RunState(spec=spec, run_dir=run_dir, cache=cache, t_start=t_start, stats=stats, dataset=dataset,
                     questions=questions, configs=configs, scorer_key=scorer_key, journal=journal,
                     bars=Progress(enabled=request.progress, console=console), limit=request.limit,
@@ -196,9 +197,7 @@ def _search(st: RunState) -> None:
 
     st.ctx.retrievers_memo = {}  # trials come one by one: what one retrieved serves the next (top_k, postprocessor)
     with Timer(st.stats, "search"):
-        found = search(st.spec, st.configs, st.questions, st.split, st.run_dir, st.journal, st.scorer_key,
-                       functools.partial(_answer_and_score, st), st.bars,
-                       cached=_cached_chunks(st.configs, st.cache, st.dataset))
+        found = search(st, functools.partial(_answer_and_score, st), _cached_chunks(st.configs, st.cache, st.dataset))
     st.error, st.search_info, st.judged = found.error, found.record, found.finalists
     st.configs = found.evaluated
     st.ctx.retrievers_memo = None  # its results and the rerankers they hold go back

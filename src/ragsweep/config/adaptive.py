@@ -24,7 +24,7 @@ _NAME = r"[A-Za-z0-9][A-Za-z0-9_.-]*"
 class AdaptiveClassSpec(Strict):
     """What one complexity class retrieves with; reranker and transform by label, ``none`` for neither."""
 
-    top_k: int = Field(gt=0, le=1000)
+    top_k: int = Field(gt=0, le=1000, description="chunks retrieved for a question of this class")
     reranker: str = Field("none", description="label of one of the spec's rerankers, or none")
     query_transform: str = Field("none", description="label of one of the spec's query_transforms, or none")
 
@@ -51,8 +51,10 @@ class AdaptiveSpec(Strict):
     labels_file: Path | None = Field(None, description='JSON lines {"qid": ..., "label": ...}: labels instead '
                                                        "of the dataset's question types")
     default_class: str | None = Field(None, description="class of questions whose type or label maps to none")
-    classes: dict[str, AdaptiveClassSpec] = Field(min_length=2, max_length=10)
-    classifier: ClassifierSpec = ClassifierSpec()
+    classes: dict[str, AdaptiveClassSpec] = Field(
+        min_length=2, max_length=10, description="class name -> what its questions retrieve with")
+    classifier: ClassifierSpec = Field(ClassifierSpec(), description="the question classifier, trained on the "
+                                       "validation questions")
 
     @field_validator("name")
     @classmethod

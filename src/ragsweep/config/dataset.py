@@ -21,8 +21,9 @@ class FolderCorpus(Strict):
 
     format: Literal["folder"]
     path: Path = Field(description="the file or folder, relative to the spec")
-    extensions: list[str] = [".txt", ".md", ".html", ".htm", ".pdf", ".docx"]
-    recursive: bool = True
+    extensions: list[str] = Field([".txt", ".md", ".html", ".htm", ".pdf", ".docx"],
+                                  description="file name endings read; other files are left out")
+    recursive: bool = Field(True, description="read sub-folders too")
     on_unreadable: Literal["error", "skip"] = Field(
         "error",
         description="a file that cannot be read (binary, no text encoding fits, a PDF or Word file that does not "
@@ -35,8 +36,8 @@ class JsonlCorpus(Strict):
 
     format: Literal["jsonl"]
     path: Path = Field(description="the file or folder, relative to the spec")
-    id_field: str = "id"
-    text_field: str = "text"
+    id_field: str = Field("id", description="the key holding a document's id")
+    text_field: str = Field("text", description="the key holding a document's text")
 
 
 class LegalBenchCorpus(Strict):
@@ -44,7 +45,7 @@ class LegalBenchCorpus(Strict):
 
     format: Literal["legalbench"]
     path: Path = Field(description="the file or folder, relative to the spec")
-    subset: str
+    subset: str = Field(description="the benchmark's part, e.g. cuad, maud, contractnli, privacy_qa")
 
 
 class SquadCorpus(Strict):
@@ -82,7 +83,7 @@ class LegalBenchQuestions(Strict):
 
     format: Literal["legalbench"]
     path: Path = Field(description="the file or folder, relative to the spec")
-    subset: str
+    subset: str = Field(description="the benchmark's part, e.g. cuad, maud, contractnli, privacy_qa")
 
 
 class SquadQuestions(Strict):

@@ -47,12 +47,12 @@ class OpenAIEmbeddingSpec(Strict):
     kind: Literal["openai"]
     name: str | None = None
     model: str = Field("text-embedding-3-small", description="the endpoint's embedding model")
-    base_url: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
+    base_url: str | None = Field(None, description="an OpenAI-compatible endpoint; default: OpenAI's")
+    api_key_env: str = Field("OPENAI_API_KEY", description="the environment variable holding the key (never the key)")
     dimensions: int | None = Field(None, description="shortened vectors (text-embedding-3 models)")
-    batch_size: int = Field(64, gt=0)
-    timeout: float = Field(60.0, gt=0)
-    max_retries: int = Field(3, ge=0)
+    batch_size: int = Field(64, gt=0, description="texts per request")
+    timeout: float = Field(60.0, gt=0, description="seconds per request")
+    max_retries: int = Field(3, ge=0, description="retries of a request that failed or timed out")
 
     _env_name = field_validator("api_key_env")(classmethod(lambda cls, v: env_var_name(v)))
 

@@ -28,9 +28,11 @@ class JudgePrompts(Strict):
 
     correctness: Path | None = Field(None, description="placeholders {query} {reference_answer} {generated_answer}")
     faithfulness: Path | None = Field(None, description="placeholders {query_str} {context_str}")
-    faithfulness_refine: Path | None = None
+    faithfulness_refine: Path | None = Field(None, description="refine step: {query_str} {existing_answer} "
+                                             "{context_msg}")
     relevancy: Path | None = Field(None, description="placeholders {query_str} {context_str}")
-    relevancy_refine: Path | None = None
+    relevancy_refine: Path | None = Field(None, description="refine step: {query_str} {existing_answer} "
+                                          "{context_msg}")
 
 
 class Stage2Spec(Strict):
@@ -45,7 +47,7 @@ class Stage2Spec(Strict):
     max_configs: int = Field(10, gt=0, description="at most this many configurations are judged")
     alpha: float = Field(0.05, gt=0, lt=1, description="significance level of 'not significantly worse'")
     correctness_threshold: float = Field(4.0, ge=1, le=5, description="passing score (1-5 scale)")
-    prompts: JudgePrompts = JudgePrompts()
+    prompts: JudgePrompts = Field(JudgePrompts(), description="the judges' prompt templates; default: LlamaIndex's")
 
     @field_validator("judges")
     @classmethod
@@ -62,14 +64,16 @@ class BERTScoreSpec(Strict):
         "torch", description="torch (bert-score's runtime), onnx (ONNX Runtime, exported once into the cache) or "
         "onnx-int8 (int8 weights: fastest on a CPU; agreement in BENCHMARKS.md)")
     batch_size: int = Field(64, gt=0, description="pairs encoded at once (scores do not depend on it)")
-    baseline: Literal["auto", "none"] = "auto"
+    baseline: Literal["auto", "none"] = Field(
+        "auto", description="auto: the *_rescaled columns rescale against bert-score's published baseline, else "
+        "random sentence pairs of the corpus; none: raw scores only")
     baseline_pairs: int = Field(500, gt=0, description="random sentence pairs for a corpus baseline")
-    idf: Literal[False] = False
+    idf: Literal[False] = Field(False, description="IDF weighting: not supported (false only)")
     device: str | None = Field(None, description="cpu, cuda, ...; default: the GPU when torch sees one")
 
 
 class ScoringSpec(Strict):
-    bertscore: BERTScoreSpec = BERTScoreSpec()
+    bertscore: BERTScoreSpec = Field(BERTScoreSpec(), description="how answers are BERTScored against references")
     bootstrap_samples: int = Field(1000, ge=100, description="resamples behind every confidence interval")
     confidence: float = Field(0.95, gt=0, lt=1, description="the confidence intervals' level")
     metric: str = Field("bertscore_f1_rescaled", description="the metric the verdict decides by (chosen on "

@@ -41,7 +41,7 @@ class GenerateSpec(Strict):
     methods: list[OfflineMethod] = Field(
         list(OFFLINE_METHODS), min_length=1,
         description="offline: where simple questions come from (definitions, duties/permissions, Inverse Cloze Task)")
-    seed: int = 0
+    seed: int = Field(0, description="the passages and questions drawn (the same seed writes the same set)")
     near_duplicate: float = Field(
         0.7, gt=0, le=1, description="drop a question whose word-bigram Jaccard similarity with a kept one reaches "
         "this (1: only exact repeats)")

@@ -28,7 +28,8 @@ class LLMGeneratorSpec(Strict):
     """Answers written by the spec's ``llm`` from the retrieved chunks (a LlamaIndex response synthesizer)."""
 
     kind: Literal["llm"]
-    response_mode: Literal["compact", "refine", "simple_summarize", "tree_summarize"] = "compact"
+    response_mode: Literal["compact", "refine", "simple_summarize", "tree_summarize"] = Field(
+        "compact", description="LlamaIndex's response synthesizer mode: how the chunks are put into prompts")
     prompt_file: Path | None = Field(
         None, description="text-QA prompt template file with {context_str} and {query_str}")
     prompt_files: list[Path] | None = Field(

@@ -54,7 +54,8 @@ class SimilarityCutoffSpec(_PostParams):
     requirement: ClassVar[str] = ("mode absolute applies to vector retrievers without a reranker or transform; use "
                                   "mode: relative or name the retrievers in apply_to")
     cutoff: float = Field(description="absolute: the lowest score kept; relative: the share of the top score, 0-1")
-    mode: Literal["absolute", "relative"] = "absolute"
+    mode: Literal["absolute", "relative"] = Field(
+        "absolute", description="absolute: scores below cutoff go; relative: scores below cutoff x the top score go")
 
     @model_validator(mode="after")
     def _relative_share(self) -> "SimilarityCutoffSpec":

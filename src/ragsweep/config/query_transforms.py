@@ -35,7 +35,7 @@ class RM3Spec(TransformParams):
     fb_terms: int = Field(10, gt=0, le=200, description="expansion terms kept")
     original_weight: float = Field(0.5, ge=0, le=1, description="weight of the question's own terms")
     max_df: float = Field(0.1, gt=0, le=1, description="feedback terms occur in at most this share of the chunks")
-    kinds: ClassVar[tuple[str, ...]] = ("bm25", "fusion", "hybrid_kg")  # retrievers with a BM25 part
+    part: ClassVar[str | None] = "bm25"  # bm25, fusion and hybrid_kg retrievers
     requirement: ClassVar[str] = "rm3 expands BM25: add a bm25, fusion or hybrid_kg retriever"
 
     def label(self) -> str:

@@ -51,7 +51,7 @@ class LateInteractionSpec(_RerankParams):
     builder: ClassVar[str] = "ragsweep.rerankers.late_interaction:build"
     model: str = Field("minilm", description="minilm (bundled), a local sentence-transformers directory or a hub id")
     max_tokens: int = Field(256, ge=16, le=512, description="tokens per encoder window, special tokens included")
-    device: str | None = None
+    device: str | None = Field(None, description="cpu, cuda, ...; default: the GPU when torch sees one")
 
     def label(self) -> str:
         base = "maxsim" if self.model == "minilm" else "maxsim-" + _slug(self.model)
@@ -65,7 +65,7 @@ class CrossEncoderSpec(_RerankParams):
     kind: Literal["cross_encoder"]
     builder: ClassVar[str] = "ragsweep.rerankers.cross_encoder:build"
     model: str = Field(description="e.g. cross-encoder/ms-marco-MiniLM-L-6-v2 or a local directory")
-    device: str | None = None
+    device: str | None = Field(None, description="cpu, cuda, ...; default: the GPU when torch sees one")
 
     def label(self) -> str:
         return self.name or "ce-" + _slug(self.model) + self._suffix()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal, Union
+from typing import TYPE_CHECKING, Annotated, ClassVar, Literal, Union
 
 from pydantic import Field, field_validator
 
@@ -15,7 +15,26 @@ else:
     TUNE_METRICS = Literal[tuple(names(tunable=True))]
 
 
-class _Tunable(Strict):
+class _Retriever(Strict):
+    """A retriever kind declares what it searches (``searches``: ``vector``, ``bm25``, ``graph``); the plan, the
+    executors and ``ask`` open only those indexes for it."""
+
+    searches: ClassVar[frozenset[str]] = frozenset()
+
+    @property
+    def needs_embedding(self) -> bool:
+        return "vector" in self.searches
+
+    @property
+    def uses_bm25(self) -> bool:
+        return "bm25" in self.searches
+
+    @property
+    def uses_graph(self) -> bool:
+        return "graph" in self.searches
+
+
+class _Tunable(_Retriever):
     """Fusion weights given, or ``tune``d: chosen on the validation questions from a grid over the
     simplex (weights in steps of 1 / (tune_steps - 1), summing to 1), by a retrieval metric of the
     fused ranking at the configuration's top_k; the test questions are answered with them."""
@@ -42,28 +61,22 @@ def _check_weights_or_tune(v):
     return v if v == "tune" else check_weights(v)
 
 
-class BM25Spec(Strict):
+class BM25Spec(_Retriever):
     kind: Literal["bm25"]
+    searches: ClassVar[frozenset[str]] = frozenset({"bm25"})
     name: str | None = None
 
     def label(self) -> str:
         return self.name or "bm25"
 
-    @property
-    def needs_embedding(self) -> bool:
-        return False
 
-
-class VectorSpec(Strict):
+class VectorSpec(_Retriever):
     kind: Literal["vector"]
+    searches: ClassVar[frozenset[str]] = frozenset({"vector"})
     name: str | None = None
 
     def label(self) -> str:
         return self.name or "vector"
-
-    @property
-    def needs_embedding(self) -> bool:
-        return True
 
 
 _FUSION_LABELS = {"reciprocal_rerank": "fusion", "relative_score": "fusion-rel", "dist_based_score": "fusion-dist"}
@@ -74,8 +87,11 @@ class FusionSpec(_Tunable):
     LLM-written rewrites of the question (needs the spec's ``llm``)."""
 
     kind: Literal["fusion"]
+    searches: ClassVar[frozenset[str]] = frozenset({"vector", "bm25"})
     name: str | None = None
-    mode: Literal["reciprocal_rerank", "relative_score", "dist_based_score"] = "reciprocal_rerank"
+    mode: Literal["reciprocal_rerank", "relative_score", "dist_based_score"] = Field(
+        "reciprocal_rerank", description="LlamaIndex's fusion mode: reciprocal rank fusion, or min-max (relative) or "
+        "distribution-based score normalisation")
     weights: tuple[float, float] | Literal["tune"] | None = Field(
         default=None, description="[vector, bm25], or tune: chosen on the validation questions")
     num_queries: int = Field(1, ge=1, le=10, description="queries per question, the original included")
@@ -90,15 +106,11 @@ class FusionSpec(_Tunable):
             base += f"-q{self.num_queries}"
         return base
 
-    @property
-    def needs_embedding(self) -> bool:
-        return True
-
 
 _EXTRACTOR_LABELS = {"legal_patterns": "", "llm_simple": "-llm", "llm_dynamic": "-llmdyn"}
 
 
-class GraphParams(Strict):
+class GraphParams(_Retriever):
     """A property graph per splitter (cached per corpus, splitter and extractor) and HyPA-RAG's
     retrieval parameters (Kalra et al. 2024, arXiv:2409.09046): keywords per query, path depth and
     knowledge sequence length."""
@@ -133,19 +145,17 @@ class KnowledgeGraphSpec(GraphParams):
     """Knowledge-graph retrieval: query entities -> paths -> the chunks the triplets came from."""
 
     kind: Literal["knowledge_graph"]
+    searches: ClassVar[frozenset[str]] = frozenset({"graph"})
 
     def label(self) -> str:
         return self.name or "kg" + self._graph_suffix()
-
-    @property
-    def needs_embedding(self) -> bool:
-        return False
 
 
 class HybridKGSpec(GraphParams, _Tunable):
     """HyPA-RAG's hybrid: vector + BM25 + knowledge graph fused by reciprocal rank."""
 
     kind: Literal["hybrid_kg"]
+    searches: ClassVar[frozenset[str]] = frozenset({"vector", "bm25", "graph"})
     weights: tuple[float, float, float] | Literal["tune"] | None = Field(
         default=None, description="[vector, bm25, graph], or tune: chosen on the validation questions")
 
@@ -155,10 +165,6 @@ class HybridKGSpec(GraphParams, _Tunable):
         if self.name:
             return self.name
         return "hybrid-kg" + self._graph_suffix() + self._weights_suffix()
-
-    @property
-    def needs_embedding(self) -> bool:
-        return True
 
 
 GraphRetrieverSpec = Union[KnowledgeGraphSpec, HybridKGSpec]

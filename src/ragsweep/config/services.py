@@ -15,8 +15,8 @@ class VectorStoreSpec(Strict):
     """Chroma, embedded in ``path`` (default: inside the cache) or a server at ``url``."""
 
     kind: Literal["chroma"] = "chroma"
-    path: Path | None = None
-    url: str | None = None
+    path: Path | None = Field(None, description="an embedded Chroma directory; default: inside the cache")
+    url: str | None = Field(None, description="a Chroma server, e.g. http://host:8000 (instead of path)")
 
     @model_validator(mode="after")
     def _one_location(self) -> "VectorStoreSpec":

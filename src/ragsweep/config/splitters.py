@@ -63,8 +63,12 @@ class RecursiveSplitterSpec(_Splitter):
 
 class SemanticSplitterSpec(_Splitter):
     kind: Literal["semantic"]
-    breakpoint_threshold_type: Literal["percentile", "standard_deviation", "interquartile", "gradient"] = "percentile"
-    breakpoint_threshold_amount: float | None = None
+    breakpoint_threshold_type: Literal["percentile", "standard_deviation", "interquartile", "gradient"] = Field(
+        "percentile", description="how a break between sentences is chosen from their embedding distances "
+        "(LangChain's SemanticChunker)")
+    breakpoint_threshold_amount: float | None = Field(
+        None, description="the threshold in that type's unit (a percentile, a number of deviations, ...); default: "
+        "SemanticChunker's for the type")
     buffer_size: int = Field(1, ge=0, description="sentences either side embedded with each sentence")
     embedding: str | None = Field(
         default=None, description="embedding name to chunk with; default: the configuration's embedding"

@@ -1,5 +1,5 @@
-"""What every query transform other than ``none`` shares: a name, ``apply_to``, the retriever kinds it
-can transform, and its identity (its settings, without name and ``apply_to``)."""
+"""What every query transform other than ``none`` shares: a name, ``apply_to``, the retriever part it
+transforms, and its identity (its settings, without name and ``apply_to``)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from ragsweep.config.base import Strict
 class TransformParams(Strict):
     name: str | None = None
     apply_to: list[str] | None = Field(None, description="labels of the retrievers it transforms; default: all it can")
-    # the retriever kinds it can transform, and what the spec lacks when none is there (config.sweep's check)
-    kinds: ClassVar[tuple[str, ...]] = ("bm25", "vector", "fusion", "knowledge_graph", "hybrid_kg")
+    # the part of a retriever it changes (None: the whole retriever; else one its spec ``searches``), and what
+    # the spec lacks when no retriever has it (config.sweep's check)
+    part: ClassVar[str | None] = None
     requirement: ClassVar[str] = "add a retriever"
 
     @property
@@ -26,4 +27,5 @@ class TransformParams(Strict):
         return self.model_dump(mode="json", exclude={"name", "apply_to"})
 
     def applies_to(self, retriever) -> bool:
-        return retriever.kind in self.kinds and (self.apply_to is None or retriever.label() in self.apply_to)
+        return ((self.part is None or self.part in retriever.searches)
+                and (self.apply_to is None or retriever.label() in self.apply_to))

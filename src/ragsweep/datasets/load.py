@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ragsweep.datasets.text_evidence import TextLocator
 from ragsweep.datasets.types import Dataset, Document, Question
 from ragsweep.errors import RagsweepError
+from ragsweep.run_dir import RunDir
 
 if TYPE_CHECKING:
     from ragsweep.config import DatasetSpec
@@ -109,9 +110,6 @@ def dataset_name(spec: DatasetSpec) -> str:
     return Path(c.path).stem
 
 
-UNLOCATED_FILE = "unlocated_evidence.jsonl"
-
-
 def write_unlocated(report_dir: Path | None, unlocated: list) -> Path | None:
     """``unlocated_evidence.jsonl`` in ``report_dir``: one line per evidence text not found (question id,
     field, text, closest match, its place and similarity). Removed when nothing is unlocated."""
@@ -119,7 +117,7 @@ def write_unlocated(report_dir: Path | None, unlocated: list) -> Path | None:
 
     if report_dir is None:
         return None
-    path = Path(report_dir) / UNLOCATED_FILE
+    path = RunDir(Path(report_dir)).unlocated_evidence
     if not unlocated:
         path.unlink(missing_ok=True)
         return None

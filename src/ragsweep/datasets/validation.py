@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragsweep.datasets.types import Dataset
+from ragsweep.run_dir import RunDir
 
 MAX_LISTED = 10
 
@@ -14,7 +15,6 @@ def evidence_lines(dataset: Dataset, report_dir: Path | None = None) -> list[str
     """Lines for the terminal: tier counts, unlocated texts (a few, and the file with all), copies
     counted as gold, and near-duplicate documents (``duplicates.near_duplicate_documents``)."""
     from ragsweep.datasets.duplicates import near_duplicate_documents
-    from ragsweep.datasets.load import UNLOCATED_FILE
 
     lines: list[str] = []
     ev = dataset.evidence or {}
@@ -36,7 +36,7 @@ def evidence_lines(dataset: Dataset, report_dir: Path | None = None) -> list[str
         text = " ".join(str(u.get("text", "")).split())
         lines.append(f"  unlocated: question {u.get('qid')!r} {u.get('field')}: {text[:70]!r}{near}")
     if unlocated:
-        where = Path(report_dir) / UNLOCATED_FILE if report_dir is not None else None
+        where = RunDir(Path(report_dir)).unlocated_evidence if report_dir is not None else None
         more = f"{len(unlocated) - MAX_LISTED} more; " if len(unlocated) > MAX_LISTED else ""
         if where is not None and where.is_file():
             lines.append(f"  ({more}every unlocated text with its closest match: {where})")

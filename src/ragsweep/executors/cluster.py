@@ -14,7 +14,7 @@ import socket
 from contextlib import contextmanager
 from dataclasses import dataclass
 from ipaddress import ip_address
-from typing import NamedTuple
+from typing import Any, NamedTuple
 from urllib.parse import urlparse
 
 from ragsweep.errors import RagsweepError
@@ -60,7 +60,7 @@ def connect(ray_spec) -> ClusterInfo:
         raise RagsweepError("executor: ray needs Ray installed; pip install 'ray>=2.30' (on every node), or use "
                             "executor: local") from None
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    quiet = {"logging_level": logging.ERROR, "log_to_driver": False, "include_dashboard": False}
+    quiet: dict[str, Any] = {"logging_level": logging.ERROR, "log_to_driver": False, "include_dashboard": False}
     if ray.is_initialized():
         ray.shutdown()
     if ray_spec.address:

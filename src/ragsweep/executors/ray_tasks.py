@@ -14,12 +14,13 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ragsweep.cache_dir import CacheDir
 from ragsweep.embeddings.cache import MemoryEmbeddingCache
 from ragsweep.pipelines.context import Models, StageContext
 from ragsweep.pipelines.journal import MemorySink
-from ragsweep.pipelines.stages import answer, chunk, graph, index, queries
+from ragsweep.pipelines.stages import chunk, graph, index, queries
 from ragsweep.pipelines.stats import SweepStats
 
 _SCRATCH: list[Path] = []
@@ -74,8 +75,9 @@ def _context(spec, dataset, cache_root: Path, vectors=None, graph_files=None, co
 
 
 def _result(ctx: StageContext, **kw) -> TaskResult:
-    ctx.models.count_into(ctx.stats)
-    new = {k: v for k, v in ctx.models.cache.new_items.items() if v}
+    models: Any = ctx.models  # a Models
+    models.count_into(ctx.stats)
+    new = {k: v for k, v in models.cache.new_items.items() if v}
     if ctx.neo4j is not None:
         ctx.neo4j.close()
     return TaskResult(vectors=new, stats=ctx.stats, **kw)
@@ -122,20 +124,20 @@ def graph_task(spec, dataset, configs, chunks, graph_files: dict[str, str]) -> T
 
 def answer_task(spec, dataset, configs, chunks, pending, vectors, graph_files: dict[str, str],
                 cache_root: Path) -> TaskResult:
-    """The answer unit of one splitter, on a slice of the questions (``pending``: configuration hash ->
+    """An answer unit of one splitter, on a slice of the questions (``pending``: configuration hash ->
     questions): open the indexes and graphs the driver's earlier tasks made, then answer exactly as the
     local executor does; LLM-written answers go back as generation items."""
+    from ragsweep.executors.inprocess import InProcess
+    from ragsweep.pipelines.plan import ANSWERING, SweepPlan
     from ragsweep.pipelines.progress import NullBar
 
     ctx = _context(spec, dataset, cache_root, vectors, graph_files, configs)
-    sink, bar, gen_items = MemorySink(), NullBar(), []
-    texts: dict[str, set[str]] = {}
-    for c in configs:
-        if c.embedding is not None:
-            texts.setdefault(c.embedding.label(), set()).update(q.question for q in pending[c.config_hash])
-    try:
-        answer.answer_splitter(ctx, configs, chunks, pending, sink, bar, gen_items,
-                               {label: sorted(t) for label, t in texts.items()}, {})
+    sink, bar = MemorySink(), NullBar()
+    gen_items: list = []
+    plan = SweepPlan.build(configs, pending)
+    try:  # the plan's units in this process: the chunks are the driver's, indexes and graphs its tasks' (reopened)
+        InProcess(plan, ctx, sink, bar, gen_items, chunks={configs[0].chunk_key: chunks}).run(
+            plan.units(ANSWERING[:-1]))
     finally:
         if ctx.neo4j is not None:
             ctx.neo4j.close()

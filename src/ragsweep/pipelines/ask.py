@@ -46,11 +46,11 @@ def _answer(spec: SweepSpec, config: Configuration, dataset: Dataset, question: 
             ctx.llm = clients.get(spec.llm) if spec.llm is not None else None
             ctx.llm_for = clients.get  # chunk contexts an LLM writes, when the run has not cached them
         chunks = chunk.chunk(ctx, config)
-        bm25 = index.bm25_index(ctx, chunks) if config.retriever.kind in index.USES_BM25 else None
+        bm25 = index.bm25_index(ctx, chunks) if config.retriever.uses_bm25 else None
         if isinstance(bm25, Exception):
             raise bm25
         graphs = None
-        if config.retriever.kind in graph.USES_GRAPH:
+        if config.retriever.uses_graph:
             ctx.neo4j = graph.neo4j_connection(spec, [config])
             graphs = graph.chunk_graphs(ctx, config, chunks)
         vector, query_ms = None, {}

@@ -16,6 +16,8 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ragsweep.run_dir import RunDir
+
 _SEMANTIC_GUESS = 256
 _EXTRACTIVE_ANSWER = 60
 
@@ -203,7 +205,7 @@ def _judges(r: _Run) -> list[StageEstimate]:
 
 def _done(run_dir: Path, spec, configs) -> tuple[set, set]:
     """Answers and judgements already journaled for these configurations and judge settings."""
-    path = run_dir / "journal.sqlite"
+    path = RunDir(run_dir).journal
     if not path.is_file():
         return set(), set()
     from ragsweep.pipelines.journal import Journal

@@ -5,16 +5,20 @@ A unit is one call of a stage (``pipelines.stages``) on a piece of the sweep:
     chunk(splitter)                  -> the splitter's chunks
     index(splitter, embedding)       <- chunk(splitter): a Chroma collection of the chunks
     queries(embedding)               the pending questions embedded once per model (timed)
+    answer(splitter)                 <- chunk, every index of the splitter, their queries: retrieve and
+                                        answer every pending (configuration, question) that needs no graph
     graph(splitter)                  <- chunk(splitter): the knowledge graphs its graph retrievers need
-    answer(splitter)                 <- chunk, graph, every index of the splitter, their queries:
-                                        retrieve and answer every pending (configuration, question)
+    answer(splitter, graph)          <- the same and graph(splitter): the graph configurations' answers
+                                        (last, so that a budget stopping a graph's LLM extraction stops
+                                        nothing else)
     generate                         <- every answer: LLM-written answers (an LLM generator only)
     score                            <- every answer (and generate): BERTScore
     judge                            <- score: stage 2 (a spec with a stage2 section only)
 
 Only pending work is planned: (configuration, question) pairs the journal already holds are not.
-An executor (``ragsweep.executors``) runs the units in an order the dependencies allow, in this
-process or as Ray tasks, and may split an answer unit by questions; it never looks inside a stage.
+``units()`` is the one place the stage order is written. An executor (``ragsweep.executors``) runs the
+units in that order (``executors.inprocess``) or as Ray tasks once their ``needs`` are met
+(``Schedule``), and may split an answer unit by questions; it never looks inside a stage.
 """
 
 from __future__ import annotations
@@ -24,10 +28,9 @@ from dataclasses import dataclass, field
 from ragsweep.config import EmbeddingSpec
 from ragsweep.datasets.types import Question
 from ragsweep.pipelines.grid import Configuration
-from ragsweep.pipelines.stages.graph import USES_GRAPH
-from ragsweep.pipelines.stages.index import USES_BM25
 
-STAGES = ("chunk", "graph", "index", "queries", "answer", "generate", "score", "judge")
+STAGES = ("chunk", "index", "queries", "graph", "answer", "generate", "score", "judge")
+ANSWERING = STAGES[:6]  # what ``Executor.answer`` runs; the driver asks for the score unit and stage 2 after it
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,21 @@ class Unit:
     stage: str
     key: tuple[str, ...]
     needs: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def chunk_key(self) -> str:
+        """The splitter of a chunk, index, graph or answer unit."""
+        return self.key[1]
+
+    @property
+    def label(self) -> str:
+        """The embedding of an index (or queries) unit."""
+        return self.key[-1]
+
+    @property
+    def for_graphs(self) -> bool:
+        """An answer unit of the graph configurations."""
+        return self.key[-1] == "graph"
 
 
 @dataclass
@@ -59,11 +77,15 @@ class Group:
         return [c for c in self.configs if c.embedding is not None and c.embedding.label() == label]
 
     def graph_configs(self) -> list[Configuration]:
-        return [c for c in self.configs if c.retriever.kind in USES_GRAPH]
+        return [c for c in self.configs if c.retriever.uses_graph]
+
+    def answered_by(self, unit: Unit) -> list[Configuration]:
+        """The configurations an answer unit answers: those without a graph, or (``for_graphs``) those with."""
+        return [c for c in self.configs if c.retriever.uses_graph == unit.for_graphs]
 
     @property
     def uses_bm25(self) -> bool:
-        return any(c.retriever.kind in USES_BM25 for c in self.configs)
+        return any(c.retriever.uses_bm25 for c in self.configs)
 
 
 @dataclass
@@ -87,8 +109,8 @@ class SweepPlan:
 
     @property
     def total(self) -> int:
-        """(configuration, question) pairs to answer."""
-        return sum(len(v) for v in self.pending.values())
+        """(configuration, question) pairs to answer (``pending`` may be shared with a larger plan: ``only``)."""
+        return sum(len(self.pending[c.config_hash]) for c in self.configs)
 
     def questions_of(self, configs: list[Configuration]) -> list[Question]:
         """The questions any of ``configs`` still has to answer, once each, in question order."""
@@ -107,8 +129,8 @@ class SweepPlan:
                 texts.update(q.question for q in self.questions_of(g.with_embedding(label)))
         return {label: (emb, sorted(texts)) for label, (emb, texts) in out.items()}
 
-    def units(self) -> list[Unit]:
-        """Every unit, in an order that satisfies the dependencies (splitter by splitter)."""
+    def units(self, stages: tuple[str, ...] = STAGES) -> list[Unit]:
+        """Every unit of ``stages``, in an order that satisfies the dependencies (splitter by splitter)."""
         out: list[Unit] = []
         queried: set[str] = set()
         answers: list[tuple[str, ...]] = []
@@ -122,16 +144,43 @@ class SweepPlan:
                     out.append(Unit("queries", ("queries", label)))
                     queried.add(label)
                 needs += [("index", key, label), ("queries", label)]
+            if len(g.graph_configs()) < len(g.configs):
+                out.append(Unit("answer", ("answer", key), tuple(needs)))
+                answers.append(("answer", key))
             if g.graph_configs():
                 out.append(Unit("graph", ("graph", key), (chunk,)))
-                needs.append(("graph", key))
-            out.append(Unit("answer", ("answer", key), tuple(needs)))
-            answers.append(("answer", key))
+                out.append(Unit("answer", ("answer", key, "graph"), (*needs, ("graph", key))))
+                answers.append(("answer", key, "graph"))
         last: tuple[tuple[str, ...], ...] = tuple(answers)
-        if self.generate and answers:
+        if self.generate:  # also with nothing left to retrieve here: a Ray run's workers retrieved it
             out.append(Unit("generate", ("generate",), last))
             last = (("generate",),)
         out.append(Unit("score", ("score",), last))
         if self.judge:
             out.append(Unit("judge", ("judge",), (("score",),)))
+        return [u for u in out if u.stage in stages]
+
+    def only(self, configs: list[Configuration]) -> "SweepPlan":
+        """The plan of ``configs`` alone (a part of this one: the same pending questions)."""
+        return SweepPlan.build(configs, self.pending, generate=self.generate, judge=self.judge)
+
+
+class Schedule:
+    """Which units may start: those whose ``needs`` are finished (the Ray executor starts them as they are)."""
+
+    def __init__(self, units: list[Unit]) -> None:
+        self.waiting = list(units)
+        self.finished: set[tuple[str, ...]] = set()
+
+    def ready(self) -> list[Unit]:
+        """The units that may start now, in plan order; each is returned once."""
+        out = [u for u in self.waiting if self.finished.issuperset(u.needs)]
+        self.waiting = [u for u in self.waiting if u not in out]
         return out
+
+    def finish(self, unit: Unit) -> None:
+        self.finished.add(unit.key)
+
+    @property
+    def done(self) -> bool:
+        return not self.waiting

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragsweep.errors import RagsweepError
+from ragsweep.run_dir import RunDir
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -118,9 +119,9 @@ def load_run(path: str | os.PathLike) -> RunData:
         records, summary = _from_journal(run_dir, meta, questions)
         comparisons = pd.DataFrame()
     else:
-        records = _read_table(run_dir / "records.parquet", pd.read_parquet)
-        summary = _read_table(run_dir / "summary.csv", pd.read_csv)
-        comparisons = _read_table(run_dir / "comparisons.csv", pd.read_csv, required=False)
+        records = _read_table(RunDir(run_dir).records, pd.read_parquet)
+        summary = _read_table(RunDir(run_dir).summary, pd.read_csv)
+        comparisons = _read_table(RunDir(run_dir).comparisons, pd.read_csv, required=False)
     if status != "complete":
         notes.append(_what_it_has(records, meta, status))
     return RunData(run_dir, status, records, summary, configs, questions, comparisons, meta, notes)
@@ -164,9 +165,9 @@ def read_manifest(run_dir: Path) -> dict:
                             "`ragsweep run SPEC`)")
     if not run_dir.is_dir():
         raise RagsweepError(f"{run_dir}: not a directory; give the run directory (e.g. runs/demo), not a file in it")
-    mpath = run_dir / "manifest.json"
+    mpath = RunDir(run_dir).manifest
     if not mpath.is_file():
-        if (run_dir / "journal.sqlite").is_file():
+        if RunDir(run_dir).journal.is_file():
             raise RagsweepError(f"{run_dir}: has a journal but no manifest.json (a sweep killed before it wrote one, "
                                 "or an older ragsweep); run `ragsweep run SPEC` again to write it (finished work "
                                 "is reused)")
@@ -227,7 +228,7 @@ def _from_journal(run_dir: Path, meta: dict, questions: pd.DataFrame):
     from ragsweep.pipelines.outputs.records import build_records
     from ragsweep.pipelines.outputs.summary import build_summary
 
-    jpath = run_dir / "journal.sqlite"
+    jpath = RunDir(run_dir).journal
     if not jpath.is_file() or questions.empty:  # killed before its first answer was committed
         return pd.DataFrame(), pd.DataFrame()
     labels = [c["labels"] for c in meta.get("configurations", [])]
@@ -250,7 +251,7 @@ def _from_journal(run_dir: Path, meta: dict, questions: pd.DataFrame):
 def _read_questions(run_dir: Path) -> pd.DataFrame:
     import pandas as pd
 
-    q = _read_table(run_dir / "questions.parquet", pd.read_parquet)
+    q = _read_table(RunDir(run_dir).questions, pd.read_parquet)
     if not q.empty:
         q["evidence"] = q["evidence"].map(as_list)
     return q

@@ -16,15 +16,13 @@ from __future__ import annotations
 
 import math
 
-GRAPH_KINDS = ("knowledge_graph", "hybrid_kg")
-
 
 def shared_units(config) -> set[tuple[str, ...]]:
     """The shared units a configuration needs (chunks, index, graph, retrieval), as keys."""
     out = {("chunk", config.chunk_key), ("retrieval", config.chunk_key, retrieval_key(config))}
     if config.embedding is not None and config.retriever.needs_embedding:
         out.add(("index", config.chunk_key, config.embedding.label()))
-    if config.retriever.kind in GRAPH_KINDS:
+    if config.retriever.uses_graph:
         out.add(("graph", config.chunk_key))
     return out
 

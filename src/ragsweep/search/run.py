@@ -11,15 +11,20 @@ import json
 import math
 import time
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ragsweep.errors import RagsweepError
+from ragsweep.run_dir import RunDir
 from ragsweep.search.loop import Evaluate, Limits, run_search
+from ragsweep.search.setup import SearchSetup
 from ragsweep.search.space import SearchSpace
-from ragsweep.search.study import FILE, SearchStudy
+from ragsweep.search.study import SearchStudy
 from ragsweep.search.summary import finalists as choose_finalists
 from ragsweep.search.summary import search_record
 from ragsweep.search.trials import directions as directions_of
+
+if TYPE_CHECKING:
+    from ragsweep.pipelines.run_state import RunState
 
 DEFAULT_FRACTION = 0.2  # a search with no budget evaluates a fifth of the grid
 
@@ -59,53 +64,60 @@ def search_key(spec, space: SearchSpace, seed: int, metric: str, validation: lis
     return hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:16]
 
 
-def search(spec, configs: list, questions: list, split: dict, run_dir: Path, journal, scorer_key: str, stage1,
-           bars=None, cached: set | None = None) -> SearchRun:
-    """Search ``configs``; ``cached``: shared units (``cost.shared_units``) already in the cache."""
+def search(st: RunState, stage1, cached: set | None = None) -> SearchRun:
+    """Search the run's configurations (``st.configs``); ``stage1(configurations, questions[, retry])`` answers and
+    scores what the journal lacks; ``cached``: shared units (``cost.shared_units``) already in the cache."""
+    setup, strategy = _setup(st)
+    s, space, study = st.spec.search, setup.space, setup.study
+    bar = st.bars.add(f"search ({s.strategy})", setup.limit or len(space)) if st.bars is not None else None
+
+    evaluate = _evaluator(setup, st.journal, st.scorer_key, stage1)
+    error = None
+    try:
+        batch = len(space) if s.strategy == "grid" else s.batch  # a raced grid: every configuration at once
+        stopped = run_search(study, space, strategy, Limits(setup.limit, s.budget.seconds, s.budget.usd), evaluate,
+                             batch, on_trial=bar.advance if bar is not None else None,
+                             questions=len(setup.validation), pool=4 if s.cost_aware else 1, done=cached)
+    except _Stopped as stop:
+        stopped, error = f"error: {stop.error}", stop.error
+    trials = study.trials()
+    chosen = set(choose_finalists(trials, s.finalists, s.objectives, setup.directions))
+    final = [c for c in st.configs if c.config_hash in chosen]
+    if error is None and final:
+        error = stage1(final, setup.test)
+    tried = {t.config_hash for t in trials if t.evaluated or t.state == "running"}
+    record = search_record(setup, trials, stopped, [c.config_id for c in final])
+    return SearchRun(record, [c for c in st.configs if c.config_hash in tried], final, error)
+
+
+def _setup(st: RunState):
+    """The search's metric (one it can optimise), questions (validation and test: both needed), space, seed,
+    budget, strategy and study (with the strategy's sampler)."""
     from ragsweep.evaluation.verdict import LOWER_IS_BETTER
     from ragsweep.pipelines.outputs.columns import SELECTABLE_METRICS
     from ragsweep.search.strategies.registry import REGISTRY
 
+    spec, split = st.spec, st.split
     s = spec.search
     metric = s.metric or spec.scoring.metric
     if metric not in SELECTABLE_METRICS:
         raise RagsweepError(f"search.metric: {metric!r} is not a metric a search can optimise; use one of "
                             f"{', '.join(SELECTABLE_METRICS)}")
-    validation = [q for q in questions if split.get(q.qid) == "validation"]
-    test = [q for q in questions if split.get(q.qid) == "test"]
+    validation = [q for q in st.questions if split.get(q.qid) == "validation"]
+    test = [q for q in st.questions if split.get(q.qid) == "test"]
     if not validation or not test:
         raise RagsweepError("search: needs validation and test questions (it optimises on one and reports on the "
                             "other); the split gave "
                             f"{len(validation)} and {len(test)}: add questions or use search: grid")
-    space = SearchSpace(configs, s.order)
+    space = SearchSpace(st.configs, s.order)
     seed = s.seed if s.seed is not None else spec.seed
     lower = metric in LOWER_IS_BETTER
     directions = directions_of(s.objectives, lower)
     limit = trial_limit(spec, len(space))
     strategy = REGISTRY[s.strategy](s, seed, limit, lower)
-    study = SearchStudy(run_dir / FILE, search_key(spec, space, seed, metric, [q.qid for q in validation]),
+    study = SearchStudy(RunDir(st.run_dir).search, search_key(spec, space, seed, metric, [q.qid for q in validation]),
                         s.objectives, directions, strategy.sampler())
-    bar = bars.add(f"search ({s.strategy})", limit or len(space)) if bars is not None else None
-
-    evaluate = _evaluator(spec, space, study, validation, split, journal, scorer_key, stage1, metric, lower, seed)
-    error = None
-    try:
-        batch = len(space) if s.strategy == "grid" else s.batch  # a raced grid: every configuration at once
-        stopped = run_search(study, space, strategy, Limits(limit, s.budget.seconds, s.budget.usd), evaluate,
-                             batch, on_trial=bar.advance if bar is not None else None, questions=len(validation),
-                             pool=4 if s.cost_aware else 1, done=cached)
-    except _Stopped as stop:
-        stopped, error = f"error: {stop.error}", stop.error
-    trials = study.trials()
-    chosen = set(choose_finalists(trials, s.finalists, s.objectives, directions))
-    final = [c for c in configs if c.config_hash in chosen]
-    if error is None and final:
-        error = stage1(final, test)
-    tried = {t.config_hash for t in trials if t.evaluated or t.state == "running"}
-    record = search_record(spec, n_configs=len(space), trial_limit=limit, seed=seed, metric=metric,
-                           directions=directions, trials=trials, stopped=stopped,
-                           finalist_ids=[c.config_id for c in final], n_validation=len(validation), n_test=len(test))
-    return SearchRun(record, [c for c in configs if c.config_hash in tried], final, error)
+    return SearchSetup(spec, space, study, validation, test, split, metric, lower, directions, seed, limit), strategy
 
 
 def race_order(questions: list, seed: int) -> list:
@@ -116,7 +128,7 @@ def race_order(questions: list, seed: int) -> list:
     return [by_id[qid] for qid in question_order(list(by_id), seed)]
 
 
-def _evaluator(spec, space, study, validation, split, journal, scorer_key, stage1, metric, lower, seed) -> Evaluate:
+def _evaluator(setup: SearchSetup, journal, scorer_key: str, stage1) -> Evaluate:
     """``evaluate(configurations) -> {hash: Outcome}`` for the search loop: ``stage1`` on the validation
     questions (all at once, or look by look when racing), objectives from the records."""
     import numpy as np
@@ -126,7 +138,8 @@ def _evaluator(spec, space, study, validation, split, journal, scorer_key, stage
     from ragsweep.search.racing import looks, race
     from ragsweep.search.summary import ranked
 
-    s = spec.search
+    s, space, study, split, validation = setup.spec.search, setup.space, setup.study, setup.split, setup.validation
+    metric, lower, seed = setup.metric, setup.lower, setup.seed
     ordered = race_order(validation, seed)
     tried: set[str] = set()  # configurations stage 1 ran this invocation: their failed answers are not retried
 

@@ -16,13 +16,12 @@ from ragsweep.errors import RagsweepError
 from ragsweep.search.trials import Direction, Outcome, Trial
 
 STUDY = "search"
-FILE = "search.sqlite"
 
 
 class SearchStudy:
     """One run directory's Optuna study; ``key`` identifies the search (space, strategy, objectives, seed)."""
 
-    def __init__(self, path: Path | None, key: str, objectives: list[str], directions: Sequence[Direction],
+    def __init__(self, path: Path | None, key: str, objectives: Sequence[str], directions: Sequence[Direction],
                  sampler) -> None:
         """``path`` None: in memory (the benchmark's replays), nothing to resume."""
         import optuna
@@ -48,7 +47,7 @@ class SearchStudy:
 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-                self.study.set_metric_names(objectives)
+                self.study.set_metric_names(list(objectives))
 
     def trials(self) -> list[Trial]:
         """Every trial, in order, as ``Trial``s."""

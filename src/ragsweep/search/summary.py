@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import cast
 
 from ragsweep.search.pareto import front
+from ragsweep.search.setup import SearchSetup
 from ragsweep.search.trials import Trial, finite
 
 
@@ -18,14 +19,14 @@ def ranked(trials: list[Trial], lower_is_better: bool) -> list[Trial]:
     return sorted(done, key=lambda t: (sign * t.values["quality"], t.number))
 
 
-def pareto(trials: list[Trial], objectives: list[str], directions: Sequence[str]) -> list[Trial]:
+def pareto(trials: list[Trial], objectives: Sequence[str], directions: Sequence[str]) -> list[Trial]:
     """The complete trials on the Pareto front of the objectives (by quality, best first)."""
     done = [t for t in trials if t.state == "complete" and all(finite(t.values.get(o)) for o in objectives)]
     idx = front([[t.values[o] for o in objectives] for t in done], directions)
     return [done[i] for i in idx]
 
 
-def finalists(trials: list[Trial], n: int, objectives: list[str], directions: Sequence[str]) -> list[str]:
+def finalists(trials: list[Trial], n: int, objectives: Sequence[str], directions: Sequence[str]) -> list[str]:
     """Configuration hashes answered on the test questions: the ``n`` best by validation quality and, with
     several objectives, the Pareto front's members (at most ``2 n`` in all, the best first)."""
     lower = directions[objectives.index("quality")] == "minimize"
@@ -50,10 +51,10 @@ def best_so_far(trials: list[Trial], lower_is_better: bool) -> list[dict]:
     return out
 
 
-def search_record(spec, *, n_configs: int, trial_limit: int | None, seed: int, metric: str, directions: Sequence[str],
-                  trials: list[Trial], stopped: str, finalist_ids: list[str], n_validation: int, n_test: int) -> dict:
+def search_record(setup: SearchSetup, trials: list[Trial], stopped: str, finalist_ids: list[str]) -> dict:
     """The manifest's ``search``: settings, budget used, every trial, finalists, front and curve."""
-    s = spec.search
+    s, directions, seed, metric = setup.spec.search, setup.directions, setup.seed, setup.metric
+    n_configs, trial_limit, n_validation, n_test = len(setup.space), setup.limit, len(setup.validation), len(setup.test)
     lower = directions[s.objectives.index("quality")] == "minimize"
     done = [t for t in trials if t.evaluated]
     record = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeGuard
 
@@ -53,7 +54,7 @@ class Trial:
         return self.state in ("complete", "failed", "pruned") and self.config_hash is not None
 
 
-def directions(objectives: list[str], lower_is_better: bool) -> list[Direction]:
+def directions(objectives: Sequence[str], lower_is_better: bool) -> list[Direction]:
     """Optuna's direction per objective."""
     return ["minimize" if o in MINIMISED or (o == "quality" and lower_is_better) else "maximize" for o in objectives]
 

@@ -8,6 +8,8 @@ pandas); the other notes read summary rows (``summary.csv``'s "all" split).
 
 from __future__ import annotations
 
+from ragsweep.run_dir import RunDir
+
 
 def failures(records) -> list[dict]:
     """Per configuration with a failed answer: ``config_id``, ``failed`` of ``questions``, the most common
@@ -53,7 +55,7 @@ def incomplete_line(invocation: dict, run_dir) -> str:
     from pathlib import Path
 
     try:
-        failed = json.loads((Path(run_dir) / "verdict.json").read_text(encoding="utf-8")).get("failed") or []
+        failed = json.loads(RunDir(Path(run_dir)).verdict.read_text(encoding="utf-8")).get("failed") or []
     except (OSError, ValueError):
         failed = []
     for_good = sum(f["failed"] for f in failed if f.get("kind") == "context_window")

@@ -11,6 +11,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ragsweep.run_dir import RunDir
+
 # 3: questions.parquet, status 'running' at start-up, configuration labels; 4: answer metrics, verdict.json
 FORMAT_VERSION = 4
 
@@ -44,10 +46,10 @@ def write_started(spec, dataset, questions, configs, run_dir: Path, limit, cache
     previous = read_previous(run_dir)
     rows = question_rows(questions, split)
     questions_key = hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()[:24]
-    if previous.get("questions_key") != questions_key or not (run_dir / "questions.parquet").is_file():
+    if previous.get("questions_key") != questions_key or not RunDir(run_dir).questions.is_file():
         import pandas as pd
 
-        atomic(run_dir / "questions.parquet", lambda p: pd.DataFrame(rows).to_parquet(p, index=False))
+        atomic(RunDir(run_dir).questions, lambda p: pd.DataFrame(rows).to_parquet(p, index=False))
     manifest = build_manifest(spec, dataset, questions, configs, None, limit, "running", None, run_dir)
     manifest["questions_key"] = questions_key
     if previous.get("outputs"):  # kept while running: the files it describes are still those of that key
@@ -75,7 +77,7 @@ def run_context(spec, questions, cache_dir: Path | None, scorer_key: str | None,
 
 
 def write_manifest(run_dir: Path, manifest: dict) -> None:
-    atomic(run_dir / "manifest.json",
+    atomic(RunDir(run_dir).manifest,
             lambda p: Path(p).write_text(json.dumps(manifest, indent=2, ensure_ascii=False, default=str),
                                          encoding="utf-8"))
 
@@ -116,7 +118,7 @@ def usage_summary(spending: list[dict]) -> dict:
 
 def read_previous(run_dir: Path) -> dict:
     """The manifest an earlier invocation wrote, or {} (none, or unreadable)."""
-    old = run_dir / "manifest.json"
+    old = RunDir(run_dir).manifest
     if old.is_file():
         try:
             return json.loads(old.read_text(encoding="utf-8"))

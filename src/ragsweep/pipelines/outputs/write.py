@@ -21,8 +21,7 @@ from ragsweep.pipelines.outputs.records import build_records, question_rows
 from ragsweep.pipelines.outputs.summary import build_comparisons, build_summary
 from ragsweep.pipelines.outputs.table import print_summary, read_summary, summary_rows, usage_line
 from ragsweep.pipelines.run_state import RunState
-
-OUTPUT_FILES = ("records.parquet", "summary.csv", "comparisons.csv", "verdict.json")
+from ragsweep.run_dir import RunDir
 
 
 def outputs_key(spec, questions, configs, journal, scorer_key, split, stage2, stopped, search=None) -> str:
@@ -46,7 +45,7 @@ def outputs_key(spec, questions, configs, journal, scorer_key, split, stage2, st
 def _unchanged(run_dir: Path, key: str) -> dict | None:
     """The previous invocation's outputs record when its key is ``key`` and its files are all there."""
     previous = read_previous(run_dir).get("outputs") or {}
-    if previous.get("key") == key and all((run_dir / f).is_file() for f in OUTPUT_FILES):
+    if previous.get("key") == key and all(f.is_file() for f in RunDir(run_dir).outputs):
         return previous
     return None
 
@@ -88,7 +87,7 @@ def write_outputs(st: RunState) -> dict:
         manifest["adaptive"] = adaptive_record(spec, dataset, read_previous(run_dir).get("adaptive"))
     write_manifest(run_dir, manifest)
     if console is not None:
-        rows = summary_rows(summary) if summary is not None else read_summary(run_dir / "summary.csv")
+        rows = summary_rows(summary) if summary is not None else read_summary(RunDir(run_dir).summary)
         _print(spec, configs, rows, stage2, manifest, console, run_dir)
     return manifest
 
@@ -116,11 +115,11 @@ def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key
                             spec, stats)
     verdict["failed"] = failures(records)  # never compared, never dropped: printed with their reason
     run_dir.mkdir(parents=True, exist_ok=True)
-    atomic(run_dir / "verdict.json", lambda p: p.write_text(json.dumps(verdict, indent=1, default=str),
+    atomic(RunDir(run_dir).verdict, lambda p: p.write_text(json.dumps(verdict, indent=1, default=str),
                                                             encoding="utf-8"))
-    atomic(run_dir / "records.parquet", lambda p: records.to_parquet(p, index=False))
-    atomic(run_dir / "summary.csv", lambda p: summary.to_csv(p, index=False))
-    atomic(run_dir / "comparisons.csv", lambda p: comparisons.to_csv(p, index=False))
+    atomic(RunDir(run_dir).records, lambda p: records.to_parquet(p, index=False))
+    atomic(RunDir(run_dir).summary, lambda p: summary.to_csv(p, index=False))
+    atomic(RunDir(run_dir).comparisons, lambda p: comparisons.to_csv(p, index=False))
     expected = len(configs) * len(questions) if search is None else _searched(questions, split, search)
     # complete: every (configuration, question) answered without error, scored wherever a reference
     # exists, and (stage 2) every selected configuration judged on every test question
@@ -166,7 +165,7 @@ def _print_verdict(run_dir: Path, console) -> None:
     from ragsweep.pipelines.outputs.verdict_text import verdict_lines
 
     try:
-        data = json.loads((run_dir / "verdict.json").read_text(encoding="utf-8"))
+        data = json.loads(RunDir(run_dir).verdict.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return
     for line in failure_lines(data.get("failed") or []):

@@ -16,14 +16,13 @@ from ragsweep.errors import short_reason
 from ragsweep.groundedness.detectors.quip import quip_of_nodes
 from ragsweep.pipelines.context import StageContext
 from ragsweep.pipelines.grid import Configuration
-from ragsweep.pipelines.stages.index import USES_BM25
 from ragsweep.pipelines.stats import Timer
 
 
 @dataclass
 class GroupIndexes:
     """What one splitter's configurations search: BM25, a vector index and the question latencies per
-    embedding label, the knowledge graphs."""
+    embedding label, the knowledge graphs (opened by the splitter's earlier units: ``executors.inprocess``)."""
 
     bm25: object = None
     vectors: dict[str, object] = field(default_factory=dict)
@@ -40,75 +39,6 @@ def record_failures(configs: list[Configuration], pending: dict[str, list[Questi
             stats.failed += 1
         bar.advance(len(pending[c.config_hash]))
     sink.flush()
-
-
-def answer_splitter(ctx: StageContext, configs: list[Configuration], chunks, pending: dict[str, list[Question]],
-                    sink, bar, gen_items: list, questions: dict[str, list[str]], query_ms: dict[str, dict]) -> None:
-    """The answer unit of one splitter, with what it searches: open (or build, if their units have not
-    run) the indexes and question vectors, answer the configurations that need no graph, then open the
-    graphs and answer the graph configurations (a graph's LLM extraction, which a budget may stop,
-    comes last). ``questions``: question texts per embedding label; ``query_ms``: latencies per label
-    already measured in this process (so a model embeds its questions once)."""
-    from ragsweep.pipelines.stages.graph import USES_GRAPH
-
-    found, active = open_indexes(ctx, configs, chunks, pending, sink, bar, questions, query_ms)
-    answer_group(ctx, [c for c in active if c.retriever.kind not in USES_GRAPH], found, pending, sink, bar, gen_items)
-    graph_configs = [c for c in active if c.retriever.kind in USES_GRAPH]
-    if graph_configs:
-        graph_configs = open_graphs(ctx, graph_configs, chunks, found, pending, sink, bar)
-        answer_group(ctx, graph_configs, found, pending, sink, bar, gen_items)
-
-
-def open_indexes(ctx: StageContext, configs: list[Configuration], chunks, pending: dict[str, list[Question]],
-                 sink, bar, questions: dict[str, list[str]], query_ms: dict[str, dict]
-                 ) -> tuple[GroupIndexes, list[Configuration]]:
-    """The vector indexes, question latencies and BM25 index one splitter's ``configs`` search; returns
-    them and the configurations left to answer. A failing index or question embedding fails its
-    embedding's configurations (``indexing failed``), a failing BM25 index its users (``BM25 index
-    failed``); a later splitter tries again."""
-    from ragsweep.pipelines.stages import index, queries
-    from ragsweep.pipelines.stats import UnitTimer
-
-    found = GroupIndexes()
-    active = list(configs)
-    client = None
-    embeddings = {c.embedding.label(): c for c in configs if c.embedding is not None}
-    for label, config in embeddings.items():
-        try:
-            if client is None:
-                client = index.chroma_client(ctx)
-            with UnitTimer(ctx.stats, f"index:{config.chunk_key}@{label}"):
-                found.vectors[label] = index.vector_index(ctx, config, chunks, client)
-            if label not in query_ms:
-                query_ms[label] = queries.embed_questions(ctx, config.embedding, questions[label])
-            found.query_ms[label] = query_ms[label]
-        except Exception as exc:  # noqa: BLE001 - an embedding/index failure loses only its configurations
-            failed = [c for c in active if c.embedding is not None and c.embedding.label() == label]
-            record_failures(failed, pending, sink, ctx.stats, bar, f"indexing failed: {short_reason(exc)}")
-            active = [c for c in active if c not in failed]
-    if any(c.retriever.kind in USES_BM25 for c in active):
-        found.bm25 = index.bm25_index(ctx, chunks)
-        if isinstance(found.bm25, Exception):
-            failed = [c for c in active if c.retriever.kind in USES_BM25]
-            record_failures(failed, pending, sink, ctx.stats, bar, f"BM25 index failed: {short_reason(found.bm25)}")
-            active = [c for c in active if c not in failed]
-            found.bm25 = None
-    return found, active
-
-
-def open_graphs(ctx: StageContext, configs: list[Configuration], chunks, found: GroupIndexes,
-                pending: dict[str, list[Question]], sink, bar) -> list[Configuration]:
-    """The graph unit's graphs for one splitter's graph ``configs`` (built when not cached), into
-    ``found``; a failing graph fails its retrievers (``building the query engine failed``). Returns the
-    configurations left to answer."""
-    from ragsweep.pipelines.stages import graph
-
-    found.graphs = graph.chunk_graphs(ctx, configs[0], chunks)
-    for spec_json, reason in graph.build_graphs(found.graphs, configs).items():
-        failed = [c for c in configs if c.retriever.model_dump_json() == spec_json]
-        record_failures(failed, pending, sink, ctx.stats, bar, reason)
-        configs = [c for c in configs if c not in failed]
-    return configs
 
 
 def answer_group(ctx: StageContext, configs: list[Configuration], indexes: GroupIndexes,

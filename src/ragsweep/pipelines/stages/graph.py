@@ -8,8 +8,6 @@ from ragsweep.pipelines.context import StageContext
 from ragsweep.pipelines.grid import Configuration
 from ragsweep.pipelines.stages.chunk import chunk_digest
 
-USES_GRAPH = ("knowledge_graph", "hybrid_kg")  # retriever kinds that search a knowledge graph
-
 
 def uses_neo4j(configs: list[Configuration]) -> bool:
     return any(getattr(c.retriever, "store", None) == "neo4j" for c in configs)

@@ -11,8 +11,6 @@ from ragsweep.pipelines.grid import Configuration
 from ragsweep.pipelines.stages.chunk import chunk_digest
 from ragsweep.pipelines.stats import Timer
 
-USES_BM25 = ("bm25", "fusion", "hybrid_kg")  # retriever kinds that search the BM25 index
-
 
 def chroma_client(ctx: StageContext):
     """The vector store: the spec's Chroma server, else the embedded directory (the spec's or the cache's)."""
