@@ -31,3 +31,41 @@ def test_a_spec_without_a_builder_says_so():
 
     with pytest.raises(TypeError, match="names no builder"):
         builder(NoRerankSpec(kind="none"))
+
+
+def test_kinds_chosen_by_name_resolve_to_what_builds_them():
+    """Executors and detectors are chosen by a plain name; each name's path loads (its module on first use)."""
+    import typing
+
+    from ragsweep.components import load
+    from ragsweep.config import SweepSpec
+    from ragsweep.executors import EXECUTORS
+    from ragsweep.groundedness.detectors.registry import ALL, build, needs_llm, offline, with_llm
+
+    assert set(EXECUTORS) == set(typing.get_args(SweepSpec.model_fields["executor"].annotation))
+    assert all(callable(load(path)) for path in EXECUTORS.values())
+    assert offline() == ["quip", "cosine"] and with_llm() == ["llm_faithfulness", "claims", "llm_correctness"]
+    assert [n for n in ALL if needs_llm(n)] == with_llm()
+    assert build("quip").name == "quip" and build("claims", llm=object()).name == "claims"
+    with pytest.raises(ValueError, match="unknown detector 'nope'; known: quip, cosine"):
+        build("nope")
+
+
+def test_a_retriever_kind_is_built_from_what_it_searches():
+    """Each kind declares its parts (fusion order); ``needs_embedding``, ``uses_bm25`` and ``uses_graph`` and what
+    the query transforms change derive from them."""
+    from ragsweep.config import RM3Spec
+    from ragsweep.config.llm_transforms import HyDESpec
+    from ragsweep.config.retrievers import BM25Spec, FusionSpec, HybridKGSpec, KnowledgeGraphSpec, VectorSpec
+
+    kinds = {c: c(kind=typing.get_args(c.model_fields["kind"].annotation)[0])
+             for c in (BM25Spec, VectorSpec, FusionSpec, KnowledgeGraphSpec, HybridKGSpec)}
+    assert {c.__name__: r.searches for c, r in kinds.items()} == {
+        "BM25Spec": ("bm25",), "VectorSpec": ("vector",), "FusionSpec": ("vector", "bm25"),
+        "KnowledgeGraphSpec": ("graph",), "HybridKGSpec": ("vector", "bm25", "graph")}
+    assert [r.kind for r in kinds.values() if r.needs_embedding] == ["vector", "fusion", "hybrid_kg"]
+    assert [r.kind for r in kinds.values() if r.uses_bm25] == ["bm25", "fusion", "hybrid_kg"]
+    assert [r.kind for r in kinds.values() if r.uses_graph] == ["knowledge_graph", "hybrid_kg"]
+    rm3, hyde = RM3Spec(kind="rm3"), HyDESpec(kind="hyde")
+    assert [r.kind for r in kinds.values() if rm3.applies_to(r)] == ["bm25", "fusion", "hybrid_kg"]
+    assert [r.kind for r in kinds.values() if hyde.applies_to(r)] == ["vector", "fusion", "hybrid_kg"]

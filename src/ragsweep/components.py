@@ -15,7 +15,13 @@ from types import ModuleType
 
 def builder(spec) -> object:
     """The function or class ``spec``'s class names in ``builder`` (``rerankers.cross_encoder:build``)."""
-    return _load(_path(spec))
+    return load(_path(spec))
+
+
+def load(path: str) -> object:
+    """The function or class ``"module:name"`` names, its module imported on first use (the kinds chosen by a
+    plain name, executors and detectors, keep such a path per name in one table)."""
+    return _load(path)
 
 
 def module_of(spec) -> ModuleType:

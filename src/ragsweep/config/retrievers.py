@@ -16,10 +16,11 @@ else:
 
 
 class _Retriever(Strict):
-    """A retriever kind declares what it searches (``searches``: ``vector``, ``bm25``, ``graph``); the plan, the
-    executors and ``ask`` open only those indexes for it."""
+    """A retriever kind declares what it searches (``searches``: ``vector``, ``bm25``, ``graph``): one part is
+    searched alone, several are fused in that order (the order of ``weights``). The plan, the executors and
+    ``ask`` open only those indexes for it; ``retrievers.factory`` builds it from them."""
 
-    searches: ClassVar[frozenset[str]] = frozenset()
+    searches: ClassVar[tuple[str, ...]] = ()
 
     @property
     def needs_embedding(self) -> bool:
@@ -63,7 +64,7 @@ def _check_weights_or_tune(v):
 
 class BM25Spec(_Retriever):
     kind: Literal["bm25"]
-    searches: ClassVar[frozenset[str]] = frozenset({"bm25"})
+    searches: ClassVar[tuple[str, ...]] = ("bm25",)
     name: str | None = None
 
     def label(self) -> str:
@@ -72,7 +73,7 @@ class BM25Spec(_Retriever):
 
 class VectorSpec(_Retriever):
     kind: Literal["vector"]
-    searches: ClassVar[frozenset[str]] = frozenset({"vector"})
+    searches: ClassVar[tuple[str, ...]] = ("vector",)
     name: str | None = None
 
     def label(self) -> str:
@@ -87,7 +88,7 @@ class FusionSpec(_Tunable):
     LLM-written rewrites of the question (needs the spec's ``llm``)."""
 
     kind: Literal["fusion"]
-    searches: ClassVar[frozenset[str]] = frozenset({"vector", "bm25"})
+    searches: ClassVar[tuple[str, ...]] = ("vector", "bm25")
     name: str | None = None
     mode: Literal["reciprocal_rerank", "relative_score", "dist_based_score"] = Field(
         "reciprocal_rerank", description="LlamaIndex's fusion mode: reciprocal rank fusion, or min-max (relative) or "
@@ -145,7 +146,7 @@ class KnowledgeGraphSpec(GraphParams):
     """Knowledge-graph retrieval: query entities -> paths -> the chunks the triplets came from."""
 
     kind: Literal["knowledge_graph"]
-    searches: ClassVar[frozenset[str]] = frozenset({"graph"})
+    searches: ClassVar[tuple[str, ...]] = ("graph",)
 
     def label(self) -> str:
         return self.name or "kg" + self._graph_suffix()
@@ -155,7 +156,7 @@ class HybridKGSpec(GraphParams, _Tunable):
     """HyPA-RAG's hybrid: vector + BM25 + knowledge graph fused by reciprocal rank."""
 
     kind: Literal["hybrid_kg"]
-    searches: ClassVar[frozenset[str]] = frozenset({"vector", "bm25", "graph"})
+    searches: ClassVar[tuple[str, ...]] = ("vector", "bm25", "graph")
     weights: tuple[float, float, float] | Literal["tune"] | None = Field(
         default=None, description="[vector, bm25, graph], or tune: chosen on the validation questions")
 

@@ -1,26 +1,22 @@
 """Executors schedule the units of a ``pipelines.plan.SweepPlan``: in this process (``local``) or as Ray tasks
 (``ray``), each a ``base.Executor`` (one protocol, one signature). An executor never looks inside a stage: it
 calls the stages' public functions, records a unit's failure against its configurations, and hands rows to the
-journal. A new executor is one module here and one branch in ``open_executor``.
+journal. A new executor is one module here and one line in ``EXECUTORS``.
 """
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 
-EXECUTORS = ("local", "ray")
+from ragsweep.components import load
+
+# name -> the context manager that opens it (``components.load`` imports its module, and Ray, on first use)
+EXECUTORS = {
+    "local": "ragsweep.executors.local:open_local",
+    "ray": "ragsweep.executors.ray:open_ray",
+}
 
 
-@contextmanager
-def open_executor(kind: str, spec, configs, cache, console=None):
+def open_executor(kind: str, spec, configs, cache, console=None) -> AbstractContextManager:
     """The executor ``kind`` names, ready for the sweep (Ray joined or started, and checked) until exit."""
-    if kind == "ray":
-        from ragsweep.executors.cluster import ray_session
-        from ragsweep.executors.ray import RayExecutor
-
-        with ray_session(spec, configs, cache, console) as session:
-            yield RayExecutor(session)
-        return
-    from ragsweep.executors.local import LocalExecutor
-
-    yield LocalExecutor()
+    return load(EXECUTORS[kind])(spec, configs, cache, console)  # type: ignore[operator]

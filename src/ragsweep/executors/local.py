@@ -8,11 +8,20 @@ questions as failed with its reason and the sweep goes on.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from ragsweep.errors import ClusterLost, RagsweepError
 from ragsweep.executors.inprocess import InProcess
 from ragsweep.pipelines.context import StageContext
 from ragsweep.pipelines.plan import ANSWERING, SweepPlan
 from ragsweep.pipelines.stages import generate, score
+
+
+@contextmanager
+def open_local(spec, configs, cache, console=None) -> Iterator[LocalExecutor]:
+    """The local executor (nothing to start or stop)."""
+    yield LocalExecutor()
 
 
 class LocalExecutor:

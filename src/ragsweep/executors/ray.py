@@ -18,11 +18,22 @@ rate limiter and budget, so they bound the whole cluster by construction.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from ragsweep.errors import ClusterLost, RagsweepError, short_reason
 from ragsweep.executors.ray_dispatch import Dispatch, task_cause
 from ragsweep.pipelines.plan import SweepPlan
 from ragsweep.pipelines.stages import answer, chunk
+
+
+@contextmanager
+def open_ray(spec, configs, cache, console=None) -> Iterator[RayExecutor]:
+    """Ray joined (``ray.address``) or started here, checked against the spec (``cluster.ray_session``), until exit."""
+    from ragsweep.executors.cluster import ray_session
+
+    with ray_session(spec, configs, cache, console) as session:
+        yield RayExecutor(session)
 
 
 def on_driver(config) -> bool:

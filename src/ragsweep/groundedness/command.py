@@ -10,15 +10,15 @@ from ragsweep.errors import RagsweepError
 
 
 def choose(names: str | None, spec) -> list[str]:
-    from ragsweep.groundedness.detectors.registry import ALL, LLM, OFFLINE
+    from ragsweep.groundedness.detectors.registry import ALL, needs_llm, offline, with_llm
 
     if names is None:
-        return list(OFFLINE) + (list(LLM) if spec is not None and _judge_llm(spec) is not None else [])
+        return offline() + (with_llm() if spec is not None and _judge_llm(spec) is not None else [])
     chosen = [n.strip() for n in names.split(",") if n.strip()]
     unknown = [n for n in chosen if n not in ALL]
     if unknown:
         raise RagsweepError(f"--detectors: unknown {unknown[0]!r}; choose from {', '.join(ALL)}")
-    if any(n in LLM for n in chosen) and (spec is None or _judge_llm(spec) is None):
+    if any(needs_llm(n) for n in chosen) and (spec is None or _judge_llm(spec) is None):
         raise RagsweepError("--detectors: llm_faithfulness, claims and llm_correctness need an LLM; give --spec with "
                             "an llm: (or stage2.llm:) section")
     return chosen
@@ -35,7 +35,7 @@ def evaluate_labels(labels: str, *, spec_path: Path | None, detectors: str | Non
 
     from ragsweep.config import JudgePrompts
     from ragsweep.groundedness import meta
-    from ragsweep.groundedness.detectors.registry import build
+    from ragsweep.groundedness.detectors.registry import build, needs_llm
     from ragsweep.groundedness.labels import load_labels
 
     items = load_labels(labels)
@@ -49,7 +49,7 @@ def evaluate_labels(labels: str, *, spec_path: Path | None, detectors: str | Non
         raise RagsweepError(f"--dev-fraction: {dev_fraction} must be between 0 and 1, e.g. 0.5")
     dev, test = meta.split(items, dev_fraction, seed)
     clients, llm, price = None, None, None
-    if any(build_needs_llm(n) for n in names):
+    if any(needs_llm(n) for n in names):
         clients, llm, price = _llm(spec, cache, budget)
     rows, scores = [], {}
     try:
@@ -80,12 +80,6 @@ def _say_endpoints(clients, say) -> None:
     for engine in clients.engines:
         if line := endpoint_line(engine.describe()):
             say(line)
-
-
-def build_needs_llm(name: str) -> bool:
-    from ragsweep.groundedness.detectors.registry import LLM
-
-    return name in LLM
 
 
 def _llm(spec, cache: Path | None, budget: float | None):

@@ -3,16 +3,7 @@ optionally query-transformed (``transforms.registry``) and reranked; all memoise
 
 from __future__ import annotations
 
-from ragsweep.config import (
-    ActiveReranker,
-    ActiveTransform,
-    BM25Spec,
-    FusionSpec,
-    HybridKGSpec,
-    KnowledgeGraphSpec,
-    RetrieverSpec,
-    VectorSpec,
-)
+from ragsweep.config import ActiveReranker, ActiveTransform, RetrieverSpec
 from ragsweep.retrievers.memo import MemoRetriever, SharedResults
 
 
@@ -46,18 +37,19 @@ class IndexRetrievers:
         ``reranker``, its top candidates reordered, then cut to k."""
         if reranker is not None:
             return MemoRetriever(self._reranked_results(spec, reranker, transform)[0], k)
-        if isinstance(spec, BM25Spec):
-            retriever = MemoRetriever(self._part("bm25", transform), k)
-        elif isinstance(spec, VectorSpec):
-            retriever = MemoRetriever(self._part("vector", transform), k)
-        elif isinstance(spec, KnowledgeGraphSpec):
-            assert self.graphs is not None
-            retriever = MemoRetriever(self.graphs.shared(spec), k)
-        elif isinstance(spec, (FusionSpec, HybridKGSpec)):
+        if len(spec.searches) == 1:  # what the spec searches, alone
+            retriever = MemoRetriever(self._shared(spec.searches[0], spec, transform), k)
+        else:  # its parts, fused
             retriever = self._fusion(spec, k, transform)
-        else:
-            raise TypeError(type(spec).__name__)
         return self._applied(transform).wrap(retriever, k) if transform is not None else retriever
+
+    def _shared(self, name: str, spec: RetrieverSpec, transform: ActiveTransform | None) -> SharedResults:
+        """The shared results of one part a spec ``searches``: BM25 or vector (as ``transform`` changes them), or
+        the spec's knowledge graph."""
+        if name == "graph":
+            assert self.graphs is not None
+            return self.graphs.shared(spec)
+        return self._part(name, transform)
 
     def _part(self, name: str, transform: ActiveTransform | None) -> SharedResults:
         """The shared results of the ``bm25`` or ``vector`` part, as ``transform`` changes them."""
@@ -109,7 +101,7 @@ class IndexRetrievers:
             return {}
         return dict(self._reranked_results(spec, reranker, transform)[1].costs.get(query, {}))
 
-    def _fusion(self, spec: FusionSpec | HybridKGSpec, k: int, transform: ActiveTransform | None = None):
+    def _fusion(self, spec: RetrieverSpec, k: int, transform: ActiveTransform | None = None):
         """WeightedFusionRetriever over the memoised top-k views of the spec's parts."""
         from llama_index.core.llms import MockLLM
         from llama_index.core.retrievers.fusion_retriever import FUSION_MODES
@@ -117,6 +109,7 @@ class IndexRetrievers:
         from ragsweep.retrievers.fusion import WeightedFusionRetriever
 
         num_queries = getattr(spec, "num_queries", 1)
+        weights = getattr(spec, "weights", None)  # given (a tuned spec's are set before it is built)
         if num_queries > 1 and self.llm is None:
             raise ValueError("fusion with num_queries > 1 needs the spec's llm for query rewrites")
         return WeightedFusionRetriever(
@@ -125,25 +118,19 @@ class IndexRetrievers:
             similarity_top_k=k,
             num_queries=num_queries,
             use_async=False,
-            retriever_weights=list(spec.weights) if spec.weights else None,
-            rrf_weighted=spec.weights is not None,
+            retriever_weights=list(weights) if weights else None,
+            rrf_weighted=weights is not None,
             # num_queries == 1: no query rewriting, so no LLM is ever called; MockLLM only
             # keeps LlamaIndex from resolving its default OpenAI LLM (which needs a key).
             llm=self.llm if num_queries > 1 else MockLLM(),
         )
 
     def _parts(self, spec: RetrieverSpec, transform: ActiveTransform | None = None) -> list[tuple[str, SharedResults]]:
-        """The shared results a fusion combines, named as in the records' per-retriever ranks."""
-        if isinstance(spec, FusionSpec):
-            parts = [("vector", self._part("vector", transform)), ("bm25", self._part("bm25", transform))]
-        elif isinstance(spec, HybridKGSpec):
-            assert self.graphs is not None
-            parts = [("vector", self._part("vector", transform)), ("bm25", self._part("bm25", transform)),
-                     ("graph", self.graphs.shared(spec))]
-        else:
+        """The shared results a fusion combines, named as in the records' per-retriever ranks (none for a retriever
+        that searches one part)."""
+        if len(spec.searches) < 2:
             return []
-        assert all(shared is not None for _, shared in parts)
-        return parts
+        return [(name, self._shared(name, spec, transform)) for name in spec.searches]
 
     def source_ranks(self, spec: RetrieverSpec, k: int, query: str, reranker: ActiveReranker | None = None,
                      transform: ActiveTransform | None = None) -> dict[str, dict[str, int]]:

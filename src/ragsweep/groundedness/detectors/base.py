@@ -21,5 +21,10 @@ class Detector:
     needs_llm = False
     label = "grounded"
 
+    @classmethod
+    def build(cls, name: str, *, llm=None, prompts=None, price=None) -> "Detector":
+        """The detector ``name`` of this class (an LLM one on ``llm``, with the judges' ``prompts`` and ``price``)."""
+        return cls()
+
     def score_all(self, items) -> list[Scored]:
         raise NotImplementedError

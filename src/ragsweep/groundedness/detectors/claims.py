@@ -35,6 +35,10 @@ class Claims(Detector):
     name = "claims"
     needs_llm = True
 
+    @classmethod
+    def build(cls, name: str, *, llm=None, prompts=None, price=None) -> "Claims":
+        return cls(llm, price)
+
     def __init__(self, llm, price) -> None:
         self.llm, self.price = llm, price
 

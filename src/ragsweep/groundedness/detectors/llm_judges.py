@@ -11,6 +11,10 @@ from ragsweep.groundedness.detectors.llm_items import Unmeasured, run_items
 class LLMJudge(Detector):
     needs_llm = True
 
+    @classmethod
+    def build(cls, name: str, *, llm=None, prompts=None, price=None) -> "LLMJudge":
+        return cls(name.removeprefix("llm_"), llm, prompts, price)
+
     def __init__(self, judge: str, llm, prompts, price, threshold: float = 4.0) -> None:
         from ragsweep.evaluation.judges import build_judges
 

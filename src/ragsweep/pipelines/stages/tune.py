@@ -55,7 +55,7 @@ def tune_weights(ctx, config, retrievers) -> tuple[object, dict]:
     from ragsweep.metrics import all_retrieval_metrics
 
     spec = config.retriever
-    parts = 3 if spec.kind == "hybrid_kg" else 2
+    parts = len(spec.searches)
     if config.config_hash in ctx.tuned_weights:  # chosen by the run already (``ragsweep ask``)
         known = ctx.tuned_weights[config.config_hash]
         return spec.model_copy(update={"weights": tuple(known["weights"])}), known
