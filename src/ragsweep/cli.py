@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Optional
@@ -9,11 +10,11 @@ from typing import Optional
 import typer
 from typer.core import TyperCommand
 
+from ragsweep.run_dir import RunDir  # a dataclass of paths: nothing heavy
+
 app = typer.Typer(
-    add_completion=False,
-    no_args_is_help=True,
+    add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
     help="Sweep chunking x embedding x retrieval configurations for RAG and score every one.",
-    pretty_exceptions_enable=False,
 )
 
 
@@ -114,10 +115,6 @@ def run(
     if stopped_by_budget is not None:
         typer.echo(f"stopped: {stopped_by_budget}", err=True)
         raise typer.Exit(4)
-    import json
-
-    from ragsweep.run_dir import RunDir
-
     manifest = json.loads(RunDir(run_dir).manifest.read_text(encoding="utf-8"))
     if manifest["status"] != "complete":
         from ragsweep.pipelines.outputs.answer_notes import incomplete_line
@@ -291,7 +288,6 @@ def report(
     metric = _check_metric_split(run, metric, split)
     from ragsweep.errors import RagsweepError
     from ragsweep.results.report.build import write_report
-    from ragsweep.run_dir import RunDir
 
     _headless()
     try:
