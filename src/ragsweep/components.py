@@ -18,10 +18,12 @@ def builder(spec) -> object:
     return load(_path(spec))
 
 
+@functools.cache
 def load(path: str) -> object:
     """The function or class ``"module:name"`` names, its module imported on first use (the kinds chosen by a
     plain name, executors and detectors, keep such a path per name in one table)."""
-    return _load(path)
+    module, name = path.split(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def module_of(spec) -> ModuleType:
@@ -34,9 +36,3 @@ def _path(spec) -> str:
     if not isinstance(path, str) or ":" not in path:
         raise TypeError(f"{type(spec).__name__} ({getattr(spec, 'kind', '?')}) names no builder 'module:name'")
     return path
-
-
-@functools.cache
-def _load(path: str) -> object:
-    module, name = path.split(":")
-    return getattr(importlib.import_module(module), name)

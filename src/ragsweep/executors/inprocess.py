@@ -11,7 +11,7 @@ from __future__ import annotations
 from ragsweep.errors import RagsweepError, short_reason
 from ragsweep.pipelines.context import StageContext
 from ragsweep.pipelines.grid import Configuration
-from ragsweep.pipelines.plan import SweepPlan, Unit
+from ragsweep.pipelines.plan import SweepPlan, Unit, with_embedding
 from ragsweep.pipelines.stages import answer
 
 
@@ -33,7 +33,8 @@ class InProcess:
         self._start("", None)
 
     def _start(self, key: str, chunks) -> None:
-        self.key, self.chunks, self.found, self._client = key, chunks, answer.GroupIndexes(), None
+        self.key, self.chunks, self._client = key, chunks, None
+        self.found = answer.GroupIndexes(query_ms=self.query_ms)  # question latencies: the run's, per model
 
     def run(self, units: list[Unit]) -> "InProcess":
         for unit in units:
@@ -51,10 +52,6 @@ class InProcess:
         if self.chunks is None:
             return []
         return [c for c in self.plan.groups[self.key].configs if c.config_hash not in self.failed]
-
-    @staticmethod
-    def _with_label(configs: list[Configuration], label: str) -> list[Configuration]:
-        return [c for c in configs if c.embedding is not None and c.embedding.label() == label]
 
     # ------------------------------------------------------------------ one method per stage
     def chunk(self, unit: Unit) -> None:
@@ -78,7 +75,7 @@ class InProcess:
         from ragsweep.pipelines.stages import index
         from ragsweep.pipelines.stats import UnitTimer
 
-        configs = self._with_label(self._active(), unit.label)
+        configs = with_embedding(self._active(), unit.label)
         if not configs:
             return
         if unit.label in self.failed_queries:
@@ -96,7 +93,7 @@ class InProcess:
         """Every pending question embedded once by the model (timed); a failure fails the model's configurations."""
         from ragsweep.pipelines.stages import queries
 
-        users = self._with_label([c for g in self.plan.groups.values() for c in g.configs
+        users = with_embedding([c for g in self.plan.groups.values() for c in g.configs
                                   if c.config_hash not in self.failed], unit.label)
         if not users:
             return  # every configuration of this model has failed already
@@ -105,7 +102,7 @@ class InProcess:
             self.query_ms[unit.label] = queries.embed_questions(self.ctx, emb, texts)
         except Exception as exc:  # noqa: BLE001 - as an index failure: the model's configurations fail
             self.failed_queries[unit.label] = f"indexing failed: {short_reason(exc)}"  # later splitters: at index
-            self._fail(self._with_label(self._active(), unit.label), self.failed_queries[unit.label])
+            self._fail(with_embedding(self._active(), unit.label), self.failed_queries[unit.label])
 
     def graph(self, unit: Unit) -> None:
         """The splitter's knowledge graphs (built when not cached); a failing graph fails its retrievers."""
@@ -131,8 +128,6 @@ class InProcess:
                 reason = f"BM25 index failed: {short_reason(self.found.bm25)}"
                 self.found.bm25 = None
                 self._fail([c for c in active if c.retriever.uses_bm25], reason)
-        for label, ms in self.query_ms.items():
-            self.found.query_ms[label] = ms
         mine = {c.config_hash for c in self.plan.groups[self.key].answered_by(unit)}
         configs = [c for c in active if c.config_hash in mine and c.config_hash not in self.failed]
         answer.answer_group(self.ctx, configs, self.found, self.plan.pending, self.sink, self.bar, self.gen_items)

@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass, field
 
 from ragsweep.errors import ClusterLost, short_reason
-from ragsweep.pipelines.plan import Schedule, SweepPlan, Unit
+from ragsweep.pipelines.plan import Schedule, SweepPlan, Unit, with_embedding
 from ragsweep.pipelines.stages import answer, chunk, graph
 
 
@@ -169,7 +169,7 @@ class Dispatch:
     # ------------------------------------------------------------------ index and queries
     def start_index(self, unit: Unit) -> None:
         g = self.work[unit.chunk_key]
-        configs = [c for c in self._configs(unit) if c.embedding is not None and c.embedding.label() == unit.label]
+        configs = with_embedding(self._configs(unit), unit.label)
         if configs:
             vecs = self.vectors_for(configs[0].embedding, ([c.index_text for c in g.chunks or []], "text"))
             self.submit(unit, "index_task", (self.spec_ref, self.dataset_ref, configs[0], g.chunks_ref, vecs,
@@ -184,7 +184,7 @@ class Dispatch:
     def fail_embedding(self, g: Group, label: str, exc: BaseException) -> None:
         if g.dead or label in g.failed_embeddings:  # already recorded (chunking or the other task failed)
             return
-        cfgs = [c for c in g.configs if c.embedding is not None and c.embedding.label() == label]
+        cfgs = with_embedding(g.configs, label)
         self.fail(cfgs, self.pending, f"indexing failed: {short_reason(exc)}")
         g.failed_embeddings.add(label)
 

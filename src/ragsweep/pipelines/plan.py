@@ -57,6 +57,11 @@ class Unit:
         return self.key[-1] == "graph"
 
 
+def with_embedding(configs: list[Configuration], label: str) -> list[Configuration]:
+    """The configurations of ``configs`` that search with the embedding ``label``."""
+    return [c for c in configs if c.embedding is not None and c.embedding.label() == label]
+
+
 @dataclass
 class Group:
     """The pending configurations that share one splitter's chunks (``chunk_key``)."""
@@ -74,7 +79,7 @@ class Group:
         return {c.embedding.label(): c.embedding for c in self.configs if c.embedding is not None}
 
     def with_embedding(self, label: str) -> list[Configuration]:
-        return [c for c in self.configs if c.embedding is not None and c.embedding.label() == label]
+        return with_embedding(self.configs, label)
 
     def graph_configs(self) -> list[Configuration]:
         return [c for c in self.configs if c.retriever.uses_graph]
@@ -83,9 +88,6 @@ class Group:
         """The configurations an answer unit answers: those without a graph, or (``for_graphs``) those with."""
         return [c for c in self.configs if c.retriever.uses_graph == unit.for_graphs]
 
-    @property
-    def uses_bm25(self) -> bool:
-        return any(c.retriever.uses_bm25 for c in self.configs)
 
 
 @dataclass
