@@ -9,6 +9,7 @@ A unit that fails records its configurations' questions as failed with its reaso
 from __future__ import annotations
 
 from ragsweep.errors import RagsweepError, short_reason
+from ragsweep.pipelines.answer_record import AnswerSink, Retrieved
 from ragsweep.pipelines.context import StageContext
 from ragsweep.pipelines.grid import Configuration
 from ragsweep.pipelines.plan import SweepPlan, Unit, with_embedding
@@ -21,8 +22,8 @@ class InProcess:
     ``chunks``: a splitter's chunks made elsewhere (by chunk key), used instead of chunking again. After ``run``,
     ``error`` is what stopped the generate unit (a budget, a refused key), else None."""
 
-    def __init__(self, plan: SweepPlan, ctx: StageContext, sink, bar, gen_items: list, clients=None,
-                 chunks: dict[str, list] | None = None) -> None:
+    def __init__(self, plan: SweepPlan, ctx: StageContext, sink: AnswerSink, bar, gen_items: list[Retrieved],
+                 clients=None, chunks: dict[str, list] | None = None) -> None:
         self.plan, self.ctx, self.sink, self.bar, self.clients = plan, ctx, sink, bar, clients
         self.gen_items, self.given = gen_items, chunks or {}
         self.texts = plan.query_embeddings()  # embedding label -> (model, the question texts it embeds)
@@ -141,7 +142,8 @@ class InProcess:
         # every run, local or Ray
         configs = {h: i for i, h in enumerate(self.plan.pending)}
         questions = {h: {q.qid: i for i, q in enumerate(qs)} for h, qs in self.plan.pending.items()}
-        self.gen_items.sort(key=lambda it: (configs[it[0].config_hash], questions[it[0].config_hash][it[1].qid]))
+        self.gen_items.sort(key=lambda it: (configs[it.config.config_hash],
+                                            questions[it.config.config_hash][it.question.qid]))
         if self.gen_items:
             self.error = generate.generate_all(self.ctx.spec, self.gen_items, self.sink, self.clients,
                                                self.ctx.stats, self.bar)

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 
 from ragsweep.errors import ClusterLost, RagsweepError
 from ragsweep.executors.inprocess import InProcess
+from ragsweep.pipelines.answer_record import AnswerSink, Retrieved
 from ragsweep.pipelines.context import StageContext
 from ragsweep.pipelines.plan import ANSWERING, SweepPlan
 from ragsweep.pipelines.stages import generate, score
@@ -42,7 +43,8 @@ class LocalExecutor:
         score.score_answers(ctx, questions, todo, journal, scorer_key)
 
 
-def answer_here(plan: SweepPlan, ctx: StageContext, sink, bar, clients, gen_items: list) -> RagsweepError | None:
+def answer_here(plan: SweepPlan, ctx: StageContext, sink: AnswerSink, bar, clients,
+                gen_items: list[Retrieved]) -> RagsweepError | None:
     """``LocalExecutor.answer``, generating ``gen_items`` (answers retrieved elsewhere: the Ray executor's
     workers) with the plan's own."""
     from ragsweep.llm.budget import BudgetExhausted

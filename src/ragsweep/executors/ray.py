@@ -23,6 +23,7 @@ from contextlib import contextmanager
 
 from ragsweep.errors import ClusterLost, RagsweepError, short_reason
 from ragsweep.executors.ray_dispatch import Dispatch, task_cause
+from ragsweep.pipelines.answer_record import Retrieved
 from ragsweep.pipelines.plan import SweepPlan
 from ragsweep.pipelines.stages import answer, chunk
 
@@ -65,7 +66,7 @@ class RayExecutor:
         from ragsweep.executors.local import answer_here
 
         ctx = replace(ctx, spec=self.session.worker_spec)  # an embedded Chroma is served: the driver uses it too
-        gen_items: list = []
+        gen_items: list[Retrieved] = []
         try:
             failed = self._llm_contexts(plan, ctx, sink, bar)
         except RagsweepError as exc:  # the budget ran out, or the endpoint refused the key

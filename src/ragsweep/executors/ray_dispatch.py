@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, field
 
 from ragsweep.errors import ClusterLost, short_reason
+from ragsweep.pipelines.answer_record import Retrieved
 from ragsweep.pipelines.plan import Schedule, SweepPlan, Unit, with_embedding
 from ragsweep.pipelines.stages import answer, chunk, graph
 
@@ -41,7 +42,7 @@ class Dispatch:
     Every handler records failures with the local executor's reasons and stores what the task computed; a unit
     finishes when its last task returns (an answer unit is split into slices of the questions)."""
 
-    def __init__(self, plan: SweepPlan, ctx, sink, bar, gen_items: list, cluster) -> None:
+    def __init__(self, plan: SweepPlan, ctx, sink, bar, gen_items: list[Retrieved], cluster) -> None:
         import ray
 
         from ragsweep.executors import ray_tasks as tasks

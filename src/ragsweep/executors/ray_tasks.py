@@ -18,6 +18,7 @@ from typing import Any
 
 from ragsweep.cache_dir import CacheDir
 from ragsweep.embeddings.cache import MemoryEmbeddingCache
+from ragsweep.pipelines.answer_record import AnswerRecord, Retrieved
 from ragsweep.pipelines.context import Models, StageContext
 from ragsweep.pipelines.journal import MemorySink
 from ragsweep.pipelines.stages import chunk, graph, index, queries
@@ -39,8 +40,8 @@ def scratch() -> Path:
 class TaskResult:
     """What a task hands back: journal rows, LLM generation items, vectors and graphs to store, counters."""
 
-    rows: list[tuple[str, str, str, dict]] = field(default_factory=list)
-    gen_items: list = field(default_factory=list)
+    rows: list[tuple[str, str, str, AnswerRecord]] = field(default_factory=list)
+    gen_items: list[Retrieved] = field(default_factory=list)
     vectors: dict[str, list] = field(default_factory=dict)  # model key -> MemoryEmbeddingCache.new_items
     graph_files: dict[str, str] = field(default_factory=dict)  # graph key -> persisted SimplePropertyGraphStore
     graph_failures: dict[str, str] = field(default_factory=dict)  # retriever spec (JSON) -> why its graph failed
@@ -133,7 +134,7 @@ def answer_task(spec, dataset, configs, chunks, pending, vectors, graph_files: d
 
     ctx = _context(spec, dataset, cache_root, vectors, graph_files, configs)
     sink, bar = MemorySink(), NullBar()
-    gen_items: list = []
+    gen_items: list[Retrieved] = []
     plan = SweepPlan.build(configs, pending)
     try:  # the plan's units in this process: the chunks are the driver's, indexes and graphs its tasks' (reopened)
         InProcess(plan, ctx, sink, bar, gen_items, chunks={configs[0].chunk_key: chunks}).run(

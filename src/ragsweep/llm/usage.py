@@ -10,6 +10,23 @@ from __future__ import annotations
 import contextvars
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TypedDict
+
+
+class LLMUse(TypedDict, total=False):
+    """One unit of work's LLM calls as records keep them (``Trace.as_dict``)."""
+
+    llm_calls: int
+    llm_cached: int
+    prompt_tokens: int
+    completion_tokens: int
+    llm_ms: float
+    llm_service_ms: float
+    llm_queue_ms: float
+    llm_service_unknown: int
+    llm_truncated: int
+    cost_usd: float | None
+    llm_retries: int
 
 
 @dataclass
@@ -31,7 +48,7 @@ class Trace:
     retries: int = 0
     replies: list[str] = field(default_factory=list)  # reply texts, in call order (for inspection)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> LLMUse:
         return {"llm_calls": self.calls, "llm_cached": self.cached, "prompt_tokens": self.prompt_tokens,
                 "completion_tokens": self.completion_tokens, "llm_ms": self.ms,
                 "llm_service_ms": self.service_ms, "llm_queue_ms": self.queue_ms,

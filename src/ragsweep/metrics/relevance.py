@@ -16,11 +16,16 @@ from typing import Protocol, Union, cast
 
 class EvidenceLike(Protocol):
     """What the metrics read of ``datasets.types.EvidenceSpan`` (named, not imported: metrics import nothing of
-    ragsweep, so config and datasets may import them)."""
+    ragsweep, so config and datasets may import them). Read-only, as a frozen dataclass's fields are."""
 
-    doc_id: str
-    start: int
-    end: int
+    @property
+    def doc_id(self) -> str: ...
+
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
 
 
 Range = tuple[str, int, int]

@@ -8,11 +8,12 @@ from ragsweep.cache_dir import DEFAULT_CACHE, CacheDir
 from ragsweep.config import SweepSpec
 from ragsweep.datasets.types import Dataset, Question
 from ragsweep.errors import RagsweepError
+from ragsweep.pipelines.answer_record import AnswerRecord, Retrieved
 from ragsweep.pipelines.grid import Configuration
 
 
 def answer_question(spec: SweepSpec, config: Configuration, dataset: Dataset, question: str,
-                    cache_dir: Path | None = None, tuned: dict | None = None) -> dict:
+                    cache_dir: Path | None = None, tuned: dict | None = None) -> AnswerRecord:
     """The answer payload (sources with their text) of ``question`` under ``config``, reusing the caches
     (it may build a missing index, so it holds the cache's lock while it runs); ``tuned``: the fusion
     weights the run chose on its validation questions (its manifest's ``tuned_weights`` entry)."""
@@ -24,7 +25,7 @@ def answer_question(spec: SweepSpec, config: Configuration, dataset: Dataset, qu
 
 
 def _answer(spec: SweepSpec, config: Configuration, dataset: Dataset, question: str, cache: CacheDir,
-            tuned: dict | None = None) -> dict:
+            tuned: dict | None = None) -> AnswerRecord:
     from ragsweep.embeddings.cache import EmbeddingCache
     from ragsweep.llm.clients import LLMClients, check_llms, llms_in_use
     from ragsweep.pipelines.context import Models, StageContext
@@ -57,7 +58,7 @@ def _answer(spec: SweepSpec, config: Configuration, dataset: Dataset, question: 
         if config.embedding is not None:
             vector = index.vector_index(ctx, config, chunks, index.chroma_client(ctx))
             query_ms = queries.embed_questions(ctx, config.embedding, [question])
-        sink, bar, gen_items = MemorySink(), NullBar(), []
+        sink, bar, gen_items = MemorySink(), NullBar(), list[Retrieved]()
         q = Question(qid="ask", question=question)
         retrievers = IndexRetrievers(bm25, vector, llm=ctx.llm, graphs=graphs, rerankers=ctx.rerankers)
         answer.answer_config(ctx, config, retrievers, [q], sink, bar, query_ms, gen_items)

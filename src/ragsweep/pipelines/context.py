@@ -70,7 +70,7 @@ class StageContext:
     spec: SweepSpec
     dataset: Dataset
     cache: CacheDir
-    models: Callable[[EmbeddingSpec], Any]
+    models: Models
     stats: SweepStats = field(default_factory=SweepStats)
     bars: Progress = field(default_factory=lambda: Progress(enabled=False))
     llm: Any = None

@@ -180,7 +180,7 @@ def copies_context(answer: str | None, contexts, share: float | None = None) -> 
     share = copied_share(answer, contexts) if share is None else share
     if share is None or share < COPY_SHARE:
         return False
-    copied_words = share * len(answer.split())
+    copied_words = share * len((answer or "").split())
     return copied_words >= COPY_SENTENCES * max(sentence_words([c for c in contexts if c]), 1.0)
 
 

@@ -74,8 +74,8 @@ def extract_answer(question: str, chunks: Sequence[str], max_sentences: int = 2)
         norm = _K1 * (1 - _B + _B * len(bag) / avg)
         # summed in sorted term order: a set's order follows PYTHONHASHSEED, and float sums in another order
         # differ in the last bit, which decided ties between equally good sentences differently per process
-        s = sum(math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) * (_K1 + 1) / (1 + norm) for t in sorted(q & bag))
-        scores.append((s, -i))
+        score = sum(math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) * (_K1 + 1) / (1 + norm) for t in sorted(q & bag))
+        scores.append((score, -i))
     order = sorted(range(n), key=lambda i: scores[i], reverse=True)
     best = [i for i in order[:max_sentences] if scores[i][0] > 0] or order[:1]
     return " ".join(cands[i] for i in sorted(best))

@@ -163,8 +163,9 @@ def tune_metric(spec: SweepSpec, retriever: RetrieverSpec) -> str | None:
     it is a retrieval metric (the tuning sees rankings, not answers), else nDCG."""
     if not getattr(retriever, "tuned", False):
         return None
-    if retriever.tune_metric:
-        return retriever.tune_metric
+    chosen = getattr(retriever, "tune_metric", None)
+    if chosen:
+        return chosen
     return spec.scoring.metric if spec.scoring.metric in RETRIEVAL_METRICS else "ndcg"
 
 
@@ -211,8 +212,9 @@ def context_identity(spec: SweepSpec, splitter: SplitterSpec) -> dict:
     """What decides the contexts an LLM writes for a splitter's chunks: the model settings and the prompt."""
     from ragsweep.splitters.situate import template_sha256
 
-    return {"llm": llm_identity(context_llm(splitter.context, spec.llm)),
-            "prompt_sha256": template_sha256(splitter.context.prompt_file)}
+    context = splitter.context
+    assert not isinstance(context, str), "a splitter's LLM context only"
+    return {"llm": llm_identity(context_llm(context, spec.llm)), "prompt_sha256": template_sha256(context.prompt_file)}
 
 
 def _retrieval_llm(spec: SweepSpec, retriever, parts) -> dict | None:

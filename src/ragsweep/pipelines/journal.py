@@ -13,6 +13,8 @@ import math
 import time
 from pathlib import Path
 
+from ragsweep.pipelines.answer_record import AnswerRecord
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answer (
     config_hash TEXT NOT NULL, qid TEXT NOT NULL, config_id TEXT NOT NULL, ok INTEGER NOT NULL, payload TEXT NOT NULL,
@@ -75,7 +77,7 @@ class Journal:
         self.flush()
         return {(h, q) for h, q in self._db.execute("SELECT config_hash, qid FROM answer")}
 
-    def add_answer(self, config_hash: str, qid: str, config_id: str, payload: dict) -> None:
+    def add_answer(self, config_hash: str, qid: str, config_id: str, payload: AnswerRecord) -> None:
         ok = 0 if payload.get("error") else 1
         self._add("INSERT OR REPLACE INTO answer VALUES (?, ?, ?, ?, ?)",
                   (config_hash, qid, config_id, ok, self._scrub(json.dumps(payload, ensure_ascii=False))))
@@ -149,7 +151,7 @@ class Journal:
                 out.append((h, q, json.loads(p).get("answer") or ""))
         return out
 
-    def answers(self, config_hashes: set[str] | None = None) -> list[tuple[str, str, str, dict]]:
+    def answers(self, config_hashes: set[str] | None = None) -> list[tuple[str, str, str, AnswerRecord]]:
         self.flush()
         rows = self._db.execute("SELECT config_hash, qid, config_id, payload FROM answer").fetchall()  # noqa: S608
         return [(h, q, c, json.loads(p)) for h, q, c, p in rows if config_hashes is None or h in config_hashes]
@@ -169,9 +171,9 @@ class MemorySink:
     """The journal's writing interface kept in a list: what a Ray task hands back, what ``ask`` reads."""
 
     def __init__(self) -> None:
-        self.rows: list[tuple[str, str, str, dict]] = []
+        self.rows: list[tuple[str, str, str, AnswerRecord]] = []
 
-    def add_answer(self, config_hash: str, qid: str, config_id: str, payload: dict) -> None:
+    def add_answer(self, config_hash: str, qid: str, config_id: str, payload: AnswerRecord) -> None:
         self.rows.append((config_hash, qid, config_id, payload))
 
     def flush(self) -> None:

@@ -87,6 +87,6 @@ def secret_values(spec: SweepSpec, configs: list[Configuration]) -> tuple[str, .
     from ragsweep.llm.clients import secret_values as llm_secrets
 
     names = sorted({e.api_key_env for e in embeddings_in_use(configs) if getattr(e, "api_key_env", None)})
-    if uses_neo4j(configs):
+    if uses_neo4j(configs) and spec.neo4j is not None:
         names.append(spec.neo4j.password_env)
     return tuple(v for v in (os.environ.get(name, "") for name in names) if len(v) >= 4) + llm_secrets(spec)

@@ -10,6 +10,7 @@ import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from ragsweep.run_dir import RunDir
 
@@ -64,7 +65,7 @@ def write_started(spec, dataset, questions, configs, run_dir: Path, limit, cache
 
 def run_context(spec, questions, cache_dir: Path | None, scorer_key: str | None, split: dict | None) -> dict:
     """Where the run's shared state lives and which scores and split its records use."""
-    out = {"cache_dir": str(Path(cache_dir).resolve()) if cache_dir is not None else None,
+    out: dict[str, Any] = {"cache_dir": str(Path(cache_dir).resolve()) if cache_dir is not None else None,
            "bertscore_key": scorer_key}
     if split is not None:
         from ragsweep.evaluation.split import split_counts

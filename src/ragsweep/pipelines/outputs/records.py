@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from ragsweep.pipelines.answer_record import AnswerRecord
 from ragsweep.pipelines.outputs.columns import (
     ANSWER_METRICS,
     BERTSCORE_METRICS,
@@ -24,7 +27,7 @@ def question_rows(questions, split: dict | None = None) -> list[dict]:
             for q in questions]
 
 
-def answer_scores(payload: dict, reference: str | None) -> dict[str, float | None]:
+def answer_scores(payload: AnswerRecord, reference: str | None) -> Mapping[str, float | None]:
     """The short-answer metrics of a journaled answer against the reference answer: cheap and
     deterministic, so computed here rather than journaled; None for a row that failed (no answer)."""
     from ragsweep.metrics import all_answer_metrics
@@ -34,7 +37,7 @@ def answer_scores(payload: dict, reference: str | None) -> dict[str, float | Non
     return all_answer_metrics(payload.get("answer"), reference)
 
 
-def abstention(payload: dict, answerable: bool | None) -> dict:
+def abstention(payload: AnswerRecord, answerable: bool | None) -> dict:
     """Whether the answer abstained (the generator's own record; an LLM answer journaled before
     abstention was recorded is read with ``is_refusal``) and the per-question abstention rates
     (``answerable``: the question has gold evidence; None when no question of the dataset has any)."""
@@ -48,9 +51,9 @@ def abstention(payload: dict, answerable: bool | None) -> dict:
     return {"abstained": bool(abstained), **abstention_scores(bool(abstained), answerable)}
 
 
-def retrieval_llm(payload: dict) -> dict:
+def retrieval_llm(payload: AnswerRecord) -> dict:
     """LLM use while retrieving (query rewrites and transforms, LLM reranking): calls, tokens and cost per question."""
-    parts = [payload.get(k) for k in ("rewrite_llm", "transform_llm", "rerank_llm") if payload.get(k)]
+    parts = [p for p in (payload.get("rewrite_llm"), payload.get("transform_llm"), payload.get("rerank_llm")) if p]
     if not parts:
         return {"retrieval_llm_calls": None, "retrieval_tokens": None, "retrieval_cost_usd": None}
     costs = [p.get("cost_usd") for p in parts if p.get("cost_usd") is not None]
@@ -59,7 +62,7 @@ def retrieval_llm(payload: dict) -> dict:
             "retrieval_cost_usd": sum(costs) if costs else None}
 
 
-def llm_answer_timing(payload: dict) -> dict:
+def llm_answer_timing(payload: AnswerRecord) -> dict:
     """An LLM answer's reply and time apart from ``generation_ms`` (the server's time on its calls where known):
     its wall time with queue waits, the queue wait, whether a reply was cut at max_tokens, the invocation that
     made it; and for a failed answer the kind of failure (``context_window``: a prompt too long for the server)."""
@@ -106,7 +109,7 @@ def build_records(questions: list[dict], configs: list[dict], journal, scorer_ke
     return df.reset_index(drop=True)
 
 
-def _row(config: dict, q: dict, payload: dict, scores: dict, with_evidence: bool) -> dict:
+def _row(config: dict, q: dict, payload: AnswerRecord, scores: dict, with_evidence: bool) -> dict:
     """One (configuration, question) row before its judgements: the configuration's labels, the question, the
     answer and sources, retrieval, latency, groundedness and degenerate-answer columns, the LLM's calls and
     costs, BERTScore (``scores``), the short-answer metrics and abstention."""

@@ -10,13 +10,20 @@ import time
 import traceback
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
 
 from ragsweep.datasets.types import Question
 from ragsweep.errors import short_reason
 from ragsweep.groundedness.detectors.quip import quip_of_nodes
+from ragsweep.pipelines.answer_record import AnswerRecord, AnswerSink, Retrieved, merged, with_scores
 from ragsweep.pipelines.context import StageContext
 from ragsweep.pipelines.grid import Configuration
 from ragsweep.pipelines.stats import Timer
+
+if TYPE_CHECKING:
+    from ragsweep.config import RetrieverSpec
+    from ragsweep.pipelines.stages.abstain import AbstentionRule
+    from ragsweep.retrievers.memo import SharedResults
 
 
 @dataclass
@@ -24,14 +31,14 @@ class GroupIndexes:
     """What one splitter's configurations search: BM25, a vector index and the question latencies per
     embedding label, the knowledge graphs (opened by the splitter's earlier units: ``executors.inprocess``)."""
 
-    bm25: object = None
-    vectors: dict[str, object] = field(default_factory=dict)
+    bm25: SharedResults | None = None
+    vectors: dict[str, SharedResults] = field(default_factory=dict)
     query_ms: dict[str, dict[str, float]] = field(default_factory=dict)
-    graphs: object = None
+    graphs: Any = None
 
 
-def record_failures(configs: list[Configuration], pending: dict[str, list[Question]], sink, stats, bar,
-                    reason: str) -> None:
+def record_failures(configs: list[Configuration], pending: dict[str, list[Question]], sink: AnswerSink, stats,
+                    bar, reason: str) -> None:
     """Every pending question of ``configs`` fails with ``reason`` (the rest of the sweep goes on)."""
     for c in configs:
         for q in pending[c.config_hash]:
@@ -42,7 +49,7 @@ def record_failures(configs: list[Configuration], pending: dict[str, list[Questi
 
 
 def answer_group(ctx: StageContext, configs: list[Configuration], indexes: GroupIndexes,
-                 pending: dict[str, list[Question]], sink, bar, gen_items: list) -> None:
+                 pending: dict[str, list[Question]], sink: AnswerSink, bar, gen_items: list[Retrieved]) -> None:
     """Answer the pending questions of one splitter's ``configs`` (those whose indexes exist)."""
     from ragsweep.retrievers.factory import IndexRetrievers
 
@@ -70,16 +77,16 @@ class _Built:
     """One configuration's query engine: the retriever spec (with tuned weights), the retriever, the extractive
     engine (None with an LLM generator), the abstention rule and the adaptive router (None without)."""
 
-    spec_r: object
+    spec_r: RetrieverSpec
     tuning: dict | None
-    retriever: object
-    engine: object
-    abstain: object
-    route: object
+    retriever: Any  # a LlamaIndex BaseRetriever
+    engine: Any  # RetrieverQueryEngine
+    abstain: AbstentionRule | None
+    route: Callable | None
 
 
-def answer_config(ctx: StageContext, config: Configuration, retrievers, questions: list[Question], sink, bar,
-                  query_ms: dict[str, float], gen_items: list | None = None) -> None:
+def answer_config(ctx: StageContext, config: Configuration, retrievers, questions: list[Question], sink: AnswerSink,
+                  bar, query_ms: dict[str, float], gen_items: list[Retrieved] | None = None) -> None:
     """Answer ``questions`` with one configuration and write each result to ``sink``.
 
     ``retrieval_ms`` is the index search (and fusion) time plus the question's embedding latency,
@@ -138,8 +145,8 @@ def _build(ctx: StageContext, config: Configuration, retrievers) -> _Built:
     return _Built(spec_r, tuning, retriever, engine, abstain, route)
 
 
-def _answer_question(ctx: StageContext, config: Configuration, retrievers, built: _Built, q: Question, sink,
-                    query_ms: dict[str, float], gen_items: list | None) -> bool:
+def _answer_question(ctx: StageContext, config: Configuration, retrievers, built: _Built, q: Question,
+                     sink: AnswerSink, query_ms: dict[str, float], gen_items: list[Retrieved] | None) -> bool:
     """Retrieve for one question, shape the context, answer it (extractive) and write its row; returns False
     when the answer is left to the LLM generator (the row goes to ``gen_items`` instead)."""
     from llama_index.core.schema import QueryBundle
@@ -177,18 +184,19 @@ def _answer_question(ctx: StageContext, config: Configuration, retrievers, built
     rerank = retrievers.rerank_costs(built.spec_r, reranker, q.question, transform)
     sources = _source_rows(ctx, nodes, ranks, reranker is not None)
     metrics = all_retrieval_metrics([(s["doc_id"], s["start"], s["end"]) for s in sources], q.evidence, top_k)
-    payload = {"sources": sources, "retrieval_ms": retrieval_ms, "query_embedding_ms": embed_ms,
-               **metrics, "error": None, **shaped.record, **routed}
-    payload.update(_calls_and_tuning(retrievers, built, q.question, transform, rewrites, rerank))
+    record: AnswerRecord = {"sources": sources, "retrieval_ms": retrieval_ms, "query_embedding_ms": embed_ms,
+                            "error": None}
+    record = merged(with_scores(record, metrics), shaped.record, routed,
+                    _calls_and_tuning(retrievers, built, q.question, transform, rewrites, rerank))
     if built.engine is None:
         assert gen_items is not None
-        gen_items.append((config, q, context, payload))
+        gen_items.append(Retrieved(config, q, context, record))
         return False
-    sink.add_answer(config.config_hash, q.qid, config.config_id, {
-        **payload, "answer": answer, "answer_empty": not answer.strip(), "generator": GENERATOR_LABEL,
-        "generation_ms": generation_ms, **(built.abstain.payload(abstained) if built.abstain is not None else {}),
-        "quip": quip_of_nodes(answer, context),
-    })
+    done: AnswerRecord = {**record, "answer": answer, "answer_empty": not answer.strip(), "generator": GENERATOR_LABEL,
+                          "generation_ms": generation_ms, "quip": quip_of_nodes(answer, context)}
+    if built.abstain is not None:
+        done = merged(done, built.abstain.payload(abstained))
+    sink.add_answer(config.config_hash, q.qid, config.config_id, done)
     ctx.stats.answered += 1
     return True
 
@@ -217,17 +225,17 @@ def _source_rows(ctx: StageContext, nodes, ranks: dict, reranked: bool) -> list[
     return sources
 
 
-def _calls_and_tuning(retrievers, built: _Built, question: str, transform, rewrites, rerank: dict) -> dict:
+def _calls_and_tuning(retrievers, built: _Built, question: str, transform, rewrites, rerank: dict) -> AnswerRecord:
     """A row's LLM calls (query rewrites, the transform's, the reranker's), its tuned fusion weights and what
     the query transform searched with (RM3's expanded_query; an LLM transform's transformed_queries)."""
-    out: dict = {}
+    out: AnswerRecord = {}
     if rewrites.calls:
         out["rewrite_llm"] = rewrites.as_dict()
     elif rerank.get("rewrite_llm"):  # the rewrites of the reranker's memoised base retrieval
         out["rewrite_llm"] = rerank["rewrite_llm"]
     if built.tuning is not None:
         out["fusion_weights"], out["tuning"] = built.tuning["weights"], built.tuning
-    out.update(retrievers.transform_record(transform, question))
+    out = merged(out, retrievers.transform_record(transform, question))
     if rerank:
         out["rerank_ms"] = rerank.get("rerank_ms")
         if rerank.get("rerank_llm"):

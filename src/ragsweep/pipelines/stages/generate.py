@@ -3,7 +3,10 @@ concurrency, rate and budget); and the fusion query rewrites asked for ahead of 
 
 from __future__ import annotations
 
+from typing import Any
+
 from ragsweep.errors import RagsweepError, short_reason
+from ragsweep.pipelines.answer_record import AnswerSink, Retrieved
 from ragsweep.pipelines.stats import Timer
 
 
@@ -23,7 +26,7 @@ def make_llm_synthesizer(spec, llm, prompt: str | None = None):
 
     text = template_text(spec.generator, prompt or spec.generator.prompt_file)
     template = PromptTemplate(text) if text is not None else None
-    kwargs = {"text_qa_template": template} if template is not None else {}
+    kwargs: dict[str, Any] = {"text_qa_template": template} if template is not None else {}
     return get_response_synthesizer(llm=llm, response_mode=spec.generator.response_mode, **kwargs)
 
 
@@ -64,8 +67,8 @@ def prefetch_rewrites(configs, pending, llm, stats) -> None:
         asyncio.run(main())
 
 
-def generate_all(spec, items, sink, clients, stats, bar) -> RagsweepError | None:
-    """Write the answers of ``items`` (configuration, question, retrieved nodes, payload) with the LLM;
+def generate_all(spec, items: list[Retrieved], sink: AnswerSink, clients, stats, bar) -> RagsweepError | None:
+    """Write the answers of ``items`` (what each configuration retrieved for each question) with the LLM;
     returns the error that stopped it (budget, an endpoint refusing every call), if any."""
     import asyncio
 
@@ -73,7 +76,7 @@ def generate_all(spec, items, sink, clients, stats, bar) -> RagsweepError | None
         return asyncio.run(_agenerate(spec, items, sink, clients, stats, bar))
 
 
-async def _agenerate(spec, items, sink, clients, stats, bar) -> RagsweepError | None:
+async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, stats, bar) -> RagsweepError | None:
     from llama_index.core.schema import QueryBundle
 
     from ragsweep.llm.budget import BudgetExhausted
@@ -83,14 +86,14 @@ async def _agenerate(spec, items, sink, clients, stats, bar) -> RagsweepError | 
     from ragsweep.pipelines.workpool import drain
 
     synths = {p: make_llm_synthesizer(spec, clients.get(spec.llm), p)
-              for p in sorted({item[0].prompt or "" for item in items})}
+              for p in sorted({item.config.prompt or "" for item in items})}
     label = generator_label(spec)
 
     from ragsweep.groundedness.detectors.quip import quip_of_nodes
     from ragsweep.pipelines.degenerate import answer_flags
 
-    async def answer(item) -> None:
-        config, q, nodes, payload = item
+    async def answer(item: Retrieved) -> None:
+        config, q, nodes = item.config, item.question, item.context
         trace = Trace()
         response, error, kind = None, None, None
         try:
@@ -110,7 +113,7 @@ async def _agenerate(spec, items, sink, clients, stats, bar) -> RagsweepError | 
         else:
             text = (response.response or "") if response is not None else ""
             sink.add_answer(config.config_hash, q.qid, config.config_id, {
-                **payload, "answer": text, "answer_empty": not text.strip(), "generator": label,
+                **item.record, "answer": text, "answer_empty": not text.strip(), "generator": label,
                 "abstained": is_refusal(text, getattr(spec.generator, "refusal", None)),
                 # generation_ms: the server's time on the calls (their wall time where it is not known, see
                 # llm.capacity); generation_wall_ms adds what they waited in the server's queue

@@ -23,6 +23,7 @@ def index_key(ctx: StageContext, config: Configuration, chunks) -> str:
     """What a collection holds: the corpus, the splitter's chunks, the embedding model."""
     from ragsweep.embeddings.factory import model_key
 
+    assert config.embedding is not None, "a vector index needs an embedding"
     return json.dumps([ctx.dataset.corpus_fingerprint(), config.chunk_key, chunk_digest(chunks),
                        model_key(config.embedding)])
 
@@ -35,6 +36,7 @@ def vector_index(ctx: StageContext, config: Configuration, chunks, client):
     from ragsweep.retrievers.chroma import open_or_build
     from ragsweep.retrievers.memo import SharedResults
 
+    assert config.embedding is not None, "a vector index needs an embedding"
     embed_model = ctx.models(config.embedding)
     bar = ctx.bars.add(f"embedding {config.chunk_key} x {config.embedding.label()}", len(chunks))
     embed_model.set_progress(lambda n: ctx.bars.advance(bar, n))

@@ -73,6 +73,7 @@ def run_stage2(st: RunState) -> tuple[dict, RagsweepError | None]:
         selection = select(spec, records, split)
     except RagsweepError as exc:
         return {"error": str(exc)}, exc
+    assert spec.stage2 is not None, "stage 2 runs with a stage2 section only"
     keys = judge_keys(spec)
     info = {"metric": spec.stage2.select_metric, "rule": selection.rule, "selected": list(selection.selected),
             "ranking": json.loads(selection.ranking.to_json(orient="records")), "judge_keys": keys,

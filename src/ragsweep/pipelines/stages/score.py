@@ -28,7 +28,8 @@ def score_answers(ctx: StageContext, questions, todo: list[tuple[str, str, str]]
     qs = {q.qid: q for q in questions}
     runner = BERTScoreRunner(ctx.spec.scoring.bertscore, ctx.cache.bertscore)
     try:
-        pairs, index = [], []
+        pairs: list[tuple[str, str]] = []
+        index: list[int | None] = []
         for h, qid, answer in todo:
             ref = qs[qid].reference_answer or ""
             if answer.strip() and ref.strip():

@@ -16,8 +16,12 @@ from __future__ import annotations
 
 import itertools
 import time
+from typing import TYPE_CHECKING
 
 from ragsweep.datasets.types import Question
+
+if TYPE_CHECKING:
+    from ragsweep.config import RetrieverSpec
 
 
 def simplex_grid(parts: int, steps: int) -> list[tuple[float, ...]]:
@@ -45,7 +49,7 @@ def validation_questions(ctx) -> list[Question]:
     return [q for q in all_validation(ctx.spec, ctx.dataset) if q.evidence]
 
 
-def tune_weights(ctx, config, retrievers) -> tuple[object, dict]:
+def tune_weights(ctx, config, retrievers) -> tuple[RetrieverSpec, dict]:
     """The configuration's retriever spec with its tuned weights, and what the tuning saw (the metric,
     the number of validation questions, each candidate's mean, the choice and its milliseconds).
     Without validation questions the weights are equal, and the record says why."""
