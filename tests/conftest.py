@@ -37,7 +37,7 @@ BASE_SPEC: dict = {
     "embeddings": [MINILM],
     "retrievers": [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion"}],
     "top_k": [3, 5],
-    "scoring": {"bootstrap_samples": 200, "bertscore": {"baseline_pairs": 300}},
+    "scoring": {"bootstrap_samples": 200, "bertscore": {"baseline_pairs": 50}},
 }
 BASE_LIMIT = 12
 

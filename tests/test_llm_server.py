@@ -16,7 +16,7 @@ from conftest import MINILM, SENTENCE256, describe
 
 pytestmark = pytest.mark.llm_server
 
-SCORING = {"bootstrap_samples": 200, "bertscore": {"baseline_pairs": 300}}
+SCORING = {"bootstrap_samples": 200, "bertscore": {"baseline_pairs": 50}}
 # questions per run: each call takes seconds on the real server (one at a time), so as few as show the behaviour
 QUEUED_LIMIT = 6  # x 2 configurations: enough calls for the capacity learner to hold requests back
 CONTEXT_LIMIT = 2  # x 2 configurations: one fails on the window, one is answered and cut

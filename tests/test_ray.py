@@ -292,7 +292,7 @@ def test_a_search_on_ray_evaluates_the_trials_of_a_local_search(ray_cluster, mak
     """Trials are units of the plan like any other: a seeded random search on Ray picks, answers and reports
     what the same search does locally, to the last bit."""
     data = {"search": {"strategy": "random", "budget": {"trials": 4}, "finalists": 2},
-            "scoring": {"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 300}}}
+            "scoring": {"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 50}}}
     local_spec, ray_spec = make_spec("ray-search-local", **data), make_spec("ray-search-remote", **data)
     local = run_cli("run", local_spec.path, "--cache", tmp_path / "c1", "--limit", 20)
     remote = _ray_run(run_cli, ray_spec, tmp_path / "c2", ray_cluster, "--limit", 20)

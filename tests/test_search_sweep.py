@@ -30,7 +30,7 @@ def _complete_trials(path) -> int:
 def test_tpe_search_resumes_after_kill_9_and_reports_its_finalists(make_spec, search_cache, run_cli, popen_cli,
                                                                    kill_midway, describe_proc, tmp_path):
     spec = make_spec("search", search={"strategy": "tpe", "budget": {"trials": 6}, "finalists": 2, "seed": 3},
-                     scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 300}})
+                     scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 50}})
     study = spec.run_dir / "search.sqlite"
     proc = popen_cli("run", spec.path, "--cache", search_cache, "--no-progress", log_dir=tmp_path)
     kill_midway(proc, lambda: _complete_trials(study), 2, timeout=240, what="complete trials",
@@ -115,7 +115,7 @@ def test_a_raced_grid_drops_the_clearly_worse_and_answers_less(make_spec, search
     """Top-1 against top-5 hit: top-1 configurations lose clearly and stop before the last look; every
     configuration that survives is answered on every validation question, the finalists on test too."""
     spec = make_spec("race", top_k=[1, 5], search={"strategy": "grid", "racing": {"first": 0.2}, "finalists": 2},
-                     scoring={"metric": "hit", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 300}})
+                     scoring={"metric": "hit", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 50}})
     proc = run_cli("run", spec.path, "--cache", search_cache, "--no-progress", timeout=400)
     assert proc.returncode == 0, describe_proc(proc)
     run = load_run(spec.run_dir, proc)
@@ -141,7 +141,7 @@ def test_trials_reuse_what_earlier_trials_retrieved_without_mixing_their_indexes
     """Greedy tries vector, then fusion, on the same splitter in separate trials: the retrievers kept from the
     vector trial (no BM25 index opened) must not serve fusion; every trial answers without error."""
     spec = make_spec("search-greedy", search={"strategy": "greedy", "finalists": 1, "budget": {"fraction": 1}},
-                     scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 300}})
+                     scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 50}})
     proc = run_cli("run", spec.path, "--cache", search_cache, "--no-progress", "--limit", 30)
     assert proc.returncode == 0, describe_proc(proc)
     run = load_run(spec.run_dir, proc)

@@ -19,7 +19,7 @@ from ragsweep.cache_dir import DEFAULT_CACHE, CacheDir
 from ragsweep.config import SweepSpec
 from ragsweep.datasets.types import Dataset
 from ragsweep.errors import RagsweepError
-from ragsweep.heap import give_back
+from ragsweep.heap import give_back, run_scope
 from ragsweep.pipelines.journal import Journal
 from ragsweep.pipelines.run_state import RunState
 from ragsweep.pipelines.stats import SweepStats, Timer
@@ -61,7 +61,7 @@ def run_sweep(request: SweepRequest) -> Path:
     spec = request.spec
     run_dir = Path(request.run_dir or spec.default_run_dir())
     cache = CacheDir(Path(request.cache_dir or spec.cache_dir or DEFAULT_CACHE))
-    with writer_locks(spec, run_dir, cache.root, request.console):
+    with writer_locks(spec, run_dir, cache.root, request.console), run_scope():
         if request.fresh:
             _clear_run_dir(run_dir)
         return _run(request, run_dir, cache, t_start)
