@@ -47,14 +47,14 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5, help="warm runs per setting (default 5)")
     args = ap.parse_args()
 
+    import llama_index.core  # noqa: F401  - the stack a sweep imports
+    import sentence_transformers  # noqa: F401
+    import torch  # noqa: F401
+
     import ragsweep.sweep as sweep
     from ragsweep.config import SweepSpec
     from ragsweep.heap import run_scope
     from ragsweep.sweep import SweepRequest, run_sweep
-
-    import llama_index.core  # noqa: F401  - the stack a sweep imports
-    import sentence_transformers  # noqa: F401
-    import torch  # noqa: F401
 
     print(f"objects tracked after the imports: {len(gc.get_objects()):,}")
     plain, scoped = _collect_ms(contextlib.nullcontext), _collect_ms(run_scope)

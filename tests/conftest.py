@@ -105,6 +105,19 @@ def shared_cache(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def onnx_exports(tmp_path_factory) -> Path:
+    """A cache root holding MiniLM's ONNX exports (fp32, and the int8 made from it; BERTScore uses the same
+    model), made once: an export takes 5-11 s, and the tests that check exporting itself make their own."""
+    from ragsweep.config import HFEmbeddingSpec
+    from ragsweep.embeddings.factory import load_model
+
+    root = tmp_path_factory.mktemp("onnx-exports")
+    for backend in ("onnx", "onnx-int8"):
+        load_model(HFEmbeddingSpec(backend=backend), root)
+    return root
+
+
+@pytest.fixture(scope="session")
 def cli_workdir(tmp_path_factory) -> Path:
     """Working directory of CLI subprocesses, so nothing (e.g. a default .ragsweep/cache) lands in the repo."""
     return tmp_path_factory.mktemp("cli-cwd")

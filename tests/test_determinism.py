@@ -113,52 +113,66 @@ def test_bertscore_agrees_with_bert_score(pairs, tmp_path):
     assert np.abs(ours - ref).max() < 1e-6
 
 
-def test_vectors_and_bertscores_do_not_depend_on_threads(pairs, tmp_path):
-    """A Ray task embeds and scores with one thread (OMP_NUM_THREADS=1), a local run with every core: short
-    questions (few tokens, where CPU kernels switch code paths) and passages give the same vectors on torch and
-    on ONNX int8, and pairs the same BERTScores. One process per thread count computes all three (each start
-    imports PyTorch and loads the models)."""
+THREAD_QUESTIONS = ["Who signs?", "What is due?", "Term?", "NDA", "Which court decides disputes under the agreement?"]
+
+
+def thread_outputs(exports: Path, scores: Path, pairs) -> dict:
+    """What the thread test compares: short questions (few tokens, where CPU kernels switch code paths) and
+    passages embedded on torch and on ONNX int8 (as hex of the float32 bytes), and the BERTScores of ``pairs``."""
+    out: dict = {}
+    for backend in ("torch", "onnx-int8"):
+        m = _cached(HFEmbeddingSpec(backend=backend), exports, 8)
+        v = np.array([m.get_query_embedding(q) for q in THREAD_QUESTIONS]
+                     + m.get_text_embedding_batch(_passages()[:20]))
+        out[backend] = v.astype(np.float32).tobytes().hex()
+    out["bertscore"] = _runner(scores, 16).score([tuple(p) for p in pairs])
+    return json.loads(json.dumps(out))
+
+
+def test_vectors_and_bertscores_do_not_depend_on_threads(pairs, tmp_path, monkeypatch, onnx_exports):
+    """A Ray task embeds and scores with one thread (OMP_NUM_THREADS=1), a local run with every core: the same
+    vectors on torch and on ONNX int8, and the same BERTScores. One thread in a child process (its own
+    start, so its thread pools are made with one thread), two in this one."""
     import subprocess
     import sys
     import textwrap
+
+    import torch
 
     script = textwrap.dedent(f"""
         import json, sys
         from pathlib import Path
-        import numpy as np
         sys.path.insert(0, {str(Path(__file__).parent)!r})
-        from test_determinism import _cached, _passages, _runner
-        from ragsweep.config import HFEmbeddingSpec
-        pairs = json.loads(sys.stdin.read())
-        qs = ["Who signs?", "What is due?", "Term?", "NDA", "Which court decides disputes under the agreement?"]
-        out = {{}}
-        for backend in ("torch", "onnx-int8"):
-            m = _cached(HFEmbeddingSpec(backend=backend), Path(sys.argv[1]) / backend, 8)
-            v = np.array([m.get_query_embedding(q) for q in qs] + m.get_text_embedding_batch(_passages()[:20]))
-            out[backend] = v.astype(np.float32).tobytes().hex()
-        out["bertscore"] = _runner(Path(sys.argv[2]), 16).score([tuple(p) for p in pairs])
-        print(json.dumps(out))
+        from test_determinism import thread_outputs
+        print(json.dumps(thread_outputs(Path(sys.argv[1]), Path(sys.argv[2]), json.loads(sys.stdin.read()))))
     """)
     short = [("Yes.", "No."), ("Rent.", "Rent is due monthly."), ("Term?", "Five years.")]
-    data = json.dumps(pairs[:40] + short)
-    out = {}
-    for threads in ("1", "2"):
-        env = {**os.environ, "OMP_NUM_THREADS": threads, "HF_HUB_OFFLINE": "1"}
-        proc = subprocess.run([sys.executable, "-c", script, str(tmp_path / "exports"),
-                               str(tmp_path / f"{threads}.sqlite")], env=env, input=data, capture_output=True,
-                              text=True, check=True)
-        out[threads] = json.loads(proc.stdout)
+    data = pairs[:40] + short
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
+    proc = subprocess.run([sys.executable, "-c", script, str(onnx_exports), str(tmp_path / "1.sqlite")],
+                          env=env, input=json.dumps(data), capture_output=True, text=True, check=True)
+    one = json.loads(proc.stdout)
+    before = torch.get_num_threads()
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")  # the ONNX sessions made here get two threads
+    torch.set_num_threads(2)
+    try:
+        two = thread_outputs(onnx_exports, tmp_path / "2.sqlite", data)
+    finally:
+        torch.set_num_threads(before)
     for key in ("torch", "onnx-int8", "bertscore"):
-        assert out["1"][key] and out["1"][key] == out["2"][key], key
+        assert one[key] and one[key] == two[key], key
 
 
-def test_onnx_bertscore_agrees_with_torch_and_never_imports_torch(pairs, tmp_path):
-    """The ONNX Runtime backends score (and embed) in a process that never imports PyTorch (the export
-    is made by a child process): fp32 agrees with torch to float32 precision, int8 within 0.05."""
+def test_onnx_bertscore_agrees_with_torch_and_never_imports_torch(pairs, tmp_path, onnx_exports):
+    """The ONNX Runtime backends score (and embed) in a process that never imports PyTorch (given MiniLM's
+    exports: a sweep making them in a child process is test_onnx_embeddings'): fp32 agrees with torch to float32
+    precision, int8 within 0.05."""
+    import shutil
     import subprocess
     import sys
     import textwrap
 
+    shutil.copytree(onnx_exports / "onnx", tmp_path / "onnx")
     torch_scores = np.array(_runner(tmp_path / "t.sqlite", 64).score(pairs[:60]))
     script = textwrap.dedent(f"""
         import json, sys

@@ -32,7 +32,7 @@ def _spec(make_spec, name: str, llm_server, llm: dict, **kw):
 def queued_run(make_spec, shared_cache, run_cli, read_run, llm_server):
     """Two configurations answered by the real server with ``concurrency: 8, timeout: 60`` (the server computes
     one request at a time), then a faithfulness judge on the one stage 1 selects."""
-    spec = _spec(make_spec, "real-queue", llm_server, {"max_tokens": 48, "concurrency": 8, "timeout": 60},
+    spec = _spec(make_spec, "real-queue", llm_server, {"max_tokens": 24, "concurrency": 8, "timeout": 60},
                  splitters=[SENTENCE256], retrievers=[{"kind": "bm25"}, {"kind": "vector"}], top_k=[2],
                  stage2={"judges": ["faithfulness"], "top_n": 1, "select_metric": "ndcg"})
     before = llm_server.generations()

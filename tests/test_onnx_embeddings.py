@@ -39,8 +39,8 @@ def _texts() -> tuple[list[str], list[str]]:
 
 
 @pytest.fixture(scope="module")
-def onnx_root(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("onnx-cache")
+def onnx_root(onnx_exports) -> Path:
+    return onnx_exports
 
 
 @pytest.fixture(scope="module")
