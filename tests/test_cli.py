@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import inproc
 import procwait
 import pytest
 
@@ -30,6 +31,12 @@ def env() -> dict[str, str]:
 
 def cli(*args: str, cwd: Path = ROOT, timeout: int = 120) -> subprocess.CompletedProcess:
     return procwait.run([sys.executable, "-m", "ragsweep.cli", *map(str, args)], cwd=cwd, env=env(), stall=timeout)
+
+
+def here(*args, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """``cli`` in this process (``tests/inproc.py``: the same output and exit code without an interpreter's
+    start-up); ``cli`` stays for what is about a fresh process (imports, library logging, ``--verbose``)."""
+    return inproc.run([str(a) for a in args], cwd=cwd, env=env())
 
 
 def one_error_line(proc: subprocess.CompletedProcess) -> str:
@@ -94,7 +101,7 @@ def test_validate_help_shows_the_schema_that_errors_point_to():
 
 # --------------------------------------------------------------------------- validate
 def test_validate_demo_spec_lists_50_configurations():
-    proc = cli("validate", "specs/demo.yaml")
+    proc = here("validate", "specs/demo.yaml")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.splitlines()
     assert out[0].startswith("specs/demo.yaml: valid. dataset demo: 28 documents, 107 questions")
@@ -109,7 +116,7 @@ def test_validate_demo_spec_lists_50_configurations():
 
 
 def test_validate_from_another_directory(tmp_path):
-    proc = cli("validate", DEMO_SPEC, cwd=tmp_path)
+    proc = here("validate", DEMO_SPEC, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "50 configurations:" in proc.stdout
 
@@ -127,7 +134,7 @@ def test_validate_from_another_directory(tmp_path):
 def test_validate_bad_spec_one_line_exit_2(tmp_path, text, field):
     p = tmp_path / "bad.yaml"
     p.write_text(text, encoding="utf-8")
-    line = one_error_line(cli("validate", p))
+    line = one_error_line(here("validate", p))
     assert line.startswith(f"error: {p}: {field}: "), line
     assert len(line) > len(f"error: {p}: {field}: ") + 5
 
@@ -135,13 +142,13 @@ def test_validate_bad_spec_one_line_exit_2(tmp_path, text, field):
 def test_validate_malformed_yaml(tmp_path):
     p = tmp_path / "broken.yaml"
     p.write_text("splitters: [\n  - {kind: token\n", encoding="utf-8")
-    line = one_error_line(cli("validate", p))
+    line = one_error_line(here("validate", p))
     assert line.startswith(f"error: {p}: malformed YAML at line ")
 
 
 def test_validate_missing_spec_file(tmp_path):
     p = tmp_path / "nothere.yaml"
-    line = one_error_line(cli("validate", p))
+    line = one_error_line(here("validate", p))
     assert line == f"error: {p}: spec file not found"
 
 
@@ -158,12 +165,12 @@ def _empty_corpus_spec(tmp_path: Path) -> Path:
 
 def test_validate_empty_corpus_is_one_line(tmp_path):
     """A schema-valid spec whose dataset cannot be used also fails with one line (not a traceback)."""
-    line = one_error_line(cli("validate", _empty_corpus_spec(tmp_path)))
+    line = one_error_line(here("validate", _empty_corpus_spec(tmp_path)))
     assert "no documents" in line
 
 
 def test_validate_empty_corpus_names_the_corpus_file(tmp_path):
-    line = one_error_line(cli("validate", _empty_corpus_spec(tmp_path)))
+    line = one_error_line(here("validate", _empty_corpus_spec(tmp_path)))
     assert str(tmp_path / "corpus.jsonl") in line
     assert "questions.jsonl" not in line
 
@@ -171,25 +178,25 @@ def test_validate_empty_corpus_names_the_corpus_file(tmp_path):
 # --------------------------------------------------------------------------- show
 def test_show_missing_directory(tmp_path):
     d = tmp_path / "no-such-run"
-    line = one_error_line(cli("show", d))
+    line = one_error_line(here("show", d))
     assert line.startswith(f"error: {d}: no such run directory") and "ragsweep run SPEC" in line
 
 
 def test_show_directory_without_manifest(tmp_path):
-    line = one_error_line(cli("show", tmp_path))
+    line = one_error_line(here("show", tmp_path))
     assert line.startswith(f"error: {tmp_path}: not a ragsweep run directory (no manifest.json)")
     assert "ragsweep run" in line
 
 
 def test_show_invalid_manifest(tmp_path):
     (tmp_path / "manifest.json").write_text("{not json", encoding="utf-8")
-    line = one_error_line(cli("show", tmp_path))
+    line = one_error_line(here("show", tmp_path))
     assert f"{tmp_path / 'manifest.json'}" in line and "not valid JSON" in line
 
 
 def test_show_unsupported_format_version(tmp_path):
     (tmp_path / "manifest.json").write_text(json.dumps({"format_version": 99}), encoding="utf-8")
-    line = one_error_line(cli("show", tmp_path))
+    line = one_error_line(here("show", tmp_path))
     assert "run format 99" in line and "newer ragsweep" in line and "upgrade" in line
 
 
@@ -204,7 +211,7 @@ def fake_run(tmp_path) -> Path:
 
 
 def test_ask_unknown_config_id(fake_run):
-    line = one_error_line(cli("ask", fake_run, "token999-minilm-vector-k7", "What is a controller?"))
+    line = one_error_line(here("ask", fake_run, "token999-minilm-vector-k7", "What is a controller?"))
     assert "'token999-minilm-vector-k7'" in line
     assert str(fake_run) in line
     # it suggests real configuration ids
@@ -212,7 +219,7 @@ def test_ask_unknown_config_id(fake_run):
 
 
 def test_ask_on_missing_run(tmp_path):
-    line = one_error_line(cli("ask", tmp_path / "gone", "token128-bm25-k3", "Q?"))
+    line = one_error_line(here("ask", tmp_path / "gone", "token128-bm25-k3", "Q?"))
     assert "no such run directory" in line
 
 
@@ -222,7 +229,7 @@ def test_ask_with_invalid_spec_in_manifest(tmp_path):
     spec = load_spec(DEMO_SPEC).model_dump(mode="json")
     spec["top_k"] = [0]
     (run / "manifest.json").write_text(json.dumps({"format_version": FORMAT_VERSION, "spec": spec}), encoding="utf-8")
-    line = one_error_line(cli("ask", run, "token128-bm25-k3", "Q?"))
+    line = one_error_line(here("ask", run, "token128-bm25-k3", "Q?"))
     assert line.startswith(f"error: {run}/manifest.json: top_k: ")
 
 
@@ -299,7 +306,7 @@ def test_verbose_shows_library_info_logs(pdf_run):
 
 
 def test_ask_shows_pages_and_marks_gold_sources(pdf_run):
-    proc = cli("ask", pdf_run["run"], "token32-bm25-k2", "  when must EXPENSE reports be filed? ")
+    proc = here("ask", pdf_run["run"], "token32-bm25-k2", "  when must EXPENSE reports be filed? ")
     assert proc.returncode == 0, proc.stderr
     assert "dataset question q1 (same text): 1 gold evidence span(s)" in proc.stdout
     rows = [[c.strip() for c in ln.split("│")[1:-1]] for ln in proc.stdout.splitlines() if re.match(r"│ \d", ln)]
@@ -311,7 +318,7 @@ def test_ask_shows_pages_and_marks_gold_sources(pdf_run):
 
 
 def test_ask_qid_names_the_question_whose_gold_is_marked(pdf_run):
-    proc = cli("ask", pdf_run["run"], "token32-bm25-k2", "office hours?", "--qid", "q2")
+    proc = here("ask", pdf_run["run"], "token32-bm25-k2", "office hours?", "--qid", "q2")
     assert proc.returncode == 0, proc.stderr
     assert "dataset question q2 (named by --qid)" in proc.stdout
     marked = [ln for ln in proc.stdout.splitlines() if "✓" in ln and "│" in ln]
@@ -319,5 +326,5 @@ def test_ask_qid_names_the_question_whose_gold_is_marked(pdf_run):
 
 
 def test_ask_unknown_qid_is_one_line(pdf_run):
-    line = one_error_line(cli("ask", pdf_run["run"], "token32-bm25-k2", "Q?", "--qid", "q9"))
+    line = one_error_line(here("ask", pdf_run["run"], "token32-bm25-k2", "Q?", "--qid", "q9"))
     assert "--qid: 'q9' is not a question" in line and "q1" in line

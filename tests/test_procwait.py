@@ -11,16 +11,16 @@ import pytest
 
 
 def test_a_child_that_keeps_working_outlives_the_stall_limit():
-    """Four seconds of output, a line every 0.5 s, under a 2 s stall limit: it finishes."""
-    code = "import time\nfor i in range(8):\n    print(i, flush=True); time.sleep(0.5)\n"
-    proc = procwait.run([sys.executable, "-c", code], stall=2.0, poll=0.05)
+    """Two seconds of output, a line every 0.25 s, under a 1 s stall limit: it finishes."""
+    code = "import time\nfor i in range(8):\n    print(i, flush=True); time.sleep(0.25)\n"
+    proc = procwait.run([sys.executable, "-c", code], stall=1.0, poll=0.05)
     assert proc.returncode == 0 and proc.stdout.split() == [str(i) for i in range(8)]
 
 
 def test_a_child_that_computes_silently_is_not_stalled():
-    """No output for 4 s, but CPU time grows: a silent computation is progress."""
-    code = "import time\nt = time.time()\nwhile time.time() - t < 4.0:\n    pass\nprint('done')\n"
-    proc = procwait.run([sys.executable, "-c", code], stall=2.0, poll=0.05)
+    """No output for 2.5 s, but CPU time grows: a silent computation is progress."""
+    code = "import time\nt = time.time()\nwhile time.time() - t < 2.5:\n    pass\nprint('done')\n"
+    proc = procwait.run([sys.executable, "-c", code], stall=1.0, poll=0.05)
     assert proc.returncode == 0 and proc.stdout.strip() == "done"
 
 

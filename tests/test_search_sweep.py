@@ -17,6 +17,9 @@ def search_cache(tmp_path_factory):
     return tmp_path_factory.mktemp("search-cache")
 
 
+SEARCH_LIMIT = 48  # questions: 24 validation, 24 test
+
+
 def _complete_trials(path) -> int:
     if not path.is_file():
         return 0
@@ -32,7 +35,8 @@ def test_tpe_search_resumes_after_kill_9_and_reports_its_finalists(make_spec, se
     spec = make_spec("search", search={"strategy": "tpe", "budget": {"trials": 6}, "finalists": 2, "seed": 3},
                      scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 50}})
     study = spec.run_dir / "search.sqlite"
-    proc = popen_cli("run", spec.path, "--cache", search_cache, "--no-progress", log_dir=tmp_path)
+    proc = popen_cli("run", spec.path, "--cache", search_cache, "--no-progress", "--limit", SEARCH_LIMIT,
+                     log_dir=tmp_path)
     kill_midway(proc, lambda: _complete_trials(study), 2, timeout=240, what="complete trials",
                 stderr_path=tmp_path / "stderr.txt")
     with sqlite3.connect(study) as db:
@@ -41,7 +45,7 @@ def test_tpe_search_resumes_after_kill_9_and_reports_its_finalists(make_spec, se
                             "ORDER BY t.number").fetchall()
     assert any(state == "RUNNING" for _, state, _ in before) or len(before) >= 2, before
 
-    done = run_cli("run", spec.path, "--cache", search_cache, timeout=400)
+    done = run_cli("run", spec.path, "--cache", search_cache, "--limit", SEARCH_LIMIT, timeout=400)
     assert done.returncode == 0, describe_proc(done)
     run = load_run(spec.run_dir, done)
     search = run.manifest["search"]
@@ -86,7 +90,7 @@ def test_tpe_search_resumes_after_kill_9_and_reports_its_finalists(make_spec, se
     assert len(curve) == 6 and all(a["seconds"] <= b["seconds"] and a["best"] <= b["best"]
                                    for a, b in zip(curve, curve[1:]))
 
-    again = run_cli("run", spec.path, "--cache", search_cache, "--no-progress")
+    again = run_cli("run", spec.path, "--cache", search_cache, "--no-progress", "--limit", SEARCH_LIMIT)
     assert again.returncode == 0, describe_proc(again)
     assert json.loads((spec.run_dir / "manifest.json").read_text())["search"]["trials"] == trials
     shown = run_cli("show", spec.run_dir)
