@@ -46,6 +46,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5, help="warm runs per setting (default 5)")
     args = ap.parse_args()
+    if args.runs < 1:
+        ap.error(f"--runs must be at least 1, got {args.runs}")
 
     import llama_index.core  # noqa: F401  - the stack a sweep imports
     import sentence_transformers  # noqa: F401

@@ -6,7 +6,7 @@ reader (``outputs/records``) are checked against one list.
 Every key is optional (``total=False``): a failed row has ``error`` (and perhaps ``traceback``, ``llm``,
 ``error_kind``) alone, and the other keys appear with the feature that writes them. The retrieval metric
 scores (``hit``, ``mrr``, ... : the catalogue's ``retrieval`` family, ``metrics/catalogue.py``) are keys of
-the record too; they are added by ``with_scores`` under the catalogue's names rather than listed here, so a
+the record too; they are added (``merged``) under the catalogue's names rather than listed here, so a
 new metric stays one declaration.
 """
 
@@ -68,13 +68,9 @@ class AnswerRecord(TypedDict, total=False):
     abstention_tuning: dict[str, Any]
 
 
-def with_scores(record: AnswerRecord, scores: Mapping[str, float | None]) -> AnswerRecord:
-    """``record`` with the retrieval metric scores (keyed by the catalogue's names) added."""
-    return cast(AnswerRecord, {**record, **scores})
-
-
 def merged(*parts: Mapping[str, Any]) -> AnswerRecord:
-    """One record from the parts its writers return (a postprocessor's, a transform's, the abstention rule's)."""
+    """One record from the parts its writers return (the retrieval scores by metric name, a postprocessor's, a
+    transform's, the abstention rule's); a later part's key wins."""
     out: dict[str, Any] = {}
     for part in parts:
         out.update(part)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ragsweep.datasets.types import Question
 from ragsweep.errors import short_reason
 from ragsweep.groundedness.detectors.quip import quip_of_nodes
-from ragsweep.pipelines.answer_record import AnswerRecord, AnswerSink, Retrieved, merged, with_scores
+from ragsweep.pipelines.answer_record import AnswerRecord, AnswerSink, Retrieved, merged
 from ragsweep.pipelines.context import StageContext
 from ragsweep.pipelines.grid import Configuration
 from ragsweep.pipelines.stats import Timer
@@ -186,7 +186,7 @@ def _answer_question(ctx: StageContext, config: Configuration, retrievers, built
     metrics = all_retrieval_metrics([(s["doc_id"], s["start"], s["end"]) for s in sources], q.evidence, top_k)
     record: AnswerRecord = {"sources": sources, "retrieval_ms": retrieval_ms, "query_embedding_ms": embed_ms,
                             "error": None}
-    record = merged(with_scores(record, metrics), shaped.record, routed,
+    record = merged(record, metrics, shaped.record, routed,
                     _calls_and_tuning(retrievers, built, q.question, transform, rewrites, rerank))
     if built.engine is None:
         assert gen_items is not None
