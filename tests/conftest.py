@@ -215,30 +215,64 @@ def base_run(make_spec, shared_cache, run_cli) -> Run:
     return run
 
 
+def seed_cache(dest: Path, source: Path, *, keep_chunks_of=None) -> Path:
+    """Fill the new cache ``dest`` with the vectors and BERTScores of the cache ``source`` (SQLite's backup: a
+    consistent copy). A vector is a function of its text and a BERTScore of its pair, so a run on the copy gives
+    what it would on an empty cache, without computing them again; it still chunks, indexes and answers.
+    ``keep_chunks_of(chunk_id)``: the chunks whose vectors are left out (to be embedded by the run)."""
+    import sqlite3
+
+    from ragsweep.embeddings.cache import text_key
+
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ("embeddings.sqlite", "bertscore.sqlite"):
+        if not (source / name).is_file():
+            continue
+        with sqlite3.connect(source / name) as src, sqlite3.connect(dest / name) as dst:
+            src.backup(dst)
+        src.close()
+        dst.close()
+    if keep_chunks_of is not None:
+        texts = {c[4] for f in (source / "chunks").glob("*.json") for c in json.loads(f.read_text(encoding="utf-8"))
+                 if keep_chunks_of(c[0])}
+        with sqlite3.connect(dest / "embeddings.sqlite") as db:
+            db.executemany("DELETE FROM embedding WHERE key = ?", [(text_key(t, "text"),) for t in texts])
+            assert db.total_changes == len(texts) > 0, "the vectors to leave out are not the chunks' texts"
+        db.close()
+    return dest
+
+
+@pytest.fixture
+def seeded_cache(base_run, shared_cache, tmp_path) -> Path:
+    """A cache of the test's own holding the reference sweep's vectors and BERTScores (``seed_cache``)."""
+    return seed_cache(tmp_path / "seeded-cache", shared_cache)
+
+
 # The run the report, plot and notebook tests look at: every demo question (all seven question types),
 # every retriever kind (BM25, vector, fusion, knowledge graph, hybrid_kg), answers by an LLM and stage-2
 # judges (correctness, faithfulness, relevancy) from the scripted OpenAI-compatible server. It has its own
-# cache directory: it embeds all 107 questions, which would change what other tests find in the shared cache.
-REPORT_SPLITTER = {"kind": "token", "chunk_size": 200, "chunk_overlap": 20}
+# cache directory (seeded with the reference sweep's vectors and BERTScores): it embeds all 107 questions, which
+# would change what other tests find in the shared cache.
+REPORT_SPLITTER = SENTENCE256  # the reference sweep's (its vectors are in the seeded cache); top_k 4, not its ids
 REPORT_RETRIEVERS = [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion"}, {"kind": "knowledge_graph"},
                      {"kind": "hybrid_kg"}]
 REPORT_KEY = "sk-report-SECRET-5f2a9c0e"
 
 
 @pytest.fixture(scope="session")
-def report_run(make_spec, run_cli, tmp_path_factory) -> Run:
+def report_run(make_spec, run_cli, tmp_path_factory, base_run, shared_cache) -> Run:
     """A finished stage-2 run over all 107 demo questions (5 configurations; the server is stopped afterwards)."""
     from fake_openai import FakeOpenAI
 
     fake = FakeOpenAI(api_key=REPORT_KEY).start()
     try:
         spec = make_spec(
-            "report", splitters=[REPORT_SPLITTER], retrievers=REPORT_RETRIEVERS, top_k=[3],
+            "report", splitters=[REPORT_SPLITTER], retrievers=REPORT_RETRIEVERS, top_k=[4],
             generator={"kind": "llm"},
             llm={"model": "report-model", "base_url": fake.base_url, "api_key_env": "REPORT_KEY", "concurrency": 8},
             prices={"report-model": {"input": 1.0, "output": 2.0}},
             stage2={"top_n": 2, "max_configs": 3})
-        cache = tmp_path_factory.mktemp("report-cache")
+        cache = seed_cache(tmp_path_factory.mktemp("report-cache"), shared_cache)
         proc = run_cli("run", spec.path, "--cache", cache, env={"REPORT_KEY": REPORT_KEY}, timeout=400)
         assert proc.returncode == 0, describe(proc)
     finally:

@@ -51,12 +51,12 @@ def test_a_lock_left_by_a_killed_process_is_taken_over(tmp_path):
         assert json.loads((tmp_path / "lock").read_text())["pid"] == os.getpid()
 
 
-def test_two_runs_of_one_spec_at_once(make_spec, popen_cli, run_cli, tmp_path):
+def test_two_runs_of_one_spec_at_once(make_spec, popen_cli, run_cli, tmp_path, seeded_cache):
     """The second ``ragsweep run`` of a spec whose first is running stops at once with one line and
     exit 2, writing nothing; so does one with another run directory but the same cache."""
     spec = make_spec("locked", retrievers=[{"kind": "bm25"}])
     other = make_spec("locked-other", retrievers=[{"kind": "bm25"}])
-    cache = tmp_path / "cache"
+    cache = seeded_cache
     first = popen_cli("run", spec.path, "--cache", cache, "--limit", 4, log_dir=tmp_path)
     try:
         lock = spec.run_dir / "lock"

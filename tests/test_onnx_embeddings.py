@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -314,9 +315,12 @@ def test_the_fast_tokenizer_is_safe_from_many_threads_at_once():
     assert {len(ids) for ids, _ in expected[16]} == {16} and len(expected[None][0][0]) > 1000
 
 
-def test_a_sweep_exports_its_onnx_models_first_and_a_bad_one_fails_only_its_configurations(tmp_path, monkeypatch):
+def test_a_sweep_exports_its_onnx_models_first_and_a_bad_one_fails_only_its_configurations(tmp_path, monkeypatch,
+                                                                                            onnx_exports):
     """Exports are made before the run writes anything (while the process is small: stages.export); a model
-    that cannot be exported fails its own configurations with the reason, and the others are answered."""
+    that cannot be exported fails its own configurations with the reason, and the others are answered. MiniLM's
+    export is the session's (``onnx_exports``: the same child-process export, made once), copied where the child
+    would write it; the model that cannot be exported goes to real children."""
     import pandas as pd
 
     from ragsweep.config import parse_spec
@@ -333,6 +337,8 @@ def test_a_sweep_exports_its_onnx_models_first_and_a_bad_one_fails_only_its_conf
 
     def watched(module, function, *args):
         seen.append((function, str(args[0]), (run_dir / "manifest.json").exists()))
+        if str(args[0]) != str(plain):
+            return shutil.copyfile(onnx_export.export_path(onnx_exports, MINILM_ID, "fp32"), args[1])
         return real(module, function, *args)
 
     monkeypatch.setattr(onnx_export, "export_in_child", watched)

@@ -6,6 +6,7 @@ killed on the cluster resumes from its journal; stores other hosts cannot reach 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import subprocess
@@ -17,7 +18,7 @@ from pathlib import Path
 import procwait
 import pytest
 import ray  # noqa: F401,E402 - a test dependency (pyproject's test extra): missing, the module fails loudly
-from conftest import BASE_LIMIT, PATTERN, SENTENCE256, _cli_env, describe
+from conftest import BASE_LIMIT, PATTERN, SENTENCE256, _cli_env, describe, seed_cache
 
 # Ray 2.5x+ turns token authentication on for clusters it starts and writes a token to ~/.ray; the test
 # cluster, its nodes and the ragsweep processes all run with it off, consistently.
@@ -49,8 +50,35 @@ def ray_cluster(get_free_port):
         _ray("start", "--address", f"127.0.0.1:{port}", "--node-ip-address", "127.0.0.1", *common)
         yield f"127.0.0.1:{port}"
     finally:
-        _ray("stop", "--force", check=False)
+        _kill_cluster(temp, port)
         shutil.rmtree(temp, ignore_errors=True)
+
+
+def _kill_cluster(temp: str, port: int) -> None:
+    """SIGKILL this cluster's processes (both nodes' name ``temp`` or the head's address in their command lines)
+    and what they started (agents, workers), and wait until they are gone: ``ray stop --force`` would stop every
+    Ray cluster of the machine, a user's own included, and waits seconds between its rounds."""
+    import psutil
+
+    def ours(args: list[str]) -> bool:
+        return any(temp in a or (a.startswith("--") and a.endswith(f":{port}")) for a in args)
+
+    roots = [p for p in psutil.process_iter(["cmdline"]) if ours(p.info["cmdline"] or [])]
+    procs = {p.pid: p for root in roots for p in [root, *_children(root)]}
+    for p in procs.values():
+        with contextlib.suppress(psutil.Error):
+            p.kill()
+    _, alive = psutil.wait_procs(list(procs.values()), timeout=30)
+    assert not alive, f"Ray processes still alive 30 s after SIGKILL: {alive}"
+
+
+def _children(proc) -> list:
+    import psutil
+
+    try:
+        return proc.children(recursive=True)
+    except psutil.Error:  # gone already
+        return []
 
 
 def _ray_run(run_cli, spec, cache, address, *extra, env=None, timeout=400):
@@ -94,19 +122,30 @@ def assert_same_summary(local, remote) -> None:
     pd.testing.assert_frame_equal(prep(local), prep(remote), check_exact=True)
 
 
+def _vectors(cache: Path) -> int:
+    import sqlite3
+
+    with sqlite3.connect(cache / "embeddings.sqlite") as db:
+        n = db.execute("SELECT count(*) FROM embedding").fetchone()[0]
+    db.close()
+    return n
+
+
 def test_killed_ray_sweep_resumes_and_leaves_the_records_of_a_local_sweep(
         ray_cluster, base_run, make_spec, popen_cli, run_cli, read_run, shared_cache, tmp_path, kill_midway):
     """Demo data, 2 splitters x {bm25, vector, fusion, knowledge graph, hybrid_kg} x top_k {3, 5} on a two-node
-    cluster with a cold cache, so the workers chunk, embed, index and build graphs. The driver is SIGKILLed
-    after the first answers; the rerun answers only what the journal lacks, keeps what it has, and the
-    records equal a local run's."""
+    cluster with a cache that holds no chunk, index or graph, and the vectors of one splitter only
+    (``seed_cache``: the reference sweep's), so the workers chunk, embed, read vectors, index and build graphs.
+    The driver is SIGKILLed after the first answers; the rerun answers only what the journal lacks, keeps what it
+    has, and the records equal a local run's."""
     from test_sweep import journal_payloads, journal_rows
 
     data = {"splitters": [SENTENCE256, PATTERN], "retrievers": GRAPH_RETRIEVERS}
     spec = make_spec("ray-remote", **data, ray={"questions_per_task": 2})
     total = 20 * BASE_LIMIT
-    cache = tmp_path / "cache-ray"
+    cache = seed_cache(tmp_path / "cache-ray", shared_cache, keep_chunks_of=lambda cid: cid.startswith("sentence256:"))
     journal = spec.run_dir / "journal.sqlite"
+    vectors_at_start = _vectors(cache)
     proc = popen_cli("run", spec.path, "--cache", cache, "--ray-address", ray_cluster, "--limit", BASE_LIMIT,
                      log_dir=tmp_path, env=RAY_ENV)
     kill_midway(proc, lambda: journal_rows(journal)[0], 1, timeout=240, what="answers journaled",
@@ -114,8 +153,12 @@ def test_killed_ray_sweep_resumes_and_leaves_the_records_of_a_local_sweep(
     rows, ok_rows = journal_rows(journal)
     assert 0 < rows < total and ok_rows == rows
     before = journal_payloads(journal)
-    time.sleep(2)  # the Chroma server the killed driver started for its embedded directory goes with it
-    assert subprocess.run(["pgrep", "-f", f"chroma run --path {cache / 'chroma'}"]).returncode != 0
+    # the Chroma server the killed driver started for its embedded directory goes with it (the kernel signals it
+    # when its parent dies)
+    deadline = time.monotonic() + 30
+    while subprocess.run(["pgrep", "-f", f"chroma run --path {cache / 'chroma'}"]).returncode == 0:
+        assert time.monotonic() < deadline, "the killed driver's Chroma server outlived it by 30 s"
+        time.sleep(0.1)
     # the workers handed the driver what they computed: chunks, graphs (and vectors) are in the cache, at least
     # those of the splitter that answered (the other one's may still have been on its way at the kill)
     graphs_at_kill = len(list((cache / "graphs").glob("*.json")))
@@ -133,6 +176,8 @@ def test_killed_ray_sweep_resumes_and_leaves_the_records_of_a_local_sweep(
     assert inv["indexes_built"] + inv["indexes_reused"] == 2, inv  # an index the killed run finished is reused
     # the graphs the killed run's workers built are reused, not built again
     assert sum(g["built"] for g in inv["graphs"].values()) == 2 - graphs_at_kill, inv["graphs"]
+    # the chunks whose vectors were left out were embedded, by one of the two runs
+    assert _vectors(cache) - vectors_at_start >= inv["unique_chunk_texts"]["sentence256"] > 0
 
     local_spec = make_spec("ray-local", **data)
     local = run_cli("run", local_spec.path, "--cache", shared_cache, "--limit", BASE_LIMIT)

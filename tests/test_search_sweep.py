@@ -7,14 +7,15 @@ import json
 import sqlite3
 
 import pytest
-from conftest import load_run
+from conftest import load_run, seed_cache
 
 
 @pytest.fixture(scope="module")
-def search_cache(tmp_path_factory):
+def search_cache(tmp_path_factory, base_run, shared_cache):
     """The searches' own cache: they embed every demo question, which the shared cache must not hold
-    (test_sweep.py's resume test counts the 12 question vectors of the reference sweep there)."""
-    return tmp_path_factory.mktemp("search-cache")
+    (test_sweep.py's resume test counts the 12 question vectors of the reference sweep there). It starts with
+    the reference sweep's vectors and BERTScores (``seed_cache``)."""
+    return seed_cache(tmp_path_factory.mktemp("search-cache"), shared_cache)
 
 
 SEARCH_LIMIT = 48  # questions: 24 validation, 24 test
