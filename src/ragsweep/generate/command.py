@@ -82,7 +82,7 @@ def estimate(req: GenerateRequest, documents):
     from ragsweep.generate.run import document_titles, quotas
     from ragsweep.llm.pricing import price_for
     from ragsweep.llm.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, count_tokens
-    from ragsweep.pipelines.estimate import StageEstimate
+    from ragsweep.pipelines.stage_estimate import StageEstimate
 
     if req.generate.generator == "offline":
         return []

@@ -15,31 +15,20 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ragsweep.pipelines.estimate_retrieval import llm_rerank, llm_transforms
+from ragsweep.pipelines.stage_estimate import StageEstimate
 from ragsweep.run_dir import RunDir
+
+if TYPE_CHECKING:
+    from ragsweep.cache_dir import CacheDir
+    from ragsweep.config import LLMSpec, SweepSpec
+    from ragsweep.datasets.types import Dataset, Question
+    from ragsweep.pipelines.grid import Configuration
 
 _SEMANTIC_GUESS = 256
 _EXTRACTIVE_ANSWER = 60
-
-
-@dataclass
-class StageEstimate:
-    stage: str
-    model: str
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float | None = 0.0
-    notes: list[str] = field(default_factory=list)
-
-    def add(self, calls: int, prompt: int, completion: int, price) -> None:
-        from ragsweep.llm.pricing import cost_usd
-
-        self.calls += calls
-        self.prompt_tokens += prompt
-        self.completion_tokens += completion
-        c = cost_usd(price, prompt, completion)
-        self.cost_usd = None if c is None or self.cost_usd is None else self.cost_usd + c
 
 
 @dataclass
@@ -47,11 +36,11 @@ class _Run:
     """What every stage's estimate reads: the spec, the questions and configurations still to do, what is
     journaled, the questions' token counts, and each splitter's chunks and mean chunk length (computed once)."""
 
-    spec: object
-    dataset: object
-    questions: list
-    configs: list
-    cache: object
+    spec: SweepSpec
+    dataset: Dataset
+    questions: list[Question]
+    configs: list[Configuration]
+    cache: CacheDir
     done: set
     judged: set
     q_tokens: dict[str, int]
@@ -109,20 +98,21 @@ def _stage1(r: _Run) -> list[StageEstimate]:
     from ragsweep.llm.tokens import count_tokens
 
     spec, configs, questions, done = r.spec, r.configs, r.questions, r.done
+    llm = _llm(spec)
     out: list[StageEstimate] = []
-    price = price_for(spec.llm.model, spec.prices)
-    rewrites = {(q.qid, c.retriever.num_queries) for c in configs if getattr(c.retriever, "num_queries", 1) > 1
+    price = price_for(llm.model, spec.prices)
+    rewrites = {(q.qid, n) for c in configs if (n := getattr(c.retriever, "num_queries", 1)) > 1
                 for q in questions if (c.config_hash, q.qid) not in done}
     if rewrites:
-        est = StageEstimate("query_rewrite", spec.llm.model)
+        est = StageEstimate("query_rewrite", llm.model)
         base = count_tokens(QUERY_GEN_PROMPT.format(num_queries=2, query=""))
         for qid, _ in rewrites:
-            est.add(1, r.overhead + base + r.q_tokens[qid], spec.llm.max_tokens, price)
+            est.add(1, r.overhead + base + r.q_tokens[qid], llm.max_tokens, price)
         out.append(est)
-    transforms = _llm_transforms(spec, configs, questions, done, r.overhead, price)
+    transforms = llm_transforms(spec, configs, questions, done, r.overhead, price)
     if transforms.calls:
         out.append(transforms)
-    rerank = _llm_rerank(spec, configs, questions, done, r.q_tokens, r.mean_chunk, r.overhead, price)
+    rerank = llm_rerank(spec, configs, questions, done, r.q_tokens, r.mean_chunk, r.overhead, price)
     if rerank.calls:
         out.append(rerank)
     if spec.generator.kind == "llm":
@@ -137,17 +127,19 @@ def _generation(r: _Run, price) -> StageEstimate:
     """LLM answers: per configuration, its prompt with top_k mean chunks, split into calls of context_window."""
     from llama_index.core.prompts.default_prompts import DEFAULT_TEXT_QA_PROMPT_TMPL
 
+    from ragsweep.config import LLMGeneratorSpec
     from ragsweep.llm.tokens import count_tokens
     from ragsweep.pipelines.generator_prompts import template_text
 
-    spec = r.spec
-    est = StageEstimate("generation", spec.llm.model)
+    llm, generator = _llm(r.spec), r.spec.generator
+    assert isinstance(generator, LLMGeneratorSpec)  # generation is estimated for an LLM generator only
+    est = StageEstimate("generation", llm.model)
     largest = 0  # the longest prompt one call sends (LlamaIndex packs chunks up to context_window)
     for c in r.configs:
-        template = template_text(spec.generator, c.prompt or spec.generator.prompt_file)
+        template = template_text(generator, c.prompt or generator.prompt_file)
         base = count_tokens((template or DEFAULT_TEXT_QA_PROMPT_TMPL).format(context_str="", query_str="")
                             ) + 40  # + system prompt
-        room = max(1, spec.llm.context_window - spec.llm.max_tokens - base)
+        room = max(1, llm.context_window - llm.max_tokens - base)
         ctx = c.top_k * r.mean_chunk(c)
         calls_per_q = max(1, math.ceil(ctx / room))
         largest = max(largest, r.overhead + base + int(min(ctx, room)) + max(r.q_tokens.values(), default=0))
@@ -155,10 +147,10 @@ def _generation(r: _Run, price) -> StageEstimate:
             if (c.config_hash, q.qid) in r.done:
                 continue
             est.add(calls_per_q, calls_per_q * (r.overhead + base + r.q_tokens[q.qid]) + int(ctx),
-                    calls_per_q * spec.llm.max_tokens, price)
+                    calls_per_q * llm.max_tokens, price)
     est.notes.append(f"longest prompt about {largest:,} tokens (mean chunks at top_k, packed up to "
-                     f"context_window {spec.llm.context_window:,}): the server's context must hold it plus "
-                     f"max_tokens {spec.llm.max_tokens:,}")
+                     f"context_window {llm.context_window:,}): the server's context must hold it plus "
+                     f"max_tokens {llm.max_tokens:,}")
     return est
 
 
@@ -175,7 +167,8 @@ def _judges(r: _Run) -> list[StageEstimate]:
 
     spec, configs = r.spec, r.configs
     s2 = spec.stage2
-    judge_llm = s2.llm or spec.llm
+    assert s2 is not None  # estimate_run asks for judges only when the spec has stage 2
+    judge_llm = s2.llm or _llm(spec)
     price = price_for(judge_llm.model, spec.prices)
     texts = prompt_texts(s2.prompts)
     split = question_split(spec, r.dataset)
@@ -201,6 +194,12 @@ def _judges(r: _Run) -> list[StageEstimate]:
                          f"those not significantly worse, at most max_configs = {s2.max_configs})")
         out.append(est)
     return out
+
+
+def _llm(spec: SweepSpec) -> LLMSpec:
+    """The spec's LLM, which the stages estimated here are only asked for when it has one."""
+    assert spec.llm is not None, "an LLM stage estimated for a spec without llm"
+    return spec.llm
 
 
 def _done(run_dir: Path, spec, configs) -> tuple[set, set]:
@@ -263,13 +262,14 @@ def _graph_extraction(spec, dataset, configs, cache, chunks_of, overhead: int, p
     from ragsweep.pipelines.stages.chunk import chunk_digest
 
     templates = {"llm_simple": DEFAULT_KG_TRIPLET_EXTRACT_PROMPT, "llm_dynamic": DEFAULT_DYNAMIC_EXTRACT_PROMPT}
-    est = StageEstimate("graph_extraction", spec.llm.model)
+    llm = _llm(spec)
+    est = StageEstimate("graph_extraction", llm.model)
     seen: set = set()
     for c in configs:
         r = c.retriever
         if not getattr(r, "uses_llm", False):
             continue
-        ident = extractor_identity(r, spec.llm)
+        ident = extractor_identity(r, llm)
         if (c.chunk_key, repr(ident)) in seen:
             continue
         seen.add((c.chunk_key, repr(ident)))
@@ -282,23 +282,23 @@ def _graph_extraction(spec, dataset, configs, cache, chunks_of, overhead: int, p
             continue
         base = overhead + count_tokens(templates[r.extractor].get_template())
         for text in dict.fromkeys(ch.text for ch in chunks):
-            est.add(1, base + count_tokens(text), spec.llm.max_tokens, price)
+            est.add(1, base + count_tokens(text), llm.max_tokens, price)
     return est
 
 
 def _chunk_contexts(spec, dataset, configs, cache, chunks_of, overhead: int) -> StageEstimate:
     """One call per distinct (document window, chunk) of each splitter with ``context: llm`` whose chunks are
     not cached: the prompt's template, window and chunk, and ``max_tokens`` of context at most."""
-    from ragsweep.config import context_llm, uses_llm
+    from ragsweep.config import context_llm
     from ragsweep.llm.pricing import price_for
     from ragsweep.llm.tokens import count_tokens
     from ragsweep.pipelines.stages.chunk import cached_chunks_path
     from ragsweep.pipelines.stages.chunk_context import keys
     from ragsweep.splitters.situate import fill, render_window, template_text
 
-    todo = {c.chunk_key: c for c in configs if uses_llm(c.splitter.context)}
-    llms = [context_llm(c.splitter.context, spec.llm) for c in todo.values()]
-    est = StageEstimate("chunk_context", ", ".join(dict.fromkeys(x.model for x in llms)) if llms else "")
+    # splitters whose context an LLM writes (context_llm: None for an offline one, or with no LLM to write it)
+    todo = {c.chunk_key: (c, llm) for c in configs if (llm := context_llm(c.splitter.context, spec.llm)) is not None}
+    est = StageEstimate("chunk_context", ", ".join(dict.fromkeys(x.model for _, x in todo.values())))
     texts = {d.doc_id: d.text for d in dataset.documents}
     counted: dict[tuple, int] = {}  # windows are shared by the chunks of a document (block): counted once
 
@@ -307,7 +307,7 @@ def _chunk_contexts(spec, dataset, configs, cache, chunks_of, overhead: int) -> 
             counted[(doc_id, bounds)] = count_tokens(render_window(texts[doc_id], bounds))
         return counted[(doc_id, bounds)]
 
-    for (key, c), llm in zip(todo.items(), llms):
+    for key, (c, llm) in todo.items():
         if cached_chunks_path(cache, c, dataset).is_file():
             continue
         chunks = chunks_of(c)
@@ -319,67 +319,4 @@ def _chunk_contexts(spec, dataset, configs, cache, chunks_of, overhead: int) -> 
         price = price_for(llm.model, spec.prices)
         for doc_id, bounds, text in dict.fromkeys(ks):
             est.add(1, base + window_tokens(doc_id, bounds) + count_tokens(text), llm.max_tokens, price)
-    return est
-
-
-def _steps(config, est: StageEstimate) -> list[tuple]:
-    """(query transform, reranker) a configuration retrieves with: its own, or each class's of an adaptive
-    one, whose questions' classes are not known before its classifier is trained: every question is counted
-    in every class (an upper bound, said in ``est``'s notes)."""
-    if config.adaptive is None:
-        return [(config.query_transform, config.reranker)]
-    routes = [(r.transform, r.reranker) for r in config.adaptive.routes]
-    note = (f"{config.config_id}: every question counted in each class with an LLM step (classes are predicted "
-            "when the run trains the classifier): an upper bound")
-    if any(x is not None and x.uses_llm for pair in routes for x in pair) and note not in est.notes:
-        est.notes.append(note)
-    return routes
-
-
-def _llm_rerank(spec, configs, questions, done, q_tokens, mean_chunk, overhead, price) -> StageEstimate:
-    """LLM reranking: once per (question, base retriever, reranker) whatever the top_k, in batches of
-    ``batch_size`` candidates, each candidate's chunk in the prompt; the reply lists numbers and scores."""
-    from llama_index.core.prompts.default_prompts import DEFAULT_CHOICE_SELECT_PROMPT_TMPL
-
-    from ragsweep.llm.tokens import count_tokens
-
-    est = StageEstimate("rerank", spec.llm.model)
-    base = count_tokens(DEFAULT_CHOICE_SELECT_PROMPT_TMPL.format(context_str="", query_str=""))
-    seen: set[tuple] = set()
-    for c, t, r in ((c, t, r) for c in configs for t, r in _steps(c, est)):
-        if r is None or not r.uses_llm:
-            continue
-        for q in questions:
-            # one reordering per (question, index, retriever, transform, reranker) serves every top_k,
-            # except for tuned fusion weights, which are chosen per top_k
-            key = (q.qid, c.chunk_key, c.embedding.label() if c.embedding else None, c.retriever.label(),
-                   t.label() if t else None, r.label(), c.top_k if getattr(c.retriever, "tuned", False) else None)
-            if (c.config_hash, q.qid) in done or key in seen:
-                continue
-            seen.add(key)
-            batches = math.ceil(r.candidates / r.batch_size)
-            per_doc = mean_chunk(c) + 6  # "Document N:" and blank lines
-            est.add(batches, batches * (overhead + base + q_tokens[q.qid]) + int(r.candidates * per_doc),
-                    batches * min(spec.llm.max_tokens, 8 * r.batch_size), price)
-    return est
-
-
-def _llm_transforms(spec, configs, questions, done, overhead, price) -> StageEstimate:
-    """LLM query transforms: one call per (transform, question text), whatever the indexes, retrievers, top_k
-    and rerankers that use it (the process memoises what it wrote), with the prompt it sends."""
-    from ragsweep.llm.tokens import count_tokens
-    from ragsweep.retrievers.transforms.base import transform_key
-    from ragsweep.retrievers.transforms.registry import prompt
-
-    est = StageEstimate("query_transform", spec.llm.model)
-    seen: set[tuple[str, str]] = set()
-    for c, t in ((c, t) for c in configs for t, _ in _steps(c, est)):
-        if t is None or not t.uses_llm:
-            continue
-        key = transform_key(t)
-        for q in questions:
-            if (c.config_hash, q.qid) in done or (key, q.question) in seen:
-                continue
-            seen.add((key, q.question))
-            est.add(1, overhead + count_tokens(prompt(t, q.question)), spec.llm.max_tokens, price)
     return est

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragsweep.pipelines.estimate import StageEstimate
+from ragsweep.pipelines.stage_estimate import StageEstimate
 
 
 def print_estimate(estimates: list[StageEstimate], console) -> None:

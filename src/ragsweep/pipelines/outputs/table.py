@@ -41,13 +41,18 @@ def _missing(v) -> bool:
     return v is None or v != v
 
 
+def _number(v) -> float | None:
+    """``v`` as a float, None where it is missing (None or NaN)."""
+    return None if _missing(v) else float(v)
+
+
 def judgement_counts(row: dict, metric: str,
                      words: tuple[tuple[str, str], ...] = (("unmeasured", "unmeasured"), ("failed", "failed"))
                      ) -> list[str]:
     """``["2 unmeasured", "1 failed"]``: a judge metric's non-zero counts (summary columns ``METRIC_KIND``), each
     followed by its word."""
     counts = ((row.get(f"{metric}_{kind}"), word) for kind, word in words)
-    return [f"{int(n)} {word}" for n, word in counts if not _missing(n) and n > 0]
+    return [f"{int(x)} {word}" for n, word in counts if (x := _number(n)) is not None and x > 0]
 
 
 def _unmeasured(row, metric: str) -> str:
@@ -170,8 +175,8 @@ def _cells(row: dict, shown: list[str], flagged: bool, val: dict) -> list[str]:
         else:
             cells.append(f"{v:.3f}" + _unmeasured(row, m))
         if i == 0 and val:
-            vv = val.get(str(row["config_id"]))
-            cells.append("-" if _missing(vv) else f"{float(vv):.3f}")
+            vv = _number(val.get(str(row["config_id"])))
+            cells.append("-" if vv is None else f"{vv:.3f}")
     r = row.get("retrieval_ms_median")
     cells.append("-" if _missing(r) else f"{r:.1f}")
     return cells
