@@ -7,12 +7,9 @@ from typing import Optional
 
 import typer
 
+from ragsweep.cli_common import fail as _fail
+
 app = typer.Typer(no_args_is_help=True, help="Check LLM judges and groundedness detectors against human labels.")
-
-
-def _fail(exc: Exception) -> None:
-    typer.echo(f"error: {exc}", err=True)
-    raise typer.Exit(2)
 
 
 @app.command("evaluate")

@@ -31,105 +31,56 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ragsweep.graphs.legal_lexicon import (
+    ALIAS_RE,
+    BARE_NUMBER_RE,
+    BOUNDARY,
+    CAP_PHRASE_RE,
+    CLAUSE_END_RE,
+    COMMA_RE,
+    CONJ,
+    COORD_VERBS_RE,
+    DEF_BARE_RE,
+    DEF_GLOSSARY_RE,
+    DEF_QUOTED_RE,
+    DETERMINERS,
+    DISCOURSE,
+    EDGE,
+    ENUM_RE,
+    HEADING_RE,
+    HEADING_VERB_RE,
+    LABEL_CLEAN_RE,
+    LABEL_RANK,
+    LEAD_RE,
+    LEADING,
+    MODAL_RE,
+    NEW_MAIN_CLAUSE_RE,
+    NEW_NP,
+    NEXT_PREP_RE,
+    NOT_VERB,
+    NP_JOINERS,
+    OPENERS,
+    POSSESSIVE_RE,
+    PREPS,
+    PRONOUNS,
+    QUANT_RE,
+    QUOTED_RE,
+    QUOTES_RE,
+    REPORTING_THAT_RE,
+    SECTION_HINT_RE,
+    SECTION_KEYS,
+    SECTION_RE,
+    SENT_SPLIT_RE,
+    STOP,
+    TAIL_FUNCTION,
+    TO_PREP_HEADS,
+)
+
 MAX_ENTITY_WORDS = 8
 MAX_REF_SOURCES = 4
 MAX_COOCCUR_PAIRS = 3
 
 
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_DETERMINERS = _words("the a an each any every such all this that these those its their his her our your my no some "
-                      "said")
-_PREPS = _words("to by for in into on at with without from within under after before over per plus during upon "
-                "against about through via between among across towards toward until")
-_BOUNDARY = _words("that which who whom whose where wherever when whenever while if unless until within under pursuant "
-                   "except including excluding once provided whether because than is are was were be been being has "
-                   "have had shall must may will would should can could cannot does do did means includes "
-                   "you we they he she")
-_CONJ = _words("and or but nor")
-_NEW_NP = _words("every each all any no some such this these those")
-_NP_JOINERS = _PREPS | _CONJ | {"of"}
-_STOP = _DETERMINERS | _PREPS | _BOUNDARY | _CONJ | _words(
-    "not of as it they them we us you he she him i me one there here other same following above below herein hereof "
-    "thereof hereunder more less fewer longer later earlier higher lower sooner also only then yes note however "
-    "whereas so etc january february march april june july august september october november december monday "
-    "tuesday wednesday thursday friday saturday sunday")
-_NOT_VERB = _DETERMINERS | _PREPS | _CONJ | _words("as of it they we you he she i there")
-_LEADING = _DETERMINERS | _words("which what whether how of")
-_PRONOUNS = _words("you we they he she")  # "the information you provide": a zero relative clause starts there
-_TAIL_FUNCTION = _DETERMINERS | _PREPS | _CONJ | _words("of as other only also immediately promptly again once")
-# "to" after these is a preposition ("relating to an ..."); elsewhere "to" + lowercase word starts a clause
-_TO_PREP_HEADS = _words("relating related according due prior subject pursuant belonging referred applicable addition "
-                        "respect regard access up similar equal contrary attributable next and or paid given sent "
-                        "provided disclosed transferred made")
-_OPENERS = _words("if where when whenever unless once after before while although though provided whereas because "
-                  "since except notwithstanding as please") | _PREPS
-_DISCOURSE = _words("additionally furthermore moreover however therefore thus hence accordingly also even finally "
-                    "further otherwise instead similarly generally")
-_SECTION_KEYS = {"sec.": "section", "art.": "article", "para.": "paragraph", "annexes": "annex",
-                 "appendices": "appendix"}
-_LABEL_RANK = {"SECTION": 0, "PARTY": 1, "TERM": 2, "TOPIC": 3, "ENTITY": 4}
-
-_ID = r"(?:\d{1,3}[a-z]?|[a-z]{1,2}|[ivxl]{1,5})"
-_SECTION = (rf"(?P<para>§§?)\s*(?P<pnum>\d+[A-Za-z]?(?:\.\d+)*(?:\s?\({_ID}\))*)"
-            r"|\b(?P<kw>sections?|sec\.|articles?|art\.|clauses?|schedules?|annex(?:es)?|appendix|appendices"
-            r"|paragraphs?|para\.|parts?|chapters?|exhibits?|rules?|regulations?)\s*"
-            rf"(?P<knum>\d+[A-Za-z]?(?:\.\d+[A-Za-z]?)*(?:\s?\({_ID}\))*|\({_ID}\)(?:\({_ID}\))*"
-            r"|(?-i:[IVXLC]+|[A-Z])\b)")
-_SECTION_RE = re.compile(_SECTION, re.I)
-_SECTION_HINT_RE = re.compile(r"§|\d|\([a-z]{1,2}\)|\b[IVXLC]+\b")  # cheap pre-check: references carry one
-_HEADING_RE = re.compile(rf"^\s*(?P<ref>{_SECTION})\s*[.:\-–—]?\s+(?P<title>[A-Z][^.;!?]{{0,80}}?)\s*\.?\s*$", re.I)
-_HEADING_VERB_RE = re.compile(r"\b(?:shall|must|may|will|means|is|are)\b")
-_ENUM_RE = re.compile(r"^\s*(?:(?:\(\s*[0-9A-Za-z]{1,5}\s*\)|\[[0-9A-Za-z]{1,5}\]|\d{1,3}(?:\.\d{1,3})*[.)]"
-                      r"|[a-zA-Z][.)]|[ivxIVX]{1,5}[.)]|[•*·\-–—])\s+)+")
-# Sentence ends, but not after "Ltd.", "e.g.", "No.", initials ...: fixed-width look-behinds, one per length.
-_SENT_SPLIT_RE = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\b(?:No|Co|Dr|Mr|Ms|St|cf|vs)\.)"
-                            r"(?<!\b(?:Inc|Ltd|Art|Sec|Nos|Mrs|e\.g|i\.e|U\.S)\.)(?<!\b(?:Corp|Para)\.)"
-                            r"[\"”’)]?\s+(?=[\"“(§A-Z])")
-_QUOTES_RE = re.compile(r"[\"“”]")
-_QUOTED_RE = re.compile(r"[\"“]([^\"”]{1,60})[\"”]")
-_QUANT_RE = re.compile(r"^(?:up to|(?:at )?least|at most|(?:no |not )?(?:more|less|fewer) than"
-                       r"|a (?:maximum|minimum) of)\s+", re.I)
-_BARE_NUMBER_RE = re.compile(r"[\d\s.,/%$€£()\-]+")
-_POSSESSIVE_RE = re.compile(r"(?:['’]s|(?<=s)['’])$")
-_EDGE = " \t'\"“”‘’.,;:!?()[]{}*•-–—"
-_CAP = r"[A-Z][A-Za-z0-9&'’\-]*"
-_CAP_PHRASE_RE = re.compile(rf"\b{_CAP}(?:\s+(?:(?:of|for|de)\s+)?{_CAP})*")
-_ALIAS_RE = re.compile(rf"(?P<name>{_CAP}\.?(?:\s+(?:(?:of|and|&|de|for)\s+)?{_CAP}\.?)*)\s*,?\s*\(\s*"
-                       r"(?:(?:hereinafter|hereafter)(?:\s+(?:referred\s+to\s+as|called))?\s*,?\s*)?(?:the\s+)?"
-                       r"[\"“](?P<alias>[^\"”]{1,60})[\"”]\s*\)")
-_DEF_VERB = r"(?:shall\s+mean|means|shall\s+refer\s+to|refers\s+to|shall\s+include|includes|is\s+defined\s+as|denotes)"
-_DEF_QUOTED_RE = re.compile(r"(?:\bthe\s+(?:term|expression|word)\s+)?[\"“](?P<term>[^\"”]{1,80})[\"”]\s*"
-                            rf"(?:\([^)]{{0,40}}\)\s*)?,?\s*{_DEF_VERB}\s+(?P<defn>.+)")
-_DEF_BARE_RE = re.compile(r"^(?P<term>[A-Z][\w'’\-]*(?:\s+[A-Za-z][\w'’\-]*){0,4})\s+"
-                          r"(?:shall\s+mean|means|shall\s+refer\s+to|refers\s+to)\s+(?P<defn>.+)")
-_DEF_GLOSSARY_RE = re.compile(r"^(?P<term>[A-Z][\w'’\-]*(?:\s+(?:of|and|for|[A-Z][\w'’\-]*)){0,4})\s*:\s+"
-                              r"(?P<defn>[a-z].+)")
-_ADVERBS = (r"(?:(?!(?:apply|comply|supply|reply|rely|imply|multiply|family|assembly|july|italy|ally|rally|tally)\b)"
-            r"[a-z]{3,}ly|also|further|then|otherwise|still|thereafter|once|sometimes|always|often|even|now|first)")
-_MODAL_RE = re.compile(
-    r"\b(?:(?P<modal>shall|must|may|will|should|cannot|can)(?P<neg>\s+(?:not|never)\b)?"
-    r"|(?:is|are)\s+(?P<state>required|entitled|obliged|obligated|permitted|authori[sz]ed|prohibited|allowed)"
-    rf"\s+(?P<tofrom>to|from))(?:\s+(?:{_ADVERBS}\s+)*(?:(?P<be>be)\s+(?:{_ADVERBS}\s+)*)?"
-    r"(?P<verb>[a-z]+(?:-[a-z]+)*)\b"
-    r"(?:\s+(?P<part>out|up|off|over|back|down|away)\b(?!\s+to\b))?)?")
-_REPORTING_THAT_RE = re.compile(r"\b(?:warrants?|represents?|agrees?|acknowledges?|confirms?|certif(?:y|ies)"
-                                r"|ensures?|undertakes?|declares?|understands?|accepts?|believes?|states?|notes?)"
-                                r"\s+that\s+", re.I)
-_COORD_VERBS_RE = re.compile(r"^(?:\s*,\s*[a-z]+)*,?\s+(?:and|or|and/or)\s+[a-z]+(?:\s+[a-z]+)?\s+"
-                             r"(?=(?:the|a|an|any|such|its|their|all|your|our|this|these|those)\b|[A-Z0-9])")
-_LEAD_RE = re.compile(rf"^(?:(?:{_ADVERBS}|not|as|in accordance with|with respect to|in respect of|in relation to"
-                      r"|pursuant to|subject to|on behalf of|by way of|in addition to|prior to|according to|up to"
-                      r"|(?:and|or) \w+(?:ed|en)|at least|at most|(?:no |not )?(?:more|less|fewer) than|"
-                      + "|".join(sorted(_PREPS)) + r")\s+)+", re.I)
-_NEXT_PREP_RE = re.compile(r"\s(?:" + "|".join(sorted(_PREPS | {"of"})) + r")\s", re.I)
-_CLAUSE_END_RE = re.compile(r"[;:]|\b(?:shall|must|may|will|unless|except|provided|if|when|where|whether|because"
-                            r"|so that)\b")
-_NEW_MAIN_CLAUSE_RE = re.compile(r",\s+(?:and|but|or|while|whereas)\s")
-_COMMA_RE = re.compile(r"[;:]|,(?!\d)")
-_LABEL_CLEAN_RE = re.compile(r"[^A-Z0-9]+")
 
 
 @dataclass(frozen=True)
@@ -148,7 +99,7 @@ def _section_name(m: re.Match[str]) -> str:
     if m.group("para"):
         return "§ " + re.sub(r"\s+", "", m.group("pnum")).lower()
     kw = m.group("kw").lower()
-    kw = _SECTION_KEYS.get(kw, kw[:-1] if kw.endswith("s") else kw)
+    kw = SECTION_KEYS.get(kw, kw[:-1] if kw.endswith("s") else kw)
     return kw + " " + re.sub(r"\s+", "", m.group("knum")).lower()
 
 
@@ -156,15 +107,15 @@ def _cut_clause(tokens: list[str], cut_preps: bool = False) -> list[str]:
     """Tokens up to the first clause boundary: the noun phrase a pattern points at ends there."""
     kept: list[str] = []
     for i, tok in enumerate(tokens):
-        low, prev = tok.lower().strip(_EDGE), (kept[-1].lower().strip(_EDGE) if kept else "")
+        low, prev = tok.lower().strip(EDGE), (kept[-1].lower().strip(EDGE) if kept else "")
         nxt1 = tokens[i + 1] if i + 1 < len(tokens) else ""
         nxt = tokens[i + 2].lower() if i + 2 < len(tokens) else ""
-        if kept and (tok.startswith(("(", "[")) or low in _BOUNDARY or (cut_preps and low in _PREPS)
-                     or (low == "to" and nxt1[:1].islower() and nxt1.lower() not in _DETERMINERS
-                         and prev not in _TO_PREP_HEADS)  # "to" + verb: a purpose clause
-                     or (low in _NEW_NP and prev not in _NP_JOINERS)  # "... schedule every 3 years"
-                     or (low in _CONJ and nxt in _STOP)  # "... and make it available": a second verb phrase
-                     or (low == "of" and nxt in _STOP and nxt1.endswith("ing"))):  # "of receiving the"
+        if kept and (tok.startswith(("(", "[")) or low in BOUNDARY or (cut_preps and low in PREPS)
+                     or (low == "to" and nxt1[:1].islower() and nxt1.lower() not in DETERMINERS
+                         and prev not in TO_PREP_HEADS)  # "to" + verb: a purpose clause
+                     or (low in NEW_NP and prev not in NP_JOINERS)  # "... schedule every 3 years"
+                     or (low in CONJ and nxt in STOP)  # "... and make it available": a second verb phrase
+                     or (low == "of" and nxt in STOP and nxt1.endswith("ing"))):  # "of receiving the"
             break
         kept.append(tok)
         if tok.endswith((",", ";", ":", ")")) and not re.search(r"\(\w*\)$", tok):
@@ -177,24 +128,24 @@ def normalize_entity(name: str) -> str:
     """Canonical entity name, or "" when the phrase is no entity (empty, stopwords, a number, too long).
 
     Cached: the same mentions recur in every chunk of a document."""
-    text = _QUOTES_RE.sub(" ", name).strip(" \t.,;:")
-    if sec := _SECTION_RE.fullmatch(text):
+    text = QUOTES_RE.sub(" ", name).strip(" \t.,;:")
+    if sec := SECTION_RE.fullmatch(text):
         return _section_name(sec)
-    if (ref := _SECTION_RE.search(text)) and ref.start() > 0:
+    if (ref := SECTION_RE.search(text)) and ref.start() > 0:
         text = text[:ref.start()]  # "furniture listed in Schedule 2": the reference is an entity of its own
-    text = text.strip(_EDGE)
-    tokens = _QUANT_RE.sub("", _ENUM_RE.sub("", text)).split()
-    while tokens and tokens[0].lower().strip(_EDGE) in _LEADING:
+    text = text.strip(EDGE)
+    tokens = QUANT_RE.sub("", ENUM_RE.sub("", text)).split()
+    while tokens and tokens[0].lower().strip(EDGE) in LEADING:
         tokens = tokens[1:]
     words = [w + ")" if "(" in w and ")" not in w else w  # keep "db(a)" whole
-             for w in (t.lower().strip(_EDGE) for t in _cut_clause(tokens)) if w]
+             for w in (t.lower().strip(EDGE) for t in _cut_clause(tokens)) if w]
     if words:
-        words[-1] = _POSSESSIVE_RE.sub("", words[-1])
-    while words and words[-1] in _TAIL_FUNCTION:
+        words[-1] = POSSESSIVE_RE.sub("", words[-1])
+    while words and words[-1] in TAIL_FUNCTION:
         words.pop()
     result = " ".join(words)
-    if (not words or words[0] in _PRONOUNS or len(words) > MAX_ENTITY_WORDS or len(result) < 2
-            or all(w in _STOP for w in words) or _BARE_NUMBER_RE.fullmatch(result)):
+    if (not words or words[0] in PRONOUNS or len(words) > MAX_ENTITY_WORDS or len(result) < 2
+            or all(w in STOP for w in words) or BARE_NUMBER_RE.fullmatch(result)):
         return ""
     return result
 
@@ -203,33 +154,33 @@ def _phrase(text: str, cut_preps: bool = False, clip: bool = False) -> str:
     """The normalised noun phrase opening ``text`` ("up to 5 unused days of ..." -> "5 unused days ...").
 
     With ``clip`` a long phrase (a definiens) keeps its first 8 words rather than being dropped."""
-    tokens = _cut_clause(_QUANT_RE.sub("", text.strip()).split(), cut_preps)
-    while clip and tokens and tokens[0].lower() in _LEADING:
+    tokens = _cut_clause(QUANT_RE.sub("", text.strip()).split(), cut_preps)
+    while clip and tokens and tokens[0].lower() in LEADING:
         tokens = tokens[1:]
     return normalize_entity(" ".join(tokens[:MAX_ENTITY_WORDS] if clip else tokens))
 
 
 def _clauses(text: str) -> list[str]:
     """Lines (legal text puts one clause per line), then sentences."""
-    return [c.strip() for line in text.splitlines() for c in _SENT_SPLIT_RE.split(line) if c.strip()]
+    return [c.strip() for line in text.splitlines() for c in SENT_SPLIT_RE.split(line) if c.strip()]
 
 
 def _heading(line: str) -> Triplet | None:
     """A "§ 3 Principles of Processing" line: its section and title meet every reference to it."""
-    m = _HEADING_RE.match(line)
-    if not m or len(m.group("title").split()) > MAX_ENTITY_WORDS or _HEADING_VERB_RE.search(m.group("title")):
+    m = HEADING_RE.match(line)
+    if not m or len(m.group("title").split()) > MAX_ENTITY_WORDS or HEADING_VERB_RE.search(m.group("title")):
         return None
-    section = _SECTION_RE.match(m.group("ref"))
+    section = SECTION_RE.match(m.group("ref"))
     title = normalize_entity(m.group("title"))
     return Triplet(_section_name(section), "HAS_TITLE", title, "SECTION", "TOPIC") if section and title else None
 
 
 def _definitions(clause: str) -> list[Triplet]:
     """Quoted, unquoted and glossary-style definitions, plus parenthetical aliases."""
-    out = [Triplet(a, "ALIAS_OF", n, "PARTY", "PARTY") for m in _ALIAS_RE.finditer(clause)
+    out = [Triplet(a, "ALIAS_OF", n, "PARTY", "PARTY") for m in ALIAS_RE.finditer(clause)
            if (a := normalize_entity(m.group("alias"))) and (n := normalize_entity(m.group("name"))) and a != n]
-    m = _DEF_QUOTED_RE.search(clause) or _DEF_BARE_RE.match(clause)
-    if not m and (m := _DEF_GLOSSARY_RE.match(clause)) and m.group("defn").split()[0] in _STOP:
+    m = DEF_QUOTED_RE.search(clause) or DEF_BARE_RE.match(clause)
+    if not m and (m := DEF_GLOSSARY_RE.match(clause)) and m.group("defn").split()[0] in STOP:
         m = None  # "Click: you agree ..." is no glossary entry
     term, defn = (normalize_entity(m.group("term")), _phrase(m.group("defn"), clip=True)) if m else ("", "")
     if term and defn and term != defn:
@@ -244,32 +195,32 @@ def _subject(prefix: str, clause_start: bool) -> tuple[str, bool, bool]:
     ... may"), unless the clause opens with a subordinate or prepositional phrase ("Where ..., the
     Controller may"); there, and after an earlier modal, it is the phrase after the last comma."""
     tokens = prefix.split()
-    while tokens and tokens[0].lower().strip(",") in _DISCOURSE:  # "Additionally, you may ..."
+    while tokens and tokens[0].lower().strip(",") in DISCOURSE:  # "Additionally, you may ..."
         tokens, prefix = tokens[1:], prefix.split(None, 1)[1] if len(tokens) > 1 else ""
-    if clause_start and tokens and tokens[0].lower() not in _OPENERS and not _NEW_MAIN_CLAUSE_RE.search(prefix):
-        that = ([None] + list(_REPORTING_THAT_RE.finditer(prefix)))[-1]  # "warrants that the Software will"
+    if clause_start and tokens and tokens[0].lower() not in OPENERS and not NEW_MAIN_CLAUSE_RE.search(prefix):
+        that = ([None] + list(REPORTING_THAT_RE.finditer(prefix)))[-1]  # "warrants that the Software will"
         tokens = prefix[that.end():].split() if that else tokens
     else:
-        tokens = _COMMA_RE.split(prefix)[-1].split()
-        while tokens and tokens[0].lower() in _CONJ | {"then"}:
+        tokens = COMMA_RE.split(prefix)[-1].split()
+        while tokens and tokens[0].lower() in CONJ | {"then"}:
             tokens = tokens[1:]
-        if tokens and tokens[0].lower() in _OPENERS:  # "On termination the Licensee shall"
+        if tokens and tokens[0].lower() in OPENERS:  # "On termination the Licensee shall"
             dets = [i for i, t in enumerate(tokens) if t.lower() in ("the", "a", "an")]
             tokens, clause_start = (tokens[dets[-1]:] if dets else []), False
     if not tokens:
         return "", False, False
-    head = next((i for i, t in enumerate(tokens) if t.lower() not in _DETERMINERS), 0)
+    head = next((i for i, t in enumerate(tokens) if t.lower() not in DETERMINERS), 0)
     capitalised = tokens[head][:1].isupper() and (head > 0 or not clause_start)
     return _phrase(" ".join(tokens), cut_preps=True), tokens[0].lower() in ("no", "neither"), capitalised
 
 
 def _object(rest: str) -> str:
     """The noun phrase after the verb, else after one of the next two prepositions ("report it to X")."""
-    rest = _COORD_VERBS_RE.sub("", _CLAUSE_END_RE.split(rest, maxsplit=1)[0])  # "copy, modify or rent the X"
+    rest = COORD_VERBS_RE.sub("", CLAUSE_END_RE.split(rest, maxsplit=1)[0])  # "copy, modify or rent the X"
     for _ in range(3):
-        rest = _LEAD_RE.sub("", rest.lstrip(" ,"))
-        name, nxt = _phrase(rest, cut_preps=True), _NEXT_PREP_RE.search(rest)
-        if (name.endswith("ing") and " " not in name) or _SECTION_RE.fullmatch(name):
+        rest = LEAD_RE.sub("", rest.lstrip(" ,"))
+        name, nxt = _phrase(rest, cut_preps=True), NEXT_PREP_RE.search(rest)
+        if (name.endswith("ing") and " " not in name) or SECTION_RE.fullmatch(name):
             name = ""  # "after obtaining ..." is a clause; "under § 4 to the Board" is a REFERS_TO, not the object
         if name or not nxt:
             return name
@@ -282,15 +233,15 @@ def _duties(clause: str, defined: set[str]) -> tuple[list[Triplet], list[str]]:
     out: list[Triplet] = []
     subjects: list[str] = []
     prev_end, prev_subject = 0, ""
-    for m in _MODAL_RE.finditer(clause):
+    for m in MODAL_RE.finditer(clause):
         verb, be, start = m.group("verb"), m.group("be"), m.end()
-        if verb in _NOT_VERB:  # "must be at least ...", "is entitled to 25 days", "may the ..."
+        if verb in NOT_VERB:  # "must be at least ...", "is entitled to 25 days", "may the ..."
             verb, start = None, (m.end("be") if be else m.end("tofrom") if m.group("state") else -1)
         if start < 0 or not (verb or be or m.group("state")):
             continue
         prefix = clause[prev_end:m.start()]
         name, negated, capitalised = _subject(prefix, prev_end == 0)
-        if prev_subject and (prefix.split()[-1:] in (["and"], ["or"]) or not name and not _COMMA_RE.search(prefix)):
+        if prev_subject and (prefix.split()[-1:] in (["and"], ["or"]) or not name and not COMMA_RE.search(prefix)):
             name = prev_subject  # "... and shall not be further processed", "A Volunteer who will work ... must"
         prev_end = m.end()
         if not name:
@@ -300,7 +251,7 @@ def _duties(clause: str, defined: set[str]) -> tuple[list[Triplet], list[str]]:
         modal = m.group("modal") or m.group("state") + "_" + m.group("tofrom")
         negated = bool(m.group("neg")) or (negated and modal != "cannot")
         parts = (modal, "NOT" if negated else None, be, verb, m.group("part"))
-        label = _LABEL_CLEAN_RE.sub("_", "_".join(p for p in parts if p).upper()).strip("_")  # a Neo4j type
+        label = LABEL_CLEAN_RE.sub("_", "_".join(p for p in parts if p).upper()).strip("_")  # a Neo4j type
         obj = _object(clause[start:])
         if obj and obj != name:
             kind = "TERM" if name in defined else ("PARTY" if capitalised and not be else "ENTITY")
@@ -317,11 +268,11 @@ def _mentions(clause: str, defined: set[str], sections: list[re.Match[str]]) -> 
     """Entity mentions in order: quoted terms, defined terms, capitalised phrases (not a lone first word)."""
     found: list[tuple[int, str, str]] = []
     taken = [m.span() for m in sections]
-    for m in _QUOTED_RE.finditer(clause):
+    for m in QUOTED_RE.finditer(clause):
         taken.append(m.span())
         if name := normalize_entity(m.group(1)):
             found.append((m.start(), name, "TERM"))
-    for m in _CAP_PHRASE_RE.finditer(clause):
+    for m in CAP_PHRASE_RE.finditer(clause):
         s, e = m.span()
         words, before = m.group().split(), clause[max(0, s - 7):s].lower().split()
         if (any(a < e and s < b for a, b in taken) or words[0].lower() in ("this", "these")
@@ -341,12 +292,12 @@ def _clause_triplets(clause: str, defined: set[str]) -> list[Triplet]:
     """All patterns on one clause, in priority order; adds new terms and aliases to ``defined``."""
     if heading := _heading(clause):
         return [heading]
-    body = _ENUM_RE.sub("", clause)
+    body = ENUM_RE.sub("", clause)
     out = _definitions(body)
     defined.update(t.subject for t in out)
     duties, subjects = ([], []) if out else _duties(body, defined)  # a modal in a definiens is no duty
     out += duties
-    sections = list(_SECTION_RE.finditer(body)) if _SECTION_HINT_RE.search(body) else []
+    sections = list(SECTION_RE.finditer(body)) if SECTION_HINT_RE.search(body) else []
     mentions = _mentions(body, defined, sections)
     if refs := [_section_name(m) for m in sections]:
         labels = {t.subject: t.subject_label for t in out} | dict(mentions)
@@ -377,5 +328,5 @@ def extract_triplets(text: str, max_per_chunk: int = 64) -> list[Triplet]:
     best: dict[str, str] = {}
     for t in found.values():
         for name, label in ((t.subject, t.subject_label), (t.object, t.object_label)):
-            best[name] = min(best.get(name, label), label, key=_LABEL_RANK.__getitem__)
+            best[name] = min(best.get(name, label), label, key=LABEL_RANK.__getitem__)
     return [Triplet(t.subject, t.relation, t.object, best[t.subject], best[t.object]) for t in found.values()]

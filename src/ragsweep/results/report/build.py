@@ -7,18 +7,17 @@ import base64
 import html
 import io
 import json
-import math
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragsweep.metrics.catalogue import higher_is_better, label, ordered
+from ragsweep.results.report.tables import comparisons_table, fmt, summary_table, usage_table
+from ragsweep.results.report.tables import escape as _e
 from ragsweep.results.run import clean
 
 if TYPE_CHECKING:
     from ragsweep.results.run import RunData
 
-SUMMARY_METRICS = ordered("report")
 CAPTIONS = {
     "bertscore_violins": "Per-question BERTScore of each configuration's answers against the reference answers "
                          "(precision, recall, F1; baseline-rescaled so that 0 is the score of unrelated "
@@ -111,12 +110,12 @@ def build_report(run: RunData, metric: str = "bertscore_f1_rescaled", split: str
         _section("judges", "Judge scores", _judges(run, figures) + ppi_html(run)),
         _section("heatmap", "Splitter x retriever", figures.get("heatmap", _none(f"no {metric} values"))),
         _section("significance", "Significance", figures.get("significance", _none("fewer than two configurations"))
-                 + _comparisons(run, verdict.comparisons)),
+                 + comparisons_table(run, verdict.comparisons)),
         *([_section("agreement", f"Ranking agreement with {against.name}", agreement_section(
             run, against, metric, split, _figure))] if against is not None else []),
         _section("costs", "Cost and latency", "".join(figures.get(k, "") for k in ("latency", "stage_times",
                                                                                     "llm_spending"))
-                 + _usage(run)),
+                 + usage_table(run)),
         _section("explorer", "Per-question explorer", _explorer_shell()),
         _section("details", "Run details", _details(run)),
         "</main>",
@@ -131,10 +130,6 @@ def build_report(run: RunData, metric: str = "bertscore_f1_rescaled", split: str
 
 
 # ---------------------------------------------------------------------------- pieces
-def _e(v) -> str:
-    return html.escape("" if v is None else str(v))
-
-
 def _section(anchor: str, title: str, content: str) -> str:
     return f'<section id="{anchor}"><h2>{_e(title)}</h2>\n{content}\n</section>'
 
@@ -205,106 +200,8 @@ def _summary(run: RunData, split: str, metric: str | None = None) -> str:
     controls = (f'<div class="controls"><label>questions <select id="split-select">{options}</select></label>'
                 '<label>filter <input id="summary-filter" type="search" placeholder="configuration id"></label>'
                 f'<span class="muted">click a column to sort; mean with [{run.ci_label} bootstrap CI]</span></div>')
-    tables = "".join(_summary_table(run, s, metric) for s in splits)
+    tables = "".join(summary_table(run, s, metric) for s in splits)
     return controls + tables
-
-
-def _summary_table(run: RunData, split: str, metric: str | None = None) -> str:
-    """One split's table, the report's metric first (and sorted by it), then the others."""
-    rows = run.split(split)
-    from ragsweep.results.judge_status import judged_metrics, no_mean
-
-    judges = judged_metrics(run)
-    order = ([metric] if metric else []) + [m for m in SUMMARY_METRICS + judges if m != metric]
-    metrics = [m for m in order if m in rows.columns]
-    head = (["configuration", "splitter", "embedding", "retriever", "k", "n", "errors"]
-            + [label(m) for m in metrics] + ["retrieval ms (median)", "retrieval ms (p95)", "cost USD"])
-    num_from = 4
-    ths = "".join(f'<th class="{"num" if i >= num_from else ""}">{_e(h)}</th>' for i, h in enumerate(head))
-    body = []
-    best_first = rows.sort_values(metrics[0], ascending=not higher_is_better(metrics[0]), na_position="last")
-    for r in best_first.to_dict("records"):
-        cells = [f"<td class=\"id\">{_e(r['config_id'])}</td>", f"<td>{_e(r['splitter'])}</td>",
-                 f"<td>{_e(clean(r.get('embedding')) or '-')}</td>", f"<td>{_e(r['retriever'])}</td>",
-                 _num_cell(r["top_k"], 0), _num_cell(r["n_questions"], 0), _num_cell(r["n_errors"], 0)]
-        for m in metrics:
-            v, lo, hi = r.get(m), r.get(f"{m}_lo"), r.get(f"{m}_hi")
-            if _missing(v):
-                cells.append(f'<td class="num" data-v="">{_e(no_mean(r, m) if m in judges else "-")}</td>')
-            else:
-                unm = r.get(f"{m}_unmeasured")
-                extra = f" ({int(unm)} unm.)" if not _missing(unm) and unm > 0 else ""
-                cells.append(f'<td class="num" data-v="{v:.6f}">{v:.3f}{_e(extra)} '
-                             f'<span class="ci">[{lo:.3f}, {hi:.3f}]</span></td>')
-        cells += [_num_cell(r.get("retrieval_ms_median"), 1), _num_cell(r.get("retrieval_ms_p95"), 1),
-                  _num_cell(r.get("generation_cost_usd"), 4)]
-        body.append(f"<tr>{''.join(cells)}</tr>")
-    return (f'<div class="scroll tall" data-split="{split}"><table class="sortable summary" id="summary-{split}">'
-            f"<thead><tr>{ths}</tr></thead><tbody>{''.join(body)}</tbody></table></div>")
-
-
-def _num_cell(v, digits: int) -> str:
-    if _missing(v):
-        return '<td class="num" data-v="">-</td>'
-    return f'<td class="num" data-v="{float(v):.6f}">{float(v):.{digits}f}</td>'
-
-
-def _missing(v) -> bool:
-    return clean(v) is None
-
-
-def _comparisons(run: RunData, stage1) -> str:
-    """The verdict's comparisons for the report's metric (stage 1), and stage 2's judge comparisons."""
-    import pandas as pd
-
-    parts = [] if stage1 is None or stage1.empty else [stage1.assign(stage="stage1")]
-    if not run.comparisons.empty and "stage" in run.comparisons.columns:
-        parts.append(run.comparisons[run.comparisons["stage"] == "stage2"])
-    if not parts:
-        return ""
-    c = pd.concat(parts, ignore_index=True)
-    head = ["stage", "metric", "best", "other", "n", "mean best", "mean other", f"diff [{run.ci_label} CI]", "d_z",
-            "p", "p (Holm)"]
-    body = []
-    for r in c.to_dict("records"):
-        body.append("<tr>" + "".join([
-            f"<td>{_e(r['stage'])}</td>", f"<td>{_e(r['metric'])}</td>", f"<td>{_e(r['best'])}</td>",
-            f"<td>{_e(r['other'])}</td>", _num_cell(r["n"], 0), _num_cell(r["mean_best"], 3),
-            _num_cell(r["mean_other"], 3),
-            f'<td class="num" data-v="{_fmt(r["diff"], 6)}">{_fmt(r["diff"], 3)} '
-            f'<span class="ci">[{_fmt(r["diff_lo"], 3)}, {_fmt(r["diff_hi"], 3)}]</span></td>',
-            _num_cell(r["d_z"], 2) if not _inf(r["d_z"]) else f'<td class="num" data-v="">{_e(r["d_z"])}</td>',
-            _num_cell(r["p_value"], 4), _num_cell(r["p_holm"], 4)]) + "</tr>")
-    ths = "".join(f"<th>{_e(h)}</th>" for h in head)
-    return ("<h3>Best configuration against each other one (test questions)</h3>"
-            '<p class="muted">The best is the configuration ranked first on the validation questions, so the test '
-            "questions that give these p-values did not also pick it; Holm's correction is over its n - 1 "
-            "comparisons (the family of the verdict).</p>"
-            f'<div class="scroll"><table class="sortable" id="comparisons"><thead><tr>{ths}</tr></thead>'
-            f"<tbody>{''.join(body)}</tbody></table></div>")
-
-
-def _fmt(v, digits: int) -> str:
-    return "" if _missing(v) else f"{float(v):.{digits}f}"
-
-
-def _inf(v) -> bool:
-    return isinstance(v, float) and math.isinf(v)
-
-
-def _usage(run: RunData) -> str:
-    usage = run.meta.get("usage") or {}
-    if not usage.get("calls"):
-        return '<p class="muted">No LLM calls were paid for by this run (cost: $0).</p>'
-    buckets = [(f"stage: {k}", b) for k, b in sorted((usage.get("by_stage") or {}).items())]
-    buckets += [(f"judge: {k}", b) for k, b in sorted((usage.get("by_judge") or {}).items())]
-    rows = []
-    for what, b in buckets + [("total", usage)]:
-        rows.append(f"<tr><td>{_e(what)}</td>{_num_cell(b.get('calls'), 0)}{_num_cell(b.get('prompt_tokens'), 0)}"
-                    f"{_num_cell(b.get('completion_tokens'), 0)}{_num_cell(b.get('cost_usd'), 4)}</tr>")
-    return ('<table class="sortable" id="usage"><thead><tr><th>what</th><th class="num">calls</th>'
-            '<th class="num">prompt tokens</th><th class="num">completion tokens</th><th class="num">USD</th>'
-            f"</tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
 def _search(run: RunData, figures: dict[str, str]) -> str:
@@ -315,8 +212,8 @@ def _search(run: RunData, figures: dict[str, str]) -> str:
     shown = set(record.get("finalists") or []) | set(record.get("pareto") or [])
     rows = "".join(
         f"<tr><td>{_e(t['config_id'])}</td><td>{_e(t['state'])}</td>"
-        + "".join(f"<td>{_fmt(t['values'].get(o), 3)}</td>" for o in record["objectives"])
-        + f"<td>{_fmt(t['seconds'], 2)}</td><td>{'yes' if t['config_id'] in record.get('finalists', []) else ''}</td>"
+        + "".join(f"<td>{fmt(t['values'].get(o), 3)}</td>" for o in record["objectives"])
+        + f"<td>{fmt(t['seconds'], 2)}</td><td>{'yes' if t['config_id'] in record.get('finalists', []) else ''}</td>"
         f"<td>{'yes' if t['config_id'] in (record.get('pareto') or []) else ''}</td></tr>"
         for t in record["trials"] if t["config_id"] in shown and t["state"] == "complete")
     head = "".join(f"<th>{_e(o)}</th>" for o in record["objectives"])
