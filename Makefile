@@ -31,6 +31,7 @@ test: install
 # what CI checks before the tests: ruff (pyproject.toml [tool.ruff]), mypy ([tool.mypy] files) and the site
 lint: install docs
 	$(VENV)/bin/ruff check src tests bench scripts
+	$(VENV)/bin/ruff format --check src tests bench scripts
 	$(VENV)/bin/mypy
 
 # the documentation site (mkdocs.yml; the spec reference is generated from the schema): site/index.html

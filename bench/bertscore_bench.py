@@ -32,8 +32,12 @@ def _fresh_run(data: str, work: Path) -> Path:
 
     spec = work / "spec.yaml"
     spec.write_text(sweep_spec(data, "privacy_qa", [3, 5, 10], work / "runs"), encoding="utf-8")
-    subprocess.run([sys.executable, "-m", "ragsweep.cli", "run", str(spec), "--no-progress", "--cache",
-                    str(work / "cache")], check=True, cwd=ROOT, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "ragsweep.cli", "run", str(spec), "--no-progress", "--cache", str(work / "cache")],
+        check=True,
+        cwd=ROOT,
+        capture_output=True,
+    )
     return work / "runs" / "bench-privacy_qa"
 
 
@@ -78,9 +82,12 @@ def main() -> None:
         by_pair = dict(zip(pairs, scores))
         f1 = np.array([by_pair[(a, r)][2] for a, r in zip(ok["answer"], ok["reference_answer"])])
         raw[backend] = {"f1": f1, "rescaled": np.array([rescale(x, base.f) for x in f1])}
-        out["backends"][backend] = {"seconds": statistics.median(times), "runs": times,
-                                    "pairs_per_s": (len(pairs) + spec.scoring.bertscore.baseline_pairs)
-                                    / statistics.median(times), "baseline_f": base.f}
+        out["backends"][backend] = {
+            "seconds": statistics.median(times),
+            "runs": times,
+            "pairs_per_s": (len(pairs) + spec.scoring.bertscore.baseline_pairs) / statistics.median(times),
+            "baseline_f": base.f,
+        }
     ref = raw["torch"]
     means = {b: pd.Series(raw[b]["rescaled"], index=ok.index).groupby(ok["config_id"]).mean() for b in BACKENDS}
     for b in BACKENDS:
@@ -90,13 +97,17 @@ def main() -> None:
         row["spearman_config_ranking"] = float(spearmanr(means[b], means["torch"].loc[means[b].index]).statistic)
         row["same_top_configuration"] = bool(means[b].idxmax() == means["torch"].idxmax())
         row["speedup_vs_torch"] = out["backends"]["torch"]["seconds"] / row["seconds"]
-    print(f"BERTScore backends on {run.name}: {len(pairs)} distinct pairs + {spec.scoring.bertscore.baseline_pairs} "
-          f"baseline pairs, {len(ok)} records, {len(means['torch'])} configurations (median of {args.repeat})")
+    print(
+        f"BERTScore backends on {run.name}: {len(pairs)} distinct pairs + {spec.scoring.bertscore.baseline_pairs} "
+        f"baseline pairs, {len(ok)} records, {len(means['torch'])} configurations (median of {args.repeat})"
+    )
     for b, row in out["backends"].items():
-        print(f"  {b:10s} {row['seconds']:7.1f} s  {row['speedup_vs_torch']:5.2f}x"
-              f"  max|dF1| {row['max_abs_diff_f1']:.2e}"
-              f"  max|dF1 resc.| {row['max_abs_diff_f1_rescaled']:.2e}  Spearman {row['spearman_config_ranking']:.4f}"
-              f"  same top {row['same_top_configuration']}")
+        print(
+            f"  {b:10s} {row['seconds']:7.1f} s  {row['speedup_vs_torch']:5.2f}x"
+            f"  max|dF1| {row['max_abs_diff_f1']:.2e}"
+            f"  max|dF1 resc.| {row['max_abs_diff_f1_rescaled']:.2e}  Spearman {row['spearman_config_ranking']:.4f}"
+            f"  same top {row['same_top_configuration']}"
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2))
 

@@ -87,15 +87,35 @@ def _env() -> dict:
     return {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
 
 
-def _sweep(data: str, subset: str, top_k: list[int], limit: int | None, work: Path, name: str, parts: dict,
-           fresh: bool, template: str = _SPEC) -> tuple[float, int, list[str]]:
+def _sweep(
+    data: str,
+    subset: str,
+    top_k: list[int],
+    limit: int | None,
+    work: Path,
+    name: str,
+    parts: dict,
+    fresh: bool,
+    template: str = _SPEC,
+) -> tuple[float, int, list[str]]:
     """One ``ragsweep run`` of spec ``name`` (``template`` filled with ``parts``) with the subset's cache:
     wall seconds, peak RSS, command."""
     spec = work / f"{name}.yaml"
-    spec.write_text(template.format(name=name, data=Path(data).resolve(), subset=subset, top_k=top_k, out=work / "runs",
-                                 **parts), encoding="utf-8")
-    cmd = [sys.executable, "-m", "ragsweep.cli", "run", str(spec), "--no-progress", "--fresh",
-           "--cache", str(work / f"cache-{subset}")]
+    spec.write_text(
+        template.format(name=name, data=Path(data).resolve(), subset=subset, top_k=top_k, out=work / "runs", **parts),
+        encoding="utf-8",
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "ragsweep.cli",
+        "run",
+        str(spec),
+        "--no-progress",
+        "--fresh",
+        "--cache",
+        str(work / f"cache-{subset}"),
+    ]
     if fresh:
         shutil.rmtree(work / f"cache-{subset}", ignore_errors=True)
     if limit:
@@ -118,10 +138,20 @@ def run_subset(data: str, subset: str, top_k: list[int], limit: int | None, work
     # every component runs inside the answering stage; the plain run's answering stage is the rest of it
     # (it searches at depth top_k, not at the candidates' depth: index search is a small part of either)
     added = fig["stages_s"]["answering"] - plain["answering"]
-    fig.update(subset=subset, wall_s=wall, peak_rss_mb=peak / 2**20, limit=limit, command=" ".join(cmd[1:]),
-               loadavg_1min_before=load_before, loadavg_5min_after=load_after,
-               plain_warm_wall_s=plain_wall, plain_answering_s=plain["answering"], rerank_added_s=added,
-               rerank_added_s_per_question=added / fig["questions"], source_digest=digest)
+    fig.update(
+        subset=subset,
+        wall_s=wall,
+        peak_rss_mb=peak / 2**20,
+        limit=limit,
+        command=" ".join(cmd[1:]),
+        loadavg_1min_before=load_before,
+        loadavg_5min_after=load_after,
+        plain_warm_wall_s=plain_wall,
+        plain_answering_s=plain["answering"],
+        rerank_added_s=added,
+        rerank_added_s_per_question=added / fig["questions"],
+        source_digest=digest,
+    )
     return fig
 
 
@@ -147,17 +177,26 @@ def _config_rows(run: Any) -> list[dict]:
     for cid, r in test.iterrows():
         per_q = rec[rec["config_id"] == cid]
         retriever = str(r["retriever"]).split("+")[0]
-        rows.append({
-            "config_id": cid, "retriever": retriever, "top_k": int(r["top_k"]),
-            "reranker": None if _missing(r["reranker"]) else str(r["reranker"]),
-            "transform": None if _missing(r.get("query_transform")) else str(r["query_transform"]),
-            "tuned": retriever in BASE_OF,
-            **{f"test_{m}{s}": float(r[f"{m}{s}"]) for m in ("mrr", "hit", "span_recall") for s in ("", "_lo", "_hi")},
-            "test_n": int(r["mrr_n"]), "validation_mrr": float(val.loc[cid, "mrr"]),
-            "rerank_ms_median": _median(per_q["rerank_ms"]),
-            "retrieval_ms_median": _median(per_q["retrieval_ms"]),
-            "errors": int(per_q["error"].notna().sum()),
-        })
+        rows.append(
+            {
+                "config_id": cid,
+                "retriever": retriever,
+                "top_k": int(r["top_k"]),
+                "reranker": None if _missing(r["reranker"]) else str(r["reranker"]),
+                "transform": None if _missing(r.get("query_transform")) else str(r["query_transform"]),
+                "tuned": retriever in BASE_OF,
+                **{
+                    f"test_{m}{s}": float(r[f"{m}{s}"])
+                    for m in ("mrr", "hit", "span_recall")
+                    for s in ("", "_lo", "_hi")
+                },
+                "test_n": int(r["mrr_n"]),
+                "validation_mrr": float(val.loc[cid, "mrr"]),
+                "rerank_ms_median": _median(per_q["rerank_ms"]),
+                "retrieval_ms_median": _median(per_q["retrieval_ms"]),
+                "errors": int(per_q["error"].notna().sum()),
+            }
+        )
     return rows
 
 
@@ -196,9 +235,23 @@ def paired_family(rec: "pd.DataFrame", pairs: list[tuple[str, str, str]], metric
     for a, b, against in pairs:
         d = paired_difference(matrix[a].to_numpy(), matrix[b].to_numpy(), seed=0)
         t = paired_test(matrix[a].to_numpy(), matrix[b].to_numpy(), family_size=len(pairs), alpha=0.05)
-        out.append({"metric": metric, "config": a, "against": b, "kind": against, "n": d.n, "a": d.mean_a,
-                    "b": d.mean_b, "diff": d.diff, "diff_lo": d.diff_lo, "diff_hi": d.diff_hi, "p_value": t.p_value,
-                    "test": t.method, "validation_diff": float((val[a] - val[b]).mean())})
+        out.append(
+            {
+                "metric": metric,
+                "config": a,
+                "against": b,
+                "kind": against,
+                "n": d.n,
+                "a": d.mean_a,
+                "b": d.mean_b,
+                "diff": d.diff,
+                "diff_lo": d.diff_lo,
+                "diff_hi": d.diff_hi,
+                "p_value": t.p_value,
+                "test": t.method,
+                "validation_diff": float((val[a] - val[b]).mean()),
+            }
+        )
     for c, p in zip(out, holm([c["p_value"] for c in out])):
         c["p_holm"], c["significant"] = p, bool(p < 0.05)
     return out
@@ -207,8 +260,10 @@ def paired_family(rec: "pd.DataFrame", pairs: list[tuple[str, str, str]], metric
 def _diagnostics(run: Any, rows: list[dict]) -> dict:
     """Reranked top-k identical across base retrievers, and chunks promoted from below the base top k."""
     rec = run.records
-    ids = {cid: {q: tuple(s["node_id"] for s in src) for q, src in zip(g["qid"], g["sources"])}
-           for cid, g in rec.groupby("config_id")}
+    ids = {
+        cid: {q: tuple(s["node_id"] for s in src) for q, src in zip(g["qid"], g["sources"])}
+        for cid, g in rec.groupby("config_id")
+    }
     out: dict[str, dict] = {}
     for r in rows:
         if r["reranker"] is None:
@@ -216,8 +271,11 @@ def _diagnostics(run: Any, rows: list[dict]) -> dict:
         g = rec[rec["config_id"] == r["config_id"]]
         srcs = [s for src in g["sources"] for s in src]
         promoted = sum(1 for s in srcs if s.get("rank_base") is not None and s["rank_base"] > r["top_k"])
-        out[r["config_id"]] = {"sources": len(srcs), "promoted_from_below_k": promoted,
-                               "promoted_share": promoted / len(srcs) if srcs else float("nan")}
+        out[r["config_id"]] = {
+            "sources": len(srcs),
+            "promoted_from_below_k": promoted,
+            "promoted_share": promoted / len(srcs) if srcs else float("nan"),
+        }
     for rr, k in sorted({(r["reranker"], r["top_k"]) for r in rows if r["reranker"] is not None}):
         same = [r["config_id"] for r in rows if r["reranker"] == rr and r["top_k"] == k]
         qs = set.intersection(*(set(ids[c]) for c in same))
@@ -239,17 +297,31 @@ def figures(run_dir: Path) -> dict:
     cost = {}
     for rr in sorted({r["reranker"] for r in rows if r["reranker"] is not None}):
         per = rec[(rec["reranker"] == rr) & (rec["top_k"] == k0)]
-        cost[rr] = {"total_s": float(per["rerank_ms"].sum()) / 1000,
-                    "s_per_question_all_retrievers": float(per["rerank_ms"].sum()) / 1000 / n_q,
-                    "ms_mean_per_retriever_question": float(per["rerank_ms"].mean())}
+        cost[rr] = {
+            "total_s": float(per["rerank_ms"].sum()) / 1000,
+            "s_per_question_all_retrievers": float(per["rerank_ms"].sum()) / 1000 / n_q,
+            "ms_mean_per_retriever_question": float(per["rerank_ms"].mean()),
+        }
     inv = run.meta["invocations"][-1]
-    tuned = {c: {"weights": t["weights"], "tuning_ms": t.get("tuning_ms"), "n_validation": t["n_validation"]}
-             for c, t in (run.meta.get("tuned_weights") or {}).items()}
-    return {"configs": rows, "tuned_weights": tuned, "best_plain_on_validation": best, "comparisons": comps,
-            "verdict": json.loads((run_dir / "verdict.json").read_text()).get("chosen"),
-            "questions": n_q, "test_questions": int(rec.loc[rec["split"] == "test", "qid"].nunique()),
-            "records": len(rec), "errors": int(rec["error"].notna().sum()), "rerank_cost": cost,
-            "stages_s": inv["timings_s"], "chunks": inv["chunks"], "diagnostics": _diagnostics(run, rows)}
+    tuned = {
+        c: {"weights": t["weights"], "tuning_ms": t.get("tuning_ms"), "n_validation": t["n_validation"]}
+        for c, t in (run.meta.get("tuned_weights") or {}).items()
+    }
+    return {
+        "configs": rows,
+        "tuned_weights": tuned,
+        "best_plain_on_validation": best,
+        "comparisons": comps,
+        "verdict": json.loads((run_dir / "verdict.json").read_text()).get("chosen"),
+        "questions": n_q,
+        "test_questions": int(rec.loc[rec["split"] == "test", "qid"].nunique()),
+        "records": len(rec),
+        "errors": int(rec["error"].notna().sum()),
+        "rerank_cost": cost,
+        "stages_s": inv["timings_s"],
+        "chunks": inv["chunks"],
+        "diagnostics": _diagnostics(run, rows),
+    }
 
 
 def _missing(x: Any) -> bool:
@@ -271,43 +343,62 @@ def _ms(x: float | None) -> str:
 
 def print_heading(f: dict) -> None:
     lim = f" (first {f['limit']} questions)" if f["limit"] else ""
-    print(f"\n### {f['subset']}{lim}: {f['questions']} questions ({f['test_questions']} test), "
-          f"{len(f['configs'])} configurations, chunks {f['chunks']}\n")
+    print(
+        f"\n### {f['subset']}{lim}: {f['questions']} questions ({f['test_questions']} test), "
+        f"{len(f['configs'])} configurations, chunks {f['chunks']}\n"
+    )
 
 
 def print_subset(f: dict) -> None:
     """The subset's tables as Markdown (pasteable into BENCHMARKS.md)."""
     print_heading(f)
-    print("| configuration | test MRR [95% CI] | test hit@k | test span recall | validation MRR | rerank ms (median) "
-          "| retrieval ms (median) |")
+    print(
+        "| configuration | test MRR [95% CI] | test hit@k | test span recall | validation MRR | rerank ms (median) "
+        "| retrieval ms (median) |"
+    )
     print("|---|---|---|---|---|---|---|")
     for r in f["configs"]:
-        print(f"| {r['config_id']} | {_ci(r, 'mrr')} | {_ci(r, 'hit')} | {_ci(r, 'span_recall')} "
-              f"| {r['validation_mrr']:.3f} | {_ms(r['rerank_ms_median'])} | {_ms(r['retrieval_ms_median'])} |")
+        print(
+            f"| {r['config_id']} | {_ci(r, 'mrr')} | {_ci(r, 'hit')} | {_ci(r, 'span_recall')} "
+            f"| {r['validation_mrr']:.3f} | {_ms(r['rerank_ms_median'])} | {_ms(r['retrieval_ms_median'])} |"
+        )
     n = len(f["comparisons"])
-    print(f"\nTest MRR differences (paired; Holm over the {n} comparisons; best plain on validation: "
-          f"{f['best_plain_on_validation']}):\n")
-    print("| component | against | test MRR (component vs against) | difference [95% CI] | p | p Holm | test "
-          "| validation difference |")
+    print(
+        f"\nTest MRR differences (paired; Holm over the {n} comparisons; best plain on validation: "
+        f"{f['best_plain_on_validation']}):\n"
+    )
+    print(
+        "| component | against | test MRR (component vs against) | difference [95% CI] | p | p Holm | test "
+        "| validation difference |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for c in f["comparisons"]:
         star = " *" if c["significant"] else ""
-        print(f"| {c['config']} | {c['against']} ({c['kind']}) | {c['mrr_a']:.3f} vs {c['mrr_b']:.3f} "
-              f"| {c['diff']:+.3f} [{c['diff_lo']:+.3f}, {c['diff_hi']:+.3f}]{star} | {c['p_value']:.2g} "
-              f"| {c['p_holm']:.2g} | {c['test']} | {c['validation_diff']:+.3f} |")
-    print(f"\nsweep: cold wall {f['wall_s']:.1f} s (whole process), peak RSS {f['peak_rss_mb']:.0f} MB; "
-          f"stages (s) {json.dumps(f['stages_s'])}; load average {f['loadavg_1min_before']:.1f} (1 min, before), "
-          f"{f['loadavg_5min_after']:.1f} (5 min, after)")
-    print(f"the components added {f['rerank_added_s']:.1f} s to the answering stage = "
-          f"{f['rerank_added_s_per_question']:.3f} s per question (all component configurations; answering "
-          f"{f['stages_s']['answering']:.1f} s vs {f['plain_answering_s']:.1f} s for the plain configurations alone)")
+        print(
+            f"| {c['config']} | {c['against']} ({c['kind']}) | {c['mrr_a']:.3f} vs {c['mrr_b']:.3f} "
+            f"| {c['diff']:+.3f} [{c['diff_lo']:+.3f}, {c['diff_hi']:+.3f}]{star} | {c['p_value']:.2g} "
+            f"| {c['p_holm']:.2g} | {c['test']} | {c['validation_diff']:+.3f} |"
+        )
+    print(
+        f"\nsweep: cold wall {f['wall_s']:.1f} s (whole process), peak RSS {f['peak_rss_mb']:.0f} MB; "
+        f"stages (s) {json.dumps(f['stages_s'])}; load average {f['loadavg_1min_before']:.1f} (1 min, before), "
+        f"{f['loadavg_5min_after']:.1f} (5 min, after)"
+    )
+    print(
+        f"the components added {f['rerank_added_s']:.1f} s to the answering stage = "
+        f"{f['rerank_added_s_per_question']:.3f} s per question (all component configurations; answering "
+        f"{f['stages_s']['answering']:.1f} s vs {f['plain_answering_s']:.1f} s for the plain configurations alone)"
+    )
     for rr, c in f["rerank_cost"].items():
-        print(f"  rerank_ms as the run reports it (each pair as if alone), {rr}: sum {c['total_s']:.1f} s = "
-              f"{c['s_per_question_all_retrievers']:.3f} s per question over 3 retrievers, "
-              f"{c['ms_mean_per_retriever_question']:.1f} ms mean per (retriever, question)")
+        print(
+            f"  rerank_ms as the run reports it (each pair as if alone), {rr}: sum {c['total_s']:.1f} s = "
+            f"{c['s_per_question_all_retrievers']:.3f} s per question over 3 retrievers, "
+            f"{c['ms_mean_per_retriever_question']:.1f} ms mean per (retriever, question)"
+        )
     for c, t in f["tuned_weights"].items():
-        print(f"  {c}: weights {t['weights']} chosen on {t['n_validation']} validation questions in "
-              f"{t['tuning_ms']} ms")
+        print(
+            f"  {c}: weights {t['weights']} chosen on {t['n_validation']} validation questions in {t['tuning_ms']} ms"
+        )
     print(f"records {f['records']}, errors {f['errors']}; verdict (by MRR, chosen on validation): {f['verdict']}")
     for k, v in f["diagnostics"].items():
         print(f"  {k}: {v}")

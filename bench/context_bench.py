@@ -99,8 +99,9 @@ CONTEXTUAL = {
 }
 
 
-def _sweep(data: str, subset: str, top_k: list[int], limit: int | None, work: Path, name: str, parts: dict,
-           fresh: bool) -> tuple[float, int, list[str]]:
+def _sweep(
+    data: str, subset: str, top_k: list[int], limit: int | None, work: Path, name: str, parts: dict, fresh: bool
+) -> tuple[float, int, list[str]]:
     return components_bench._sweep(data, subset, top_k, limit, work, name, parts, fresh, template=_SPEC)
 
 
@@ -112,18 +113,26 @@ def _config_rows(run: Any) -> list[dict]:
     for cid, r in test.iterrows():
         per_q = rec[rec["config_id"] == cid]
         chars = [sum((s["end"] or 0) - (s["start"] or 0) for s in src) for src in per_q["sources"]]
-        rows.append({
-            "config_id": cid, "splitter": str(r["splitter"]), "retriever": str(r["retriever"]).split("+")[0],
-            "top_k": int(r["top_k"]),
-            "postprocessor": None if _missing(r.get("postprocessor")) else str(r["postprocessor"]),
-            **{f"test_{m}{s}": float(r[f"{m}{s}"])
-               for m in ("mrr", "hit", "span_recall", "span_precision") for s in ("", "_lo", "_hi")},
-            "test_n": int(r["mrr_n"]), "validation_mrr": float(val.loc[cid, "mrr"]),
-            "context_chars_mean": sum(chars) / len(chars) if chars else float("nan"),
-            "postprocess_ms_median": _median(per_q["postprocess_ms"]) if "postprocess_ms" in per_q else None,
-            "retrieval_ms_median": _median(per_q["retrieval_ms"]),
-            "errors": int(per_q["error"].notna().sum()),
-        })
+        rows.append(
+            {
+                "config_id": cid,
+                "splitter": str(r["splitter"]),
+                "retriever": str(r["retriever"]).split("+")[0],
+                "top_k": int(r["top_k"]),
+                "postprocessor": None if _missing(r.get("postprocessor")) else str(r["postprocessor"]),
+                **{
+                    f"test_{m}{s}": float(r[f"{m}{s}"])
+                    for m in ("mrr", "hit", "span_recall", "span_precision")
+                    for s in ("", "_lo", "_hi")
+                },
+                "test_n": int(r["mrr_n"]),
+                "validation_mrr": float(val.loc[cid, "mrr"]),
+                "context_chars_mean": sum(chars) / len(chars) if chars else float("nan"),
+                "postprocess_ms_median": _median(per_q["postprocess_ms"]) if "postprocess_ms" in per_q else None,
+                "retrieval_ms_median": _median(per_q["retrieval_ms"]),
+                "errors": int(per_q["error"].notna().sum()),
+            }
+        )
     return rows
 
 
@@ -161,11 +170,20 @@ def _abstention(run: Any) -> list[dict]:
     rows = []
     for cid, r in test.iterrows():
         t = thresholds.get(cid)
-        rows.append({"config_id": cid, "threshold": t.get("threshold") if isinstance(t, dict) else t,
-                     **{f"{m}{s}": float(r[f"{m}{s}"]) for m in ("abstention_rate", "false_abstention_rate")
-                        for s in ("", "_lo", "_hi")},
-                     "negatives_n": int(r["abstention_rate_n"]), "answerable_n": int(r["false_abstention_rate_n"]),
-                     "test_mrr": float(r["mrr"])})
+        rows.append(
+            {
+                "config_id": cid,
+                "threshold": t.get("threshold") if isinstance(t, dict) else t,
+                **{
+                    f"{m}{s}": float(r[f"{m}{s}"])
+                    for m in ("abstention_rate", "false_abstention_rate")
+                    for s in ("", "_lo", "_hi")
+                },
+                "negatives_n": int(r["abstention_rate_n"]),
+                "answerable_n": int(r["false_abstention_rate_n"]),
+                "test_mrr": float(r["mrr"]),
+            }
+        )
     return rows
 
 
@@ -187,63 +205,103 @@ def run_subset(data: str, subset: str, top_k: list[int], limit: int | None, work
     ctx_run = ragsweep.load_run(work / "runs" / f"context-{subset}-contextual")
     ctx_rows = _config_rows(ctx_run)
     ctx_comps = _contextual_comparisons(ctx_run, ctx_rows)
-    return {"subset": subset, "limit": limit, "configs": rows, "best_plain_on_validation": best,
-            "comparisons": comps, "abstention": abst, "wall_s": wall, "abstain_warm_wall_s": a_wall,
-            "contextual": ctx_rows, "contextual_comparisons": ctx_comps, "contextual_warm_wall_s": c_wall,
-            "peak_rss_mb": peak / 2**20, "stages_s": inv["timings_s"], "chunks": inv["chunks"],
-            "questions": int(run.records["qid"].nunique()),
-            "test_questions": int(run.records.loc[run.records["split"] == "test", "qid"].nunique()),
-            "errors": int(run.records["error"].notna().sum()), "command": " ".join(cmd[1:]),
-            "loadavg_1min_before": load_before, "loadavg_5min_after": load_after, "source_digest": digest}
+    return {
+        "subset": subset,
+        "limit": limit,
+        "configs": rows,
+        "best_plain_on_validation": best,
+        "comparisons": comps,
+        "abstention": abst,
+        "wall_s": wall,
+        "abstain_warm_wall_s": a_wall,
+        "contextual": ctx_rows,
+        "contextual_comparisons": ctx_comps,
+        "contextual_warm_wall_s": c_wall,
+        "peak_rss_mb": peak / 2**20,
+        "stages_s": inv["timings_s"],
+        "chunks": inv["chunks"],
+        "questions": int(run.records["qid"].nunique()),
+        "test_questions": int(run.records.loc[run.records["split"] == "test", "qid"].nunique()),
+        "errors": int(run.records["error"].notna().sum()),
+        "command": " ".join(cmd[1:]),
+        "loadavg_1min_before": load_before,
+        "loadavg_5min_after": load_after,
+        "source_digest": digest,
+    }
 
 
 def print_subset(f: dict) -> None:
     """The subset's tables as Markdown (pasteable into BENCHMARKS.md)."""
     print_heading(f)
-    print("| configuration | test MRR [95% CI] | test hit@k | test span recall | test span precision "
-          "| context chars | validation MRR | postprocess ms | retrieval ms |")
+    print(
+        "| configuration | test MRR [95% CI] | test hit@k | test span recall | test span precision "
+        "| context chars | validation MRR | postprocess ms | retrieval ms |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for r in f["configs"]:
-        print(f"| {r['config_id']} | {_ci(r, 'mrr')} | {_ci(r, 'hit')} | {_ci(r, 'span_recall')} "
-              f"| {_ci(r, 'span_precision')} | {r['context_chars_mean']:.0f} | {r['validation_mrr']:.3f} "
-              f"| {_ms(r['postprocess_ms_median'])} | {_ms(r['retrieval_ms_median'])} |")
-    print(f"\nTest differences (paired; Holm per metric over {len(f['comparisons']) // 2} comparisons; best plain "
-          f"on validation: {f['best_plain_on_validation']}):\n")
-    print("| metric | configuration | against | test (configuration vs against) | difference [95% CI] | p Holm "
-          "| validation difference |")
+        print(
+            f"| {r['config_id']} | {_ci(r, 'mrr')} | {_ci(r, 'hit')} | {_ci(r, 'span_recall')} "
+            f"| {_ci(r, 'span_precision')} | {r['context_chars_mean']:.0f} | {r['validation_mrr']:.3f} "
+            f"| {_ms(r['postprocess_ms_median'])} | {_ms(r['retrieval_ms_median'])} |"
+        )
+    print(
+        f"\nTest differences (paired; Holm per metric over {len(f['comparisons']) // 2} comparisons; best plain "
+        f"on validation: {f['best_plain_on_validation']}):\n"
+    )
+    print(
+        "| metric | configuration | against | test (configuration vs against) | difference [95% CI] | p Holm "
+        "| validation difference |"
+    )
     print("|---|---|---|---|---|---|---|")
     for c in f["comparisons"]:
         star = " *" if c["significant"] else ""
-        print(f"| {c['metric']} | {c['config']} | {c['against']} ({c['kind']}) | {c['a']:.3f} vs {c['b']:.3f} "
-              f"| {c['diff']:+.3f} [{c['diff_lo']:+.3f}, {c['diff_hi']:+.3f}]{star} | {c['p_holm']:.2g} "
-              f"| {c['validation_diff']:+.3f} |")
-    print(f"\nAbstention (extractive, abstain_below: tune on validation; {NEGATIVES.name} appended; all "
-          "questions):\n")
-    print("| configuration | threshold | abstention rate on negatives (test) | false-abstention rate (test) "
-          "| test MRR |")
+        print(
+            f"| {c['metric']} | {c['config']} | {c['against']} ({c['kind']}) | {c['a']:.3f} vs {c['b']:.3f} "
+            f"| {c['diff']:+.3f} [{c['diff_lo']:+.3f}, {c['diff_hi']:+.3f}]{star} | {c['p_holm']:.2g} "
+            f"| {c['validation_diff']:+.3f} |"
+        )
+    print(f"\nAbstention (extractive, abstain_below: tune on validation; {NEGATIVES.name} appended; all questions):\n")
+    print(
+        "| configuration | threshold | abstention rate on negatives (test) | false-abstention rate (test) | test MRR |"
+    )
     print("|---|---|---|---|---|")
     for r in f["abstention"]:
         thr = "—" if r["threshold"] is None else f"{r['threshold']:.4g}"
-        print(f"| {r['config_id']} | {thr} | {_ci(r, 'abstention_rate', '')} (n={r['negatives_n']}) "
-              f"| {_ci(r, 'false_abstention_rate', '')} (n={r['answerable_n']}) | {r['test_mrr']:.3f} |")
-    print("\nContextual chunks (title / title + heading path embedded and BM25-indexed with each chunk), "
-          "against the same retriever on plain chunks (Holm per metric):\n")
-    print("| configuration | test MRR [95% CI] | test span recall | MRR difference [95% CI] | span recall difference "
-          "| validation MRR difference |")
+        print(
+            f"| {r['config_id']} | {thr} | {_ci(r, 'abstention_rate', '')} (n={r['negatives_n']}) "
+            f"| {_ci(r, 'false_abstention_rate', '')} (n={r['answerable_n']}) | {r['test_mrr']:.3f} |"
+        )
+    print(
+        "\nContextual chunks (title / title + heading path embedded and BM25-indexed with each chunk), "
+        "against the same retriever on plain chunks (Holm per metric):\n"
+    )
+    print(
+        "| configuration | test MRR [95% CI] | test span recall | MRR difference [95% CI] | span recall difference "
+        "| validation MRR difference |"
+    )
     print("|---|---|---|---|---|---|")
     diffs = {(c["config"], c["metric"]): c for c in f["contextual_comparisons"]}
     for r in f["contextual"]:
         m, s = diffs.get((r["config_id"], "mrr")), diffs.get((r["config_id"], "span_recall"))
+
         def d(c):
-            return ("—" if c is None else f"{c['diff']:+.3f} [{c['diff_lo']:+.3f}, {c['diff_hi']:+.3f}]"
-                    + (" *" if c["significant"] else ""))
-        print(f"| {r['config_id']} | {_ci(r, 'mrr')} | {_ci(r, 'span_recall')} | {d(m)} | {d(s)} "
-              f"| {'—' if m is None else format(m['validation_diff'], '+.3f')} |")
-    print(f"\nsweep: cold wall {f['wall_s']:.1f} s (whole process), peak RSS {f['peak_rss_mb']:.0f} MB; stages (s) "
-          f"{json.dumps(f['stages_s'])}; abstention run (warm) {f['abstain_warm_wall_s']:.1f} s; "
-          f"contextual run (warm cache) {f['contextual_warm_wall_s']:.1f} s; load average "
-          f"{f['loadavg_1min_before']:.1f} (1 min, before), {f['loadavg_5min_after']:.1f} (5 min, after); "
-          f"errors {f['errors']}")
+            return (
+                "—"
+                if c is None
+                else f"{c['diff']:+.3f} [{c['diff_lo']:+.3f}, {c['diff_hi']:+.3f}]" + (" *" if c["significant"] else "")
+            )
+
+        print(
+            f"| {r['config_id']} | {_ci(r, 'mrr')} | {_ci(r, 'span_recall')} | {d(m)} | {d(s)} "
+            f"| {'—' if m is None else format(m['validation_diff'], '+.3f')} |"
+        )
+    print(
+        f"\nsweep: cold wall {f['wall_s']:.1f} s (whole process), peak RSS {f['peak_rss_mb']:.0f} MB; stages (s) "
+        f"{json.dumps(f['stages_s'])}; abstention run (warm) {f['abstain_warm_wall_s']:.1f} s; "
+        f"contextual run (warm cache) {f['contextual_warm_wall_s']:.1f} s; load average "
+        f"{f['loadavg_1min_before']:.1f} (1 min, before), {f['loadavg_5min_after']:.1f} (5 min, after); "
+        f"errors {f['errors']}"
+    )
 
 
 def main() -> None:

@@ -30,16 +30,26 @@ WINDOWS = (2000, 6000, 100_000)  # document_tokens: a small window, the default,
 def spec_for(data: str, subset: str, document_tokens: int):
     from ragsweep.config import parse_spec
 
-    return parse_spec({
-        "name": f"ctxcost-{subset}",
-        "dataset": {"corpus": {"format": "legalbench", "path": data, "subset": subset},
-                    "questions": {"format": "legalbench", "path": data, "subset": subset}},
-        "splitters": [{"kind": "sentence", "chunk_size": 512, "chunk_overlap": 64,
-                       "context": {"kind": "llm", "document_tokens": document_tokens}}],
-        "retrievers": [{"kind": "bm25"}],
-        "llm": {"model": "gpt-4o-mini", "api_key_env": None, "context_window": 128_000},
-        "prices": {"gpt-4o-mini": PRICE},
-    })
+    return parse_spec(
+        {
+            "name": f"ctxcost-{subset}",
+            "dataset": {
+                "corpus": {"format": "legalbench", "path": data, "subset": subset},
+                "questions": {"format": "legalbench", "path": data, "subset": subset},
+            },
+            "splitters": [
+                {
+                    "kind": "sentence",
+                    "chunk_size": 512,
+                    "chunk_overlap": 64,
+                    "context": {"kind": "llm", "document_tokens": document_tokens},
+                }
+            ],
+            "retrievers": [{"kind": "bm25"}],
+            "llm": {"model": "gpt-4o-mini", "api_key_env": None, "context_window": 128_000},
+            "prices": {"gpt-4o-mini": PRICE},
+        }
+    )
 
 
 def measure(data: str, subset: str, document_tokens: int, work: Path) -> dict:
@@ -53,8 +63,9 @@ def measure(data: str, subset: str, document_tokens: int, work: Path) -> dict:
 
     spec = spec_for(data, subset, document_tokens)
     t0 = time.perf_counter()
-    [est] = [e for e in estimate_run(spec, run_dir=work / "run", cache_dir=work / "cache")
-             if e.stage == "chunk_context"]
+    [est] = [
+        e for e in estimate_run(spec, run_dir=work / "run", cache_dir=work / "cache") if e.stage == "chunk_context"
+    ]
     seconds = time.perf_counter() - t0
     dataset = load_dataset(spec.dataset)
     [config] = expand(spec)
@@ -72,11 +83,21 @@ def measure(data: str, subset: str, document_tokens: int, work: Path) -> dict:
             sizes[w] = count_tokens(render_window(texts[doc_id], bounds))
     cost = est.cost_usd or 0.0
     cached_cost = cost - shared * (PRICE["input"] - CACHED_INPUT) / 1e6
-    return {"subset": subset, "document_tokens": document_tokens, "documents": len(dataset.documents),
-            "chunks": len(chunks), "calls": est.calls, "windowed_chunks": windowed, "distinct_windows": len(sizes),
-            "prompt_tokens": est.prompt_tokens, "completion_tokens_max": est.completion_tokens,
-            "shared_prefix_tokens": shared, "usd": round(cost, 4), "usd_with_prompt_caching": round(cached_cost, 4),
-            "dry_run_s": round(seconds, 2)}
+    return {
+        "subset": subset,
+        "document_tokens": document_tokens,
+        "documents": len(dataset.documents),
+        "chunks": len(chunks),
+        "calls": est.calls,
+        "windowed_chunks": windowed,
+        "distinct_windows": len(sizes),
+        "prompt_tokens": est.prompt_tokens,
+        "completion_tokens_max": est.completion_tokens,
+        "shared_prefix_tokens": shared,
+        "usd": round(cost, 4),
+        "usd_with_prompt_caching": round(cached_cost, 4),
+        "dry_run_s": round(seconds, 2),
+    }
 
 
 def main() -> None:
@@ -91,12 +112,26 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="ctxcost-") as tmp:
         for subset in [s for s in args.subsets.split(",") if s]:
             if not Path(args.data, "benchmarks", f"{subset}.json").is_file():
-                sys.exit(f"{args.data}: LegalBench-RAG subset {subset} not found (expects benchmarks/{subset}.json); "
-                         "check --subsets, or pass --data")
+                sys.exit(
+                    f"{args.data}: LegalBench-RAG subset {subset} not found (expects benchmarks/{subset}.json); "
+                    "check --subsets, or pass --data"
+                )
             for n in WINDOWS:
                 rows.append(measure(args.data, subset, n, Path(tmp) / f"{subset}-{n}"))
-    head = ("subset", "document_tokens", "documents", "chunks", "calls", "windowed_chunks", "prompt_tokens",
-            "completion_tokens_max", "shared_prefix_tokens", "usd", "usd_with_prompt_caching", "dry_run_s")
+    head = (
+        "subset",
+        "document_tokens",
+        "documents",
+        "chunks",
+        "calls",
+        "windowed_chunks",
+        "prompt_tokens",
+        "completion_tokens_max",
+        "shared_prefix_tokens",
+        "usd",
+        "usd_with_prompt_caching",
+        "dry_run_s",
+    )
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for r in rows:

@@ -31,15 +31,29 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json")
     args = ap.parse_args()
-    runs = [evaluate_labels(args.labels, spec_path=args.spec, detectors=args.detectors, dev_fraction=0.5, seed=0,
-                            cache=None, budget=None, say=print) for _ in range(args.repeat)]
+    runs = [
+        evaluate_labels(
+            args.labels,
+            spec_path=args.spec,
+            detectors=args.detectors,
+            dev_fraction=0.5,
+            seed=0,
+            cache=None,
+            budget=None,
+            say=print,
+        )
+        for _ in range(args.repeat)
+    ]
     result = runs[0]  # the figures other than latency are deterministic: identical in every repeat
     for row in result["rows"]:
-        medians = [next(r for r in run["rows"] if r["detector"] == row["detector"])["ms_per_item"]["value"]
-                   for run in runs]
+        medians = [
+            next(r for r in run["rows"] if r["detector"] == row["detector"])["ms_per_item"]["value"] for run in runs
+        ]
         row["ms_per_item_repeats"] = medians
-        print(f"{row['detector']}: median ms per item over {args.repeat} repeats: "
-              f"{statistics.median(medians):.2f} ({', '.join(f'{m:.2f}' for m in medians)})")
+        print(
+            f"{row['detector']}: median ms per item over {args.repeat} repeats: "
+            f"{statistics.median(medians):.2f} ({', '.join(f'{m:.2f}' for m in medians)})"
+        )
     print_result(result, Console(width=200))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1, default=str))

@@ -51,8 +51,14 @@ print(json.dumps(time.perf_counter() - t0))
 
 def _load_seconds(backend: str, cache_root: Path) -> float:
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    out = subprocess.run([sys.executable, "-c", LOAD, backend, str(cache_root)], env=env, cwd=ROOT,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", LOAD, backend, str(cache_root)],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -66,7 +72,7 @@ def load_times(work: Path) -> dict[str, dict[str, float]]:
 
 
 def _rotated(i: int) -> tuple[str, ...]:
-    return BACKENDS[i % 3:] + BACKENDS[: i % 3]
+    return BACKENDS[i % 3 :] + BACKENDS[: i % 3]
 
 
 def embed_chunks(models: dict, texts: list[str], repeat: int) -> tuple[dict[str, list[float]], dict[str, np.ndarray]]:
@@ -89,8 +95,9 @@ def embed_chunks(models: dict, texts: list[str], repeat: int) -> tuple[dict[str,
     return seconds, {b: np.asarray(v, dtype=np.float32) for b, v in vecs.items()}
 
 
-def embed_questions(models: dict, questions: list[str], block: int = 100) -> tuple[dict[str, np.ndarray],
-                                                                                  dict[str, float]]:
+def embed_questions(
+    models: dict, questions: list[str], block: int = 100
+) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """Each question's vector by each backend, one at a time as a query engine embeds them, and each
     backend's median milliseconds per question. The backends take turns by blocks of questions:
     turns per question would charge each call with the previous backend's idle threads (ONNX
@@ -103,8 +110,10 @@ def embed_questions(models: dict, questions: list[str], block: int = 100) -> tup
                 t0 = time.perf_counter()
                 vecs[b].append(models[b].get_query_embedding(q))
                 ms[b].append((time.perf_counter() - t0) * 1000)
-    return ({b: np.asarray(v, dtype=np.float32) for b, v in vecs.items()},
-            {b: statistics.median(v) for b, v in ms.items()})
+    return (
+        {b: np.asarray(v, dtype=np.float32) for b, v in vecs.items()},
+        {b: statistics.median(v) for b, v in ms.items()},
+    )
 
 
 def metrics_per_question(order: np.ndarray, chunks, questions, k: int) -> dict[str, np.ndarray]:
@@ -138,8 +147,12 @@ def main() -> None:
     from ragsweep.splitters.build import make_parser, split_corpus
 
     data = Path(args.data).resolve()
-    ds = load_dataset(DatasetSpec(corpus=LegalBenchCorpus(format="legalbench", path=data, subset="contractnli"),
-                                  questions=LegalBenchQuestions(format="legalbench", path=data, subset="contractnli")))
+    ds = load_dataset(
+        DatasetSpec(
+            corpus=LegalBenchCorpus(format="legalbench", path=data, subset="contractnli"),
+            questions=LegalBenchQuestions(format="legalbench", path=data, subset="contractnli"),
+        )
+    )
     splitter = SentenceSplitterSpec(kind="sentence", chunk_size=512, chunk_overlap=64)
     chunks = split_corpus(ds.documents, make_parser(splitter), splitter.label())
     # longest first, as CachedEmbedding batches them in a sweep (less padding per batch)
@@ -158,29 +171,48 @@ def main() -> None:
 
     import torch
 
-    fig: dict = {"chunks": len(texts), "questions": len(questions), "cores": available_cores(),
-                 "torch_threads": torch.get_num_threads(), "repeat": args.repeat, "backends": {}}
-    orders = {b: np.argsort(-(query_vecs[b] @ chunk_vecs[b].T), axis=1, kind="stable")[:, : max(KS)]
-              for b in BACKENDS}
-    per_q = {b: {f"{m}@{k}": v for k in KS for m, v in metrics_per_question(orders[b], chunks, questions, k).items()}
-             for b in BACKENDS}
+    fig: dict = {
+        "chunks": len(texts),
+        "questions": len(questions),
+        "cores": available_cores(),
+        "torch_threads": torch.get_num_threads(),
+        "repeat": args.repeat,
+        "backends": {},
+    }
+    orders = {b: np.argsort(-(query_vecs[b] @ chunk_vecs[b].T), axis=1, kind="stable")[:, : max(KS)] for b in BACKENDS}
+    per_q = {
+        b: {f"{m}@{k}": v for k in KS for m, v in metrics_per_question(orders[b], chunks, questions, k).items()}
+        for b in BACKENDS
+    }
     for b in BACKENDS:
         cos = (chunk_vecs[b] * chunk_vecs["torch"]).sum(axis=1)
         med = statistics.median(seconds[b])
         row = fig["backends"][b] = {
-            "seconds": seconds[b], "median_s": med, "chunks_per_s": len(texts) / med,
+            "seconds": seconds[b],
+            "median_s": med,
+            "chunks_per_s": len(texts) / med,
             # each pass's ratio is taken under one machine load; their median resists a noisy neighbour
             "speedup_vs_torch": statistics.median(t / s for t, s in zip(seconds["torch"], seconds[b])),
-            "query_ms_median": query_ms[b], "load_first_s": loads[b]["first"], "load_later_s": loads[b]["later"],
+            "query_ms_median": query_ms[b],
+            "load_first_s": loads[b]["first"],
+            "load_later_s": loads[b]["later"],
             "chunk_cosine_vs_torch": {"min": float(cos.min()), "mean": float(cos.mean())},
-            "top1_same_as_torch": float((orders[b][:, 0] == orders["torch"][:, 0]).mean()), "metrics": {},
+            "top1_same_as_torch": float((orders[b][:, 0] == orders["torch"][:, 0]).mean()),
+            "metrics": {},
         }
         for name, values in per_q[b].items():
             pair = paired_difference(values, per_q["torch"][name], n_resamples=2000, seed=0)
             holds = abs(pair.diff) <= TOLERANCE and -CI_BOUND <= pair.diff_lo and pair.diff_hi <= CI_BOUND
             mean, lo, hi = bootstrap_ci(values, 2000, 0.95, seed=0)
-            row["metrics"][name] = {"mean": mean, "lo": lo, "hi": hi, "diff": pair.diff, "diff_lo": pair.diff_lo,
-                                    "diff_hi": pair.diff_hi, "holds": bool(holds)}
+            row["metrics"][name] = {
+                "mean": mean,
+                "lo": lo,
+                "hi": hi,
+                "diff": pair.diff,
+                "diff_lo": pair.diff_lo,
+                "diff_hi": pair.diff_hi,
+                "holds": bool(holds),
+            }
         row["quality_holds"] = all(m["holds"] for m in row["metrics"].values())
     _print(fig)
     if args.json:
@@ -188,16 +220,22 @@ def main() -> None:
 
 
 def _print(fig: dict) -> None:
-    print(f"contractnli: {fig['chunks']} chunks (sentence splitter 512/64), {fig['questions']} questions; "
-          f"{fig['cores']} cores (torch threads {fig['torch_threads']}); medians of {fig['repeat']}")
-    print("\n| backend | chunks/s | speed-up vs torch (median of per-pass ratios) | passes (s) | query ms (median) "
-          "| load, empty cache (s) | load, later (s) | chunk cosine vs torch (min / mean) | same top-1 as torch |")
+    print(
+        f"contractnli: {fig['chunks']} chunks (sentence splitter 512/64), {fig['questions']} questions; "
+        f"{fig['cores']} cores (torch threads {fig['torch_threads']}); medians of {fig['repeat']}"
+    )
+    print(
+        "\n| backend | chunks/s | speed-up vs torch (median of per-pass ratios) | passes (s) | query ms (median) "
+        "| load, empty cache (s) | load, later (s) | chunk cosine vs torch (min / mean) | same top-1 as torch |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for b, r in fig["backends"].items():
-        print(f"| {b} | {r['chunks_per_s']:.1f} | {r['speedup_vs_torch']:.2f}x | "
-              f"{', '.join(f'{s:.1f}' for s in r['seconds'])} | {r['query_ms_median']:.1f} | {r['load_first_s']:.1f} | "
-              f"{r['load_later_s']:.1f} | {r['chunk_cosine_vs_torch']['min']:.4f} / "
-              f"{r['chunk_cosine_vs_torch']['mean']:.4f} | {r['top1_same_as_torch']:.1%} |")
+        print(
+            f"| {b} | {r['chunks_per_s']:.1f} | {r['speedup_vs_torch']:.2f}x | "
+            f"{', '.join(f'{s:.1f}' for s in r['seconds'])} | {r['query_ms_median']:.1f} | {r['load_first_s']:.1f} | "
+            f"{r['load_later_s']:.1f} | {r['chunk_cosine_vs_torch']['min']:.4f} / "
+            f"{r['chunk_cosine_vs_torch']['mean']:.4f} | {r['top1_same_as_torch']:.1%} |"
+        )
     names = list(fig["backends"]["torch"]["metrics"])
     print("\n| metric | torch [95% CI] | onnx | onnx - torch [95% CI] | onnx-int8 | onnx-int8 - torch [95% CI] |")
     print("|---|---|---|---|---|---|")

@@ -39,7 +39,7 @@ def reextract(text: str, rng: random.Random) -> str:
         letters = [i for i, c in enumerate(out) if c.isalpha()]
         if len(letters) > 40:
             i = rng.choice(letters)
-            out = out[:i] + ("l" if out[i] != "l" else "i") + out[i + 1:]
+            out = out[:i] + ("l" if out[i] != "l" else "i") + out[i + 1 :]
     words = out.split(" ")
     if "wrap" in edits and len(words) > 6:  # line breaks inside the sentence
         for i in rng.sample(range(1, len(words)), k=min(3, len(words) - 1)):
@@ -76,9 +76,11 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     for subset in args.subset or ["privacy_qa", "contractnli"]:
-        spec = DatasetSpec(corpus={"format": "legalbench", "path": args.root, "subset": subset},
-                           questions={"format": "legalbench", "path": args.root, "subset": subset},
-                           duplicate_evidence="first")
+        spec = DatasetSpec(
+            corpus={"format": "legalbench", "path": args.root, "subset": subset},
+            questions={"format": "legalbench", "path": args.root, "subset": subset},
+            duplicate_evidence="first",
+        )
         ds = load_dataset(spec)
         docs = {d.doc_id: d.text for d in ds.documents}
         rng = random.Random(args.seed)
@@ -86,11 +88,11 @@ def main() -> int:
         for q in ds.questions:
             ev = []
             for e in q.evidence:
-                quoted = reextract(docs[e.doc_id][e.start:e.end].strip(), rng)
+                quoted = reextract(docs[e.doc_id][e.start : e.end].strip(), rng)
                 ev.append({"text": quoted})
                 gold.append((e, quoted))
             rows.append({"id": q.qid, "question": q.question, "evidence": ev})
-        changed = sum(docs[e.doc_id][e.start:e.end].strip() != t for e, t in gold)
+        changed = sum(docs[e.doc_id][e.start : e.end].strip() != t for e, t in gold)
         old = sum(any(find_span(text, t) is not None for text in docs.values()) for _, t in gold)
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "q.jsonl"
@@ -100,18 +102,24 @@ def main() -> int:
                 t0 = time.perf_counter()
                 spans = [loc.locate("q", "evidence", t) for _, t in gold]
                 secs = time.perf_counter() - t0
-                on_gold = sum(s is not None and s.doc_id == e.doc_id and s.start < e.end and e.start < s.end
-                              for (e, _), s in zip(gold, spans))
+                on_gold = sum(
+                    s is not None and s.doc_id == e.doc_id and s.start < e.end and e.start < s.end
+                    for (e, _), s in zip(gold, spans)
+                )
                 s = loc.summary()
-                print(f"{subset}: {len(gold)} evidence texts ({changed} re-extracted differently); whitespace-only "
-                      f"matcher {old}/{len(gold)}; tiers (fuzzy {fuzzy}): exact {s['exact']}, normalised "
-                      f"{s['normalised']}, fuzzy {s['fuzzy']}, unlocated {s['unlocated']}; on the gold span "
-                      f"{on_gold}/{len(gold)}; {secs:.2f} s")
+                print(
+                    f"{subset}: {len(gold)} evidence texts ({changed} re-extracted differently); whitespace-only "
+                    f"matcher {old}/{len(gold)}; tiers (fuzzy {fuzzy}): exact {s['exact']}, normalised "
+                    f"{s['normalised']}, fuzzy {s['fuzzy']}, unlocated {s['unlocated']}; on the gold span "
+                    f"{on_gold}/{len(gold)}; {secs:.2f} s"
+                )
             q_spec = DatasetSpec(corpus=spec.corpus, questions={"format": "jsonl", "path": path}, fuzzy_evidence=0.9)
             t0 = time.perf_counter()
             loaded = load_dataset(q_spec)
-            print(f"{subset}: load_dataset with text evidence {time.perf_counter() - t0:.2f} s; "
-                  f"{loaded.evidence['location']}")
+            print(
+                f"{subset}: load_dataset with text evidence {time.perf_counter() - t0:.2f} s; "
+                f"{loaded.evidence['location']}"
+            )
     return 0
 
 

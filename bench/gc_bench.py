@@ -23,11 +23,13 @@ import time
 from pathlib import Path
 
 SPEC = {
-    "name": "gc-bench", "seed": 7,
+    "name": "gc-bench",
+    "seed": 7,
     "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
     "splitters": [{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
     "embeddings": [{"kind": "sentence_transformers", "model": "minilm"}],
-    "retrievers": [{"kind": "bm25"}, {"kind": "vector"}], "top_k": [3],
+    "retrievers": [{"kind": "bm25"}, {"kind": "vector"}],
+    "top_k": [3],
     "scoring": {"bootstrap_samples": 200, "bertscore": {"baseline_pairs": 50}},
 }
 
@@ -78,8 +80,10 @@ def main() -> None:
                 sweep.run_scope = contextlib.nullcontext if setting == "off" else run_scope
                 walls[setting].append(one(len(walls["off"]) + len(walls["on"]) + 1))
         off, on = statistics.median(walls["off"]), statistics.median(walls["on"])
-        print(f"warm run, median of {args.runs}: {off:.2f} s without run_scope, {on:.2f} s with it "
-              f"(ratio {off / on:.2f}); objects tracked now: {len(gc.get_objects()):,}")
+        print(
+            f"warm run, median of {args.runs}: {off:.2f} s without run_scope, {on:.2f} s with it "
+            f"(ratio {off / on:.2f}); objects tracked now: {len(gc.get_objects()):,}"
+        )
 
 
 if __name__ == "__main__":

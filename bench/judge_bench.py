@@ -35,8 +35,11 @@ JUDGES = ["correctness", "faithfulness", "relevancy"]
 
 
 def start_server(latency_ms: int) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fake_openai.py"), "--port", "0",
-                             "--latency-ms", str(latency_ms)], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "fake_openai.py"), "--port", "0", "--latency-ms", str(latency_ms)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     line = proc.stdout.readline().strip()
     if not line.startswith("listening on "):
         raise SystemExit(f"fake server did not start: {line!r}")
@@ -60,8 +63,8 @@ def make_items(n: int, salt: str) -> list[dict]:
         q = qs[i % len(qs)]
         e = q.evidence[0]
         text = docs[e.doc_id]
-        context = text[max(0, e.start - 600): e.end + 600]
-        answer = f"{text[e.start:e.end].strip()} [{salt} {i}]"  # distinct per item and per run: no cache hits
+        context = text[max(0, e.start - 600) : e.end + 600]
+        answer = f"{text[e.start : e.end].strip()} [{salt} {i}]"  # distinct per item and per run: no cache hits
         items.append({"query": q.question, "answer": answer, "contexts": [context], "reference": q.reference_answer})
     return items
 
@@ -75,16 +78,30 @@ def run_batch_eval_runner(base_url: str, items: list[dict], workers: int | None)
     )
     from llama_index.llms.openai_like import OpenAILike
 
-    llm = OpenAILike(model="fake-model", api_base=base_url, api_key="not-needed", is_chat_model=True,
-                     context_window=8192, max_tokens=512, temperature=0.0)
-    evaluators = {"correctness": CorrectnessEvaluator(llm=llm), "faithfulness": FaithfulnessEvaluator(llm=llm),
-                  "relevancy": RelevancyEvaluator(llm=llm)}
+    llm = OpenAILike(
+        model="fake-model",
+        api_base=base_url,
+        api_key="not-needed",
+        is_chat_model=True,
+        context_window=8192,
+        max_tokens=512,
+        temperature=0.0,
+    )
+    evaluators = {
+        "correctness": CorrectnessEvaluator(llm=llm),
+        "faithfulness": FaithfulnessEvaluator(llm=llm),
+        "relevancy": RelevancyEvaluator(llm=llm),
+    }
     runner = BatchEvalRunner(evaluators) if workers is None else BatchEvalRunner(evaluators, workers=workers)
+
     async def main() -> float:
         t0 = time.perf_counter()
         await runner.aevaluate_response_strs(
-            queries=[i["query"] for i in items], response_strs=[i["answer"] for i in items],
-            contexts_list=[i["contexts"] for i in items], reference=[i["reference"] for i in items])
+            queries=[i["query"] for i in items],
+            response_strs=[i["answer"] for i in items],
+            contexts_list=[i["contexts"] for i in items],
+            reference=[i["reference"] for i in items],
+        )
         wall = time.perf_counter() - t0
         await llm._get_aclient().close()  # inside the loop, so its connections close cleanly
         return wall
@@ -101,10 +118,14 @@ def run_ragsweep(base_url: str, items: list[dict], concurrency: int) -> float:
     from ragsweep.pipelines.stages.judge import judge_all
     from ragsweep.pipelines.stats import SweepStats
 
-    spec = parse_spec({"splitters": [{"kind": "token"}], "retrievers": [{"kind": "bm25"}],
-                       "llm": {"model": "fake-model", "base_url": base_url, "api_key_env": None,
-                               "concurrency": concurrency},
-                       "stage2": {"judges": JUDGES}})
+    spec = parse_spec(
+        {
+            "splitters": [{"kind": "token"}],
+            "retrievers": [{"kind": "bm25"}],
+            "llm": {"model": "fake-model", "base_url": base_url, "api_key_env": None, "concurrency": concurrency},
+            "stage2": {"judges": JUDGES},
+        }
+    )
     with tempfile.TemporaryDirectory() as tmp:
         clients = LLMClients(spec, Path(tmp) / "llm_calls.sqlite", run_id="bench")
         journal = Journal(Path(tmp) / "journal.sqlite")
@@ -117,13 +138,18 @@ def run_ragsweep(base_url: str, items: list[dict], concurrency: int) -> float:
                 config = SimpleNamespace(config_hash=f"h{n}", config_id=f"c{n}")
                 q = Question(qid=f"q{n}", question=it["query"], reference_answer=it["reference"])
                 answers[(config.config_hash, q.qid)] = {
-                    "answer": it["answer"], "sources": [{"doc_id": doc_id, "start": 0, "end": len(docs[doc_id])}]}
+                    "answer": it["answer"],
+                    "sources": [{"doc_id": doc_id, "start": 0, "end": len(docs[doc_id])}],
+                }
                 todo += [(config, q, j) for j in JUDGES]
             keys = {j: "bench" for j in JUDGES}
             bars = Progress(enabled=False)
             t0 = time.perf_counter()
-            stop = asyncio.run(judge_all(spec, todo, answers, docs, llm, keys, journal, SweepStats(), bars,
-                                          bars.add("judging", len(todo))))
+            stop = asyncio.run(
+                judge_all(
+                    spec, todo, answers, docs, llm, keys, journal, SweepStats(), bars, bars.add("judging", len(todo))
+                )
+            )
             wall = time.perf_counter() - t0
             if stop is not None:
                 raise SystemExit(f"ragsweep judging stopped: {stop}")
@@ -145,11 +171,15 @@ def main() -> None:
     args = ap.parse_args()
     proc, base_url = start_server(args.latency_ms)
     try:
-        runs = {"BatchEvalRunner (defaults: workers=2)": lambda items: run_batch_eval_runner(base_url, items, None),
-                f"BatchEvalRunner (workers={args.concurrency})":
-                    lambda items: run_batch_eval_runner(base_url, items, args.concurrency),
-                f"ragsweep stage 2 (concurrency={args.concurrency})":
-                    lambda items: run_ragsweep(base_url, items, args.concurrency)}
+        runs = {
+            "BatchEvalRunner (defaults: workers=2)": lambda items: run_batch_eval_runner(base_url, items, None),
+            f"BatchEvalRunner (workers={args.concurrency})": lambda items: run_batch_eval_runner(
+                base_url, items, args.concurrency
+            ),
+            f"ragsweep stage 2 (concurrency={args.concurrency})": lambda items: run_ragsweep(
+                base_url, items, args.concurrency
+            ),
+        }
         results: dict[str, list[float]] = {k: [] for k in runs}
         for r in range(args.repeat):
             for name, fn in runs.items():
@@ -158,8 +188,9 @@ def main() -> None:
                 wall = fn(items)
                 calls = server_calls(base_url) - before
                 results[name].append(calls / wall)
-                print(f"run {r + 1}: {name}: {calls} judge calls in {wall:.2f} s = {calls / wall:.1f} calls/s",
-                      flush=True)
+                print(
+                    f"run {r + 1}: {name}: {calls} judge calls in {wall:.2f} s = {calls / wall:.1f} calls/s", flush=True
+                )
     finally:
         proc.terminate()
         proc.wait(timeout=10)
@@ -167,8 +198,10 @@ def main() -> None:
     base = statistics.median(results[next(iter(runs))])
     for name, vals in results.items():
         med = statistics.median(vals)
-        print(f"  {name:45s} {med:7.1f} judge calls/s  ({med / base:5.1f}x the default BatchEvalRunner; "
-              f"runs: {', '.join(f'{v:.1f}' for v in vals)})")
+        print(
+            f"  {name:45s} {med:7.1f} judge calls/s  ({med / base:5.1f}x the default BatchEvalRunner; "
+            f"runs: {', '.join(f'{v:.1f}' for v in vals)})"
+        )
     ideal = args.concurrency * 1000 / args.latency_ms
     print(f"  ceiling at concurrency {args.concurrency}: {ideal:.0f} calls/s")
 

@@ -27,18 +27,33 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 DATASETS = {
-    "demo": ("{{format: demo}}", "{{format: demo}}", [
-        "{kind: sentence, chunk_size: 256, chunk_overlap: 32}",
-        "{kind: recursive, chunk_size: 800, chunk_overlap: 80}",
-        "{kind: pattern, pattern: '\\n(?=§)', max_chunk_chars: 1500}"]),
-    "privacy_qa": ("{{format: legalbench, path: {data}, subset: privacy_qa}}",
-                   "{{format: legalbench, path: {data}, subset: privacy_qa}}", [
-                       "{kind: token, chunk_size: 256, chunk_overlap: 32}",
-                       "{kind: sentence, chunk_size: 512, chunk_overlap: 64}",
-                       "{kind: recursive, chunk_size: 1500, chunk_overlap: 150}"]),
+    "demo": (
+        "{{format: demo}}",
+        "{{format: demo}}",
+        [
+            "{kind: sentence, chunk_size: 256, chunk_overlap: 32}",
+            "{kind: recursive, chunk_size: 800, chunk_overlap: 80}",
+            "{kind: pattern, pattern: '\\n(?=§)', max_chunk_chars: 1500}",
+        ],
+    ),
+    "privacy_qa": (
+        "{{format: legalbench, path: {data}, subset: privacy_qa}}",
+        "{{format: legalbench, path: {data}, subset: privacy_qa}}",
+        [
+            "{kind: token, chunk_size: 256, chunk_overlap: 32}",
+            "{kind: sentence, chunk_size: 512, chunk_overlap: 64}",
+            "{kind: recursive, chunk_size: 1500, chunk_overlap: 150}",
+        ],
+    ),
 }
-RETRIEVERS = ["{kind: bm25}", "{kind: vector}", "{kind: fusion}", "{kind: knowledge_graph}",
-              "{kind: knowledge_graph, path_depth: 2}", "{kind: hybrid_kg}"]
+RETRIEVERS = [
+    "{kind: bm25}",
+    "{kind: vector}",
+    "{kind: fusion}",
+    "{kind: knowledge_graph}",
+    "{kind: knowledge_graph, path_depth: 2}",
+    "{kind: hybrid_kg}",
+]
 NEO4J_RETRIEVERS = ["{kind: knowledge_graph, store: neo4j}", "{kind: hybrid_kg, store: neo4j}"]
 METRICS = ["hit", "mrr", "ndcg", "span_recall", "span_precision", "bertscore_f1_rescaled"]
 
@@ -46,12 +61,21 @@ METRICS = ["hit", "mrr", "ndcg", "span_recall", "span_precision", "bertscore_f1_
 def spec_text(name: str, data: Path, out: Path, neo4j: bool) -> str:
     corpus, questions, splitters = DATASETS[name]
     retrievers = RETRIEVERS + (NEO4J_RETRIEVERS if neo4j else [])
-    lines = [f"name: kg-{name}", "seed: 0", "dataset:",
-             "  corpus: " + corpus.format(data=data),
-             "  questions: " + questions.format(data=data),
-             "splitters:", *[f"  - {s}" for s in splitters],
-             "embeddings:", "  - {kind: sentence_transformers, model: minilm}",
-             "retrievers:", *[f"  - {r}" for r in retrievers], "top_k: [5, 10]", f"output_dir: {out}"]
+    lines = [
+        f"name: kg-{name}",
+        "seed: 0",
+        "dataset:",
+        "  corpus: " + corpus.format(data=data),
+        "  questions: " + questions.format(data=data),
+        "splitters:",
+        *[f"  - {s}" for s in splitters],
+        "embeddings:",
+        "  - {kind: sentence_transformers, model: minilm}",
+        "retrievers:",
+        *[f"  - {r}" for r in retrievers],
+        "top_k: [5, 10]",
+        f"output_dir: {out}",
+    ]
     if neo4j:
         lines += ["neo4j: {url: " + os.environ.get("NEO4J_URL", "bolt://127.0.0.1:7687") + "}"]
     return "\n".join(lines) + "\n"
@@ -81,8 +105,13 @@ def run_one(name: str, data: Path, work: Path, neo4j: bool) -> dict:
         for m in METRICS:
             row[m] = [r[m], r[f"{m}_lo"], r[f"{m}_hi"]]
         rows.append(row)
-    out = {"dataset": name, "graphs": graphs, "configurations": rows, "timings_s": inv["timings_s"],
-           "chunks": inv["chunks"]}
+    out = {
+        "dataset": name,
+        "graphs": graphs,
+        "configurations": rows,
+        "timings_s": inv["timings_s"],
+        "chunks": inv["chunks"],
+    }
     if neo4j:
         rec = pd.read_parquet(run / "records.parquet")
 
@@ -90,8 +119,11 @@ def run_one(name: str, data: Path, work: Path, neo4j: bool) -> dict:
             sub = rec[rec["config_id"] == cid].sort_values("qid")
             return [[(s["node_id"], round(s["score"], 9)) for s in srcs] for srcs in sub["sources"]]
 
-        out["neo4j_parity"] = {cid: sources(cid) == sources(cid.replace("-neo4j", ""))
-                               for cid in rec["config_id"].unique() if "-neo4j" in cid}
+        out["neo4j_parity"] = {
+            cid: sources(cid) == sources(cid.replace("-neo4j", ""))
+            for cid in rec["config_id"].unique()
+            if "-neo4j" in cid
+        }
     return out
 
 
@@ -100,8 +132,10 @@ def report(res: dict) -> None:
     print("| graph | build s | entities | relations | file KB | neo4j load s |")
     print("|---|---|---|---|---|---|")
     for label, g in res["graphs"].items():
-        print(f"| {label} | {g['seconds']:.2f} | {g['entities']} | {g['relations']} | {g['file_kb']} | "
-              f"{g.get('neo4j_seconds', '')} |")
+        print(
+            f"| {label} | {g['seconds']:.2f} | {g['entities']} | {g['relations']} | {g['file_kb']} | "
+            f"{g.get('neo4j_seconds', '')} |"
+        )
     print("\n| configuration | n | " + " | ".join(METRICS) + " | retrieval ms |")
     print("|---|---|" + "---|" * len(METRICS) + "---|")
     for r in sorted(res["configurations"], key=lambda r: -r["ndcg"][0]):

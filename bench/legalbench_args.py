@@ -32,8 +32,13 @@ def run_subsets(description: str, prefix: str, run_subset, print_subset) -> None
     ap.add_argument("--data", default=str(DEFAULT_DATA))
     ap.add_argument("--subsets", default="privacy_qa,contractnli")
     ap.add_argument("--top-k", default="5", help="comma-separated, e.g. 5,10")
-    ap.add_argument("--limit", action="append", default=[], metavar="[SUBSET=]N",
-                    help="only the first N questions (ragsweep run --limit), of SUBSET or of every subset; repeatable")
+    ap.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        metavar="[SUBSET=]N",
+        help="only the first N questions (ragsweep run --limit), of SUBSET or of every subset; repeatable",
+    )
     ap.add_argument("--work", help="keep the specs, caches and run directories here (default: a temporary folder)")
     ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args()

@@ -17,7 +17,9 @@ splitters:
   - {{kind: sentence, chunk_size: 512, chunk_overlap: 64}}
   - {{kind: recursive, chunk_size: 1500, chunk_overlap: 150}}
 """
-_SPEC = _HEAD + """\
+_SPEC = (
+    _HEAD
+    + """\
 embeddings:
   - {{kind: sentence_transformers, model: minilm, batch_size: 32, backend: {backend}}}
 retrievers:
@@ -29,16 +31,20 @@ output_dir: {out}
 scoring:
   bertscore: {{backend: {backend}}}
 """
+)
 
 
 def sweep_spec(data: str | Path, subset: str, top_k: list[int], out: Path, backend: str = "torch") -> str:
     """The spec's YAML text (run directory ``out/bench-SUBSET``); ``backend`` runs the embeddings and the
     BERTScore encoder (torch, onnx, onnx-int8)."""
-    return _SPEC.format(name=f"bench-{subset}", data=Path(data).resolve(), subset=subset, top_k=list(top_k), out=out,
-                        backend=backend)
+    return _SPEC.format(
+        name=f"bench-{subset}", data=Path(data).resolve(), subset=subset, top_k=list(top_k), out=out, backend=backend
+    )
 
 
-_SEARCH = _HEAD + """\
+_SEARCH = (
+    _HEAD
+    + """\
 embeddings:
   - {{kind: sentence_transformers, model: minilm, batch_size: 32}}
   - {{kind: sentence_transformers, model: minilm, batch_size: 32, backend: onnx-int8, name: minilm-int8}}
@@ -53,6 +59,7 @@ top_k: [3, 5, 10]
 scoring: {{metric: mrr}}
 output_dir: {out}
 """
+)
 
 
 def search_grid_spec(data: str | Path, subset: str, out: Path) -> str:

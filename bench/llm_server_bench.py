@@ -50,10 +50,15 @@ def server() -> dict:
     try:
         urllib.request.urlopen(base + "/models", timeout=10).read()
     except OSError as exc:
-        raise SystemExit(f"no LLM server at {base} ({exc}): scripts/llm-server.sh start; "
-                         'eval "$(scripts/llm-server.sh env)"')
-    return {"base_url": base, "model": os.environ.get("RAGSWEEP_LLM_MODEL", "smollm2-135m-instruct"),
-            "n_ctx": int(os.environ.get("RAGSWEEP_LLM_N_CTX", "2048")), "log": log}
+        raise SystemExit(
+            f'no LLM server at {base} ({exc}): scripts/llm-server.sh start; eval "$(scripts/llm-server.sh env)"'
+        )
+    return {
+        "base_url": base,
+        "model": os.environ.get("RAGSWEEP_LLM_MODEL", "smollm2-135m-instruct"),
+        "n_ctx": int(os.environ.get("RAGSWEEP_LLM_N_CTX", "2048")),
+        "log": log,
+    }
 
 
 def generations(log: Path) -> int:
@@ -65,33 +70,61 @@ def server_speed(srv: dict, probes: int) -> dict:
     """Tokens/s of the server on direct requests of different sizes (llama.cpp's timing lines)."""
     start = len(srv["log"].read_text(encoding="utf-8", errors="replace"))
     for i in range(probes):
-        body = {"model": srv["model"], "max_tokens": 128, "temperature": 0, "seed": 0, "messages": [
-            {"role": "user", "content": f"Request {i}. " + "Summarise the duties of a landlord under a lease. " * (
-                1 + 8 * i)}]}
-        req = urllib.request.Request(srv["base_url"] + "/chat/completions", data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
+        body = {
+            "model": srv["model"],
+            "max_tokens": 128,
+            "temperature": 0,
+            "seed": 0,
+            "messages": [
+                {
+                    "role": "user",
+                    "content": f"Request {i}. " + "Summarise the duties of a landlord under a lease. " * (1 + 8 * i),
+                }
+            ],
+        }
+        req = urllib.request.Request(
+            srv["base_url"] + "/chat/completions",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+        )
         urllib.request.urlopen(req, timeout=300).read()
     text = srv["log"].read_text(encoding="utf-8", errors="replace")[start:]
     gen = [float(x) for x in re.findall(r"eval time =.*?runs.*?([\d.]+) tokens per second", text)]
-    prompt = [float(x) for x in re.findall(r"prompt eval time =.*?tokens.*?([\d.]+) tokens per second", text)
-              if x != "inf"]
-    return {"generation_tokens_per_s": statistics.median(gen) if gen else None,
-            "prompt_tokens_per_s": statistics.median(prompt) if prompt else None, "requests": probes}
+    prompt = [
+        float(x) for x in re.findall(r"prompt eval time =.*?tokens.*?([\d.]+) tokens per second", text) if x != "inf"
+    ]
+    return {
+        "generation_tokens_per_s": statistics.median(gen) if gen else None,
+        "prompt_tokens_per_s": statistics.median(prompt) if prompt else None,
+        "requests": probes,
+    }
 
 
 def five_config_spec(srv: dict, name: str, out: Path, **llm) -> Path:
     spec = {
-        "name": name, "seed": 0, "output_dir": str(out),
+        "name": name,
+        "seed": 0,
+        "output_dir": str(out),
         "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
         "splitters": [{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
         "embeddings": [{"kind": "sentence_transformers", "model": "minilm"}],
-        "retrievers": [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion", "mode": "reciprocal_rerank"},
-                       {"kind": "fusion", "mode": "reciprocal_rerank", "num_queries": 3, "name": "fusion_q3"}],
+        "retrievers": [
+            {"kind": "bm25"},
+            {"kind": "vector"},
+            {"kind": "fusion", "mode": "reciprocal_rerank"},
+            {"kind": "fusion", "mode": "reciprocal_rerank", "num_queries": 3, "name": "fusion_q3"},
+        ],
         "rerankers": [{"kind": "none"}, {"kind": "llm", "candidates": 6, "apply_to": ["fusion"]}],
         "top_k": [3],
         "generator": {"kind": "llm", "response_mode": "compact"},
-        "llm": {"model": srv["model"], "base_url": srv["base_url"], "api_key_env": None, "temperature": 0,
-                "context_window": srv["n_ctx"], **llm},
+        "llm": {
+            "model": srv["model"],
+            "base_url": srv["base_url"],
+            "api_key_env": None,
+            "temperature": 0,
+            "context_window": srv["n_ctx"],
+            **llm,
+        },
         "prices": {srv["model"]: {"input": 0.0, "output": 0.0}},
         "split": {"validation_fraction": 0.5, "stratify": True},
         "stage2": {"judges": ["correctness", "faithfulness", "relevancy"], "top_n": 1},
@@ -122,8 +155,13 @@ def sweep(srv: dict, work: Path, name: str, limit: int, cap: float | None, **llm
     before = generations(srv["log"])
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run([*CLI, "run", str(spec), "--cache", str(cache), "--limit", str(limit)],
-                              capture_output=True, text=True, timeout=cap, env={**os.environ, "COLUMNS": "200"})
+        proc = subprocess.run(
+            [*CLI, "run", str(spec), "--cache", str(cache), "--limit", str(limit)],
+            capture_output=True,
+            text=True,
+            timeout=cap,
+            env={**os.environ, "COLUMNS": "200"},
+        )
         finished, rc, stdout = True, proc.returncode, proc.stdout
     except subprocess.TimeoutExpired as exc:
         finished, rc, stdout = False, None, exc.stdout or ""
@@ -131,21 +169,37 @@ def sweep(srv: dict, work: Path, name: str, limit: int, cap: float | None, **llm
             stdout = stdout.decode("utf-8", "replace")
     wall = time.perf_counter() - t0
     time.sleep(2)  # the server may still be computing what a stopped run abandoned
-    row = {"name": name, "settings": llm, "finished": finished, "exit_code": rc, "wall_s": round(wall, 1),
-           "server_generations": generations(srv["log"]) - before}
+    row = {
+        "name": name,
+        "settings": llm,
+        "finished": finished,
+        "exit_code": rc,
+        "wall_s": round(wall, 1),
+        "server_generations": generations(srv["log"]) - before,
+    }
     manifest = out / name / "manifest.json"
     if finished and manifest.is_file():
         inv = json.loads(manifest.read_text())["invocations"][-1]
         (endpoint,) = inv["llm_endpoints"]
-        row.update(calls=inv["llm_calls_made"], timeouts=endpoint["timeouts"], retries=inv["llm_retries"],
-                   capacity=endpoint.get("capacity"), stage_s={k: v for k, v in inv["timings_s"].items() if k in (
-                       "answering", "query_rewrites", "generation", "stage2", "total")},
-                   failed=inv["failed"], judgements_failed=inv.get("judgements_failed"))
+        row.update(
+            calls=inv["llm_calls_made"],
+            timeouts=endpoint["timeouts"],
+            retries=inv["llm_retries"],
+            capacity=endpoint.get("capacity"),
+            stage_s={
+                k: v
+                for k, v in inv["timings_s"].items()
+                if k in ("answering", "query_rewrites", "generation", "stage2", "total")
+            },
+            failed=inv["failed"],
+            judgements_failed=inv.get("judgements_failed"),
+        )
     else:
         row.update(calls=cache_calls(cache), timeouts=None)
     row["calls_per_min"] = round(60 * row["calls"] / wall, 1) if wall else None
-    row["extra_generations_pct"] = (round(100 * (row["server_generations"] - row["calls"]) / row["calls"], 1)
-                                    if row["calls"] else None)
+    row["extra_generations_pct"] = (
+        round(100 * (row["server_generations"] - row["calls"]) / row["calls"], 1) if row["calls"] else None
+    )
     lines = [ln for ln in stdout.splitlines() if ln.startswith("LLM http")]
     row["endpoint_line"] = lines[-1] if lines else None
     print(json.dumps({k: v for k, v in row.items() if k != "capacity"}), flush=True)
@@ -156,14 +210,33 @@ def judge_table(srv: dict, work: Path) -> dict:
     """``ragsweep judges evaluate demo`` with this model's LLM judges beside QuIP and cosine."""
     spec = five_config_spec(srv, "judges", work, max_tokens=64)  # a judge's verdict is short
     out = work / "judges.json"
-    proc = subprocess.run([*CLI, "judges", "evaluate", "demo", "--spec", str(spec), "--detectors",
-                           "quip,cosine,llm_faithfulness,llm_correctness", "--cache", str(work / "judge-cache"),
-                           "--out", str(out)], capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"})
+    proc = subprocess.run(
+        [
+            *CLI,
+            "judges",
+            "evaluate",
+            "demo",
+            "--spec",
+            str(spec),
+            "--detectors",
+            "quip,cosine,llm_faithfulness,llm_correctness",
+            "--cache",
+            str(work / "judge-cache"),
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     print(proc.stdout[-6000:], flush=True)
     if proc.returncode != 0:
         print(proc.stderr[-3000:], file=sys.stderr)
-    return {"exit_code": proc.returncode, "table": proc.stdout,
-            "rows": json.loads(out.read_text()) if out.is_file() else None}
+    return {
+        "exit_code": proc.returncode,
+        "table": proc.stdout,
+        "rows": json.loads(out.read_text()) if out.is_file() else None,
+    }
 
 
 def main() -> int:
@@ -186,16 +259,24 @@ def main() -> int:
         print(json.dumps(out["speed"]), flush=True)
     if "sweeps" not in skip:
         llm = {"max_tokens": args.max_tokens, "timeout": args.timeout}
-        runs = [sweep(srv, work, "c1", args.limit, None, concurrency=1, **llm),
-                sweep(srv, work, "c8-adaptive", args.limit, None, concurrency=8, **llm)]
+        runs = [
+            sweep(srv, work, "c1", args.limit, None, concurrency=1, **llm),
+            sweep(srv, work, "c8-adaptive", args.limit, None, concurrency=8, **llm),
+        ]
         if "fixed" not in skip:
-            runs.append(sweep(srv, work, "c8-fixed", args.limit, args.fixed_cap, concurrency=8,
-                              adaptive_concurrency=False, **llm))
+            runs.append(
+                sweep(
+                    srv, work, "c8-fixed", args.limit, args.fixed_cap, concurrency=8, adaptive_concurrency=False, **llm
+                )
+            )
         out["sweeps"] = runs
         base, adaptive = runs[0], runs[1]
         out["adaptive_over_c1_wall"] = round(adaptive["wall_s"] / base["wall_s"], 3)
-        print(f"adaptive concurrency 8 / concurrency 1 wall time: {out['adaptive_over_c1_wall']}; extra "
-              f"generations: {adaptive['extra_generations_pct']} %", flush=True)
+        print(
+            f"adaptive concurrency 8 / concurrency 1 wall time: {out['adaptive_over_c1_wall']}; extra "
+            f"generations: {adaptive['extra_generations_pct']} %",
+            flush=True,
+        )
     if "judges" not in skip:
         out["judges"] = judge_table(srv, work)
     if args.json:

@@ -76,24 +76,35 @@ def main() -> None:
         if kind in ("bm25", "fusion"):
             bm25 = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=k)
         timings["indexing"] += time.perf_counter() - t0
-        retriever = {"bm25": lambda: bm25, "vector": lambda: vector,
-                     "fusion": lambda: QueryFusionRetriever([vector, bm25], mode="reciprocal_rerank",
-                                                            similarity_top_k=k, num_queries=1, use_async=False,
-                                                            llm=MockLLM())}[kind]()
+        retriever = {
+            "bm25": lambda: bm25,
+            "vector": lambda: vector,
+            "fusion": lambda: QueryFusionRetriever(
+                [vector, bm25],
+                mode="reciprocal_rerank",
+                similarity_top_k=k,
+                num_queries=1,
+                use_async=False,
+                llm=MockLLM(),
+            ),
+        }[kind]()
         engine = RetrieverQueryEngine(retriever=retriever, response_synthesizer=ExtractiveSynthesizer(2))
         t0 = time.perf_counter()
         answers = [str(engine.query(q)) for q in questions]
         timings["answering"] += time.perf_counter() - t0
         t0 = time.perf_counter()
         scored = [(a, r) for a, r in zip(answers, refs) if a.strip() and r.strip()]
-        _, _, f1 = bert_score.score([a for a, _ in scored], [r for _, r in scored], model_type=minilm, num_layers=6,
-                                    batch_size=64, device="cpu")
+        _, _, f1 = bert_score.score(
+            [a for a, _ in scored], [r for _, r in scored], model_type=minilm, num_layers=6, batch_size=64, device="cpu"
+        )
         timings["bertscore"] += time.perf_counter() - t0
         results[name] = float(f1.mean())
         print(f"  {name:32s} F1 {results[name]:.4f}  ({time.perf_counter() - t_start:7.1f} s so far)", flush=True)
     total = time.perf_counter() - t_start
-    print(f"naive LlamaIndex loop: {len(results)} configurations x {len(questions)} questions in {total:.1f} s; "
-          f"stages (s): {json.dumps({k: round(v, 1) for k, v in timings.items()})}")
+    print(
+        f"naive LlamaIndex loop: {len(results)} configurations x {len(questions)} questions in {total:.1f} s; "
+        f"stages (s): {json.dumps({k: round(v, 1) for k, v in timings.items()})}"
+    )
     if args.json:
         Path(args.json).write_text(json.dumps({"seconds": total, "timings_s": timings, "mean_f1": results}, indent=2))
 

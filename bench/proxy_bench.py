@@ -51,15 +51,22 @@ def sweeps(data: str, subset: str, limit: int | None, work: Path, seed: int) -> 
     human = d / "human.yaml"
     human.write_text(search_grid_spec(data, subset, d / "runs"), encoding="utf-8")
     cache = ["--cache", str(d / "cache"), "--no-progress"]
-    seconds = {"human_sweep": _run([RAGSWEEP, "run", str(human), *cache] + (["--limit", str(limit)] if limit else []),
-                                   f"{subset}: human sweep")}
+    seconds = {
+        "human_sweep": _run(
+            [RAGSWEEP, "run", str(human), *cache] + (["--limit", str(limit)] if limit else []), f"{subset}: human sweep"
+        )
+    }
     n = len(_qids(human.parent / "runs" / f"search-{subset}"))
     questions = d / "synthetic.jsonl"
-    seconds["generate"] = _run([RAGSWEEP, "generate", str(human), "--out", str(questions), "--questions", str(n),
-                                "--seed", str(seed)], f"{subset}: generate")
+    seconds["generate"] = _run(
+        [RAGSWEEP, "generate", str(human), "--out", str(questions), "--questions", str(n), "--seed", str(seed)],
+        f"{subset}: generate",
+    )
     text = search_grid_spec(data, subset, d / "runs").replace(f"name: search-{subset}", f"name: synthetic-{subset}")
-    text = text.replace(f"questions: {{format: legalbench, path: {Path(data).resolve()}, subset: {subset}}}",
-                        f"questions: {{format: jsonl, path: {questions}}}")
+    text = text.replace(
+        f"questions: {{format: legalbench, path: {Path(data).resolve()}, subset: {subset}}}",
+        f"questions: {{format: jsonl, path: {questions}}}",
+    )
     synthetic = d / "synthetic.yaml"
     synthetic.write_text(text, encoding="utf-8")
     seconds["synthetic_sweep"] = _run([RAGSWEEP, "run", str(synthetic), *cache], f"{subset}: synthetic sweep")
@@ -90,16 +97,26 @@ def analyse(human_run: Path, synthetic_run: Path, questions: Path, boot: int) ->
 
     from ragsweep.evaluation.rank_agreement import rank_agreement
 
-    configs = sorted(set(pd.read_parquet(human_run / "records.parquet", columns=["config_id"])["config_id"])
-                     & set(pd.read_parquet(synthetic_run / "records.parquet", columns=["config_id"])["config_id"]))
+    configs = sorted(
+        set(pd.read_parquet(human_run / "records.parquet", columns=["config_id"])["config_id"])
+        & set(pd.read_parquet(synthetic_run / "records.parquet", columns=["config_id"])["config_id"])
+    )
     generated = [json.loads(line) for line in questions.read_text(encoding="utf-8").splitlines()]
-    by_method = {"all synthetic": None,
-                 "ICT only": [q["id"] for q in generated if q["method"] == "ict"],
-                 "definition/duty templates": [q["id"] for q in generated if q["type"] != "out_of_scope"
-                                               and q["method"] != "ict"]}
+    by_method = {
+        "all synthetic": None,
+        "ICT only": [q["id"] for q in generated if q["method"] == "ict"],
+        "definition/duty templates": [
+            q["id"] for q in generated if q["type"] != "out_of_scope" and q["method"] != "ict"
+        ],
+    }
     human_qids = _qids(human_run)
-    out = {"configurations": len(configs), "human_questions": len(human_qids), "synthetic_questions": len(generated),
-           "types": dict(pd.Series([q["type"] for q in generated]).value_counts()), "metrics": {}}
+    out = {
+        "configurations": len(configs),
+        "human_questions": len(human_qids),
+        "synthetic_questions": len(generated),
+        "types": dict(pd.Series([q["type"] for q in generated]).value_counts()),
+        "metrics": {},
+    }
     for metric in METRICS:
         h = matrices(human_run, metric, configs, human_qids)
         rows = {}
@@ -108,19 +125,29 @@ def analyse(human_run: Path, synthetic_run: Path, questions: Path, boot: int) ->
             if np.isnan(s).all() or np.nanstd(np.nanmean(s, axis=1)) == 0:
                 continue
             a = rank_agreement(h, s, n_boot=boot, seed=0)
-            rows[label] = {"rho": a.spearman, "lo": a.ci_lo, "hi": a.ci_hi, "tau": a.kendall,
-                           "top1_same": a.top1_same, "top5": a.top_k_overlap, "rel_human": a.reliability_a,
-                           "rel_synthetic": a.reliability_b, "corrected": a.disattenuated,
-                           "questions": int((~np.isnan(s)).any(axis=0).sum())}
+            rows[label] = {
+                "rho": a.spearman,
+                "lo": a.ci_lo,
+                "hi": a.ci_hi,
+                "tau": a.kendall,
+                "top1_same": a.top1_same,
+                "top5": a.top_k_overlap,
+                "rel_human": a.reliability_a,
+                "rel_synthetic": a.reliability_b,
+                "corrected": a.disattenuated,
+                "questions": int((~np.isnan(s)).any(axis=0).sum()),
+            }
         halves = []
         rng = np.random.default_rng(0)
         for _ in range(SPLITS):
             perm = rng.permutation(h.shape[1])
-            a = rank_agreement(h[:, perm[: len(perm) // 2]], h[:, perm[len(perm) // 2:]], n_boot=200, seed=0)
+            a = rank_agreement(h[:, perm[: len(perm) // 2]], h[:, perm[len(perm) // 2 :]], n_boot=200, seed=0)
             halves.append((a.spearman, a.ci_lo, a.ci_hi))
-        rows["human split-half (median of 20)"] = {"rho": statistics.median(x[0] for x in halves),
-                                                   "lo": statistics.median(x[1] for x in halves),
-                                                   "hi": statistics.median(x[2] for x in halves)}
+        rows["human split-half (median of 20)"] = {
+            "rho": statistics.median(x[0] for x in halves),
+            "lo": statistics.median(x[1] for x in halves),
+            "hi": statistics.median(x[2] for x in halves),
+        }
         out["metrics"][metric] = rows
     return out
 
@@ -141,18 +168,27 @@ def main() -> None:
     for subset in [s for s in args.subsets.split(",") if s]:
         if not Path(args.data, "benchmarks", f"{subset}.json").is_file():
             sys.exit(f"{args.data}: LegalBench-RAG subset {subset} not found; pass --data")
-        human, synthetic, questions, seconds = sweeps(args.data, subset, int(limits[subset]) if subset in limits
-                                                      else None, work, args.seed)
+        human, synthetic, questions, seconds = sweeps(
+            args.data, subset, int(limits[subset]) if subset in limits else None, work, args.seed
+        )
         res = {"subset": subset, "seconds": seconds, **analyse(human, synthetic, questions, args.boot)}
-        print(f"{subset}: {res['configurations']} configurations; {res['human_questions']} human and "
-              f"{res['synthetic_questions']} synthetic questions ({res['types']}); seconds {seconds}", flush=True)
+        print(
+            f"{subset}: {res['configurations']} configurations; {res['human_questions']} human and "
+            f"{res['synthetic_questions']} synthetic questions ({res['types']}); seconds {seconds}",
+            flush=True,
+        )
         for metric, rows in res["metrics"].items():
             for label, r in rows.items():
-                extra = (f", tau {r['tau']:.2f}, same best {r['top1_same']}, top-5 {r['top5']:.1f}, reliability "
-                         f"{r['rel_human']:.2f}/{r['rel_synthetic']:.2f}, corrected {r['corrected']:.2f}"
-                         if "tau" in r else "")
-                print(f"  {metric:<22} {label:<32} rho {r['rho']:+.2f} [{r['lo']:+.2f}, {r['hi']:+.2f}]{extra}",
-                      flush=True)
+                extra = (
+                    f", tau {r['tau']:.2f}, same best {r['top1_same']}, top-5 {r['top5']:.1f}, reliability "
+                    f"{r['rel_human']:.2f}/{r['rel_synthetic']:.2f}, corrected {r['corrected']:.2f}"
+                    if "tau" in r
+                    else ""
+                )
+                print(
+                    f"  {metric:<22} {label:<32} rho {r['rho']:+.2f} [{r['lo']:+.2f}, {r['hi']:+.2f}]{extra}",
+                    flush=True,
+                )
         results.append(res)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1, default=str))

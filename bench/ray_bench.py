@@ -30,21 +30,32 @@ from measure import measured
 ROOT = Path(__file__).resolve().parents[1]
 
 
-
 def main() -> None:
     args = parse_args(__doc__.splitlines()[0], "contractnli")
     work = Path(tempfile.mkdtemp(prefix="ragsweep-raybench-"))
     spec = work / "spec.yaml"
     spec.write_text(sweep_spec(args.data, "contractnli", [5, 10], work / "runs"), encoding="utf-8")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "RAY_USAGE_STATS_ENABLED": "0"}
-    results: dict[str, dict[str, list]] = {e: {"cold_s": [], "cold_peak_mb": [], "warm_s": [], "warm_peak_mb": [],
-                                               "stages": []} for e in ("local", "ray")}
+    results: dict[str, dict[str, list]] = {
+        e: {"cold_s": [], "cold_peak_mb": [], "warm_s": [], "warm_peak_mb": [], "stages": []} for e in ("local", "ray")
+    }
     try:
         for i in range(args.repeat):
             for executor in ("local", "ray"):
                 cache = work / f"cache-{executor}-{i}"
-                cmd = [sys.executable, "-m", "ragsweep.cli", "run", str(spec), "--no-progress", "--cache", str(cache),
-                       "--executor", executor, "--fresh"]
+                cmd = [
+                    sys.executable,
+                    "-m",
+                    "ragsweep.cli",
+                    "run",
+                    str(spec),
+                    "--no-progress",
+                    "--cache",
+                    str(cache),
+                    "--executor",
+                    executor,
+                    "--fresh",
+                ]
                 r = results[executor]
                 wall, peak = measured(cmd, env)
                 r["cold_s"].append(wall)
@@ -60,17 +71,23 @@ def main() -> None:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     med = statistics.median
-    fig = {e: {k: med(v) for k, v in r.items() if k in ("cold_s", "cold_peak_mb", "warm_s", "warm_peak_mb")}
-           | {"runs": {k: v for k, v in r.items() if k != "stages"}, "stages_s": r["stages"][0]}
-           for e, r in results.items()}
+    fig = {
+        e: {k: med(v) for k, v in r.items() if k in ("cold_s", "cold_peak_mb", "warm_s", "warm_peak_mb")}
+        | {"runs": {k: v for k, v in r.items() if k != "stages"}, "stages_s": r["stages"][0]}
+        for e, r in results.items()
+    }
     loc, ray = fig["local"], fig["ray"]
-    print(f"contractnli sweep: 18 configurations x 977 questions = {results['local']['records']} records; "
-          f"chunks {results['local']['chunks']} (median of {args.repeat}; nproc {os.cpu_count()})")
+    print(
+        f"contractnli sweep: 18 configurations x 977 questions = {results['local']['records']} records; "
+        f"chunks {results['local']['chunks']} (median of {args.repeat}; nproc {os.cpu_count()})"
+    )
     print(f"{'':8}{'cold s':>10}{'peak MB':>10}{'warm s':>10}{'peak MB':>10}")
     for name, f in fig.items():
         print(f"{name:8}{f['cold_s']:10.1f}{f['cold_peak_mb']:10.0f}{f['warm_s']:10.1f}{f['warm_peak_mb']:10.0f}")
-    print(f"ray / local: cold {ray['cold_s'] / loc['cold_s']:.2f}x, warm {ray['warm_s'] / loc['warm_s']:.2f}x, "
-          f"peak memory cold {ray['cold_peak_mb'] / loc['cold_peak_mb']:.2f}x")
+    print(
+        f"ray / local: cold {ray['cold_s'] / loc['cold_s']:.2f}x, warm {ray['warm_s'] / loc['warm_s']:.2f}x, "
+        f"peak memory cold {ray['cold_peak_mb'] / loc['cold_peak_mb']:.2f}x"
+    )
     print(f"local cold stages (s): {json.dumps(loc['stages_s'])}")
     print(f"ray cold stages (worker s): {json.dumps(ray['stages_s'])}")
     if args.json:

@@ -58,16 +58,23 @@ def bench_run(run_dir: Path, repeat: int) -> dict:
         run = load_run(run_dir)
     except RagsweepError as exc:
         sys.exit(f"error: {exc}")
-    out: dict = {"run": str(run_dir), "configurations": int(run.records["config_id"].nunique()),
-                 "questions": int(run.records["qid"].nunique()), "records": len(run.records),
-                 "load_run_s": median_time(lambda: load_run(run_dir), repeat), "figures_s": {}}
+    out: dict = {
+        "run": str(run_dir),
+        "configurations": int(run.records["config_id"].nunique()),
+        "questions": int(run.records["qid"].nunique()),
+        "records": len(run.records),
+        "load_run_s": median_time(lambda: load_run(run_dir), repeat),
+        "figures_s": {},
+    }
     for spec in _specs():
+
         def draw_and_save():
             with context():
                 fig = spec.draw(run, "bertscore_f1_rescaled", "test")
                 if fig is not None:
                     fig.savefig(io.BytesIO(), format="svg")
                     plt.close(fig)
+
         out["figures_s"][spec.name] = median_time(draw_and_save, repeat)
     with tempfile.TemporaryDirectory() as tmp:
         html = Path(tmp) / "report.html"
@@ -94,12 +101,18 @@ def main() -> None:
         sys.exit("error: --repeat must be at least 1")
     results = [bench_run(r, args.repeat) for r in args.runs]
     for r in results:
-        print(f"{r['run']}: {r['configurations']} configurations x {r['questions']} questions = {r['records']} records "
-              f"(median of {args.repeat})")
-        print(f"  load_run {r['load_run_s']:.2f} s; report {r['report_mb']:.1f} MB "
-              f"(figures {r['report_figures_mb']:.1f}, explorer data {r['report_explorer_mb']:.1f})")
-        print(f"  commands: report {r['report_cmd_s']:.1f} s, plot png {r['plot_png_cmd_s']:.1f} s, "
-              f"compare {r['compare_cmd_s']:.1f} s, show {r['show_cmd_s']:.1f} s")
+        print(
+            f"{r['run']}: {r['configurations']} configurations x {r['questions']} questions = {r['records']} records "
+            f"(median of {args.repeat})"
+        )
+        print(
+            f"  load_run {r['load_run_s']:.2f} s; report {r['report_mb']:.1f} MB "
+            f"(figures {r['report_figures_mb']:.1f}, explorer data {r['report_explorer_mb']:.1f})"
+        )
+        print(
+            f"  commands: report {r['report_cmd_s']:.1f} s, plot png {r['plot_png_cmd_s']:.1f} s, "
+            f"compare {r['compare_cmd_s']:.1f} s, show {r['show_cmd_s']:.1f} s"
+        )
         figs = ", ".join(f"{k} {v:.2f}" for k, v in r["figures_s"].items())
         print(f"  figures (draw + SVG, s): {figs}")
     if args.json:

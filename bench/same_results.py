@@ -56,8 +56,11 @@ def main() -> int:
             print(f"error: {d}: not a finished run directory (no {', '.join(missing)})", file=sys.stderr)
             return 2
     diff = differences(a, b)
-    print("\n".join(diff) if diff else f"identical: records, summary and verdict of {a} and {b} "
-          f"(measured times left out: {', '.join(MEASURED)})")
+    print(
+        "\n".join(diff)
+        if diff
+        else f"identical: records, summary and verdict of {a} and {b} (measured times left out: {', '.join(MEASURED)})"
+    )
     return 1 if diff else 0
 
 

@@ -147,8 +147,12 @@ class Replay:
         for c in configs:
             h = c.config_hash
             secs = self.cost([c])
-            out[h] = Outcome({"quality": self.g.val_mean[h], "latency": self.g.latency[h], "cost": 0.0}, secs, 0.0,
-                             len(self.g.val_qids))
+            out[h] = Outcome(
+                {"quality": self.g.val_mean[h], "latency": self.g.latency[h], "cost": 0.0},
+                secs,
+                0.0,
+                len(self.g.val_qids),
+            )
         return out
 
 
@@ -165,8 +169,16 @@ def replay_search(g: Ground, settings: dict, seed: int, fraction: float, objecti
     space = SearchSpace(g.configs, s.order)
     strategy = REGISTRY[s.strategy](s, seed, None, False)
     study = SearchStudy(None, "bench", s.objectives, directions(s.objectives, False), strategy.sampler())
-    stopped = run_search(study, space, strategy, Limits(None, fraction * g.compute), Replay(g), s.batch,
-                         questions=len(g.val_qids), pool=4 if s.cost_aware else 1)
+    stopped = run_search(
+        study,
+        space,
+        strategy,
+        Limits(None, fraction * g.compute),
+        Replay(g),
+        s.batch,
+        questions=len(g.val_qids),
+        pool=4 if s.cost_aware else 1,
+    )
     return study.trials(), stopped
 
 
@@ -189,13 +201,24 @@ def strategies(g: Ground, seeds: int, fraction: float) -> dict:
             trials, stopped = replay_search(g, settings, seed, fraction)
             done = [t for t in trials if t.evaluated]
             best = max(done, key=lambda t: (t.values["quality"], -t.number))
-            rows.append({"seed": seed, "trials": len(done), "compute": sum(t.seconds for t in done) / g.compute,
-                         "chosen": best.config_id, "regret": g.regret(best.config_hash),
-                         "oracle_regret": g.oracle - g.test[best.config_hash], "stopped": stopped,
-                         "curve": curve(g, trials)})
+            rows.append(
+                {
+                    "seed": seed,
+                    "trials": len(done),
+                    "compute": sum(t.seconds for t in done) / g.compute,
+                    "chosen": best.config_id,
+                    "regret": g.regret(best.config_hash),
+                    "oracle_regret": g.oracle - g.test[best.config_hash],
+                    "stopped": stopped,
+                    "curve": curve(g, trials),
+                }
+            )
         out[label] = rows
-        print(f"  {label}: median regret {statistics.median(r['regret'] for r in rows):+.3f}, "
-              f"trials {statistics.median(r['trials'] for r in rows):.0f}", flush=True)
+        print(
+            f"  {label}: median regret {statistics.median(r['regret'] for r in rows):+.3f}, "
+            f"trials {statistics.median(r['trials'] for r in rows):.0f}",
+            flush=True,
+        )
     return out
 
 
@@ -216,10 +239,19 @@ def racing(g: Ground, seeds: int, family: bool = True) -> list[dict]:
         result = race([c.config_hash for c in g.configs], sizes, values_at, True, 0.05, seed=seed, family=family)
         final = max(result.survivors, key=lambda h: (g.val_mean[h], -[c.config_hash for c in g.configs].index(h)))
         pairs = sum(result.pairs.values())
-        rows.append({"seed": seed, "pairs": pairs, "grid_pairs": len(g.configs) * len(order), "regret": g.regret(final),
-                     "saved": 1 - pairs / (len(g.configs) * len(order)), "dropped": len(result.dropped),
-                     "same_choice": final == g.grid_choice.config_hash, "looks": sizes,
-                     "seconds": time.perf_counter() - t0})
+        rows.append(
+            {
+                "seed": seed,
+                "pairs": pairs,
+                "grid_pairs": len(g.configs) * len(order),
+                "regret": g.regret(final),
+                "saved": 1 - pairs / (len(g.configs) * len(order)),
+                "dropped": len(result.dropped),
+                "same_choice": final == g.grid_choice.config_hash,
+                "looks": sizes,
+                "seconds": time.perf_counter() - t0,
+            }
+        )
     return rows
 
 
@@ -241,19 +273,34 @@ def multi_objective(g: Ground, seeds: int, fraction: float) -> dict:
             trials, _ = replay_search(g, settings, seed, fraction, objectives=("quality", "latency"))
             done = [t for t in trials if t.state == "complete"]
             hv = hypervolume(norm([(t.values["quality"], t.values["latency"]) for t in done]), dirs, ref)
-            rows.append({"seed": seed, "trials": len(done), "coverage": hv / full,
-                         "compute": sum(t.seconds for t in done) / g.compute})
+            rows.append(
+                {
+                    "seed": seed,
+                    "trials": len(done),
+                    "coverage": hv / full,
+                    "compute": sum(t.seconds for t in done) / g.compute,
+                }
+            )
         out[label] = rows
-        print(f"  multi-objective {label}: median coverage {statistics.median(r['coverage'] for r in rows):.3f}",
-              flush=True)
+        print(
+            f"  multi-objective {label}: median coverage {statistics.median(r['coverage'] for r in rows):.3f}",
+            flush=True,
+        )
     return out
 
 
 def describe(name: str, g: Ground) -> dict:
-    return {"subset": name, "configurations": len(g.configs), "validation": len(g.val_qids),
-            "test_questions": None, "grid_choice": g.grid_choice.config_id,
-            "grid_choice_test": g.test[g.grid_choice.config_hash], "oracle_test": g.oracle,
-            "grid_compute_s": g.compute, "units": g.units}
+    return {
+        "subset": name,
+        "configurations": len(g.configs),
+        "validation": len(g.val_qids),
+        "test_questions": None,
+        "grid_choice": g.grid_choice.config_id,
+        "grid_choice_test": g.test[g.grid_choice.config_hash],
+        "oracle_test": g.oracle,
+        "grid_compute_s": g.compute,
+        "units": g.units,
+    }
 
 
 def plot(results: list[dict], path: Path) -> None:
@@ -307,19 +354,25 @@ def main() -> None:
         spec = run_grid(args.data, subset, int(limits[subset]) if subset in limits else None, work)
         g = Ground(spec)
         res = describe(subset, g)
-        print(f"{subset}: {len(g.configs)} configurations, {len(g.val_qids)} validation questions, grid choice "
-              f"{g.grid_choice.config_id} (test MRR {res['grid_choice_test']:.3f}, oracle {g.oracle:.3f}), "
-              f"grid compute {g.compute:.0f} s", flush=True)
+        print(
+            f"{subset}: {len(g.configs)} configurations, {len(g.val_qids)} validation questions, grid choice "
+            f"{g.grid_choice.config_id} (test MRR {res['grid_choice_test']:.3f}, oracle {g.oracle:.3f}), "
+            f"grid compute {g.compute:.0f} s",
+            flush=True,
+        )
         t0 = time.perf_counter()
         res["fraction"] = args.fraction
         res["strategies"] = strategies(g, args.seeds, args.fraction)
         res["racing"] = racing(g, args.seeds)
         res["racing_per_comparison"] = racing(g, args.seeds, family=False)
         for label, rr in (("racing", res["racing"]), ("racing, alpha per comparison", res["racing_per_comparison"])):
-            print(f"  {label}: saved {statistics.median(r['saved'] for r in rr):.1%} of pairs (median), same choice "
-                  f"in {sum(r['same_choice'] for r in rr)}/{len(rr)}; saved >= 60 % and same choice in "
-                  f"{sum(r['same_choice'] and r['saved'] >= 0.6 for r in rr)}/{len(rr)}; test regret of the raced "
-                  f"choice {statistics.median(r['regret'] for r in rr):+.3f}", flush=True)
+            print(
+                f"  {label}: saved {statistics.median(r['saved'] for r in rr):.1%} of pairs (median), same choice "
+                f"in {sum(r['same_choice'] for r in rr)}/{len(rr)}; saved >= 60 % and same choice in "
+                f"{sum(r['same_choice'] and r['saved'] >= 0.6 for r in rr)}/{len(rr)}; test regret of the raced "
+                f"choice {statistics.median(r['regret'] for r in rr):+.3f}",
+                flush=True,
+            )
         res["multi_objective"] = multi_objective(g, args.seeds, args.mo_fraction)
         res["replay_seconds"] = time.perf_counter() - t0
         results.append(res)

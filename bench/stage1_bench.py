@@ -54,10 +54,17 @@ def _sweep(data: str, subset: str, backend: str, repeat: int, noop: int, work: P
         for _ in range(noop):
             reruns.append(measured(cmd, _env())[0])
         shutil.rmtree(cache, ignore_errors=True)
-    return {"cold_s": statistics.median(cold), "cold_runs": cold, "peak_rss_mb": max(peaks) / 2**20,
-            "peak_rss_runs_mb": [p / 2**20 for p in peaks], "sweep_process_peak_mb": max(own_peaks) / 2**20,
-            "noop_s": statistics.median(reruns) if reruns else None, "noop_runs": reruns, "stages_s": stages,
-            "records": manifest["records"]}
+    return {
+        "cold_s": statistics.median(cold),
+        "cold_runs": cold,
+        "peak_rss_mb": max(peaks) / 2**20,
+        "peak_rss_runs_mb": [p / 2**20 for p in peaks],
+        "sweep_process_peak_mb": max(own_peaks) / 2**20,
+        "noop_s": statistics.median(reruns) if reruns else None,
+        "noop_runs": reruns,
+        "stages_s": stages,
+        "records": manifest["records"],
+    }
 
 
 def main() -> None:
@@ -75,8 +82,10 @@ def main() -> None:
     try:
         if not args.skip_naive:
             naive = work / "naive.json"
-            wall, peak = measured([sys.executable, str(ROOT / "bench" / "naive_bench.py"), "--data", args.data,
-                                   "--json", str(naive)], _env())
+            wall, peak = measured(
+                [sys.executable, str(ROOT / "bench" / "naive_bench.py"), "--data", args.data, "--json", str(naive)],
+                _env(),
+            )
             out["naive"] = {"wall_s": wall, "peak_rss_mb": peak / 2**20, **json.loads(naive.read_text())}
             print(f"naive LlamaIndex loop, privacy_qa: {wall:.1f} s, peak {peak / 2**20:.0f} MB", flush=True)
         subsets = ["privacy_qa"] + ([] if args.skip_contractnli else ["contractnli"])
@@ -85,11 +94,13 @@ def main() -> None:
                 r = _sweep(args.data, subset, backend, args.repeat, args.noop, work)
                 out["sweeps"][f"{subset}/{backend}"] = r
                 noop = f"{r['noop_s']:.2f} s ({r['noop_s'] / r['cold_s']:.1%})" if r["noop_s"] else "-"
-                print(f"{subset:12s} {backend:10s} cold {r['cold_s']:7.1f} s "
-                      f"(runs {', '.join(f'{x:.1f}' for x in r['cold_runs'])}) "
-                      f"peak {r['peak_rss_mb']:6.0f} MB (sweep process {r['sweep_process_peak_mb']:.0f})  no-op {noop}"
-                      f"  stages {json.dumps(r['stages_s'])}",
-                      flush=True)
+                print(
+                    f"{subset:12s} {backend:10s} cold {r['cold_s']:7.1f} s "
+                    f"(runs {', '.join(f'{x:.1f}' for x in r['cold_runs'])}) "
+                    f"peak {r['peak_rss_mb']:6.0f} MB (sweep process {r['sweep_process_peak_mb']:.0f})  no-op {noop}"
+                    f"  stages {json.dumps(r['stages_s'])}",
+                    flush=True,
+                )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if "naive" in out:

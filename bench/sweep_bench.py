@@ -99,8 +99,14 @@ def main() -> None:
             manifests.append(json.loads((work / "runs" / "bench-privacy_qa" / "manifest.json").read_text()))
             rerun.append(_timed(cmd))
             records = work / "runs" / "bench-privacy_qa" / "records.parquet"
-            out = subprocess.run([sys.executable, "-c", FLOOR, str(spec), str(records)], env=_env(), cwd=ROOT,
-                                 capture_output=True, text=True, check=True)
+            out = subprocess.run(
+                [sys.executable, "-c", FLOOR, str(spec), str(records)],
+                env=_env(),
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             floors.append(json.loads(out.stdout.strip().splitlines()[-1]))
             shutil.rmtree(cache)
     finally:
@@ -110,7 +116,9 @@ def main() -> None:
     fig = {
         "configurations": len(manifests[0]["configurations"]),
         "questions": manifests[0]["dataset"]["questions_used"],
-        "first_run_s": med(first), "rerun_s": med(rerun), "floor_s": med(f["floor_s"] for f in floors),
+        "first_run_s": med(first),
+        "rerun_s": med(rerun),
+        "floor_s": med(f["floor_s"] for f in floors),
         "bertscore_floor_s": med(f["bertscore_floor_s"] for f in floors),
         "bertscore_pairs": floors[0]["bertscore_pairs"],
         "unique_chunks": floors[0]["unique_chunks"],
@@ -118,24 +126,34 @@ def main() -> None:
         "embeddings_computed": inv["embeddings_computed"] - inv["query_embeddings_computed"],
         "query_embeddings_computed": inv["query_embeddings_computed"],
         "first_run_stage_timings_s": inv["timings_s"],
-        "runs": {"first_s": first, "rerun_s": rerun, "floor_s": [f["floor_s"] for f in floors],
-                 "bertscore_floor_s": [f["bertscore_floor_s"] for f in floors]},
+        "runs": {
+            "first_s": first,
+            "rerun_s": rerun,
+            "floor_s": [f["floor_s"] for f in floors],
+            "bertscore_floor_s": [f["bertscore_floor_s"] for f in floors],
+        },
     }
     fig["first_over_floor"] = fig["first_run_s"] / fig["floor_s"]
     fig["first_over_both_floors"] = fig["first_run_s"] / (fig["floor_s"] + fig["bertscore_floor_s"])
     fig["rerun_over_first"] = fig["rerun_s"] / fig["first_run_s"]
-    print(f"privacy_qa sweep: {fig['configurations']} configurations x {fig['questions']} questions "
-          f"(median of {args.repeat})")
+    print(
+        f"privacy_qa sweep: {fig['configurations']} configurations x {fig['questions']} questions "
+        f"(median of {args.repeat})"
+    )
     print(f"  first run            {fig['first_run_s']:8.1f} s   runs: {', '.join(f'{x:.1f}' for x in first)}")
     print(f"  re-run               {fig['rerun_s']:8.1f} s   runs: {', '.join(f'{x:.1f}' for x in rerun)}")
     print(f"  embedding floor      {fig['floor_s']:8.1f} s   ({fig['unique_chunks']} unique chunks)")
-    print(f"  BERTScore floor      {fig['bertscore_floor_s']:8.1f} s   ({fig['bertscore_pairs']} distinct pairs + "
-          f"baseline pairs)")
+    print(
+        f"  BERTScore floor      {fig['bertscore_floor_s']:8.1f} s   ({fig['bertscore_pairs']} distinct pairs + "
+        f"baseline pairs)"
+    )
     print(f"  first run / embedding floor              {fig['first_over_floor']:8.2f} x")
     print(f"  first run / (embedding + BERTScore floor) {fig['first_over_both_floors']:7.2f} x")
     print(f"  re-run / first run   {fig['rerun_over_first']:8.1%}")
-    print(f"  chunk embeddings computed {fig['embeddings_computed']} for {fig['unique_chunks']} unique chunks "
-          f"(+ {fig['query_embeddings_computed']} distinct question embeddings)")
+    print(
+        f"  chunk embeddings computed {fig['embeddings_computed']} for {fig['unique_chunks']} unique chunks "
+        f"(+ {fig['query_embeddings_computed']} distinct question embeddings)"
+    )
     print(f"  first-run stages (s): {json.dumps(inv['timings_s'])}")
     if args.json:
         Path(args.json).write_text(json.dumps(fig, indent=2))

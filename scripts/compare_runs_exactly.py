@@ -28,8 +28,10 @@ def _summary(run: str) -> pd.DataFrame:
 
 
 def _as_json(df: pd.DataFrame) -> list[str]:
-    return [json.dumps(r, default=lambda v: v.tolist() if hasattr(v, "tolist") else str(v), sort_keys=True)
-            for r in df.to_dict("records")]
+    return [
+        json.dumps(r, default=lambda v: v.tolist() if hasattr(v, "tolist") else str(v), sort_keys=True)
+        for r in df.to_dict("records")
+    ]
 
 
 def main(a: str, b: str) -> int:
@@ -37,8 +39,10 @@ def main(a: str, b: str) -> int:
     for name, load in (("records", _records), ("summary", _summary)):
         x, y = load(a), load(b)
         if list(x.columns) != list(y.columns) or len(x) != len(y):
-            print(f"{name}: shapes differ: {x.shape} vs {y.shape}; columns only in one: "
-                  f"{sorted(set(x.columns) ^ set(y.columns))}")
+            print(
+                f"{name}: shapes differ: {x.shape} vs {y.shape}; columns only in one: "
+                f"{sorted(set(x.columns) ^ set(y.columns))}"
+            )
             bad += 1
             continue
         jx, jy = _as_json(x), _as_json(y)

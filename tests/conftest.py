@@ -125,13 +125,18 @@ def cli_workdir(tmp_path_factory) -> Path:
 
 def _cli_env(extra: dict | None = None, unset: tuple[str, ...] = ()) -> dict:
     env = dict(os.environ)
-    env.update({
-        "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-        "TOKENIZERS_PARALLELISM": "false", "ANONYMIZED_TELEMETRY": "False",
-        # Rich sizes tables to COLUMNS when stdout is not a terminal (default 80).
-        "COLUMNS": "250",
-        "PYTHONUNBUFFERED": "1",
-    })
+    env.update(
+        {
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+            "HF_DATASETS_OFFLINE": "1",
+            "TOKENIZERS_PARALLELISM": "false",
+            "ANONYMIZED_TELEMETRY": "False",
+            # Rich sizes tables to COLUMNS when stdout is not a terminal (default 80).
+            "COLUMNS": "250",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
     for k in unset:
         env.pop(k, None)
     if extra:
@@ -147,8 +152,14 @@ def run_cli(cli_workdir):
     ``own_process`` or ``--verbose`` asks for a subprocess, whose ``timeout`` is how long it may go without
     progress (``procwait.run``)."""
 
-    def _run(*args, env: dict | None = None, unset: tuple[str, ...] = (), timeout: float = 300,
-             cwd: Path | None = None, own_process: bool = False) -> subprocess.CompletedProcess:
+    def _run(
+        *args,
+        env: dict | None = None,
+        unset: tuple[str, ...] = (),
+        timeout: float = 300,
+        cwd: Path | None = None,
+        own_process: bool = False,
+    ) -> subprocess.CompletedProcess:
         args = tuple(str(a) for a in args)
         if not own_process and "--verbose" not in args:
             return inproc.run(list(args), cwd=cwd or cli_workdir, env=_cli_env(env, unset))
@@ -177,8 +188,10 @@ def popen_cli(cli_workdir):
 
 def describe(proc: subprocess.CompletedProcess) -> str:
     """Exit status and output tails of a CLI call, for assertion messages."""
-    return (f"exit {proc.returncode}\n--- stdout (tail) ---\n{proc.stdout[-3000:]}\n"
-            f"--- stderr (tail) ---\n{proc.stderr[-3000:]}")
+    return (
+        f"exit {proc.returncode}\n--- stdout (tail) ---\n{proc.stdout[-3000:]}\n"
+        f"--- stderr (tail) ---\n{proc.stderr[-3000:]}"
+    )
 
 
 @pytest.fixture(scope="session")
@@ -194,8 +207,15 @@ def load_run(run_dir: Path, proc: subprocess.CompletedProcess | None = None) -> 
     full = pd.read_csv(run_dir / "summary.csv")
     # summary.csv has one row per (configuration, split); most tests look at all questions
     summary = full[full["split"] == "all"].reset_index(drop=True) if "split" in full.columns else full
-    return Run(run_dir, manifest, records, summary, proc.stdout if proc else "", proc.stderr if proc else "",
-               extra={"summary_by_split": full})
+    return Run(
+        run_dir,
+        manifest,
+        records,
+        summary,
+        proc.stdout if proc else "",
+        proc.stderr if proc else "",
+        extra={"summary_by_split": full},
+    )
 
 
 @pytest.fixture(scope="session")
@@ -233,8 +253,12 @@ def seed_cache(dest: Path, source: Path, *, keep_chunks_of=None) -> Path:
         src.close()
         dst.close()
     if keep_chunks_of is not None:
-        texts = {c[4] for f in (source / "chunks").glob("*.json") for c in json.loads(f.read_text(encoding="utf-8"))
-                 if keep_chunks_of(c[0])}
+        texts = {
+            c[4]
+            for f in (source / "chunks").glob("*.json")
+            for c in json.loads(f.read_text(encoding="utf-8"))
+            if keep_chunks_of(c[0])
+        }
         with sqlite3.connect(dest / "embeddings.sqlite") as db:
             db.executemany("DELETE FROM embedding WHERE key = ?", [(text_key(t, "text"),) for t in texts])
             assert db.total_changes == len(texts) > 0, "the vectors to leave out are not the chunks' texts"
@@ -254,8 +278,13 @@ def seeded_cache(base_run, shared_cache, tmp_path) -> Path:
 # cache directory (seeded with the reference sweep's vectors and BERTScores): it embeds all 107 questions, which
 # would change what other tests find in the shared cache.
 REPORT_SPLITTER = SENTENCE256  # the reference sweep's (its vectors are in the seeded cache); top_k 4, not its ids
-REPORT_RETRIEVERS = [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion"}, {"kind": "knowledge_graph"},
-                     {"kind": "hybrid_kg"}]
+REPORT_RETRIEVERS = [
+    {"kind": "bm25"},
+    {"kind": "vector"},
+    {"kind": "fusion"},
+    {"kind": "knowledge_graph"},
+    {"kind": "hybrid_kg"},
+]
 REPORT_KEY = "sk-report-SECRET-5f2a9c0e"
 
 
@@ -267,11 +296,15 @@ def report_run(make_spec, run_cli, tmp_path_factory, base_run, shared_cache) -> 
     fake = FakeOpenAI(api_key=REPORT_KEY).start()
     try:
         spec = make_spec(
-            "report", splitters=[REPORT_SPLITTER], retrievers=REPORT_RETRIEVERS, top_k=[4],
+            "report",
+            splitters=[REPORT_SPLITTER],
+            retrievers=REPORT_RETRIEVERS,
+            top_k=[4],
             generator={"kind": "llm"},
             llm={"model": "report-model", "base_url": fake.base_url, "api_key_env": "REPORT_KEY", "concurrency": 8},
             prices={"report-model": {"input": 1.0, "output": 2.0}},
-            stage2={"top_n": 2, "max_configs": 3})
+            stage2={"top_n": 2, "max_configs": 3},
+        )
         cache = seed_cache(tmp_path_factory.mktemp("report-cache"), shared_cache)
         proc = run_cli("run", spec.path, "--cache", cache, env={"REPORT_KEY": REPORT_KEY}, timeout=400)
         assert proc.returncode == 0, describe(proc)
@@ -282,8 +315,9 @@ def report_run(make_spec, run_cli, tmp_path_factory, base_run, shared_cache) -> 
     return run
 
 
-def sigkill_when(proc: subprocess.Popen, progress, target: int, *, timeout: float, what: str,
-                 stderr_path: Path, poll: float = 0.02) -> float:
+def sigkill_when(
+    proc: subprocess.Popen, progress, target: int, *, timeout: float, what: str, stderr_path: Path, poll: float = 0.02
+) -> float:
     """Poll ``progress()`` until it reaches ``target``, then ``kill -9`` the process and reap it.
 
     Fails the test if the process exits first or the target is not reached in ``timeout`` seconds.
@@ -297,8 +331,10 @@ def sigkill_when(proc: subprocess.Popen, progress, target: int, *, timeout: floa
         seen = progress()
         while seen < target:
             if proc.poll() is not None:
-                pytest.fail(f"the run exited (code {proc.returncode}) with {seen} {what}, before it could be "
-                            f"killed. stderr: {stderr_path.read_text()[-2000:]}")
+                pytest.fail(
+                    f"the run exited (code {proc.returncode}) with {seen} {what}, before it could be "
+                    f"killed. stderr: {stderr_path.read_text()[-2000:]}"
+                )
             if time.monotonic() > deadline:
                 pytest.fail(f"only {seen} {what} within {procwait.scaled(timeout):g} s (wanted {target})")
             time.sleep(poll)
@@ -365,8 +401,13 @@ class LLMServer:
 
     def llm(self, **overrides) -> dict:
         """An ``llm:`` spec section for it (no key, its context window)."""
-        return {"model": self.model, "base_url": self.base_url, "api_key_env": None,
-                "context_window": self.n_ctx, **overrides}
+        return {
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key_env": None,
+            "context_window": self.n_ctx,
+            **overrides,
+        }
 
     def generations(self) -> int:
         """Generations the server has computed since it started (llama.cpp prints its timings once per
@@ -375,8 +416,9 @@ class LLMServer:
             return -1
         import re
 
-        return len(re.findall(r"llama_perf_context_print: +total time",
-                              self.log.read_text(encoding="utf-8", errors="replace")))
+        return len(
+            re.findall(r"llama_perf_context_print: +total time", self.log.read_text(encoding="utf-8", errors="replace"))
+        )
 
 
 @pytest.fixture(scope="session")
@@ -394,6 +436,9 @@ def llm_server() -> LLMServer:
         pytest.skip(f"no LLM server at {base} ({exc}); start one with scripts/llm-server.sh start")
     log = os.environ.get("RAGSWEEP_LLM_SERVER_LOG")
     default_log = Path(__file__).resolve().parent.parent / ".llm-server" / "logs" / "server.log"
-    return LLMServer(base, os.environ.get("RAGSWEEP_LLM_MODEL", "smollm2-135m-instruct"),
-                     int(os.environ.get("RAGSWEEP_LLM_N_CTX", "2048")),
-                     Path(log) if log else (default_log if default_log.is_file() else None))
+    return LLMServer(
+        base,
+        os.environ.get("RAGSWEEP_LLM_MODEL", "smollm2-135m-instruct"),
+        int(os.environ.get("RAGSWEEP_LLM_N_CTX", "2048")),
+        Path(log) if log else (default_log if default_log.is_file() else None),
+    )

@@ -62,8 +62,21 @@ TESTSET_MARKER = "You write one test question for a retrieval-augmented question
 # checked before the judges
 CLAIM_SPLIT_MARKER = "Break the answer into its atomic factual claims"
 CLAIM_CHECK_MARKER = "Is the claim fully supported by the context"
-KINDS = ("rerank", "situate", "testset", "claim_split", "claim_check", "correctness", "faithfulness", "relevancy",
-         "hyde", "decompose", "query_gen", "kg_extract", "generation")
+KINDS = (
+    "rerank",
+    "situate",
+    "testset",
+    "claim_split",
+    "claim_check",
+    "correctness",
+    "faithfulness",
+    "relevancy",
+    "hyde",
+    "decompose",
+    "query_gen",
+    "kg_extract",
+    "generation",
+)
 EMBEDDINGS_KIND = "embeddings"
 RULE_KINDS = (*KINDS, EMBEDDINGS_KIND, "any")
 # echo: reply with the request's last user message, as a small model that repeats its prompt does
@@ -194,7 +207,7 @@ def query_gen_reply(text: str) -> str:
 def _question_words(text: str, start: str, end: str) -> list[str]:
     """The words of the question between the last ``start`` and the next ``end`` of a prompt."""
     at = text.rfind(start)
-    body = text[at + len(start):] if at >= 0 else text
+    body = text[at + len(start) :] if at >= 0 else text
     body = body[: body.find(end)] if end in body else body
     return re.findall(r"[A-Za-z0-9]+", body)
 
@@ -203,7 +216,7 @@ def hyde_reply(text: str) -> str:
     """A passage built from the question's words (the text between the HyDE prompt's instructions and
     "Passage:"): the words, then their second half again as a summary."""
     words = _question_words(text, "as many key details as possible.", "Passage:") or ["nothing"]
-    return f"{' '.join(words)}. In short, {' '.join(words[len(words) // 2:])}."
+    return f"{' '.join(words)}. In short, {' '.join(words[len(words) // 2 :])}."
 
 
 def decompose_reply(text: str) -> str:
@@ -214,11 +227,12 @@ def decompose_reply(text: str) -> str:
 
 
 def situate_reply(text: str) -> str:
-    """"This chunk is from the document that begins: <its first 8 words>; it covers <the chunk's first 3 long
+    """ "This chunk is from the document that begins: <its first 8 words>; it covers <the chunk's first 3 long
     words>." (the document and chunk between their tags in the prompt)."""
+
     def between(start: str, end: str) -> str:
         at = text.find(start)
-        body = text[at + len(start):] if at >= 0 else ""
+        body = text[at + len(start) :] if at >= 0 else ""
         return body[: body.find(end)] if end in body else body
 
     head = " ".join(between("<document>", "</document>").split()[:8]) or "nothing"
@@ -233,9 +247,14 @@ def testset_reply(text: str) -> str:
     m = re.search(r"Question type: (\w+)", text)
     qtype = m.group(1) if m else "simple"
     if qtype == "out_of_scope":
-        return json.dumps({"question": "What do the documents say about quantum escrow tokens?",
-                           "answer": "The documents do not say.", "evidence": [],
-                           "absent_terms": ["quantum escrow tokens"]})
+        return json.dumps(
+            {
+                "question": "What do the documents say about quantum escrow tokens?",
+                "answer": "The documents do not say.",
+                "evidence": [],
+                "absent_terms": ["quantum escrow tokens"],
+            }
+        )
     passages = re.findall(r'<passage (\d+) title=("(?:[^"\\]|\\.)*")>\n(.*?)\n</passage>', text, re.DOTALL)
     evidence, title, words = [], "the document", []
     for number, raw_title, body in passages[:2]:
@@ -243,13 +262,18 @@ def testset_reply(text: str) -> str:
         evidence.append({"passage": int(number), "quote": sentence})
         if not words:
             title, words = json.loads(raw_title), re.findall(r"[A-Za-z]{5,}", sentence)[:4]
-    return json.dumps({"question": f"What does {title} say about {' '.join(words) or 'this'}?",
-                       "answer": evidence[0]["quote"] if evidence else "", "evidence": evidence})
+    return json.dumps(
+        {
+            "question": f"What does {title} say about {' '.join(words) or 'this'}?",
+            "answer": evidence[0]["quote"] if evidence else "",
+            "evidence": evidence,
+        }
+    )
 
 
 def claim_split_reply(text: str) -> str:
     """The sentences of the prompt's answer (after "Answer:", before "Claims:"), one per line."""
-    body = text[text.rfind("Answer:") + 7:]
+    body = text[text.rfind("Answer:") + 7 :]
     body = body[: body.find("Claims:")] if "Claims:" in body else body
     return "\n".join(s.strip() for s in re.split(r"(?<=[.!?])\s+", body.strip()) if s.strip())
 
@@ -257,8 +281,8 @@ def claim_split_reply(text: str) -> str:
 def claim_check_reply(text: str) -> str:
     """YES when at least 80 % of the claim's words of three or more letters (no stopwords) occur in the
     context, else NO."""
-    context = text[text.find("Context:") + 8: text.rfind("Claim:")]
-    claim = text[text.rfind("Claim:") + 6:].split("\n\n")[0]
+    context = text[text.find("Context:") + 8 : text.rfind("Claim:")]
+    claim = text[text.rfind("Claim:") + 6 :].split("\n\n")[0]
     words = [w for w in _overlap_words(claim) if len(w) >= 3]
     have = _overlap_words(context)
     share = sum(w in have for w in words) / len(words) if words else 0.0
@@ -267,7 +291,7 @@ def claim_check_reply(text: str) -> str:
 
 def kg_extract_reply(text: str) -> str:
     """Up to 3 triplets "(word1, relates to, word2)" chaining the first long words of the prompt's last "Text:"."""
-    body = text[text.rfind("Text:") + 5:]
+    body = text[text.rfind("Text:") + 5 :]
     body = body[: body.find("Triplets:")] if "Triplets:" in body else body
     words = re.findall(r"[A-Za-z]{6,}", body)[:4]
     return "\n".join(f"({a}, relates to, {b})" for a, b in zip(words, words[1:])) or "(none)"
@@ -275,7 +299,8 @@ def kg_extract_reply(text: str) -> str:
 
 _RERANK_STOPWORDS = frozenset(
     "a an and are as at be by did do does for from has have how in is it its of on or the this that to was were "
-    "what when where which who whom why with".split())
+    "what when where which who whom why with".split()
+)
 
 
 def _overlap_words(text: str) -> set[str]:
@@ -285,17 +310,20 @@ def _overlap_words(text: str) -> set[str]:
 
 def rerank_documents(text: str) -> tuple[str, list[tuple[int, str]]]:
     """The question and the numbered documents of a choice-select prompt (what follows its example)."""
-    body = text[text.rfind("Let's try this now:") + len("Let's try this now:"):] if "Let's try this now:" in text \
+    body = (
+        text[text.rfind("Let's try this now:") + len("Let's try this now:") :]
+        if "Let's try this now:" in text
         else text
+    )
     q_at = body.rfind("Question:")
-    question = body[q_at + len("Question:"):] if q_at >= 0 else ""
+    question = body[q_at + len("Question:") :] if q_at >= 0 else ""
     question = question.split("Answer:")[0].strip()
     docs_part = body[:q_at] if q_at >= 0 else body
     heads = list(re.finditer(r"(?m)^Document (\d+):[ \t]*\n?", docs_part))
     docs = []
     for i, m in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(docs_part)
-        docs.append((int(m.group(1)), docs_part[m.end():end].strip()))
+        docs.append((int(m.group(1)), docs_part[m.end() : end].strip()))
     return question, docs
 
 
@@ -351,8 +379,18 @@ def validate_rules(rules: Any) -> list[dict[str, Any]]:
     for i, rule in enumerate(rules):
         if not isinstance(rule, dict):
             raise ValueError(f"rule {i} is not an object")
-        known = {"kind", "match", "times", "action", "reply", "status", "retry_after", "delay_ms", "message",
-                 "finish_reason"}
+        known = {
+            "kind",
+            "match",
+            "times",
+            "action",
+            "reply",
+            "status",
+            "retry_after",
+            "delay_ms",
+            "message",
+            "finish_reason",
+        }
         unknown = set(rule) - known
         if unknown:
             raise ValueError(f"rule {i}: unknown field(s) {sorted(unknown)}")
@@ -436,8 +474,9 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(length) if length > 0 else b""
 
-    def _send(self, status: int, body: bytes, content_type: str = "application/json",
-              extra: dict[str, str] | None = None) -> None:
+    def _send(
+        self, status: int, body: bytes, content_type: str = "application/json", extra: dict[str, str] | None = None
+    ) -> None:
         """Write status line, headers and body in one write; swallow errors from clients that already left."""
         reason = self.responses.get(status, ("",))[0]
         lines = [f"HTTP/1.1 {status} {reason}", f"Content-Type: {content_type}", f"Content-Length: {len(body)}"]
@@ -479,8 +518,9 @@ class _Handler(BaseHTTPRequestHandler):
         elif route == "/models":
             if not self._check_auth():
                 return
-            data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"}
-                    for m in fake.models or ["fake-model"]]
+            data = [
+                {"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in fake.models or ["fake-model"]
+            ]
             self._send_json(200, {"object": "list", "data": data})
         else:
             self._send_json(404, error_body(f"Unknown path {self.path}", "invalid_request_error", "not_found"))
@@ -509,12 +549,13 @@ class _Handler(BaseHTTPRequestHandler):
         header = self.headers.get("Authorization") or ""
         if fake.api_key is None or header == f"Bearer {fake.api_key}":
             return None
-        return header[len("Bearer "):] if header.startswith("Bearer ") else header
+        return header[len("Bearer ") :] if header.startswith("Bearer ") else header
 
     def _send_401(self, sent: str) -> None:
         """401 with the sent key echoed (like OpenAI does), so products under test must scrub it from errors."""
-        self._send_json(401, error_body(f"Incorrect API key provided: {sent}", "invalid_request_error",
-                                        "invalid_api_key"))
+        self._send_json(
+            401, error_body(f"Incorrect API key provided: {sent}", "invalid_request_error", "invalid_api_key")
+        )
 
     def _check_auth(self) -> bool:
         sent = self._bad_key()
@@ -526,10 +567,19 @@ class _Handler(BaseHTTPRequestHandler):
 class FakeOpenAI:
     """The fake server's state (rules, call log, stats) plus its HTTP server; usable in-process or via the CLI."""
 
-    def __init__(self, rules: list[dict[str, Any]] | None = None, log_path: str | None = None,
-                 latency_ms: float = 0.0, api_key: str | None = None, models: list[str] | None = None,
-                 host: str = "127.0.0.1", slots: int | None = None, n_ctx: int | None = None,
-                 props: dict[str, Any] | None = None, timings: bool = False) -> None:
+    def __init__(
+        self,
+        rules: list[dict[str, Any]] | None = None,
+        log_path: str | None = None,
+        latency_ms: float = 0.0,
+        api_key: str | None = None,
+        models: list[str] | None = None,
+        host: str = "127.0.0.1",
+        slots: int | None = None,
+        n_ctx: int | None = None,
+        props: dict[str, Any] | None = None,
+        timings: bool = False,
+    ) -> None:
         """``slots``: chat requests computed at once, the rest queued (llama-cpp-python: 1), each taking
         ``latency_ms`` (+ a rule's ``delay_ms``) of its slot and computed to the end even when its client left;
         ``n_ctx``: prompts longer (in words) are refused as llama-cpp-python refuses them (400
@@ -569,8 +619,9 @@ class FakeOpenAI:
     def start(self, port: int = 0) -> "FakeOpenAI":
         """Serve from a background daemon thread of this process; returns self once the socket is bound."""
         server = self._bind(port)
-        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="fake-openai", daemon=True)
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-openai", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -638,9 +689,14 @@ class FakeOpenAI:
     def stats(self) -> dict[str, Any]:
         """Counts of completed calls by kind and status, and the peak number of concurrent in-flight calls."""
         with self._lock:
-            return {"calls": self._completed, "by_kind": dict(self._by_kind), "by_status": dict(self._by_status),
-                    "in_flight": self._in_flight, "max_in_flight": self._max_in_flight,
-                    "generations": self._generations}
+            return {
+                "calls": self._completed,
+                "by_kind": dict(self._by_kind),
+                "by_status": dict(self._by_status),
+                "in_flight": self._in_flight,
+                "max_in_flight": self._max_in_flight,
+                "generations": self._generations,
+            }
 
     def _append(self, record: dict[str, Any]) -> None:
         with self._lock:
@@ -680,9 +736,17 @@ class FakeOpenAI:
         with self._lock:
             self._in_flight += 1
             self._max_in_flight = max(self._max_in_flight, self._in_flight)
-        record: dict[str, Any] = {"t_start": t_start, "endpoint": endpoint, "kind": None, "status": 0,
-                                  "model": None, "key": None, "prompt_tokens": 0, "completion_tokens": 0,
-                                  "auth_ok": True}
+        record: dict[str, Any] = {
+            "t_start": t_start,
+            "endpoint": endpoint,
+            "kind": None,
+            "status": 0,
+            "model": None,
+            "key": None,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "auth_ok": True,
+        }
         finished = False
 
         def finish(status: int | None = None) -> None:
@@ -697,8 +761,23 @@ class FakeOpenAI:
                 record["kind"] = EMBEDDINGS_KIND if endpoint == "embeddings" else "generation"
             with self._lock:
                 self._in_flight -= 1
-            self._append({k: record[k] for k in ("t_start", "t_end", "endpoint", "kind", "status", "model", "key",
-                                                 "prompt_tokens", "completion_tokens", "auth_ok")})
+            self._append(
+                {
+                    k: record[k]
+                    for k in (
+                        "t_start",
+                        "t_end",
+                        "endpoint",
+                        "kind",
+                        "status",
+                        "model",
+                        "key",
+                        "prompt_tokens",
+                        "completion_tokens",
+                        "auth_ok",
+                    )
+                }
+            )
 
         h.before_send = finish
         try:
@@ -727,8 +806,9 @@ class FakeOpenAI:
             messages = body.get("messages")
             text = messages_text(messages)
             kind = classify(text)
-            record["key"] = request_key(model, messages, body.get("temperature"), body.get("max_tokens"),
-                                        body.get("seed"))
+            record["key"] = request_key(
+                model, messages, body.get("temperature"), body.get("max_tokens"), body.get("seed")
+            )
             record["prompt_tokens"] = count_words(text)
             self._append({"event": "start", "key": record["key"], "t_start": record["t_start"]})
         else:
@@ -747,17 +827,28 @@ class FakeOpenAI:
             h._send_401(sent_key)
             return
         if self.models is not None and model not in self.models:
-            h._send_json(404, error_body(f"The model `{model}` does not exist", "invalid_request_error",
-                                         "model_not_found"))
+            h._send_json(
+                404, error_body(f"The model `{model}` does not exist", "invalid_request_error", "model_not_found")
+            )
             return
 
         if endpoint == "chat" and self.n_ctx is not None and record["prompt_tokens"] >= self.n_ctx:
             p, m = record["prompt_tokens"], int(body.get("max_tokens") or 0)
-            h._send_json(400, {"error": {
-                "message": f"This model's maximum context length is {self.n_ctx} tokens. However, you requested "
-                           f"{p + m} tokens ({p} in the messages, {m} in the completion). Please reduce the length "
-                           "of the messages or completion.",
-                "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}})
+            h._send_json(
+                400,
+                {
+                    "error": {
+                        "message": (
+                            f"This model's maximum context length is {self.n_ctx} tokens. However, you requested "
+                            f"{p + m} tokens ({p} in the messages, {m} in the completion). Please reduce the "
+                            "length of the messages or completion."
+                        ),
+                        "type": "invalid_request_error",
+                        "param": "messages",
+                        "code": "context_length_exceeded",
+                    }
+                },
+            )
             return
         rule = self._claim_rule(kind, text)
         delay = self.latency_ms + float(rule.get("delay_ms", 0) if rule else 0)
@@ -784,8 +875,9 @@ class FakeOpenAI:
         if action == "status":
             assert rule is not None
             status = int(rule["status"])
-            type_, code = _STATUS_ERRORS.get(status, ("server_error" if status >= 500 else "invalid_request_error",
-                                                      f"http_{status}"))
+            type_, code = _STATUS_ERRORS.get(
+                status, ("server_error" if status >= 500 else "invalid_request_error", f"http_{status}")
+            )
             msg = rule.get("message") or f"Scripted error {status} from fake_openai"
             extra = {"Retry-After": str(rule["retry_after"])} if rule.get("retry_after") is not None else None
             h._send_json(status, error_body(msg, type_, code), extra=extra)
@@ -810,8 +902,9 @@ class FakeOpenAI:
             reply = " ".join(reply.split()[: int(body["max_tokens"])])
         self._reply_chat(h, body, model, reply, record, finish)
 
-    def _reply_chat(self, h: _Handler, body: dict[str, Any], model: Any, reply: str, record: dict[str, Any],
-                    finish: str = "stop") -> None:
+    def _reply_chat(
+        self, h: _Handler, body: dict[str, Any], model: Any, reply: str, record: dict[str, Any], finish: str = "stop"
+    ) -> None:
         p, c = record["prompt_tokens"], count_words(reply)
         record["completion_tokens"] = c
         usage = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
@@ -820,8 +913,10 @@ class FakeOpenAI:
             # Streaming clients get the whole SSE transcript at once (still with Content-Length, keeping keep-alive).
             base = {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model}
             chunks = [
-                {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": reply},
-                                      "finish_reason": None}]},
+                {
+                    **base,
+                    "choices": [{"index": 0, "delta": {"role": "assistant", "content": reply}, "finish_reason": None}],
+                },
                 {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
             ]
             if (body.get("stream_options") or {}).get("include_usage"):
@@ -830,7 +925,10 @@ class FakeOpenAI:
             h._send(200, sse.encode("utf-8"), content_type="text/event-stream")
             return
         out = {
-            "id": cid, "object": "chat.completion", "created": created, "model": model,
+            "id": cid,
+            "object": "chat.completion",
+            "created": created,
+            "model": model,
             "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": finish}],
             "usage": usage,
         }
@@ -847,8 +945,15 @@ class FakeOpenAI:
             emb: Any = base64.b64encode(struct.pack(f"<{len(vec)}f", *vec)).decode("ascii") if as_b64 else vec
             data.append({"object": "embedding", "index": i, "embedding": emb})
         p = record["prompt_tokens"]
-        h._send_json(200, {"object": "list", "data": data, "model": body.get("model"),
-                           "usage": {"prompt_tokens": p, "total_tokens": p}})
+        h._send_json(
+            200,
+            {
+                "object": "list",
+                "data": data,
+                "model": body.get("model"),
+                "usage": {"prompt_tokens": p, "total_tokens": p},
+            },
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -866,8 +971,7 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.script, encoding="utf-8") as f:
             rules = json.load(f)
     models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
-    fake = FakeOpenAI(rules=rules, log_path=args.log, latency_ms=args.latency_ms, api_key=args.api_key,
-                      models=models)
+    fake = FakeOpenAI(rules=rules, log_path=args.log, latency_ms=args.latency_ms, api_key=args.api_key, models=models)
     try:
         fake.serve_forever(args.port)
     except KeyboardInterrupt:

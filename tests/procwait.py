@@ -26,8 +26,10 @@ def _scale(raw: str) -> float:
     except ValueError:
         value = 0.0
     if not value > 0 or value == float("inf"):
-        raise SystemExit(f"error: RAGSWEEP_TEST_TIMEOUT_SCALE={raw!r} is not a positive number; unset it or give "
-                         "one such as 2 (a slow machine)")
+        raise SystemExit(
+            f"error: RAGSWEEP_TEST_TIMEOUT_SCALE={raw!r} is not a positive number; unset it or give "
+            "one such as 2 (a slow machine)"
+        )
     return value
 
 
@@ -58,8 +60,9 @@ def _cpu_seconds(pid: int) -> float:
     return total
 
 
-def run(cmd: list[str], *, stall: float = 300, cap: float = 3600, poll: float = 0.2,
-        **popen_kw) -> subprocess.CompletedProcess:
+def run(
+    cmd: list[str], *, stall: float = 300, cap: float = 3600, poll: float = 0.2, **popen_kw
+) -> subprocess.CompletedProcess:
     """``subprocess.run(cmd, capture_output=True, text=True)`` that raises ``subprocess.TimeoutExpired`` only
     when the child made no progress (output, CPU) for ``stall`` s, or ran past ``cap`` s (both scaled)."""
     stall, cap = scaled(stall), scaled(cap)
@@ -81,8 +84,8 @@ def run(cmd: list[str], *, stall: float = 300, cap: float = 3600, poll: float = 
                         proc.wait()
                         why = f"no progress for {stall:g} s" if now - last > stall else f"over {cap:g} s"
                         raise subprocess.TimeoutExpired(
-                            cmd, now - start, output=_read(out_path) + f"\n[killed: {why}]",
-                            stderr=_read(err_path))
+                            cmd, now - start, output=_read(out_path) + f"\n[killed: {why}]", stderr=_read(err_path)
+                        )
             finally:
                 if proc.poll() is None:
                     proc.kill()
@@ -96,8 +99,13 @@ def log_call(cmd: list[str], wall: float, code: int | None, mode: str = "subproc
     """Append one command's line to ``RAGSWEEP_TEST_PROC_LOG`` (its first five words after the interpreter)."""
     import json
 
-    line = {"cmd": [str(c) for c in cmd[:5]], "wall_s": round(wall, 2), "exit": code, "mode": mode,
-            "test": os.environ.get("PYTEST_CURRENT_TEST")}
+    line = {
+        "cmd": [str(c) for c in cmd[:5]],
+        "wall_s": round(wall, 2),
+        "exit": code,
+        "mode": mode,
+        "test": os.environ.get("PYTEST_CURRENT_TEST"),
+    }
     with open(LOG, "a", encoding="utf-8") as f:
         f.write(json.dumps(line) + "\n")
 

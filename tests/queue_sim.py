@@ -115,9 +115,19 @@ class _Batching:
         self._schedule()
 
 
-def simulate(services_s: list[float], *, slots: int = 1, concurrency: int = 8, timeout: float = 60.0,
-             adaptive: bool = True, server_reports: bool = False, max_retries: int = 6,
-             batching: float | None = None, size_noise: float = 0.0, seed: int = 0) -> SimResult:
+def simulate(
+    services_s: list[float],
+    *,
+    slots: int = 1,
+    concurrency: int = 8,
+    timeout: float = 60.0,
+    adaptive: bool = True,
+    server_reports: bool = False,
+    max_retries: int = 6,
+    batching: float | None = None,
+    size_noise: float = 0.0,
+    seed: int = 0,
+) -> SimResult:
     """Send one request per entry of ``services_s`` (its service time in seconds, completion tokens
     proportional to it), at most ``concurrency`` at once, as the engine does. ``batching``: a batching server
     with that per-request slowdown per extra request in (``slots`` is then ignored). ``size_noise``: the
@@ -131,8 +141,7 @@ def simulate(services_s: list[float], *, slots: int = 1, concurrency: int = 8, t
     async def main() -> SimResult:
         sim = _Sim()
         loop = asyncio.get_running_loop()
-        lim = AdaptiveLimit(concurrency, adaptive=adaptive, timeout_s=timeout, clock=lambda: sim.now,
-                            schedule=sim.at)
+        lim = AdaptiveLimit(concurrency, adaptive=adaptive, timeout_s=timeout, clock=lambda: sim.now, schedule=sim.at)
         server = _Server(sim, slots) if batching is None else _Batching(sim, batching)
         out = SimResult(0.0, 0, 0, 0, lim)
         pending = list(reversed(list(zip(services_s, tokens_of))))

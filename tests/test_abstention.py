@@ -23,34 +23,40 @@ DEMO_QUESTIONS = ROOT / "src" / "ragsweep" / "datasets" / "demo" / "questions.js
 
 
 # --------------------------------------------------------------------------- detection
-@pytest.mark.parametrize("answer", [
-    REFUSAL,
-    "i cannot answer this from the provided documents",
-    "\u201cI CANNOT answer this from the provided documents.\u201d",
-    "  I cannot answer this from the provided documents!  ",
-    "I cannot answer this from the provided documents. The context is about leases.",
-    "I can\u2019t help with that.",
-    "I'm sorry, but I cannot assist with that request.",
-    "Sorry, I can't provide that.",
-    "I don't know.",
-    "The provided context does not mention a tourist levy for Ashby Vale.",
-    "The documents do not say how many councillors there are.",
-    "There is no information about opening hours in the context.",
-    "Empty Response",
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        REFUSAL,
+        "i cannot answer this from the provided documents",
+        "\u201cI CANNOT answer this from the provided documents.\u201d",
+        "  I cannot answer this from the provided documents!  ",
+        "I cannot answer this from the provided documents. The context is about leases.",
+        "I can\u2019t help with that.",
+        "I'm sorry, but I cannot assist with that request.",
+        "Sorry, I can't provide that.",
+        "I don't know.",
+        "The provided context does not mention a tourist levy for Ashby Vale.",
+        "The documents do not say how many councillors there are.",
+        "There is no information about opening hours in the context.",
+        "Empty Response",
+    ],
+)
 def test_refusals_are_detected(answer):
     assert is_refusal(answer)
 
 
-@pytest.mark.parametrize("answer", [
-    "A tenant cannot sublet the dwelling without the Landlord's written consent.",
-    "The Controller cannot refuse a request; it must answer within 30 days.",
-    "Employees who cannot attend must give notice. I cannot answer this from the provided documents.",
-    "The fee is $85 per dwelling, payable every 3 years.",
-    "I can confirm the notice period is 30 days.",
-    "",
-    None,
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "A tenant cannot sublet the dwelling without the Landlord's written consent.",
+        "The Controller cannot refuse a request; it must answer within 30 days.",
+        "Employees who cannot attend must give notice. I cannot answer this from the provided documents.",
+        "The fee is $85 per dwelling, payable every 3 years.",
+        "I can confirm the notice period is 30 days.",
+        "",
+        None,
+    ],
+)
 def test_answers_are_not_refusals(answer):
     assert not is_refusal(answer)
 
@@ -88,8 +94,14 @@ def _tune_ctx(scores: dict[str, float]):
     """A stage context over the demo questions whose retriever returns one node scored by ``scores``."""
     from ragsweep.datasets.load import load_dataset
 
-    spec = parse_spec({"splitters": [{"kind": "sentence"}], "retrievers": [{"kind": "bm25"}], "seed": 7,
-                       "generator": {"kind": "extractive", "abstain_below": "tune"}})
+    spec = parse_spec(
+        {
+            "splitters": [{"kind": "sentence"}],
+            "retrievers": [{"kind": "bm25"}],
+            "seed": 7,
+            "generator": {"kind": "extractive", "abstain_below": "tune"},
+        }
+    )
     dataset = load_dataset(spec.dataset)
     node = lambda s: SimpleNamespace(score=s)  # noqa: E731
     retriever = SimpleNamespace(retrieve=lambda bundle: [node(scores[bundle.query_str])])
@@ -108,18 +120,34 @@ def test_the_threshold_sees_validation_questions_only():
     n_val = sum(v == "validation" for v in split.values())
     assert rule.threshold == 0.8 and rule.tuning["balanced_accuracy"] == 1.0
     assert rule.tuning["n_validation"] == n_val == 54
-    assert rule.tuning["n_unanswerable"] == sum(1 for q in ctx.dataset.questions
-                                                if split[q.qid] == "validation" and not q.evidence)
+    assert rule.tuning["n_unanswerable"] == sum(
+        1 for q in ctx.dataset.questions if split[q.qid] == "validation" and not q.evidence
+    )
     # the test questions' scores change nothing, a validation question's do
     test_q = next(q for q in ctx.dataset.questions if split[q.qid] == "test" and q.evidence)
     val_q = next(q for q in ctx.dataset.questions if split[q.qid] == "validation" and q.evidence)
+
     def seen(rule):
         return {k: v for k, v in rule.tuning.items() if k != "tuning_ms"}
 
-    assert seen(abstention_rule(ctx, config, SimpleNamespace(retrieve=lambda b: [SimpleNamespace(
-        score=0.01 if b.query_str == test_q.question else scores[b.query_str])]))) == seen(rule)
-    moved = abstention_rule(ctx, config, SimpleNamespace(retrieve=lambda b: [SimpleNamespace(
-        score=0.5 if b.query_str == val_q.question else scores[b.query_str])]))
+    assert seen(
+        abstention_rule(
+            ctx,
+            config,
+            SimpleNamespace(
+                retrieve=lambda b: [
+                    SimpleNamespace(score=0.01 if b.query_str == test_q.question else scores[b.query_str])
+                ]
+            ),
+        )
+    ) == seen(rule)
+    moved = abstention_rule(
+        ctx,
+        config,
+        SimpleNamespace(
+            retrieve=lambda b: [SimpleNamespace(score=0.5 if b.query_str == val_q.question else scores[b.query_str])]
+        ),
+    )
     assert seen(moved) != seen(rule)
     answer, abstained = rule.apply([SimpleNamespace(score=0.3)], "some sentence")
     assert (answer, abstained) == (REFUSAL, True) and rule.apply([SimpleNamespace(score=0.9)], "x") == ("x", False)
@@ -167,15 +195,36 @@ def test_prompt_files_multiply_configurations(tmp_path):
     _prompt(tmp_path, "strict", "Be strict.\n" + good)
     spec_path = tmp_path / "s.yaml"
     llm = {"model": "m", "api_key_env": None}
-    spec_path.write_text(json.dumps({"splitters": [{"kind": "sentence"}], "retrievers": [{"kind": "bm25"}],
-                                     "top_k": [3, 5], "llm": llm,
-                                     "generator": {"kind": "llm", "prompt_files": ["concise.txt", "strict.txt"]}}))
+    spec_path.write_text(
+        json.dumps(
+            {
+                "splitters": [{"kind": "sentence"}],
+                "retrievers": [{"kind": "bm25"}],
+                "top_k": [3, 5],
+                "llm": llm,
+                "generator": {"kind": "llm", "prompt_files": ["concise.txt", "strict.txt"]},
+            }
+        )
+    )
     configs = expand(load_spec(spec_path))
-    assert [c.config_id for c in configs] == ["sentence512-bm25-k3-pconcise", "sentence512-bm25-k3-pstrict",
-                                              "sentence512-bm25-k5-pconcise", "sentence512-bm25-k5-pstrict"]
+    assert [c.config_id for c in configs] == [
+        "sentence512-bm25-k3-pconcise",
+        "sentence512-bm25-k3-pstrict",
+        "sentence512-bm25-k5-pconcise",
+        "sentence512-bm25-k5-pstrict",
+    ]
     assert len({c.config_hash for c in configs}) == 4 and configs[0].labels()["prompt"] == "concise"
-    single = expand(parse_spec({"splitters": [{"kind": "sentence"}], "retrievers": [{"kind": "bm25"}],
-                                "top_k": [3, 5], "llm": llm, "generator": {"kind": "llm"}}))
+    single = expand(
+        parse_spec(
+            {
+                "splitters": [{"kind": "sentence"}],
+                "retrievers": [{"kind": "bm25"}],
+                "top_k": [3, 5],
+                "llm": llm,
+                "generator": {"kind": "llm"},
+            }
+        )
+    )
     assert [c.config_id for c in single] == ["sentence512-bm25-k3", "sentence512-bm25-k5"]
     _prompt(tmp_path, "strict", "no placeholders")
     with pytest.raises(RagsweepError, match=r"^generator\.prompt_files\[1\]: .*strict\.txt needs the placeholders"):
@@ -197,15 +246,24 @@ def test_rates_per_question_and_in_the_summary_with_cis(tmp_path):
     assert abstention_scores(True, True)["false_abstention_rate"] == 1.0
     assert all(math.isnan(v) for v in abstention_scores(None, True).values())
     gold = (EvidenceSpan("d", 0, 5),)
-    questions = [Question(f"a{i}", f"answerable {i}", "ref", gold, "simple") for i in range(4)] + \
-                [Question(f"u{i}", f"unanswerable {i}", None, (), "negative-irrelevant") for i in range(4)]
+    questions = [Question(f"a{i}", f"answerable {i}", "ref", gold, "simple") for i in range(4)] + [
+        Question(f"u{i}", f"unanswerable {i}", None, (), "negative-irrelevant") for i in range(4)
+    ]
     journal = Journal(tmp_path / "journal.sqlite")
     refused = {"a0", "u0", "u1", "u2"}
     for q in questions:  # an LLM config (detected from the text) and an extractive one (its own record)
-        journal.add_answer("h1", q.qid, "llm-cfg", {"answer": REFUSAL if q.qid in refused else "An answer.",
-                                                    "generator": "llm:m", "error": None})
-        journal.add_answer("h2", q.qid, "ext-cfg", {"answer": "x", "generator": "extractive-baseline",
-                                                    "abstained": q.qid == "u3", "error": None})
+        journal.add_answer(
+            "h1",
+            q.qid,
+            "llm-cfg",
+            {"answer": REFUSAL if q.qid in refused else "An answer.", "generator": "llm:m", "error": None},
+        )
+        journal.add_answer(
+            "h2",
+            q.qid,
+            "ext-cfg",
+            {"answer": "x", "generator": "extractive-baseline", "abstained": q.qid == "u3", "error": None},
+        )
     journal.flush()
     configs = [{"config_id": "llm-cfg", "config_hash": "h1"}, {"config_id": "ext-cfg", "config_hash": "h2"}]
     records = build_records(question_rows(questions, {q.qid: "test" for q in questions}), configs, journal)
@@ -232,14 +290,20 @@ def test_negatives_file_loads_with_prefixed_ids():
         load_negatives(NEGATIVES, {"neg-irr01"})
 
 
-@pytest.mark.parametrize("line, message", [
-    ('{"id": "x", "question": "q", "type": "negative-irrelevant"}\nnot json', r":2: not valid JSON"),
-    ('{"id": "x", "question": "q", "type": "irrelevant"}', r":1: 'type' is 'irrelevant'; choose one of negative-"),
-    ('{"id": "x", "question": "q", "type": "negative-unsafe", "evidence": []}', r":1: unknown key\(s\) evidence"),
-    ('{"id": "x", "question": "", "type": "negative-unsafe"}', r":1: 'question' must be a non-empty string"),
-    ('{"id": "x", "question": "q", "type": "negative-unsafe"}\n{"id": "x", "question": "r", "type": '
-     '"negative-unsafe"}', r":2: question id 'neg-x' appears twice"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ('{"id": "x", "question": "q", "type": "negative-irrelevant"}\nnot json', r":2: not valid JSON"),
+        ('{"id": "x", "question": "q", "type": "irrelevant"}', r":1: 'type' is 'irrelevant'; choose one of negative-"),
+        ('{"id": "x", "question": "q", "type": "negative-unsafe", "evidence": []}', r":1: unknown key\(s\) evidence"),
+        ('{"id": "x", "question": "", "type": "negative-unsafe"}', r":1: 'question' must be a non-empty string"),
+        (
+            '{"id": "x", "question": "q", "type": "negative-unsafe"}\n{"id": "x", "question": "r", "type": '
+            '"negative-unsafe"}',
+            r":2: question id 'neg-x' appears twice",
+        ),
+    ],
+)
 def test_a_bad_negatives_file_is_one_line_naming_file_and_line(tmp_path, line, message):
     from ragsweep.datasets.negatives import load_negatives
 
@@ -256,9 +320,18 @@ def test_any_dataset_can_append_negatives(tmp_path):
 
     spec_path = tmp_path / "s.yaml"
     minimal = {"splitters": [{"kind": "sentence"}], "retrievers": [{"kind": "bm25"}]}
-    spec_path.write_text(json.dumps({**minimal, "dataset": {
-        "questions": {"format": "jsonl", "path": str(DEMO_QUESTIONS)}, "fuzzy_evidence": 0.9,
-        "negatives": str(NEGATIVES)}}))
+    spec_path.write_text(
+        json.dumps(
+            {
+                **minimal,
+                "dataset": {
+                    "questions": {"format": "jsonl", "path": str(DEMO_QUESTIONS)},
+                    "fuzzy_evidence": 0.9,
+                    "negatives": str(NEGATIVES),
+                },
+            }
+        )
+    )
     dataset = load_dataset(load_spec(spec_path).dataset)
     assert len(dataset.questions) == 107 + 30 and dataset.questions[107].qid == "neg-irr01"
     assert any("appended 30 negative" in n for n in dataset.notes)
@@ -282,11 +355,15 @@ def test_demo_sweep_with_a_tuned_threshold(make_spec, run_cli, read_run, tmp_pat
     """Extractive BM25 on the demo with ``abstain_below: tune``: the threshold is chosen on all validation
     questions (whatever --limit says) and recorded; abstaining answers are the refusal; the rates are in
     the summary with CIs. Its own cache: tuning searches every validation question."""
-    spec = make_spec("abstain", splitters=[{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
-                     retrievers=[{"kind": "bm25"}], top_k=[3], embeddings=[{"kind": "sentence_transformers",
-                                                                           "model": "minilm"}],
-                     generator={"kind": "extractive", "abstain_below": "tune"},
-                     scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline": "none"}})
+    spec = make_spec(
+        "abstain",
+        splitters=[{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
+        retrievers=[{"kind": "bm25"}],
+        top_k=[3],
+        embeddings=[{"kind": "sentence_transformers", "model": "minilm"}],
+        generator={"kind": "extractive", "abstain_below": "tune"},
+        scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline": "none"}},
+    )
     proc = run_cli("run", str(spec.path), "--limit", "10", "--cache", str(tmp_path / "cache"), "--no-progress")
     assert proc.returncode == 0, describe(proc)
     run = read_run(spec.run_dir, proc)
@@ -316,30 +393,43 @@ def test_llm_sweep_abstention_rates_against_the_fake_server(make_spec, run_cli, 
 
     rows = [json.loads(line) for line in DEMO_QUESTIONS.read_text(encoding="utf-8").splitlines()]
     answerable = [r for r in rows if r["evidence"]][:4]
-    unanswerable = [r for r in rows if r["type"] == "out_of_scope"][:2] + [r for r in rows
-                                                                          if r["type"].startswith("negative-")][:2]
+    unanswerable = [r for r in rows if r["type"] == "out_of_scope"][:2] + [
+        r for r in rows if r["type"].startswith("negative-")
+    ][:2]
     qfile = tmp_path / "questions.jsonl"
     qfile.write_text("".join(json.dumps(r) + "\n" for r in answerable + unanswerable), encoding="utf-8")
     body = "Context information is below.\n---------------------\n{context_str}\n---------------------\n"
     concise = _prompt(tmp_path, "concise", body + "Answer briefly.\nQuery: {query_str}\nAnswer: ")
-    strict = _prompt(tmp_path, "strict", body + f"If the context does not answer, reply exactly: {REFUSAL}\n"
-                                                "Strict query: {query_str}\nAnswer: ")
-    refusals = {unanswerable[0]["question"]: REFUSAL, unanswerable[1]["question"]: "I'm sorry, but I can't help.",
-                unanswerable[2]["question"]: "\u201ci cannot answer this from the provided documents\u201d",
-                answerable[0]["question"]: "The provided context does not mention that."}
+    strict = _prompt(
+        tmp_path,
+        "strict",
+        body + f"If the context does not answer, reply exactly: {REFUSAL}\nStrict query: {{query_str}}\nAnswer: ",
+    )
+    refusals = {
+        unanswerable[0]["question"]: REFUSAL,
+        unanswerable[1]["question"]: "I'm sorry, but I can't help.",
+        unanswerable[2]["question"]: "\u201ci cannot answer this from the provided documents\u201d",
+        answerable[0]["question"]: "The provided context does not mention that.",
+    }
     rules = [{"kind": "generation", "match": f"Strict query: {q}", "reply": r} for q, r in refusals.items()]
     with FakeOpenAI(rules=rules, api_key="sk-abstain") as fake:
-        spec = make_spec("abstain-llm", dataset={"corpus": {"format": "demo"},
-                                                 "questions": {"format": "jsonl", "path": str(qfile)},
-                                                 "fuzzy_evidence": 0.9},
-                         splitters=[{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
-                         retrievers=[{"kind": "bm25"}], top_k=[3],
-                         llm={"model": "fake-gen", "base_url": fake.base_url, "api_key_env": "FAKE_KEY"},
-                         generator={"kind": "llm", "prompt_files": [str(concise), str(strict)],
-                                    "refusal": REFUSAL},
-                         scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline": "none"}})
-        proc = run_cli("run", str(spec.path), "--cache", str(tmp_path / "cache"), "--no-progress",
-                       env={"FAKE_KEY": "sk-abstain"})
+        spec = make_spec(
+            "abstain-llm",
+            dataset={
+                "corpus": {"format": "demo"},
+                "questions": {"format": "jsonl", "path": str(qfile)},
+                "fuzzy_evidence": 0.9,
+            },
+            splitters=[{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
+            retrievers=[{"kind": "bm25"}],
+            top_k=[3],
+            llm={"model": "fake-gen", "base_url": fake.base_url, "api_key_env": "FAKE_KEY"},
+            generator={"kind": "llm", "prompt_files": [str(concise), str(strict)], "refusal": REFUSAL},
+            scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline": "none"}},
+        )
+        proc = run_cli(
+            "run", str(spec.path), "--cache", str(tmp_path / "cache"), "--no-progress", env={"FAKE_KEY": "sk-abstain"}
+        )
     assert proc.returncode == 0, describe(proc)
     run = read_run(spec.run_dir, proc)
     by_id = run.summary.set_index("config_id")
@@ -356,8 +446,11 @@ def test_llm_sweep_abstention_rates_against_the_fake_server(make_spec, run_cli, 
 
 
 def test_a_bad_abstain_below_names_both_accepted_forms_in_one_line():
-    spec = {"splitters": [{"kind": "sentence"}], "retrievers": [{"kind": "bm25"}],
-            "generator": {"kind": "extractive", "abstain_below": "sometimes"}}
+    spec = {
+        "splitters": [{"kind": "sentence"}],
+        "retrievers": [{"kind": "bm25"}],
+        "generator": {"kind": "extractive", "abstain_below": "sometimes"},
+    }
     with pytest.raises(RagsweepError) as err:
         parse_spec(spec, "s.yaml")
     line = str(err.value)

@@ -15,14 +15,24 @@ from ragsweep.config import parse_spec
 from ragsweep.errors import RagsweepError
 from ragsweep.pipelines.grid import expand
 
-SIMPLE = ["what is the fee", "what is the deadline", "who is the officer", "what is the limit",
-          "when is the meeting", "what is the fine", "who signs the permit", "what is the notice period"]
-COMPLEX = ["compare the fee under the old ordinance with the new one and explain the difference",
-           "how do the two councils differ in their rules on public comment and why",
-           "which obligations apply if a contractor breaches both the policy and its amendment",
-           "explain how the retention rule interacts with the deletion request procedure",
-           "contrast the duties of the controller and the processor after a breach",
-           "under which conditions do both the permit and the exemption apply together"]
+SIMPLE = [
+    "what is the fee",
+    "what is the deadline",
+    "who is the officer",
+    "what is the limit",
+    "when is the meeting",
+    "what is the fine",
+    "who signs the permit",
+    "what is the notice period",
+]
+COMPLEX = [
+    "compare the fee under the old ordinance with the new one and explain the difference",
+    "how do the two councils differ in their rules on public comment and why",
+    "which obligations apply if a contractor breaches both the policy and its amendment",
+    "explain how the retention rule interacts with the deletion request procedure",
+    "contrast the duties of the controller and the processor after a breach",
+    "under which conditions do both the permit and the exemption apply together",
+]
 
 
 def _data(order: list[int] | None = None):
@@ -94,10 +104,18 @@ def test_macro_f1_and_its_interval_on_a_hand_made_case():
     assert macro_f1(["a", "a"], ["a", "a"], ["a", "b", "c"]) == 1.0
 
 
-BASE = {"splitters": [{"kind": "sentence"}], "retrievers": [{"kind": "bm25"}, {"kind": "fusion"}],
-        "rerankers": [{"kind": "none"}, {"kind": "late_interaction"}], "top_k": [3, 5]}
-HYPA = {"name": "hypa", "retriever": "fusion", "labels": {"simple": ["simple"], "complex": ["complex", "comparative"]},
-        "classes": {"simple": {"top_k": 5}, "complex": {"top_k": 10, "reranker": "maxsim"}}}
+BASE = {
+    "splitters": [{"kind": "sentence"}],
+    "retrievers": [{"kind": "bm25"}, {"kind": "fusion"}],
+    "rerankers": [{"kind": "none"}, {"kind": "late_interaction"}],
+    "top_k": [3, 5],
+}
+HYPA = {
+    "name": "hypa",
+    "retriever": "fusion",
+    "labels": {"simple": ["simple"], "complex": ["complex", "comparative"]},
+    "classes": {"simple": {"top_k": 5}, "complex": {"top_k": 10, "reranker": "maxsim"}},
+}
 
 
 def test_spec_ids_hashes_and_untouched_fixed_configurations():
@@ -109,33 +127,54 @@ def test_spec_ids_hashes_and_untouched_fixed_configurations():
     assert adaptive.config_id == "sentence512-minilm-fusion-adaptive-hypa"
     assert adaptive.labels()["top_k"] is None and adaptive.labels()["retriever"] == "fusion+adaptive-hypa"
     assert spec.retrieval_depth == 20  # the reranker's candidates; a class's top_k counts too
-    assert parse_spec({**BASE, "rerankers": [{"kind": "none"}, {"kind": "late_interaction", "candidates": 30}],
-                       "adaptive": [{**HYPA, "classes": {"simple": {"top_k": 5}, "complex": {
-                           "top_k": 30, "reranker": "maxsim-c30"}}}]}).retrieval_depth == 30
+    assert (
+        parse_spec(
+            {
+                **BASE,
+                "rerankers": [{"kind": "none"}, {"kind": "late_interaction", "candidates": 30}],
+                "adaptive": [
+                    {**HYPA, "classes": {"simple": {"top_k": 5}, "complex": {"top_k": 30, "reranker": "maxsim-c30"}}}
+                ],
+            }
+        ).retrieval_depth
+        == 30
+    )
     # what routes the questions is the configuration's identity
     hashes = {adaptive.config_hash}
-    for change in ({"classes": {"simple": {"top_k": 3}, "complex": HYPA["classes"]["complex"]}},
-                   {"labels": {"simple": ["simple", "paraphrase"], "complex": ["complex"]}},
-                   {"classifier": {"C": 10}}, {"default_class": "simple"}):
+    for change in (
+        {"classes": {"simple": {"top_k": 3}, "complex": HYPA["classes"]["complex"]}},
+        {"labels": {"simple": ["simple", "paraphrase"], "complex": ["complex"]}},
+        {"classifier": {"C": 10}},
+        {"default_class": "simple"},
+    ):
         hashes.add(expand(parse_spec({**BASE, "adaptive": [{**HYPA, **change}]}))[-1].config_hash)
     hashes.add(expand(parse_spec({**BASE, "seed": 3, "adaptive": [HYPA]}))[-1].config_hash)
     assert len(hashes) == 6
     assert expand(parse_spec({**BASE, "adaptive": [{**HYPA, "name": None}]}))[-1].config_id.endswith("fusion-adaptive")
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"retriever": "vectr"}, r"adaptive\[0\]\.retriever: 'vectr' is not among retrievers \['bm25', 'fusion'\]"),
-    ({"classes": {"simple": {"top_k": 5}, "complex": {"top_k": 10, "reranker": "colbert"}}},
-     r"adaptive\[0\]\.classes\.complex\.reranker: 'colbert' is not among rerankers \['maxsim'\]"),
-    ({"classes": {"simple": {"top_k": 5, "query_transform": "rm3"}, "complex": {"top_k": 10}}},
-     r"adaptive\[0\]\.classes\.simple\.query_transform: 'rm3' is not among query_transforms"),
-    ({"classes": {"simple": {"top_k": 5}, "complex": {"top_k": 30, "reranker": "maxsim"}}},
-     r"classes\.complex\.top_k \(30\) is larger than reranker 'maxsim'"),
-    ({"labels": {"easy": ["simple"]}}, r"labels names class 'easy', which is not among classes"),
-    ({"labels": {"simple": ["simple"], "complex": ["simple"]}}, r"type 'simple' is listed under both"),
-    ({"classes": {"simple": {"top_k": 5}}}, r"adaptive\[0\]\.classes: Dictionary should have at least 2 items"),
-    ({"classes": {"simple": {"top_k": 0}, "complex": {"top_k": 5}}}, r"adaptive\[0\]\.classes\.simple\.top_k"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"retriever": "vectr"}, r"adaptive\[0\]\.retriever: 'vectr' is not among retrievers \['bm25', 'fusion'\]"),
+        (
+            {"classes": {"simple": {"top_k": 5}, "complex": {"top_k": 10, "reranker": "colbert"}}},
+            r"adaptive\[0\]\.classes\.complex\.reranker: 'colbert' is not among rerankers \['maxsim'\]",
+        ),
+        (
+            {"classes": {"simple": {"top_k": 5, "query_transform": "rm3"}, "complex": {"top_k": 10}}},
+            r"adaptive\[0\]\.classes\.simple\.query_transform: 'rm3' is not among query_transforms",
+        ),
+        (
+            {"classes": {"simple": {"top_k": 5}, "complex": {"top_k": 30, "reranker": "maxsim"}}},
+            r"classes\.complex\.top_k \(30\) is larger than reranker 'maxsim'",
+        ),
+        ({"labels": {"easy": ["simple"]}}, r"labels names class 'easy', which is not among classes"),
+        ({"labels": {"simple": ["simple"], "complex": ["simple"]}}, r"type 'simple' is listed under both"),
+        ({"classes": {"simple": {"top_k": 5}}}, r"adaptive\[0\]\.classes: Dictionary should have at least 2 items"),
+        ({"classes": {"simple": {"top_k": 0}, "complex": {"top_k": 5}}}, r"adaptive\[0\]\.classes\.simple\.top_k"),
+    ],
+)
 def test_spec_errors_name_the_field(change, message):
     with pytest.raises(RagsweepError, match=message):
         parse_spec({**BASE, "adaptive": [{**HYPA, **change}]})
@@ -146,17 +185,33 @@ def test_unmapped_types_and_too_few_validation_questions_are_one_line_errors():
     from ragsweep.datasets.load import load_dataset
     from ragsweep.pipelines.stages.adaptive import classify
 
-    spec = parse_spec({**BASE, "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
-                       "adaptive": [HYPA]})
+    spec = parse_spec(
+        {**BASE, "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}}, "adaptive": [HYPA]}
+    )
     dataset = load_dataset(spec.dataset)
-    with pytest.raises(RagsweepError, match=r"^adaptive\[0\]\.labels: no class for 'disambiguation' \(\d+\), .*"
-                                            r"map them in adaptive\[0\]\.labels .* "
-                                            r"or set adaptive\[0\]\.default_class$"):
+    with pytest.raises(
+        RagsweepError,
+        match=r"^adaptive\[0\]\.labels: no class for 'disambiguation' \(\d+\), .*"
+        r"map them in adaptive\[0\]\.labels .* "
+        r"or set adaptive\[0\]\.default_class$",
+    ):
         classify(spec, dataset, resolve(spec, 0))
-    few = parse_spec({**spec.model_dump(mode="json", exclude_none=True), "adaptive": [{
-        **HYPA, "labels": {"simple": ["simple", "paraphrase", "comparative", "complex", "disambiguation"],
-                           "complex": ["multi_hop"]}, "default_class": "simple",
-        "classes": {**HYPA["classes"], "rare": {"top_k": 3}}}]})
+    few = parse_spec(
+        {
+            **spec.model_dump(mode="json", exclude_none=True),
+            "adaptive": [
+                {
+                    **HYPA,
+                    "labels": {
+                        "simple": ["simple", "paraphrase", "comparative", "complex", "disambiguation"],
+                        "complex": ["multi_hop"],
+                    },
+                    "default_class": "simple",
+                    "classes": {**HYPA["classes"], "rare": {"top_k": 3}},
+                }
+            ],
+        }
+    )
     with pytest.raises(RagsweepError, match=r"^adaptive\[0\]\.classes: class 'rare' has 0 training question"):
         classify(few, dataset, resolve(few, 0))
 
@@ -168,22 +223,36 @@ def test_labels_file_replaces_question_types(tmp_path):
 
     qs = [Question(qid=f"q{i}", question=f"question {i}") for i in range(3)]
     path = tmp_path / "labels.jsonl"
-    path.write_text("\n".join(json.dumps({"qid": f"q{i}", "label": lab}) for i, lab in
-                              enumerate(["easy", "hard", "hard"])) + "\n", encoding="utf-8")
-    spec = AdaptiveSpec(retriever="bm25", labels_file=path, labels={"simple": ["easy"], "complex": ["hard"]},
-                        classes={"simple": {"top_k": 3}, "complex": {"top_k": 5}})
+    path.write_text(
+        "\n".join(json.dumps({"qid": f"q{i}", "label": lab}) for i, lab in enumerate(["easy", "hard", "hard"])) + "\n",
+        encoding="utf-8",
+    )
+    spec = AdaptiveSpec(
+        retriever="bm25",
+        labels_file=path,
+        labels={"simple": ["easy"], "complex": ["hard"]},
+        classes={"simple": {"top_k": 3}, "complex": {"top_k": 5}},
+    )
     assert gold_classes(spec, qs) == {"q0": "simple", "q1": "complex", "q2": "complex"}
     path.write_text('{"qid": "q0", "label": "easy"}\nnot json\n', encoding="utf-8")
     with pytest.raises(RagsweepError, match=r"labels_file: .*1 bad line\(s\): line 2: not JSON"):
         gold_classes(spec, qs)
 
 
-SWEEP = {"splitters": [{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}], "retrievers": [{"kind": "bm25"}],
-         "query_transforms": [{"kind": "none"}, {"kind": "rm3"}], "top_k": [3],
-         "scoring": {"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline": "none"}}}
-ROUTED = {"name": "hypa", "retriever": "bm25", "default_class": "simple",
-          "labels": {"simple": ["simple", "paraphrase"], "complex": ["complex", "comparative", "multi_hop"]},
-          "classes": {"simple": {"top_k": 3}, "complex": {"top_k": 12, "query_transform": "rm3"}}}
+SWEEP = {
+    "splitters": [{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
+    "retrievers": [{"kind": "bm25"}],
+    "query_transforms": [{"kind": "none"}, {"kind": "rm3"}],
+    "top_k": [3],
+    "scoring": {"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline": "none"}},
+}
+ROUTED = {
+    "name": "hypa",
+    "retriever": "bm25",
+    "default_class": "simple",
+    "labels": {"simple": ["simple", "paraphrase"], "complex": ["complex", "comparative", "multi_hop"]},
+    "classes": {"simple": {"top_k": 3}, "complex": {"top_k": 12, "query_transform": "rm3"}},
+}
 
 
 @pytest.fixture(scope="module")
@@ -251,14 +320,24 @@ def test_dry_run_counts_each_class_llm_steps_as_an_upper_bound(tmp_path):
     from ragsweep.pipelines.estimate import estimate_run
 
     llm = {"model": "m", "base_url": "http://127.0.0.1:9/v1", "api_key_env": None}
-    data = {**BASE, "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}}, "llm": llm,
-            "retrievers": [{"kind": "vector"}, {"kind": "fusion"}], "top_k": [5],
-            "query_transforms": [{"kind": "none"}, {"kind": "hyde", "apply_to": ["vector"]}],
-            "rerankers": [{"kind": "none"}, {"kind": "llm", "candidates": 10, "batch_size": 10,
-                                             "apply_to": ["vector"]}],
-            "adaptive": [{**HYPA, "classes": {"simple": {"top_k": 5},
-                                              "complex": {"top_k": 10, "reranker": "llmrerank-c10",
-                                                          "query_transform": "hyde"}}}]}
+    data = {
+        **BASE,
+        "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
+        "llm": llm,
+        "retrievers": [{"kind": "vector"}, {"kind": "fusion"}],
+        "top_k": [5],
+        "query_transforms": [{"kind": "none"}, {"kind": "hyde", "apply_to": ["vector"]}],
+        "rerankers": [{"kind": "none"}, {"kind": "llm", "candidates": 10, "batch_size": 10, "apply_to": ["vector"]}],
+        "adaptive": [
+            {
+                **HYPA,
+                "classes": {
+                    "simple": {"top_k": 5},
+                    "complex": {"top_k": 10, "reranker": "llmrerank-c10", "query_transform": "hyde"},
+                },
+            }
+        ],
+    }
     spec = parse_spec(data)
     est = {e.stage: e for e in estimate_run(spec, run_dir=tmp_path / "run", cache_dir=tmp_path / "cache", limit=7)}
     assert est["query_transform"].calls == 7

@@ -25,6 +25,7 @@ METRICS = (answer_contains, exact_match, token_f1)
 
 def squad_v11_normalize(s: str) -> str:
     """``normalize_answer`` of the official SQuAD v1.1 evaluation script, verbatim."""
+
     def remove_articles(text):
         return re.sub(r"\b(a|an|the)\b", " ", text)
 
@@ -41,8 +42,19 @@ def squad_v11_normalize(s: str) -> str:
 # --- normalisation -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", ["The Cat's  hat!", "An apple a day, keeps (the) doctor away.", "  THEORY of  a-n  ",
-                                  "Denver Broncos", "it's 10:30 p.m. -- $5", "the", "", "anthem, theatre, a.m."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The Cat's  hat!",
+        "An apple a day, keeps (the) doctor away.",
+        "  THEORY of  a-n  ",
+        "Denver Broncos",
+        "it's 10:30 p.m. -- $5",
+        "the",
+        "",
+        "anthem, theatre, a.m.",
+    ],
+)
 def test_ascii_text_normalises_exactly_as_the_squad_script(text):
     assert normalize_answer(text) == squad_v11_normalize(text)
 
@@ -100,7 +112,10 @@ def test_several_references_take_the_best_as_squad_does():
     assert token_f1("The Broncos won", ["Carolina", "Denver Broncos"]) == pytest.approx(0.5)
     # a reference that normalises to nothing, or is missing, is skipped; a generator is read once for all metrics
     assert all_answer_metrics("Denver", iter(["the", None, "Denver"])) == {
-        "answer_contains": 1.0, "exact_match": 1.0, "token_f1": 1.0}
+        "answer_contains": 1.0,
+        "exact_match": 1.0,
+        "token_f1": 1.0,
+    }
 
 
 @pytest.mark.parametrize("refs", [None, "", "   ", "The.", "“…”", [], ["a", "", None], float("nan")])
@@ -130,9 +145,10 @@ def test_records_and_summary_carry_the_metrics_with_cis(tmp_path):
     from ragsweep.pipelines.outputs.records import build_records
     from ragsweep.pipelines.outputs.summary import build_summary
 
-    questions = [{"qid": q, "question": "?", "qtype": "simple", "reference_answer": ref, "split": "test",
-                  "evidence": []}
-                 for q, ref in [("q1", "10 days"), ("q2", "Denver Broncos"), ("q3", None), ("q4", "72 hours")]]
+    questions = [
+        {"qid": q, "question": "?", "qtype": "simple", "reference_answer": ref, "split": "test", "evidence": []}
+        for q, ref in [("q1", "10 days"), ("q2", "Denver Broncos"), ("q3", None), ("q4", "72 hours")]
+    ]
     configs = [{"config_id": "c1", "config_hash": "h1"}]
     journal = Journal(tmp_path / "journal.sqlite")
     journal.add_answer("h1", "q1", "c1", {"answer": "It lasts 10 days."})

@@ -114,14 +114,21 @@ def test_no_import_circle_between_packages():
 
 
 def test_no_module_imports_another_modules_private_names():
-    bad = [f"{m} imports {name} from {t}" for m, edges in EDGES.items() for t, name in edges
-           if t != m and name.startswith("_") and not name.startswith("__")]
+    bad = [
+        f"{m} imports {name} from {t}"
+        for m, edges in EDGES.items()
+        for t, name in edges
+        if t != m and name.startswith("_") and not name.startswith("__")
+    ]
     assert bad == []
 
 
 def test_no_source_file_over_400_lines():
-    long = {str(p.relative_to(SRC)): n for p in SRC.rglob("*.py")
-            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    long = {
+        str(p.relative_to(SRC)): n
+        for p in SRC.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
     assert long == {}
 
 

@@ -60,9 +60,11 @@ def minilm_runner(tmp_path_factory):
 
 
 def test_pairs_are_scored_once_and_cached(minilm_runner):
-    pairs = [("The landlord must give 60 days notice.", "Sixty days of notice are required."),
-             ("Rent is due monthly.", "Rent is due monthly."),
-             ("The landlord must give 60 days notice.", "Sixty days of notice are required.")]
+    pairs = [
+        ("The landlord must give 60 days notice.", "Sixty days of notice are required."),
+        ("Rent is due monthly.", "Rent is due monthly."),
+        ("The landlord must give 60 days notice.", "Sixty days of notice are required."),
+    ]
     before = minilm_runner.computed
     scores = minilm_runner.score(pairs)
     assert minilm_runner.computed - before == 2  # the repeated pair is scored once
@@ -74,9 +76,10 @@ def test_pairs_are_scored_once_and_cached(minilm_runner):
 
 
 def test_corpus_baseline_is_computed_once_and_cached(minilm_runner):
-    sents = [f"The committee shall meet {w} times a year in the town hall." for w in
-             ("two", "three", "four", "five", "six", "seven", "eight", "nine")] + \
-            [f"Applicants must submit form {c} before the deadline ends." for c in "ABCDEFGH"]
+    sents = [
+        f"The committee shall meet {w} times a year in the town hall."
+        for w in ("two", "three", "four", "five", "six", "seven", "eight", "nine")
+    ] + [f"Applicants must submit form {c} before the deadline ends." for c in "ABCDEFGH"]
     base = minilm_runner.baseline(sents, "fp-test", seed=0)
     assert base.source.startswith("corpus (")
     assert 0.0 < base.f < 1.0

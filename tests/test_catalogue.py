@@ -35,8 +35,14 @@ def test_declarations_are_consistent():
 
 
 _RETRIEVAL = ["hit", "mrr", "ndcg", "span_recall", "span_precision", "doc_mrr"]
-_BERTSCORE = ["bertscore_p", "bertscore_r", "bertscore_f1",
-              "bertscore_p_rescaled", "bertscore_r_rescaled", "bertscore_f1_rescaled"]
+_BERTSCORE = [
+    "bertscore_p",
+    "bertscore_r",
+    "bertscore_f1",
+    "bertscore_p_rescaled",
+    "bertscore_r_rescaled",
+    "bertscore_f1_rescaled",
+]
 _ANSWER = ["answer_contains", "exact_match", "token_f1"]
 _ABSTENTION = ["abstention_rate", "false_abstention_rate"]
 
@@ -47,20 +53,51 @@ def test_derived_lists_keep_their_order():
     from ragsweep.evaluation.verdict import LOWER_IS_BETTER
     from ragsweep.pipelines.outputs import columns
 
-    assert columns.SUMMARY_METRICS == (_BERTSCORE + _ANSWER + _RETRIEVAL + ["retrieval_ms", "query_embedding_ms",
-                                       "rerank_ms", "postprocess_ms", "generation_ms"] + _ABSTENTION
-                                       + ["quip", "echoed_prompt", "copied_context"])
+    assert columns.SUMMARY_METRICS == (
+        _BERTSCORE
+        + _ANSWER
+        + _RETRIEVAL
+        + ["retrieval_ms", "query_embedding_ms", "rerank_ms", "postprocess_ms", "generation_ms"]
+        + _ABSTENTION
+        + ["quip", "echoed_prompt", "copied_context"]
+    )
     assert columns.SELECTABLE_METRICS == _BERTSCORE + _ANSWER + _RETRIEVAL + _ABSTENTION + ["quip"]
-    assert columns.TABLE_METRICS == ["bertscore_f1_rescaled", "hit", "answer_contains", "mrr", "ndcg", "span_recall",
-                                     "span_precision", *_ABSTENTION]
+    assert columns.TABLE_METRICS == [
+        "bertscore_f1_rescaled",
+        "hit",
+        "answer_contains",
+        "mrr",
+        "ndcg",
+        "span_recall",
+        "span_precision",
+        *_ABSTENTION,
+    ]
     assert columns.JUDGE_METRICS == ["correctness", "correctness_pass", "faithfulness", "relevancy"]
-    assert ordered("report") == (["bertscore_f1_rescaled", "bertscore_p_rescaled", "bertscore_r_rescaled"]
-                                 + _ANSWER + _RETRIEVAL + _ABSTENTION)
-    assert ordered("compare") == ["bertscore_f1_rescaled", "ndcg", "hit", "mrr", "span_recall",
-                                  "correctness", "correctness_pass", "faithfulness", "relevancy"]
+    assert ordered("report") == (
+        ["bertscore_f1_rescaled", "bertscore_p_rescaled", "bertscore_r_rescaled"] + _ANSWER + _RETRIEVAL + _ABSTENTION
+    )
+    assert ordered("compare") == [
+        "bertscore_f1_rescaled",
+        "ndcg",
+        "hit",
+        "mrr",
+        "span_recall",
+        "correctness",
+        "correctness_pass",
+        "faithfulness",
+        "relevancy",
+    ]
     assert names(tunable=True) == _RETRIEVAL
-    assert LOWER_IS_BETTER == {"retrieval_ms", "query_embedding_ms", "rerank_ms", "postprocess_ms", "generation_ms",
-                               "false_abstention_rate", "echoed_prompt", "copied_context"}
+    assert LOWER_IS_BETTER == {
+        "retrieval_ms",
+        "query_embedding_ms",
+        "rerank_ms",
+        "postprocess_ms",
+        "generation_ms",
+        "false_abstention_rate",
+        "echoed_prompt",
+        "copied_context",
+    }
 
 
 def test_metric_functions_are_the_catalogue_s():
@@ -75,8 +112,9 @@ def test_tables_and_figures_put_the_best_first_in_the_metric_s_direction():
 
     from ragsweep.results.figures.style import ordered as best_first
 
-    summary = pd.DataFrame({"config_id": ["a", "b", "c"], "hit": [0.2, 0.9, None],
-                            "false_abstention_rate": [0.2, 0.9, None]})
+    summary = pd.DataFrame(
+        {"config_id": ["a", "b", "c"], "hit": [0.2, 0.9, None], "false_abstention_rate": [0.2, 0.9, None]}
+    )
     assert best_first(summary, "hit") == ["b", "a", "c"]
     assert best_first(summary, "false_abstention_rate") == ["a", "b", "c"]
 
@@ -90,7 +128,8 @@ def test_tuning_and_selection_accept_exactly_the_declared_metrics(tmp_path):
     from ragsweep.pipelines.preflight import check_llm_settings
 
     def spec(tune: str, metric: str = "bertscore_f1_rescaled") -> SweepSpec:
-        return SweepSpec.model_validate(yaml.safe_load(f"""
+        return SweepSpec.model_validate(
+            yaml.safe_load(f"""
 name: t
 dataset: {{corpus: {{format: demo}}, questions: {{format: demo}}}}
 embeddings: [{{kind: sentence_transformers, model: minilm}}]
@@ -98,7 +137,8 @@ splitters: [{{kind: sentence, chunk_size: 256, chunk_overlap: 32}}]
 retrievers: [{{kind: fusion, weights: tune, tune_metric: {tune}}}]
 top_k: [3]
 scoring: {{metric: {metric}}}
-"""))
+""")
+        )
 
     for m in names(tunable=True):
         assert spec(m).retrievers[0].tune_metric == m

@@ -32,8 +32,9 @@ def _by_key(records):
     return out
 
 
-def test_sweep_on_a_chroma_server_matches_embedded_chroma(base_run, chroma_server, make_spec, run_cli, read_run,
-                                                           shared_cache):
+def test_sweep_on_a_chroma_server_matches_embedded_chroma(
+    base_run, chroma_server, make_spec, run_cli, read_run, shared_cache
+):
     """Same configurations, same questions: the server run retrieves what the reference sweep's embedded Chroma did."""
     url, host, port = chroma_server
     served = make_spec("chroma-served", **SERVER_SPEC, vector_store={"url": url})
@@ -60,8 +61,9 @@ def test_sweep_on_a_chroma_server_matches_embedded_chroma(base_run, chroma_serve
         x, y = ra[key], rb[key]
         assert [s["node_id"] for s in x["sources"]] == [s["node_id"] for s in y["sources"]], key
         assert [s["score"] for s in x["sources"]] == pytest.approx([s["score"] for s in y["sources"]], abs=1e-5), key
-        assert [(s["rank_vector"], s["rank_bm25"]) for s in x["sources"]] == \
-            [(s["rank_vector"], s["rank_bm25"]) for s in y["sources"]], key
+        assert [(s["rank_vector"], s["rank_bm25"]) for s in x["sources"]] == [
+            (s["rank_vector"], s["rank_bm25"]) for s in y["sources"]
+        ], key
         assert x["answer"] == y["answer"], key
         for m in RETRIEVAL_METRICS + BERTSCORE_RAW:
             assert (math.isnan(x[m]) and math.isnan(y[m])) or x[m] == pytest.approx(y[m]), (key, m)
@@ -93,8 +95,9 @@ def test_sweep_on_a_chroma_server_matches_embedded_chroma(base_run, chroma_serve
 
 def test_unreachable_chroma_server_is_a_clear_error(make_spec, run_cli, shared_cache, get_free_port):
     url = f"http://127.0.0.1:{get_free_port()}"
-    spec = make_spec("chroma-down", splitters=[SENTENCE256], retrievers=[{"kind": "vector"}], top_k=[3],
-                     vector_store={"url": url})
+    spec = make_spec(
+        "chroma-down", splitters=[SENTENCE256], retrievers=[{"kind": "vector"}], top_k=[3], vector_store={"url": url}
+    )
     t0 = time.monotonic()
     proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", 2, timeout=120)
     assert proc.returncode == 2, describe(proc)
@@ -107,8 +110,13 @@ def test_unreachable_chroma_server_is_a_clear_error(make_spec, run_cli, shared_c
 
 def test_unreachable_chroma_server_stops_the_run_before_any_work(make_spec, run_cli, shared_cache, get_free_port):
     url = f"http://127.0.0.1:{get_free_port()}"
-    spec = make_spec("chroma-down-bm25", splitters=[SENTENCE256], retrievers=[{"kind": "bm25"}, {"kind": "vector"}],
-                     top_k=[3], vector_store={"url": url})
+    spec = make_spec(
+        "chroma-down-bm25",
+        splitters=[SENTENCE256],
+        retrievers=[{"kind": "bm25"}, {"kind": "vector"}],
+        top_k=[3],
+        vector_store={"url": url},
+    )
     proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", 2, timeout=120)
     assert proc.returncode == 2, describe(proc)
     assert "vector_store.url" in proc.stderr

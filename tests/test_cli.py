@@ -19,8 +19,17 @@ from ragsweep.pipelines.outputs.manifest import FORMAT_VERSION
 ROOT = Path(__file__).resolve().parents[1]
 DEMO_SPEC = ROOT / "specs" / "demo.yaml"
 COMMANDS = ("run", "validate", "show", "ask")
-HEAVY = ("torch", "llama_index", "chromadb", "pandas", "transformers", "sentence_transformers", "langchain_core",
-         "langchain_experimental", "bm25s")
+HEAVY = (
+    "torch",
+    "llama_index",
+    "chromadb",
+    "pandas",
+    "transformers",
+    "sentence_transformers",
+    "langchain_core",
+    "langchain_experimental",
+    "bm25s",
+)
 
 
 def env() -> dict[str, str]:
@@ -85,8 +94,7 @@ def test_help_imports_no_heavy_library():
         f"heavy = {HEAVY!r}\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in heavy)))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env(), capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env(), capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     loaded = json.loads(proc.stdout.strip().splitlines()[-1])
     assert loaded == []
@@ -106,7 +114,7 @@ def test_validate_demo_spec_lists_50_configurations():
     out = proc.stdout.splitlines()
     assert out[0].startswith("specs/demo.yaml: valid. dataset demo: 28 documents, 107 questions")
     assert "50 configurations:" in out
-    listed = [ln.strip() for ln in out[out.index("50 configurations:") + 1:] if ln.startswith("  ")]
+    listed = [ln.strip() for ln in out[out.index("50 configurations:") + 1 :] if ln.startswith("  ")]
     assert len(listed) == 50 == len(set(listed))
     assert "sentence256-minilm-fusion-k5" in listed
     assert "token128-bm25-k3" in listed
@@ -127,8 +135,11 @@ def test_validate_from_another_directory(tmp_path):
         ("splitters:\n  - {kind: token, chunk_size: -5}\nretrievers: [{kind: bm25}]\n", "splitters[0].chunk_size"),
         ("splitters:\n  - {kind: token, chunk_sise: 5}\nretrievers: [{kind: bm25}]\n", "splitters[0].chunk_sise"),
         ("splitters: [{kind: token}]\nretrievers: [{kind: bm25}]\ntop_k: [3, 3]\n", "top_k"),
-        ("splitters: [{kind: token}]\nretrievers: [{kind: bm25}]\n"
-         "dataset: {corpus: {format: jsonl, path: missing.jsonl}}\n", "dataset.corpus.path"),
+        (
+            "splitters: [{kind: token}]\nretrievers: [{kind: bm25}]\n"
+            "dataset: {corpus: {format: jsonl, path: missing.jsonl}}\n",
+            "dataset.corpus.path",
+        ),
     ],
 )
 def test_validate_bad_spec_one_line_exit_2(tmp_path, text, field):
@@ -155,11 +166,15 @@ def test_validate_missing_spec_file(tmp_path):
 def _empty_corpus_spec(tmp_path: Path) -> Path:
     (tmp_path / "corpus.jsonl").write_text("", encoding="utf-8")
     (tmp_path / "questions.jsonl").write_text(
-        json.dumps({"id": "q1", "question": "What?", "reference_answer": "That."}) + "\n", encoding="utf-8")
+        json.dumps({"id": "q1", "question": "What?", "reference_answer": "That."}) + "\n", encoding="utf-8"
+    )
     p = tmp_path / "spec.yaml"
-    p.write_text("splitters: [{kind: token}]\nretrievers: [{kind: bm25}]\n"
-                 "dataset:\n  corpus: {format: jsonl, path: corpus.jsonl}\n"
-                 "  questions: {format: jsonl, path: questions.jsonl}\n", encoding="utf-8")
+    p.write_text(
+        "splitters: [{kind: token}]\nretrievers: [{kind: bm25}]\n"
+        "dataset:\n  corpus: {format: jsonl, path: corpus.jsonl}\n"
+        "  questions: {format: jsonl, path: questions.jsonl}\n",
+        encoding="utf-8",
+    )
     return p
 
 
@@ -233,19 +248,23 @@ def test_ask_with_invalid_spec_in_manifest(tmp_path):
     assert line.startswith(f"error: {run}/manifest.json: top_k: ")
 
 
-@pytest.mark.parametrize("body, code, err", [("raise SystemExit(3)", 3, ""), ("pass", 0, ""),
-                                             ("raise ValueError('boom')", 1, "ValueError: boom")])
+@pytest.mark.parametrize(
+    "body, code, err",
+    [("raise SystemExit(3)", 3, ""), ("pass", 0, ""), ("raise ValueError('boom')", 1, "ValueError: boom")],
+)
 def test_the_command_ends_with_its_exit_code_after_the_exit_handlers(body, code, err):
     """``process_exit.run_then_exit`` skips the C++ teardown (pyarrow's abort) but not Python's exit handlers,
     the command's output or its exit code."""
-    script = ("import atexit, sys\n"
-              "from ragsweep.process_exit import run_then_exit\n"
-              "atexit.register(lambda: print('handler ran'))\n"
-              "def command():\n"
-              "    print('output', end='')\n"
-              f"    {body}\n"
-              "run_then_exit(command)\n"
-              "print('not reached')\n")
+    script = (
+        "import atexit, sys\n"
+        "from ragsweep.process_exit import run_then_exit\n"
+        "atexit.register(lambda: print('handler ran'))\n"
+        "def command():\n"
+        "    print('output', end='')\n"
+        f"    {body}\n"
+        "run_then_exit(command)\n"
+        "print('not reached')\n"
+    )
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert proc.returncode == code
     assert proc.stdout == "outputhandler ran\n"
@@ -263,26 +282,43 @@ def pdf_run(tmp_path_factory) -> dict:
 
     d = tmp_path_factory.mktemp("pdf-run")
     (d / "corpus").mkdir()
-    (d / "corpus" / "handbook.pdf").write_bytes(paged_pdf([
-        "Employees accrue vacation at two days per month of service. Unused vacation carries over to the next "
-        "year up to ten days in total.",
-        "Expense reports must be filed within thirty days of travel. Receipts are required for every expense "
-        "above twenty five euros.",
-    ]))
-    (d / "corpus" / "notes.txt").write_text("The office opens at nine and closes at five on weekdays.\n",
-                                            encoding="utf-8")
-    rows = [{"id": "q1", "question": "When must expense reports be filed?",
-             "reference_answer": "Within thirty days of travel.",
-             "evidence": [{"doc_id": "handbook.pdf", "text": "must be filed within thirty days of travel"}]},
-            {"id": "q2", "question": "When does the office open?", "reference_answer": "At nine.",
-             "evidence": [{"doc_id": "notes.txt", "text": "The office opens at nine"}]}]
+    (d / "corpus" / "handbook.pdf").write_bytes(
+        paged_pdf(
+            [
+                "Employees accrue vacation at two days per month of service. Unused vacation carries over to the next "
+                "year up to ten days in total.",
+                "Expense reports must be filed within thirty days of travel. Receipts are required for every expense "
+                "above twenty five euros.",
+            ]
+        )
+    )
+    (d / "corpus" / "notes.txt").write_text(
+        "The office opens at nine and closes at five on weekdays.\n", encoding="utf-8"
+    )
+    rows = [
+        {
+            "id": "q1",
+            "question": "When must expense reports be filed?",
+            "reference_answer": "Within thirty days of travel.",
+            "evidence": [{"doc_id": "handbook.pdf", "text": "must be filed within thirty days of travel"}],
+        },
+        {
+            "id": "q2",
+            "question": "When does the office open?",
+            "reference_answer": "At nine.",
+            "evidence": [{"doc_id": "notes.txt", "text": "The office opens at nine"}],
+        },
+    ]
     (d / "qs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     spec = d / "spec.yaml"
-    spec.write_text("name: pages\ndataset:\n  corpus: {format: folder, path: corpus}\n"
-                    "  questions: {format: jsonl, path: qs.jsonl}\n"
-                    "splitters: [{kind: token, chunk_size: 32, chunk_overlap: 0}]\nretrievers: [{kind: bm25}]\n"
-                    "top_k: [2]\nscoring: {bootstrap_samples: 100, bertscore: {baseline_pairs: 20}}\n"
-                    f"output_dir: {d / 'runs'}\ncache_dir: {d / 'cache'}\n", encoding="utf-8")
+    spec.write_text(
+        "name: pages\ndataset:\n  corpus: {format: folder, path: corpus}\n"
+        "  questions: {format: jsonl, path: qs.jsonl}\n"
+        "splitters: [{kind: token, chunk_size: 32, chunk_overlap: 0}]\nretrievers: [{kind: bm25}]\n"
+        "top_k: [2]\nscoring: {bootstrap_samples: 100, bertscore: {baseline_pairs: 20}}\n"
+        f"output_dir: {d / 'runs'}\ncache_dir: {d / 'cache'}\n",
+        encoding="utf-8",
+    )
     proc = cli("run", spec, "--no-progress", timeout=300)
     assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
     return {"spec": spec, "run": d / "runs" / "pages", "run_proc": proc}
@@ -290,9 +326,12 @@ def pdf_run(tmp_path_factory) -> dict:
 
 def test_no_library_log_line_reaches_stderr(pdf_run):
     """bm25s logs DEBUG lines and LlamaIndex's file readers install an INFO root handler; none of it shows."""
-    procs = {"run": pdf_run["run_proc"], "validate": cli("validate", pdf_run["spec"]),
-             "ask": cli("ask", pdf_run["run"], "token32-bm25-k2", "the of and"),
-             "report": cli("report", pdf_run["run"], "--out", pdf_run["run"] / "r.html")}
+    procs = {
+        "run": pdf_run["run_proc"],
+        "validate": cli("validate", pdf_run["spec"]),
+        "ask": cli("ask", pdf_run["run"], "token32-bm25-k2", "the of and"),
+        "report": cli("report", pdf_run["run"], "--out", pdf_run["run"] / "r.html"),
+    }
     for name, proc in procs.items():
         assert proc.returncode == 0, (name, proc.stderr)
         assert not LIBRARY_LOG.search(proc.stderr), (name, proc.stderr)

@@ -17,8 +17,11 @@ def _kinds(union) -> list[type]:
     return [m for m in members if typing.get_args(m.model_fields["kind"].annotation) != ("none",)]
 
 
-@pytest.mark.parametrize("spec_cls", [*_kinds(RerankerSpec), *_kinds(PostprocessorSpec), *_kinds(QueryTransformSpec)],
-                         ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "spec_cls",
+    [*_kinds(RerankerSpec), *_kinds(PostprocessorSpec), *_kinds(QueryTransformSpec)],
+    ids=lambda c: c.__name__,
+)
 def test_each_kind_names_a_builder_that_resolves(spec_cls):
     kind = typing.get_args(spec_cls.model_fields["kind"].annotation)[0]
     spec = spec_cls.model_construct(kind=kind)
@@ -58,11 +61,17 @@ def test_a_retriever_kind_is_built_from_what_it_searches():
     from ragsweep.config.llm_transforms import HyDESpec
     from ragsweep.config.retrievers import BM25Spec, FusionSpec, HybridKGSpec, KnowledgeGraphSpec, VectorSpec
 
-    kinds = {c: c(kind=typing.get_args(c.model_fields["kind"].annotation)[0])
-             for c in (BM25Spec, VectorSpec, FusionSpec, KnowledgeGraphSpec, HybridKGSpec)}
+    kinds = {
+        c: c(kind=typing.get_args(c.model_fields["kind"].annotation)[0])
+        for c in (BM25Spec, VectorSpec, FusionSpec, KnowledgeGraphSpec, HybridKGSpec)
+    }
     assert {c.__name__: r.searches for c, r in kinds.items()} == {
-        "BM25Spec": ("bm25",), "VectorSpec": ("vector",), "FusionSpec": ("vector", "bm25"),
-        "KnowledgeGraphSpec": ("graph",), "HybridKGSpec": ("vector", "bm25", "graph")}
+        "BM25Spec": ("bm25",),
+        "VectorSpec": ("vector",),
+        "FusionSpec": ("vector", "bm25"),
+        "KnowledgeGraphSpec": ("graph",),
+        "HybridKGSpec": ("vector", "bm25", "graph"),
+    }
     assert [r.kind for r in kinds.values() if r.needs_embedding] == ["vector", "fusion", "hybrid_kg"]
     assert [r.kind for r in kinds.values() if r.uses_bm25] == ["bm25", "fusion", "hybrid_kg"]
     assert [r.kind for r in kinds.values() if r.uses_graph] == ["knowledge_graph", "hybrid_kg"]

@@ -49,7 +49,7 @@ def load_error(path: Path) -> str:
 
 def field_of(msg: str, path: Path) -> str:
     """The text right after ``<file>: `` up to the next ``: `` (the field path)."""
-    rest = msg[len(f"{path}: "):]
+    rest = msg[len(f"{path}: ") :]
     return rest.split(": ", 1)[0]
 
 
@@ -158,8 +158,9 @@ def test_config_hash_is_stable_across_loads(tmp_path):
     assert first == second
     assert all(len(h) == 12 and int(h, 16) >= 0 for h in first.values())
     # same spec written in a different layout / key order hashes the same
-    reordered = GRID_12.replace("{kind: token, chunk_size: 64, chunk_overlap: 8}",
-                                "{chunk_overlap: 8, kind: token, chunk_size: 64}")
+    reordered = GRID_12.replace(
+        "{kind: token, chunk_size: 64, chunk_overlap: 8}", "{chunk_overlap: 8, kind: token, chunk_size: 64}"
+    )
     third = {c.config_id: c.config_hash for c in expand(load_spec(write(tmp_path, reordered, "b.yaml")))}
     assert third == first
 
@@ -180,10 +181,14 @@ def test_config_hash_changes_when_a_parameter_changes_but_id_does_not(tmp_path):
 def test_config_hash_ignores_names_batch_sizes_and_devices(tmp_path):
     """Settings that cannot change results must not invalidate journaled results or cached chunks."""
     base = [c.config_hash for c in expand(load_spec(write(tmp_path, GRID_12)))]
-    cosmetic = (GRID_12.replace("{kind: sentence_transformers, model: minilm}",
-                                "{kind: sentence_transformers, model: minilm, batch_size: 8, device: cpu}")
-                .replace("{kind: vector}", "{kind: vector, name: dense}")
-                .replace("{kind: sentence, chunk_size: 128}", "{kind: sentence, chunk_size: 128, name: sent}"))
+    cosmetic = (
+        GRID_12.replace(
+            "{kind: sentence_transformers, model: minilm}",
+            "{kind: sentence_transformers, model: minilm, batch_size: 8, device: cpu}",
+        )
+        .replace("{kind: vector}", "{kind: vector, name: dense}")
+        .replace("{kind: sentence, chunk_size: 128}", "{kind: sentence, chunk_size: 128, name: sent}")
+    )
     configs = expand(load_spec(write(tmp_path, cosmetic, "cosmetic.yaml")))
     assert "sent-minilm-dense-k3" in {c.config_id for c in configs}  # the ids follow the names...
     assert [c.config_hash for c in configs] == base  # ...the hashes do not
@@ -213,11 +218,14 @@ def _dataset_files(folder: Path) -> None:
     )
 
 
-DATASET_SPEC = MINIMAL + """\
+DATASET_SPEC = (
+    MINIMAL
+    + """\
 dataset:
   corpus: {format: jsonl, path: data/corpus.jsonl}
   questions: {format: jsonl, path: data/questions.jsonl}
 """
+)
 
 
 def test_relative_dataset_paths_resolve_against_the_spec_directory(tmp_path, monkeypatch):
@@ -304,8 +312,10 @@ def test_unknown_top_level_key(tmp_path):
     "text, field",
     [
         ("splitters:\n  - {kind: token, chunk_sise: 5}\nretrievers: [{kind: bm25}]\n", "splitters[0].chunk_sise"),
-        ("splitters:\n  - {kind: token}\n  - {kind: sentence, overlap: 5}\nretrievers: [{kind: bm25}]\n",
-         "splitters[1].overlap"),
+        (
+            "splitters:\n  - {kind: token}\n  - {kind: sentence, overlap: 5}\nretrievers: [{kind: bm25}]\n",
+            "splitters[1].overlap",
+        ),
         (MINIMAL + "scoring: {bertscore: {num_layer: 3}}\n", "scoring.bertscore.num_layer"),
         (MINIMAL + "dataset: {corpus: {format: demo, path: x.jsonl}}\n", "dataset.corpus.path"),
         (MINIMAL + "embeddings: [{kind: sentence_transformers, batchsize: 8}]\n", "embeddings[0].batchsize"),
@@ -344,10 +354,16 @@ def test_missing_kind(tmp_path):
 @pytest.mark.parametrize(
     "text, field, words",
     [
-        ("splitters:\n  - {kind: token, chunk_size: -5}\nretrievers: [{kind: bm25}]\n", "splitters[0].chunk_size",
-         "greater than 0"),
-        ("splitters:\n  - {kind: sentence, chunk_overlap: -1}\nretrievers: [{kind: bm25}]\n",
-         "splitters[0].chunk_overlap", "greater than or equal to 0"),
+        (
+            "splitters:\n  - {kind: token, chunk_size: -5}\nretrievers: [{kind: bm25}]\n",
+            "splitters[0].chunk_size",
+            "greater than 0",
+        ),
+        (
+            "splitters:\n  - {kind: sentence, chunk_overlap: -1}\nretrievers: [{kind: bm25}]\n",
+            "splitters[0].chunk_overlap",
+            "greater than or equal to 0",
+        ),
         (MINIMAL + "top_k: [0]\n", "top_k", "positive"),
         (MINIMAL + "top_k: [5, 3, 5]\n", "top_k", "distinct"),
         (MINIMAL + "top_k: []\n", "top_k", "at least 1"),
@@ -366,8 +382,9 @@ def test_bad_values_name_the_field(tmp_path, text, field, words):
 
 
 def test_several_problems_are_counted_on_one_line(tmp_path):
-    p = write(tmp_path, "splitters:\n  - {kind: token, chunk_size: -5, chunk_overlap: -1}\n"
-                        "retrievers: [{kind: bm25}]\n")
+    p = write(
+        tmp_path, "splitters:\n  - {kind: token, chunk_size: -5, chunk_overlap: -1}\nretrievers: [{kind: bm25}]\n"
+    )
     msg = load_error(p)
     assert "(and 1 more problem)" in msg
 
@@ -403,8 +420,10 @@ def test_fusion_weights_valid_and_wrong_arity(tmp_path):
 
 
 def test_duplicate_splitter_labels_hint_at_name(tmp_path):
-    text = ("splitters:\n  - {kind: token, chunk_size: 64}\n  - {kind: token, chunk_size: 64, chunk_overlap: 0}\n"
-            "retrievers: [{kind: bm25}]\n")
+    text = (
+        "splitters:\n  - {kind: token, chunk_size: 64}\n  - {kind: token, chunk_size: 64, chunk_overlap: 0}\n"
+        "retrievers: [{kind: bm25}]\n"
+    )
     p = write(tmp_path, text)
     msg = load_error(p)
     assert "splitters" in msg
@@ -419,8 +438,11 @@ def test_duplicate_splitter_labels_hint_at_name(tmp_path):
 def test_duplicate_retriever_and_embedding_labels(tmp_path):
     p = write(tmp_path, "splitters: [{kind: token}]\nretrievers: [{kind: bm25}, {kind: bm25}]\n")
     assert "retrievers" in load_error(p) and "'bm25'" in load_error(p)
-    p2 = write(tmp_path, MINIMAL + "embeddings: [{kind: sentence_transformers}, "
-                                   "{kind: sentence_transformers, batch_size: 8}]\n", "e.yaml")
+    p2 = write(
+        tmp_path,
+        MINIMAL + "embeddings: [{kind: sentence_transformers}, {kind: sentence_transformers, batch_size: 8}]\n",
+        "e.yaml",
+    )
     msg = load_error(p2)
     assert "embeddings" in msg and "'minilm'" in msg
 
@@ -446,8 +468,9 @@ def test_vector_retriever_without_embeddings(tmp_path):
     msg = load_error(p)
     assert "embeddings" in msg
     # BM25 alone needs no embedding
-    spec = load_spec(write(tmp_path, "splitters: [{kind: token}]\nembeddings: []\nretrievers: [{kind: bm25}]\n",
-                           "bm25.yaml"))
+    spec = load_spec(
+        write(tmp_path, "splitters: [{kind: token}]\nembeddings: []\nretrievers: [{kind: bm25}]\n", "bm25.yaml")
+    )
     assert [c.config_id for c in expand(spec)] == ["token256-bm25-k5"]
 
 
@@ -502,8 +525,9 @@ def test_a_key_pasted_as_api_key_env_is_refused_without_echoing_it(where):
     assert key not in str(info.value)
 
 
-@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parents[1] / "specs").glob("*.yaml")),
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", sorted((Path(__file__).resolve().parents[1] / "specs").glob("*.yaml")), ids=lambda p: p.name
+)
 def test_every_shipped_spec_loads_and_expands(path):
     spec = load_spec(path)
     assert expand(spec)

@@ -23,7 +23,7 @@ CONTRACT = (
     "MASTER SERVICES AGREEMENT\n\n"
     "1. Definitions\n“Services” means the services in Schedule A.\n\n"
     "2. Obligations\nThe Supplier shall perform the Services.\n"
-    "   2.3\u00a0\u00a0Term   \r\n"          # PDF whitespace: indent, no-break spaces, trailing \r
+    "   2.3\u00a0\u00a0Term   \r\n"  # PDF whitespace: indent, no-break spaces, trailing \r
     "The term is five years.\n"
     "1. the supplier shall not assign this agreement without consent, which shall not be unreasonably withheld\n"
     "(1) A numbered clause in brackets is body text.\n"
@@ -42,6 +42,7 @@ def _at(text: str, needle: str) -> int:
 
 # --- the prefix (pure) ------------------------------------------------------------------------------------------
 
+
 def test_title_is_the_loaders_title_else_the_readable_file_name():
     assert readable_name("contracts/Master_Services%20Agreement.pdf") == "Master Services Agreement"
     assert readable_name("nda_2024") == "nda 2024" and readable_name("a/b/c.txt") == "c"
@@ -53,8 +54,14 @@ def test_title_is_the_loaders_title_else_the_readable_file_name():
 def test_heading_path_nests_numbered_section_and_caps_headings():
     doc = _doc(CONTRACT)
     heads = [(h.level, h.text) for h in headings(CONTRACT)]
-    assert heads == [(1, "MASTER SERVICES AGREEMENT"), (1, "1. Definitions"), (1, "2. Obligations"),
-                     (2, "2.3 Term"), (1, "§ 5 Liability"), (1, "“SCHEDULE A”")]
+    assert heads == [
+        (1, "MASTER SERVICES AGREEMENT"),
+        (1, "1. Definitions"),
+        (1, "2. Obligations"),
+        (2, "2.3 Term"),
+        (1, "§ 5 Liability"),
+        (1, "“SCHEDULE A”"),
+    ]
     # the heading equal to the title is not repeated; the ALL-CAPS title line opens the path otherwise
     title = "Master Services Agreement"
     assert context_prefix(doc, _at(CONTRACT, "“Services”"), "title_headings") == f"{title} > 1. Definitions"
@@ -85,6 +92,7 @@ def test_no_headings_gives_the_title_alone():
 
 # --- the chunk and its node ---------------------------------------------------------------------------------------
 
+
 def test_the_prefix_is_embedded_and_indexed_but_the_llm_reads_the_raw_chunk(tmp_path):
     from llama_index.core.schema import MetadataMode
 
@@ -109,12 +117,17 @@ def test_the_prefix_is_embedded_and_indexed_but_the_llm_reads_the_raw_chunk(tmp_
 def test_bm25_finds_a_chunk_by_its_title_only_with_the_title_context():
     from ragsweep.retrievers.factory import bm25_retriever
 
-    docs = [_doc(t, doc_id=f"d{i}", title=title) for i, (title, t) in enumerate([
-        ("Zeppelin Hangar Lease", "The rent is due monthly in advance."),
-        ("Office Cleaning Contract", "Cleaning happens every weekday evening."),
-        ("Parking Permit Rules", "Permits are issued for one calendar year."),
-        ("Canteen Menu Policy", "Meals are served between noon and two."),
-    ])]
+    docs = [
+        _doc(t, doc_id=f"d{i}", title=title)
+        for i, (title, t) in enumerate(
+            [
+                ("Zeppelin Hangar Lease", "The rent is due monthly in advance."),
+                ("Office Cleaning Contract", "Cleaning happens every weekday evening."),
+                ("Parking Permit Rules", "Permits are issued for one calendar year."),
+                ("Canteen Menu Policy", "Meals are served between noon and two."),
+            ]
+        )
+    ]
     plain = [Chunk(f"s:{d.doc_id}:0", d.doc_id, 0, len(d.text), d.text) for d in docs]
 
     def search(chunks):
@@ -127,9 +140,11 @@ def test_bm25_finds_a_chunk_by_its_title_only_with_the_title_context():
 
 # --- spec, ids, hashes ----------------------------------------------------------------------------------------------
 
+
 def _spec(*splitters: dict):
-    return parse_spec({**DEMO, "splitters": list(splitters), "retrievers": [{"kind": "bm25"}, {"kind": "vector"}],
-                       "top_k": [3]})
+    return parse_spec(
+        {**DEMO, "splitters": list(splitters), "retrievers": [{"kind": "bm25"}, {"kind": "vector"}], "top_k": [3]}
+    )
 
 
 PLAIN = {"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}
@@ -142,8 +157,12 @@ def test_plain_splitters_keep_ids_and_hashes_and_contextual_ones_differ():
     assert {c.config_id: c.config_hash for c in both if c.splitter.context == "none"} == plain
     assert all("context" not in c.chunk_identity()["splitter"] for c in both if c.splitter.context == "none")
     ctx = {c.config_id: c for c in both if c.splitter.context != "none"}
-    assert set(ctx) == {"sentence256-ctitle-bm25-k3", "sentence256-ctitle-minilm-vector-k3",
-                        "sentence256-cheadings-bm25-k3", "sentence256-cheadings-minilm-vector-k3"}
+    assert set(ctx) == {
+        "sentence256-ctitle-bm25-k3",
+        "sentence256-ctitle-minilm-vector-k3",
+        "sentence256-cheadings-bm25-k3",
+        "sentence256-cheadings-minilm-vector-k3",
+    }
     assert ctx["sentence256-cheadings-bm25-k3"].chunk_identity()["splitter"]["context"] == "title_headings"
     assert ctx["sentence256-ctitle-bm25-k3"].labels()["splitter"] == "sentence256-ctitle"
     assert len({c.config_hash for c in both}) == len(both)
@@ -156,6 +175,7 @@ def test_a_bad_context_names_the_field():
 
 # --- a sweep ---------------------------------------------------------------------------------------------------------
 
+
 def test_demo_sweep_with_contextual_chunks_records_raw_sources(tmp_path):
     """Its own cache (it embeds texts no other test does); only the contextual splitter, as the plain one is
     what every other sweep runs. Scoring trimmed as in conftest's reference spec."""
@@ -164,11 +184,16 @@ def test_demo_sweep_with_contextual_chunks_records_raw_sources(tmp_path):
     from ragsweep.retrievers.factory import bm25_retriever
     from ragsweep.sweep import SweepRequest, run_sweep
 
-    spec = parse_spec({**DEMO, "splitters": [{**PLAIN, "context": "title_headings"}], "top_k": [3],
-                       "retrievers": [{"kind": "bm25"}, {"kind": "vector"}],
-                       "scoring": {"bootstrap_samples": 100, "bertscore": {"baseline_pairs": 50}}})
-    out = run_sweep(SweepRequest(spec, run_dir=tmp_path / "run", cache_dir=tmp_path / "cache", limit=4,
-                                 progress=False))
+    spec = parse_spec(
+        {
+            **DEMO,
+            "splitters": [{**PLAIN, "context": "title_headings"}],
+            "top_k": [3],
+            "retrievers": [{"kind": "bm25"}, {"kind": "vector"}],
+            "scoring": {"bootstrap_samples": 100, "bertscore": {"baseline_pairs": 50}},
+        }
+    )
+    out = run_sweep(SweepRequest(spec, run_dir=tmp_path / "run", cache_dir=tmp_path / "cache", limit=4, progress=False))
     run = load_run(out)
     recs = run.records
     assert run.status == "complete" and recs["error"].isna().all() and len(recs) == 8
@@ -177,9 +202,12 @@ def test_demo_sweep_with_contextual_chunks_records_raw_sources(tmp_path):
     texts = {d.doc_id: d.text for d in load_demo_corpus()}
     # the cached chunks: raw document slices, each with its prefix
     [stored] = [load_chunks(f) for f in (tmp_path / "cache" / "chunks").glob("*.json")]
-    assert stored and all(c.text == texts[c.doc_id][c.start:c.end] and c.context for c in stored)
-    assert all(c.context.startswith("City of Tessaly Personal Data Protection Ordinance > § ")
-               for c in stored if c.doc_id == "data-protection-ordinance" and c.start > 60)
+    assert stored and all(c.text == texts[c.doc_id][c.start : c.end] and c.context for c in stored)
+    assert all(
+        c.context.startswith("City of Tessaly Personal Data Protection Ordinance > § ")
+        for c in stored
+        if c.doc_id == "data-protection-ordinance" and c.start > 60
+    )
     spans = {c.node_id: (c.doc_id, c.start, c.end) for c in stored}
     bm25 = bm25_retriever(stored, 3)
     questions = dict(zip(run.questions["qid"], run.questions["question"]))

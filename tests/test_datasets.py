@@ -144,23 +144,42 @@ def test_jsonl_corpus_duplicate_id(tmp_path: Path) -> None:
 def test_jsonl_questions_spans_text_contexts_and_aliases(tmp_path: Path) -> None:
     start = DOCS["lease"].index("Late payment")
     rows = [
-        {"id": "rent", "question": "When is rent due?", "reference_answer": "On the first day.", "type": "factoid",
-         "evidence": [{"doc_id": "lease", "start": 0, "end": 57,
-                       "text": "The tenant shall pay rent on the first   day of each month."}]},
-        {"question": "Is data sold?", "answer": "No.", "question_type": "yes_no",
-         "evidence": [{"doc_id": "privacy", "text": "We never sell personal data to third parties."}]},
-        {"question": "What if rent is late?", "reference_contexts": ["Late payment incurs a fee of 5%."],
-         "source": "extra columns are ignored"},
+        {
+            "id": "rent",
+            "question": "When is rent due?",
+            "reference_answer": "On the first day.",
+            "type": "factoid",
+            "evidence": [
+                {
+                    "doc_id": "lease",
+                    "start": 0,
+                    "end": 57,
+                    "text": "The tenant shall pay rent on the first   day of each month.",
+                }
+            ],
+        },
+        {
+            "question": "Is data sold?",
+            "answer": "No.",
+            "question_type": "yes_no",
+            "evidence": [{"doc_id": "privacy", "text": "We never sell personal data to third parties."}],
+        },
+        {
+            "question": "What if rent is late?",
+            "reference_contexts": ["Late payment incurs a fee of 5%."],
+            "source": "extra columns are ignored",
+        },
     ]
     notes: list[str] = []
-    qs, unlocated = load_table_questions(TableQuestions(format="jsonl", path=write_jsonl(tmp_path / "q.jsonl", rows)),
-                                         documents(), notes)
+    qs, unlocated = load_table_questions(
+        TableQuestions(format="jsonl", path=write_jsonl(tmp_path / "q.jsonl", rows)), documents(), notes
+    )
     assert unlocated == [] and notes == ["evidence located by text: 2/2 (exact 1, normalised 1)"]
     assert [q.qid for q in qs] == ["rent", "q0002", "q0003"]
     assert qs[0].evidence == (EvidenceSpan("lease", 0, 57),) and qs[0].qtype == "factoid"
     privacy = DOCS["privacy"]
     (span,) = qs[1].evidence
-    assert privacy[span.start:span.end] == "We never sell personal data\nto third parties."  # whitespace-tolerant
+    assert privacy[span.start : span.end] == "We never sell personal data\nto third parties."  # whitespace-tolerant
     assert (qs[1].reference_answer, qs[1].qtype) == ("No.", "yes_no")
     assert qs[2].evidence == (EvidenceSpan("lease", start, len(DOCS["lease"])),) and qs[2].reference_answer is None
 
@@ -170,8 +189,15 @@ def test_csv_questions_with_json_evidence_column(tmp_path: Path) -> None:
     with path.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["id", "question", "answer", "evidence", "reference_contexts"])
-        w.writerow(["c1", "When is rent due?", "First day, monthly.",
-                    json.dumps([{"doc_id": "lease", "start": 0, "end": 57}]), ""])
+        w.writerow(
+            [
+                "c1",
+                "When is rent due?",
+                "First day, monthly.",
+                json.dumps([{"doc_id": "lease", "start": 0, "end": 57}]),
+                "",
+            ]
+        )
         w.writerow(["", "What is collected?", "", "", json.dumps(["We collect your email address."])])
     qs, unlocated = load_table_questions(TableQuestions(format="csv", path=path), documents())
     assert unlocated == []
@@ -188,8 +214,10 @@ def test_csv_bad_evidence_json_names_line(tmp_path: Path) -> None:
 
 
 def test_unlocated_evidence_errors_by_default_with_hint(tmp_path: Path) -> None:
-    rows = [{"id": "ok", "question": "Q1", "evidence": [{"doc_id": "lease", "text": "Late payment incurs a fee"}]},
-            {"id": "bad", "question": "Q2", "evidence": [{"doc_id": "lease", "text": "Rent is waived in June."}]}]
+    rows = [
+        {"id": "ok", "question": "Q1", "evidence": [{"doc_id": "lease", "text": "Late payment incurs a fee"}]},
+        {"id": "bad", "question": "Q2", "evidence": [{"doc_id": "lease", "text": "Rent is waived in June."}]},
+    ]
     path = write_jsonl(tmp_path / "q.jsonl", rows)
     with pytest.raises(RagsweepError) as err:
         load_dataset(spec(tmp_path, path))
@@ -199,8 +227,10 @@ def test_unlocated_evidence_errors_by_default_with_hint(tmp_path: Path) -> None:
 
 
 def test_unlocated_evidence_drop_and_keep(tmp_path: Path) -> None:
-    rows = [{"id": "ok", "question": "Q1", "evidence": [{"doc_id": "lease", "text": "Late payment incurs a fee"}]},
-            {"id": "bad", "question": "Q2", "reference_contexts": ["Nowhere to be found.", "We collect your email"]}]
+    rows = [
+        {"id": "ok", "question": "Q1", "evidence": [{"doc_id": "lease", "text": "Late payment incurs a fee"}]},
+        {"id": "bad", "question": "Q2", "reference_contexts": ["Nowhere to be found.", "We collect your email"]},
+    ]
     path = write_jsonl(tmp_path / "q.jsonl", rows)
 
     dropped = load_dataset(spec(tmp_path, path, unlocated_evidence="drop_question"))
@@ -215,20 +245,23 @@ def test_unlocated_evidence_drop_and_keep(tmp_path: Path) -> None:
 
 
 def test_span_past_document_end(tmp_path: Path) -> None:
-    path = write_jsonl(tmp_path / "q.jsonl", [{"question": "Q", "evidence": [{"doc_id": "lease", "start": 5,
-                                                                               "end": 5000}]}])
+    path = write_jsonl(
+        tmp_path / "q.jsonl", [{"question": "Q", "evidence": [{"doc_id": "lease", "start": 5, "end": 5000}]}]
+    )
     with pytest.raises(RagsweepError) as err:
         load_table_questions(TableQuestions(format="jsonl", path=path), documents())
     assert str(err.value).startswith(f"{path}:line 1: evidence[0] span [5, 5000) is past the end of 'lease'")
 
 
 def test_evidence_text_contradicting_span(tmp_path: Path) -> None:
-    path = write_jsonl(tmp_path / "q.jsonl", [
-        {"question": "Q", "evidence": [{"doc_id": "lease", "start": 0, "end": 10, "text": "Late payment"}]}])
+    path = write_jsonl(
+        tmp_path / "q.jsonl",
+        [{"question": "Q", "evidence": [{"doc_id": "lease", "start": 0, "end": 10, "text": "Late payment"}]}],
+    )
     with pytest.raises(RagsweepError) as err:
         load_table_questions(TableQuestions(format="jsonl", path=path), documents())
     msg = str(err.value)
-    assert "line 1: evidence[0].text \"Late payment\" does not match its span [0, 10)" in msg
+    assert 'line 1: evidence[0].text "Late payment" does not match its span [0, 10)' in msg
     assert '"The tenant"' in msg and "fix start/end or the text" in msg
 
 
@@ -236,8 +269,10 @@ def test_evidence_text_contradicting_span(tmp_path: Path) -> None:
     ("row", "expected"),
     [
         ({"id": "x"}, "field 'question' is missing or empty"),
-        ({"question": "Q", "evidence": [{"doc_id": "nope", "start": 0, "end": 1}]},
-         "doc_id 'nope' is not in the corpus"),
+        (
+            {"question": "Q", "evidence": [{"doc_id": "nope", "start": 0, "end": 1}]},
+            "doc_id 'nope' is not in the corpus",
+        ),
         ({"question": "Q", "evidnce": []}, "unknown field 'evidnce'; did you mean 'evidence'?"),
         ({"question": "Q", "answer": "a", "reference_answer": "b"}, "keep one"),
         ({"question": "Q", "evidence": [{"doc_id": "lease", "start": 3}]}, "only one of start/end"),
@@ -258,24 +293,38 @@ def _write_labelled_rag(path: Path, examples: list[dict]) -> None:
     except ImportError:
         from ragsweep.datasets.labelled_rag import LabelledRagDataExample
 
-        path.write_text(json.dumps({"examples": [LabelledRagDataExample(**e).model_dump(mode="json")
-                                                 for e in examples]}, indent=4), encoding="utf-8")
+        path.write_text(
+            json.dumps({"examples": [LabelledRagDataExample(**e).model_dump(mode="json") for e in examples]}, indent=4),
+            encoding="utf-8",
+        )
     else:  # pragma: no cover
         LabelledRagDataset(examples=[LabelledRagDataExample(**e) for e in examples]).save_json(str(path))
 
 
 def test_labelled_rag_dataset(tmp_path: Path) -> None:
     path = tmp_path / "rag_dataset.json"
-    _write_labelled_rag(path, [
-        {"query": "When is rent due?", "query_by": {"model_name": "gpt-4", "type": "ai"},
-         "reference_contexts": ["The tenant shall pay rent on the first day of each month."],
-         "reference_answer": "On the first day of the month.", "reference_answer_by": {"type": "human"}},
-        {"query": "What is collected?", "reference_contexts": ["your email address.", "Not in the corpus."],
-         "reference_answer": "Email addresses."},
-    ])
+    _write_labelled_rag(
+        path,
+        [
+            {
+                "query": "When is rent due?",
+                "query_by": {"model_name": "gpt-4", "type": "ai"},
+                "reference_contexts": ["The tenant shall pay rent on the first day of each month."],
+                "reference_answer": "On the first day of the month.",
+                "reference_answer_by": {"type": "human"},
+            },
+            {
+                "query": "What is collected?",
+                "reference_contexts": ["your email address.", "Not in the corpus."],
+                "reference_answer": "Email addresses.",
+            },
+        ],
+    )
     ds = load_dataset(spec(tmp_path, path, fmt="labelled_rag", unlocated_evidence="keep_question"))
     assert [(q.qid, q.reference_answer) for q in ds.questions] == [
-        ("q0001", "On the first day of the month."), ("q0002", "Email addresses.")]
+        ("q0001", "On the first day of the month."),
+        ("q0002", "Email addresses."),
+    ]
     assert ds.questions[0].evidence == (EvidenceSpan("lease", 0, 57),)
     assert ds.questions[1].evidence == (EvidenceSpan("privacy", 11, 30),)
     assert "evidence located by text: 2/3 (exact 2, normalised 0)" in ds.notes
@@ -292,17 +341,48 @@ def test_labelled_rag_bad_example(tmp_path: Path) -> None:
 def test_squad_v2(tmp_path: Path) -> None:
     ctx0 = "Normandy is a region in France. The Normans gave their name to it."
     ctx1 = "The Seine flows through Paris."
-    data = {"version": "v2.0", "data": [{"title": "Normans", "paragraphs": [
-        {"context": ctx0, "qas": [
-            {"id": "a1", "question": "Where is Normandy?", "is_impossible": False,
-             "answers": [{"text": "France", "answer_start": ctx0.index("France")}, {"text": "in France",
-                                                                                     "answer_start": 21}]},
-            {"id": "a2", "question": "Who ruled Normandy in 3000?", "is_impossible": True, "answers": [],
-             "plausible_answers": [{"text": "The Normans", "answer_start": 32}]}]},
-        {"context": ctx1, "qas": [
-            {"id": "a3", "question": "What flows through Paris?", "answers": [{"text": "Seine", "answer_start": 0}]}]},
-        {"context": ctx0, "qas": []},
-    ]}]}
+    data = {
+        "version": "v2.0",
+        "data": [
+            {
+                "title": "Normans",
+                "paragraphs": [
+                    {
+                        "context": ctx0,
+                        "qas": [
+                            {
+                                "id": "a1",
+                                "question": "Where is Normandy?",
+                                "is_impossible": False,
+                                "answers": [
+                                    {"text": "France", "answer_start": ctx0.index("France")},
+                                    {"text": "in France", "answer_start": 21},
+                                ],
+                            },
+                            {
+                                "id": "a2",
+                                "question": "Who ruled Normandy in 3000?",
+                                "is_impossible": True,
+                                "answers": [],
+                                "plausible_answers": [{"text": "The Normans", "answer_start": 32}],
+                            },
+                        ],
+                    },
+                    {
+                        "context": ctx1,
+                        "qas": [
+                            {
+                                "id": "a3",
+                                "question": "What flows through Paris?",
+                                "answers": [{"text": "Seine", "answer_start": 0}],
+                            }
+                        ],
+                    },
+                    {"context": ctx0, "qas": []},
+                ],
+            }
+        ],
+    }
     path = tmp_path / "dev-v2.0.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     squad = {"format": "squad", "path": path}
@@ -320,8 +400,12 @@ def test_squad_v2(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- legalbench
 @pytest.mark.skipif(not LEGALBENCH.is_dir(), reason="shared LegalBench-RAG data not present")
 def test_legalbench_privacy_qa_real_data() -> None:
-    ds = load_dataset(DatasetSpec(corpus={"format": "legalbench", "path": LEGALBENCH, "subset": "privacy_qa"},
-                                  questions={"format": "legalbench", "path": LEGALBENCH, "subset": "privacy_qa"}))
+    ds = load_dataset(
+        DatasetSpec(
+            corpus={"format": "legalbench", "path": LEGALBENCH, "subset": "privacy_qa"},
+            questions={"format": "legalbench", "path": LEGALBENCH, "subset": "privacy_qa"},
+        )
+    )
     assert ds.name == "legalbench-privacy_qa"
     assert (len(ds.documents), len(ds.questions)) == (7, 194)
     # 453 given spans, plus 3 places where one question's gold text recurs verbatim (all count as gold)
@@ -333,14 +417,18 @@ def test_legalbench_privacy_qa_real_data() -> None:
     assert tick and {e.doc_id for e in tick} == {"privacy_qa/TickTick_ To Do List with Reminder, Day Planner.txt"}
     q = ds.questions[0]  # one gold snippet: the reference answer is its text
     (span,) = q.evidence
-    assert ds.document(span.doc_id).text[span.start:span.end].strip() == q.reference_answer
+    assert ds.document(span.doc_id).text[span.start : span.end].strip() == q.reference_answer
 
 
 @pytest.mark.skipif(not LEGALBENCH.is_dir(), reason="shared LegalBench-RAG data not present")
 def test_legalbench_unknown_subset_lists_available() -> None:
     with pytest.raises(RagsweepError) as err:
-        load_dataset(DatasetSpec(corpus={"format": "legalbench", "path": LEGALBENCH, "subset": "cuad"},
-                                 questions={"format": "legalbench", "path": LEGALBENCH, "subset": "cuad"}))
+        load_dataset(
+            DatasetSpec(
+                corpus={"format": "legalbench", "path": LEGALBENCH, "subset": "cuad"},
+                questions={"format": "legalbench", "path": LEGALBENCH, "subset": "cuad"},
+            )
+        )
     assert "unknown LegalBench-RAG subset 'cuad'; available: contractnli, privacy_qa" in str(err.value)
 
 
@@ -357,11 +445,21 @@ def test_legalbench_tiny_fixture(tmp_path: Path) -> None:
     text = "Section 1. Confidential information stays secret.\nSection 2. Term is two years."
     (tmp_path / "corpus" / "mini" / "NDA_ v1.txt").write_text(text, encoding="utf-8")
     s = text.index("Term")
-    tests = {"tests": [{"query": "How long?", "snippets": [
-        {"file_path": "mini/NDA: v1.txt", "span": [s - 11, len(text)], "answer": text[s - 11:]}]}]}
+    tests = {
+        "tests": [
+            {
+                "query": "How long?",
+                "snippets": [{"file_path": "mini/NDA: v1.txt", "span": [s - 11, len(text)], "answer": text[s - 11 :]}],
+            }
+        ]
+    }
     (tmp_path / "benchmarks" / "mini.json").write_text(json.dumps(tests), encoding="utf-8")
-    ds = load_dataset(DatasetSpec(corpus={"format": "legalbench", "path": tmp_path, "subset": "mini"},
-                                  questions={"format": "legalbench", "path": tmp_path, "subset": "mini"}))
+    ds = load_dataset(
+        DatasetSpec(
+            corpus={"format": "legalbench", "path": tmp_path, "subset": "mini"},
+            questions={"format": "legalbench", "path": tmp_path, "subset": "mini"},
+        )
+    )
     (q,) = ds.questions
     assert (q.qid, q.reference_answer) == ("mini-0001", "Section 2. Term is two years.")
     assert q.evidence == (EvidenceSpan("mini/NDA_ v1.txt", s - 11, len(text)),)
@@ -381,10 +479,12 @@ def test_folder_dataset_name(tmp_path: Path) -> None:
     root = tmp_path / "handbook"
     root.mkdir()
     (root / "a.txt").write_text("Holidays are 25 days per year.", encoding="utf-8")
-    qpath = write_jsonl(tmp_path / "q.jsonl", [{"question": "Holidays?", "evidence": [{"doc_id": "a.txt",
-                                                                                        "text": "25 days"}]}])
-    ds = load_dataset(DatasetSpec(corpus={"format": "folder", "path": root}, questions={"format": "jsonl",
-                                                                                        "path": qpath}))
+    qpath = write_jsonl(
+        tmp_path / "q.jsonl", [{"question": "Holidays?", "evidence": [{"doc_id": "a.txt", "text": "25 days"}]}]
+    )
+    ds = load_dataset(
+        DatasetSpec(corpus={"format": "folder", "path": root}, questions={"format": "jsonl", "path": qpath})
+    )
     assert ds.name == "handbook" and ds.questions[0].evidence == (EvidenceSpan("a.txt", 13, 20),)
     assert ds.notes == ["evidence located by text: 1/1 (exact 1, normalised 0)"]
 
@@ -401,6 +501,11 @@ def test_demo_dataset_loads() -> None:
 
 def test_import_does_not_load_llama_index() -> None:
     code = "import sys, ragsweep.datasets; print(any(m.startswith('llama_index') for m in sys.modules))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={"PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")},
+    )
     assert out.stdout.strip() == "False"

@@ -30,8 +30,10 @@ ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "src" / "ragsweep" / "datasets" / "demo"
 REFUSAL = "I cannot answer this from the provided documents."
 QUESTION = "Who monitors compliance with the Ordinance?"
-CUSTOM = ("Read the passages between the lines.\n=========\n{context_str}\n=========\n"
-          "Answer in one sentence, quoting the passages where you can.\nQuestion: {query_str}\nResponse: ")
+CUSTOM = (
+    "Read the passages between the lines.\n=========\n{context_str}\n=========\n"
+    "Answer in one sentence, quoting the passages where you can.\nQuestion: {query_str}\nResponse: "
+)
 
 
 @lru_cache(maxsize=1)
@@ -39,8 +41,11 @@ def chunks() -> tuple[str, ...]:
     """The demo data-protection ordinance in 256-token chunks, as the sweep's sentence splitter makes them."""
     from llama_index.core.node_parser import SentenceSplitter
 
-    doc = next(json.loads(line) for line in (DEMO / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
-               if json.loads(line)["id"] == "data-protection-ordinance")
+    doc = next(
+        json.loads(line)
+        for line in (DEMO / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
+        if json.loads(line)["id"] == "data-protection-ordinance"
+    )
     return tuple(SentenceSplitter(chunk_size=256, chunk_overlap=32).split_text(doc["text"]))
 
 
@@ -53,7 +58,7 @@ def default_prompt(context: list[str], question: str = QUESTION) -> str:
 # --------------------------------------------------------------------------- copies_context
 def test_a_faithful_answer_quoting_one_sentence_is_not_a_copy():
     ctx = list(chunks()[:3])
-    quote = next(s for s in ctx[0].splitlines() if "Data Protection Officer\" means" in s)
+    quote = next(s for s in ctx[0].splitlines() if 'Data Protection Officer" means' in s)
     for answer in (quote, f"Under § 1(3) of the Ordinance, {quote}", "The Data Protection Officer monitors it."):
         flags = degeneracy(answer, ctx, None, QUESTION)
         assert flags["copied_context"] is False and flags["echoed_prompt"] is False, answer
@@ -67,7 +72,7 @@ def test_no_single_sentence_of_the_context_is_a_copy_and_every_pasted_pair_of_ch
 
     cs = chunks()
     for i in range(len(cs) - 2):
-        ctx = list(cs[i:i + 3])
+        ctx = list(cs[i : i + 3])
         for s in sentences("", ctx[1]):
             assert not copies_context(s.text, ctx), s.text
         assert copies_context(ctx[0] + "\n\n" + ctx[1], ctx)
@@ -93,8 +98,10 @@ def test_the_default_template_echoed_is_flagged_and_its_scaffolding_comes_from_l
     from llama_index.core.prompts.default_prompts import DEFAULT_TEXT_QA_PROMPT_TMPL
 
     s = scaffolding(None)
-    for line in ("Context information is below.",
-                 "Given the context information and not prior knowledge, answer the query."):
+    for line in (
+        "Context information is below.",
+        "Given the context information and not prior knowledge, answer the query.",
+    ):
         assert line in DEFAULT_TEXT_QA_PROMPT_TMPL
         assert echoes_prompt(f"The officer.\n{line}")
         assert echoes_prompt(line.upper())  # case and punctuation aside
@@ -108,27 +115,37 @@ def test_the_default_template_echoed_is_flagged_and_its_scaffolding_comes_from_l
     assert whole["echoed_prompt"] and whole["copied_context"] and whole["copied_share"] > 0.9
 
 
-@pytest.mark.parametrize("answer, echoed", [
-    ("The Data Protection Officer monitors compliance.", False),
-    ("Answer: The Data Protection Officer.", False),  # the answer slot's own label, leading: harmless
-    ("**Answer:** The Data Protection Officer.", False),
-    (f"Query: {QUESTION}\nAnswer: The Data Protection Officer.", True),  # restates the query line
-    (f"The officer. query: {QUESTION.lower()}", True),  # inline too
-    ("The Data Protection Officer.\nQuery: Who is the controller?\nAnswer: The department.", True),  # goes on
-    ("The Data Protection Officer.\n---------------------\n(3) ...", True),  # the separator
-    ("To answer the query, the context information is below the fold.", False),  # words of it, not the line
-    ("context information   is below.", True),
-    ("There are some rules to follow: notify within 72 hours.", False),  # a system-prompt label, not at a line start
-    ("", False), ("   ", False), (None, False),
-])
+@pytest.mark.parametrize(
+    "answer, echoed",
+    [
+        ("The Data Protection Officer monitors compliance.", False),
+        ("Answer: The Data Protection Officer.", False),  # the answer slot's own label, leading: harmless
+        ("**Answer:** The Data Protection Officer.", False),
+        (f"Query: {QUESTION}\nAnswer: The Data Protection Officer.", True),  # restates the query line
+        (f"The officer. query: {QUESTION.lower()}", True),  # inline too
+        ("The Data Protection Officer.\nQuery: Who is the controller?\nAnswer: The department.", True),  # goes on
+        ("The Data Protection Officer.\n---------------------\n(3) ...", True),  # the separator
+        ("To answer the query, the context information is below the fold.", False),  # words of it, not the line
+        ("context information   is below.", True),
+        (
+            "There are some rules to follow: notify within 72 hours.",
+            False,
+        ),  # a system-prompt label, not at a line start
+        ("", False),
+        ("   ", False),
+        (None, False),
+    ],
+)
 def test_echoes_of_the_default_template(answer, echoed):
     assert echoes_prompt(answer, None, QUESTION) is echoed
 
 
 def test_a_custom_template_has_its_own_scaffolding_not_the_default():
     s = scaffolding(CUSTOM)
-    assert s.instructions == ("read the passages between the lines.",
-                              "answer in one sentence, quoting the passages where you can.")
+    assert s.instructions == (
+        "read the passages between the lines.",
+        "answer in one sentence, quoting the passages where you can.",
+    )
     assert s.labels == ("question:", "response:") and s.rules == ("=========",)
     assert s.query_prefix == "question" and s.answer_label == "response:"
     assert echoes_prompt("Read the passages between the lines. The officer.", CUSTOM)
@@ -138,7 +155,7 @@ def test_a_custom_template_has_its_own_scaffolding_not_the_default():
     assert not echoes_prompt("Context information is below.", CUSTOM)
     assert echoes_prompt("Context information is below.", None)
     # slots and escaped braces: ``{{`` is a literal brace, not a slot
-    braces = scaffolding("Reply as JSON like {{\"answer\": ...}} with no other text.\n{context_str}\nQ: {query_str}")
+    braces = scaffolding('Reply as JSON like {{"answer": ...}} with no other text.\n{context_str}\nQ: {query_str}')
     assert braces.instructions == ('reply as json like {"answer": ...} with no other text.',)
     assert braces.answer_label is None and braces.query_prefix == "q"
 
@@ -186,13 +203,26 @@ def _journal_records(tmp_path):
     questions = [Question(f"q{i}", f"question {i}", "ref", gold, "simple") for i in range(4)]
     journal = Journal(tmp_path / "journal.sqlite")
     for i, q in enumerate(questions):
-        journal.add_answer("h1", q.qid, "copier", {"answer": "a", "generator": "llm:m", "error": None,
-                                                   "echoed_prompt": int(i == 0), "copied_context": int(i < 3)})
+        journal.add_answer(
+            "h1",
+            q.qid,
+            "copier",
+            {
+                "answer": "a",
+                "generator": "llm:m",
+                "error": None,
+                "echoed_prompt": int(i == 0),
+                "copied_context": int(i < 3),
+            },
+        )
         journal.add_answer("h2", q.qid, "old-llm", {"answer": "a", "generator": "llm:m", "error": None})  # before
         journal.add_answer("h3", q.qid, "ext", {"answer": "a", "generator": "extractive-baseline", "error": None})
     journal.flush()
-    configs = [{"config_id": "copier", "config_hash": "h1"}, {"config_id": "old-llm", "config_hash": "h2"},
-               {"config_id": "ext", "config_hash": "h3"}]
+    configs = [
+        {"config_id": "copier", "config_hash": "h1"},
+        {"config_id": "old-llm", "config_hash": "h2"},
+        {"config_id": "ext", "config_hash": "h3"},
+    ]
     records = build_records(question_rows(questions, {q.qid: "test" for q in questions}), configs, journal)
     journal.close()
     return records, configs
@@ -235,9 +265,18 @@ def _verdict_records(flags: dict[str, list[int]], metric: str = "bertscore_f1_re
     for config, (mean, echoed, copied) in flags.items():
         for split in ("validation", "test"):
             for i in range(10):
-                rows.append({"config_id": config, "qid": f"{split[0]}{i}", "split": split, "error": None,
-                             "qtype": "simple", metric: mean + rng.normal(0, 0.01),
-                             "echoed_prompt": float(i < echoed), "copied_context": float(i < copied)})
+                rows.append(
+                    {
+                        "config_id": config,
+                        "qid": f"{split[0]}{i}",
+                        "split": split,
+                        "error": None,
+                        "qtype": "simple",
+                        metric: mean + rng.normal(0, 0.01),
+                        "echoed_prompt": float(i < echoed),
+                        "copied_context": float(i < copied),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -247,16 +286,20 @@ def test_the_verdict_notes_a_pick_whose_answers_are_mostly_copies():
 
     v = decide(_verdict_records({"a": (0.5, 2, 8), "b": (0.2, 0, 0)}), "bertscore_f1_rescaled", n_boot=200)
     assert v.chosen == "a" and v.flagged == {"n": 10, "copied_context": 8, "echoed_prompt": 2, "either": 8}
-    note = ("note: 8 of its 10 test answers copy the prompt or its context: 8 copy the retrieved context verbatim "
-            "(copied_context), 2 echo the prompt's instructions (echoed_prompt); its BERTScore F1 (rescaled) may "
-            "reward copying")
+    note = (
+        "note: 8 of its 10 test answers copy the prompt or its context: 8 copy the retrieved context verbatim "
+        "(copied_context), 2 echo the prompt's instructions (echoed_prompt); its BERTScore F1 (rescaled) may "
+        "reward copying"
+    )
     assert v.flagged_note("BERTScore F1 (rescaled)") == note
     assert any(note in line for line in verdict_lines(v))
     back = Verdict.from_dict(json.loads(json.dumps(v.to_dict())))
     assert back.flagged == v.flagged and v.to_dict()["flagged_note"].startswith("note: 8 of its 10 test answers")
     only = decide(_verdict_records({"a": (0.5, 6, 0)}), "bertscore_f1_rescaled", n_boot=200)
-    assert only.flagged_note() == ("note: 6 of its 10 test answers echo the prompt's instructions (echoed_prompt); "
-                                   "its bertscore_f1_rescaled may reward copying")
+    assert only.flagged_note() == (
+        "note: 6 of its 10 test answers echo the prompt's instructions (echoed_prompt); "
+        "its bertscore_f1_rescaled may reward copying"
+    )
     hit = decide(_verdict_records({"a": (0.5, 0, 9)}, "hit"), "hit", n_boot=200)
     assert hit.flagged_note() == "note: 9 of its 10 test answers copy the retrieved context verbatim (copied_context)"
 
@@ -280,8 +323,9 @@ def test_no_note_at_half_or_less_nor_without_flags():
 
 
 # --------------------------------------------------------------------------- end to end
-def test_an_echoing_configuration_is_flagged_counted_and_named_by_the_verdict(make_spec, run_cli, read_run,
-                                                                              shared_cache, tmp_path):
+def test_an_echoing_configuration_is_flagged_counted_and_named_by_the_verdict(
+    make_spec, run_cli, read_run, shared_cache, tmp_path
+):
     """Two prompt templates on the demo; the scripted server echoes the prompt back under one of them (its
     ``echo`` rule), as SmolLM2-135M did. BERTScore prefers the echoes (about .49 against .29 on validation),
     so the verdict picks them: its answers carry both flags, the summary counts them, the table shows them,
@@ -293,23 +337,32 @@ def test_an_echoing_configuration_is_flagged_counted_and_named_by_the_verdict(ma
     qfile.write_text("".join(json.dumps(r) + "\n" for r in [r for r in rows if r["evidence"]][:6]), encoding="utf-8")
     body = "Context information is below.\n---------------------\n{context_str}\n---------------------\n"
     echo = tmp_path / "echo.txt"
-    echo.write_text(body + "Using only this context (scripted to echo), answer the query.\n"
-                           "Query: {query_str}\nAnswer: ", encoding="utf-8")
+    echo.write_text(
+        body + "Using only this context (scripted to echo), answer the query.\nQuery: {query_str}\nAnswer: ",
+        encoding="utf-8",
+    )
     plain = tmp_path / "plain.txt"
     plain.write_text(body + "Answer briefly.\nQuery: {query_str}\nAnswer: ", encoding="utf-8")
-    with FakeOpenAI(rules=[{"kind": "generation", "match": "(scripted to echo)", "action": "echo"}],
-                    api_key="sk-echo") as fake:
-        spec = make_spec("echo-llm", dataset={"corpus": {"format": "demo"},
-                                              "questions": {"format": "jsonl", "path": str(qfile)},
-                                              "fuzzy_evidence": 0.9},
-                         splitters=[{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
-                         retrievers=[{"kind": "bm25"}], top_k=[3],
-                         llm={"model": "fake-echo", "base_url": fake.base_url, "api_key_env": "FAKE_KEY"},
-                         generator={"kind": "llm", "prompt_files": [str(echo), str(plain)]},
-                         scoring={"metric": "bertscore_f1_rescaled", "bootstrap_samples": 200,
-                                  "bertscore": {"baseline": "none"}})
-        proc = run_cli("run", str(spec.path), "--cache", str(shared_cache), "--no-progress",
-                       env={"FAKE_KEY": "sk-echo"})
+    with FakeOpenAI(
+        rules=[{"kind": "generation", "match": "(scripted to echo)", "action": "echo"}], api_key="sk-echo"
+    ) as fake:
+        spec = make_spec(
+            "echo-llm",
+            dataset={
+                "corpus": {"format": "demo"},
+                "questions": {"format": "jsonl", "path": str(qfile)},
+                "fuzzy_evidence": 0.9,
+            },
+            splitters=[{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
+            retrievers=[{"kind": "bm25"}],
+            top_k=[3],
+            llm={"model": "fake-echo", "base_url": fake.base_url, "api_key_env": "FAKE_KEY"},
+            generator={"kind": "llm", "prompt_files": [str(echo), str(plain)]},
+            scoring={"metric": "bertscore_f1_rescaled", "bootstrap_samples": 200, "bertscore": {"baseline": "none"}},
+        )
+        proc = run_cli(
+            "run", str(spec.path), "--cache", str(shared_cache), "--no-progress", env={"FAKE_KEY": "sk-echo"}
+        )
     assert proc.returncode == 0, describe(proc)
     run = read_run(spec.run_dir, proc)
     echo_id, plain_id = "sentence256-bm25-k3-pecho", "sentence256-bm25-k3-pplain"
@@ -325,9 +378,11 @@ def test_an_echoing_configuration_is_flagged_counted_and_named_by_the_verdict(ma
     assert verdict["chosen"] == echo_id
     n = verdict["flagged"]["n"]
     assert verdict["flagged"] == {"n": n, "copied_context": n, "echoed_prompt": n, "either": n} and n > 0
-    note = (f"note: {n} of its {n} {verdict['reported_on']} answers copy the prompt or its context: {n} copy the "
-            f"retrieved context verbatim (copied_context), {n} echo the prompt's instructions (echoed_prompt); "
-            "its BERTScore F1 (rescaled) may reward copying")
+    note = (
+        f"note: {n} of its {n} {verdict['reported_on']} answers copy the prompt or its context: {n} copy the "
+        f"retrieved context verbatim (copied_context), {n} echo the prompt's instructions (echoed_prompt); "
+        "its BERTScore F1 (rescaled) may reward copying"
+    )
     assert verdict["flagged_note"] == note
     out = " ".join(proc.stdout.split())
     assert note in out and "echo/copy" in out, proc.stdout

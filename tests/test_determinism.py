@@ -32,8 +32,10 @@ def _cached(spec: HFEmbeddingSpec, root, batch_size: int):
 
 
 # the ONNX backends' batch checks are slow (9 s each); by default torch's runs here and the ONNX thread check below
-@pytest.mark.parametrize("backend", ["torch", pytest.param("onnx", marks=pytest.mark.slow),
-                                     pytest.param("onnx-int8", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "backend",
+    ["torch", pytest.param("onnx", marks=pytest.mark.slow), pytest.param("onnx-int8", marks=pytest.mark.slow)],
+)
 def test_a_vector_does_not_depend_on_its_batch(backend, tmp_path_factory):
     """All texts at once (batch 32), the same texts in another order in pieces after a partial cache
     (batch 5), and each text alone: bitwise the same vectors."""
@@ -108,7 +110,8 @@ def test_bertscore_agrees_with_bert_score(pairs, tmp_path):
     ours = np.array(_runner(tmp_path / "c.sqlite", 64).score(pairs))
     s = scorer_settings(BERTScoreSpec())
     p, r, f = BERTScorer(model_type=s.backbone, num_layers=s.num_layers, batch_size=64, device="cpu").score(
-        [c for c, _ in pairs], [x for _, x in pairs])
+        [c for c, _ in pairs], [x for _, x in pairs]
+    )
     ref = np.stack([p.numpy(), r.numpy(), f.numpy()], axis=1)
     assert np.abs(ours - ref).max() < 1e-6
 
@@ -122,8 +125,9 @@ def thread_outputs(exports: Path, scores: Path, pairs) -> dict:
     out: dict = {}
     for backend in ("torch", "onnx-int8"):
         m = _cached(HFEmbeddingSpec(backend=backend), exports, 8)
-        v = np.array([m.get_query_embedding(q) for q in THREAD_QUESTIONS]
-                     + m.get_text_embedding_batch(_passages()[:20]))
+        v = np.array(
+            [m.get_query_embedding(q) for q in THREAD_QUESTIONS] + m.get_text_embedding_batch(_passages()[:20])
+        )
         out[backend] = v.astype(np.float32).tobytes().hex()
     out["bertscore"] = _runner(scores, 16).score([tuple(p) for p in pairs])
     return json.loads(json.dumps(out))
@@ -149,8 +153,14 @@ def test_vectors_and_bertscores_do_not_depend_on_threads(pairs, tmp_path, monkey
     short = [("Yes.", "No."), ("Rent.", "Rent is due monthly."), ("Term?", "Five years.")]
     data = pairs[:40] + short
     env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.run([sys.executable, "-c", script, str(onnx_exports), str(tmp_path / "1.sqlite")],
-                          env=env, input=json.dumps(data), capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(onnx_exports), str(tmp_path / "1.sqlite")],
+        env=env,
+        input=json.dumps(data),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     one = json.loads(proc.stdout)
     before = torch.get_num_threads()
     monkeypatch.setenv("OMP_NUM_THREADS", "2")  # the ONNX sessions made here get two threads
@@ -189,8 +199,9 @@ def test_onnx_bertscore_agrees_with_torch_and_never_imports_torch(pairs, tmp_pat
         print(json.dumps(out))
     """)
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.run([sys.executable, "-c", script], input=json.dumps(pairs[:60]), env=env, capture_output=True,
-                          text=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], input=json.dumps(pairs[:60]), env=env, capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["torch_imported"] is False
@@ -236,8 +247,9 @@ def test_pytorch_mkl_runs_in_strict_reproducible_mode_or_says_it_does_not(order)
     env = {k: v for k, v in os.environ.items() if k != "MKL_CBWR"}
     if order == "user-mode":
         env["MKL_CBWR"] = "COMPATIBLE"
-    out = subprocess.run([sys.executable, "-c", _MKL_PROBE, order], capture_output=True, text=True, env=env,
-                         check=True).stdout.strip()
+    out = subprocess.run(
+        [sys.executable, "-c", _MKL_PROBE, order], capture_output=True, text=True, env=env, check=True
+    ).stdout.strip()
     if out == "NO-MKL":
         pytest.skip("this PyTorch build has no MKL")
     strict, same, caught = out.split(" ", 2)

@@ -40,8 +40,12 @@ def test_every_field_says_what_it_means():
     meaning everywhere, written once)."""
     from ragsweep.spec_reference import field_meaning
 
-    silent = [f"{m.__name__}.{name}" for m in models(SweepSpec) for name, info in m.model_fields.items()
-              if not field_meaning(m, name, info)]
+    silent = [
+        f"{m.__name__}.{name}"
+        for m in models(SweepSpec)
+        for name, info in m.model_fields.items()
+        if not field_meaning(m, name, info)
+    ]
     assert not silent, silent
 
 

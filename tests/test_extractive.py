@@ -12,14 +12,17 @@ from ragsweep.pipelines.extractive import (
 )
 from ragsweep.splitters.build import Chunk
 
-LEASE = ("The tenant shall pay rent on the first day of each month. "
-         "The tenant shall pay a deposit of two months' rent before moving in. "
-         "The tenant shall keep the dwelling clean.")
+LEASE = (
+    "The tenant shall pay rent on the first day of each month. "
+    "The tenant shall pay a deposit of two months' rent before moving in. "
+    "The tenant shall keep the dwelling clean."
+)
 
 
 def test_sentences_split_on_sentence_ends_and_lines():
-    text = ("§ 4 Notice\n(1) Either party may end the tenancy. Notice must be written.\n\n"
-            "(2) It takes effect in 30 days.")
+    text = (
+        "§ 4 Notice\n(1) Either party may end the tenancy. Notice must be written.\n\n(2) It takes effect in 30 days."
+    )
     assert list(sentences(text)) == [
         "§ 4 Notice",
         "(1) Either party may end the tenancy.",
@@ -121,8 +124,11 @@ def engine_factory():
 @pytest.mark.parametrize(
     "question, expected, top_doc",
     [
-        ("How many days of annual holiday do employees receive?", "Employees receive 25 days of annual holiday.",
-         "holidays"),
+        (
+            "How many days of annual holiday do employees receive?",
+            "Employees receive 25 days of annual holiday.",
+            "holidays",
+        ),
         ("Do you sell personal data to third parties?", "We never sell personal data to third parties.", "privacy"),
         ("How large is the fee for late payment?", "Late payment incurs a fee of 5%.", "lease"),
     ],
@@ -193,6 +199,14 @@ def test_equal_scores_tie_the_same_way_in_every_process():
     from pathlib import Path
 
     spec = Path(__file__).resolve().parents[1] / "specs" / "demo.yaml"
-    answers = {subprocess.run([sys.executable, "-c", _TIE, str(spec)], capture_output=True, text=True, check=True,
-                              env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("0", "23")}
+    answers = {
+        subprocess.run(
+            [sys.executable, "-c", _TIE, str(spec)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("0", "23")
+    }
     assert len(answers) == 1 and next(iter(answers)).startswith('"City of Tessaly Short-Term Rental Ordinance 2025')

@@ -60,15 +60,25 @@ def chat(client: openai.OpenAI, messages: list[dict[str, str]], **kw: Any) -> An
 def judge_prompts() -> dict[str, list[dict[str, str]]]:
     """One prompt per kind, built from LlamaIndex's own default templates."""
     return {
-        "correctness": as_messages(correctness.DEFAULT_EVAL_TEMPLATE.format_messages(
-            query="What is the capital of France?", reference_answer="Paris", generated_answer="Paris.")),
+        "correctness": as_messages(
+            correctness.DEFAULT_EVAL_TEMPLATE.format_messages(
+                query="What is the capital of France?", reference_answer="Paris", generated_answer="Paris."
+            )
+        ),
         "faithfulness": user(faithfulness.DEFAULT_EVAL_TEMPLATE.format(query_str="Paris.", context_str=CONTEXT)),
-        "faithfulness_refine": user(faithfulness.DEFAULT_REFINE_TEMPLATE.format(
-            query_str="Paris.", existing_answer="YES", context_msg=CONTEXT)),
-        "relevancy": user(relevancy.DEFAULT_EVAL_TEMPLATE.format(
-            query_str="Question: capital?\nResponse: Paris.", context_str=CONTEXT)),
-        "relevancy_refine": user(relevancy.DEFAULT_REFINE_TEMPLATE.format(
-            query_str="Question: capital?\nResponse: Paris.", existing_answer="YES", context_msg=CONTEXT)),
+        "faithfulness_refine": user(
+            faithfulness.DEFAULT_REFINE_TEMPLATE.format(query_str="Paris.", existing_answer="YES", context_msg=CONTEXT)
+        ),
+        "relevancy": user(
+            relevancy.DEFAULT_EVAL_TEMPLATE.format(
+                query_str="Question: capital?\nResponse: Paris.", context_str=CONTEXT
+            )
+        ),
+        "relevancy_refine": user(
+            relevancy.DEFAULT_REFINE_TEMPLATE.format(
+                query_str="Question: capital?\nResponse: Paris.", existing_answer="YES", context_msg=CONTEXT
+            )
+        ),
         "query_gen": user(QUERY_GEN_PROMPT.format(num_queries=3, query="capital of France")),
         "generation": as_messages(CHAT_TEXT_QA_PROMPT.format_messages(context_str=CONTEXT, query_str="Capital?")),
     }
@@ -81,7 +91,10 @@ def test_default_replies_for_each_kind_and_usage(fake: FakeOpenAI) -> None:
     client = client_for(fake)
     expected = {
         "correctness": "4.0\nThe generated answer is relevant and correct.",
-        "faithfulness": "YES", "faithfulness_refine": "YES", "relevancy": "YES", "relevancy_refine": "YES",
+        "faithfulness": "YES",
+        "faithfulness_refine": "YES",
+        "relevancy": "YES",
+        "relevancy_refine": "YES",
         "query_gen": "capital of France variant 1\ncapital of France variant 2\ncapital of France variant 3",
         "generation": "Paris is the capital of France.",
     }
@@ -97,16 +110,28 @@ def test_default_replies_for_each_kind_and_usage(fake: FakeOpenAI) -> None:
         assert (resp.usage.prompt_tokens, resp.usage.completion_tokens, resp.usage.total_tokens) == (p, c, p + c)
 
     calls = fake.calls()
-    assert [c["kind"] for c in calls] == ["correctness", "faithfulness", "faithfulness", "relevancy", "relevancy",
-                                         "query_gen", "generation"]
+    assert [c["kind"] for c in calls] == [
+        "correctness",
+        "faithfulness",
+        "faithfulness",
+        "relevancy",
+        "relevancy",
+        "query_gen",
+        "generation",
+    ]
     gen = judge_prompts()["generation"]
     assert calls[-1]["key"] == request_key(MODEL, gen, 0.0, 50, 3)
     assert all(c["status"] == 200 and c["auth_ok"] and c["endpoint"] == "chat" for c in calls)
     assert all(c["t_end"] >= c["t_start"] for c in calls)
     starts = [e for e in fake.calls(include_events=True) if e.get("event") == "start"]
     assert [s["key"] for s in starts] == [c["key"] for c in calls]
-    assert fake.stats()["by_kind"] == {"correctness": 1, "faithfulness": 2, "relevancy": 2, "query_gen": 1,
-                                       "generation": 1}
+    assert fake.stats()["by_kind"] == {
+        "correctness": 1,
+        "faithfulness": 2,
+        "relevancy": 2,
+        "query_gen": 1,
+        "generation": 1,
+    }
 
 
 def test_generation_from_plain_text_template_and_fallback(fake: FakeOpenAI) -> None:
@@ -118,8 +143,9 @@ def test_generation_from_plain_text_template_and_fallback(fake: FakeOpenAI) -> N
 
 
 def test_streaming_chat_is_supported(fake: FakeOpenAI) -> None:
-    stream = chat(client_for(fake), judge_prompts()["faithfulness"], stream=True,
-                  stream_options={"include_usage": True})
+    stream = chat(
+        client_for(fake), judge_prompts()["faithfulness"], stream=True, stream_options={"include_usage": True}
+    )
     chunks = list(stream)
     assert "".join(ch.choices[0].delta.content or "" for ch in chunks if ch.choices) == "YES"
     assert chunks[-1].usage is not None and chunks[-1].usage.completion_tokens == 1
@@ -172,13 +198,18 @@ def test_times_exhaustion_then_default(fake: FakeOpenAI) -> None:
 
 
 def test_malformed_and_reply_rules_with_match(fake: FakeOpenAI) -> None:
-    fake.set_rules([
-        {"kind": "correctness", "match": "Berlin", "action": "malformed"},
-        {"kind": "correctness", "action": "reply", "reply": "2.0\nWrong city.", "times": 1},
-    ])
+    fake.set_rules(
+        [
+            {"kind": "correctness", "match": "Berlin", "action": "malformed"},
+            {"kind": "correctness", "action": "reply", "reply": "2.0\nWrong city.", "times": 1},
+        ]
+    )
     client = client_for(fake)
-    berlin = as_messages(correctness.DEFAULT_EVAL_TEMPLATE.format_messages(
-        query="Capital of France?", reference_answer="Paris", generated_answer="Berlin"))
+    berlin = as_messages(
+        correctness.DEFAULT_EVAL_TEMPLATE.format_messages(
+            query="Capital of France?", reference_answer="Paris", generated_answer="Berlin"
+        )
+    )
     assert chat(client, berlin).choices[0].message.content == "I think the answer is fine."
     assert chat(client, judge_prompts()["correctness"]).choices[0].message.content == "2.0\nWrong city."
     assert chat(client, judge_prompts()["correctness"]).choices[0].message.content.startswith("4.0\n")
@@ -217,8 +248,9 @@ def test_rules_validation_and_runtime_replacement(fake: FakeOpenAI) -> None:
     with pytest.raises(urllib.error.HTTPError) as bad:
         urllib.request.urlopen(req, timeout=5)
     assert bad.value.code == 400
-    req = urllib.request.Request(f"{fake.base_url}/_rules", method="POST",
-                                 data=json.dumps([{"action": "reply", "reply": "scripted"}]).encode())
+    req = urllib.request.Request(
+        f"{fake.base_url}/_rules", method="POST", data=json.dumps([{"action": "reply", "reply": "scripted"}]).encode()
+    )
     assert json.loads(urllib.request.urlopen(req, timeout=5).read())["rules"] == 1
     assert chat(client_for(fake), user("x")).choices[0].message.content == "scripted"
 
@@ -252,8 +284,9 @@ def test_wrong_key_is_401_echoing_the_key_and_unknown_model_is_404(tmp_path: Pat
 
 def test_embeddings_float_and_base64(fake: FakeOpenAI) -> None:
     client = client_for(fake)
-    floats = client.embeddings.create(model="text-embedding-3-small", input=["alpha beta", "gamma", "alpha beta"],
-                                      encoding_format="float")
+    floats = client.embeddings.create(
+        model="text-embedding-3-small", input=["alpha beta", "gamma", "alpha beta"], encoding_format="float"
+    )
     vecs = [d.embedding for d in floats.data]
     assert [d.index for d in floats.data] == [0, 1, 2] and len(vecs[0]) == 64
     assert vecs[0] == vecs[2] and vecs[0] != vecs[1]
@@ -266,9 +299,15 @@ def test_embeddings_float_and_base64(fake: FakeOpenAI) -> None:
     assert len(b64.data[0].embedding) == 16
     assert all(math.isclose(a, b, abs_tol=1e-6) for a, b in zip(b64.data[0].embedding, fake_embedding("gamma", 16)))
 
-    with urllib.request.urlopen(urllib.request.Request(
-            f"{fake.base_url}/embeddings", method="POST", headers={"Content-Type": "application/json"},
-            data=json.dumps({"model": "m", "input": "gamma", "encoding_format": "base64"}).encode()), timeout=5) as r:
+    with urllib.request.urlopen(
+        urllib.request.Request(
+            f"{fake.base_url}/embeddings",
+            method="POST",
+            headers={"Content-Type": "application/json"},
+            data=json.dumps({"model": "m", "input": "gamma", "encoding_format": "base64"}).encode(),
+        ),
+        timeout=5,
+    ) as r:
         raw = json.loads(r.read())["data"][0]["embedding"]
     decoded = struct.unpack("<64f", base64.b64decode(raw))
     assert all(math.isclose(a, b, abs_tol=1e-6) for a, b in zip(decoded, vecs[1]))
@@ -313,10 +352,12 @@ def test_llamaindex_judges_and_embeddings_against_the_fake(fake: FakeOpenAI) -> 
     from llama_index.embeddings.openai import OpenAIEmbedding
     from llama_index.llms.openai import OpenAI
 
-    llm = OpenAI(model=MODEL, api_base=fake.base_url, api_key="sk-test", max_retries=0,
-                 reuse_client=False)  # sync evaluate() runs each call in a fresh event loop
+    llm = OpenAI(
+        model=MODEL, api_base=fake.base_url, api_key="sk-test", max_retries=0, reuse_client=False
+    )  # sync evaluate() runs each call in a fresh event loop
     result = correctness.CorrectnessEvaluator(llm=llm).evaluate(
-        query="Capital of France?", response="Paris.", reference="Paris")
+        query="Capital of France?", response="Paris.", reference="Paris"
+    )
     assert result.score == 4.0 and result.passing
     faith = faithfulness.FaithfulnessEvaluator(llm=llm).evaluate(response="Paris.", contexts=[CONTEXT])
     rel = relevancy.RelevancyEvaluator(llm=llm).evaluate(query="Capital?", response="Paris.", contexts=[CONTEXT])
@@ -331,13 +372,31 @@ def test_llamaindex_judges_and_embeddings_against_the_fake(fake: FakeOpenAI) -> 
 
 def test_subprocess_cli(tmp_path: Path) -> None:
     script = tmp_path / "rules.json"
-    script.write_text(json.dumps([{"kind": "relevancy", "action": "status", "status": 429, "retry_after": 1,
-                                   "times": 1}]))
+    script.write_text(
+        json.dumps([{"kind": "relevancy", "action": "status", "status": 429, "retry_after": 1, "times": 1}])
+    )
     log = tmp_path / "calls.jsonl"
     proc = subprocess.Popen(
-        [sys.executable, str(HERE / "fake_openai.py"), "--port", "0", "--script", str(script), "--log", str(log),
-         "--api-key", "sk-cli", "--models", f"{MODEL},text-embedding-3-small", "--latency-ms", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            str(HERE / "fake_openai.py"),
+            "--port",
+            "0",
+            "--script",
+            str(script),
+            "--log",
+            str(log),
+            "--api-key",
+            "sk-cli",
+            "--models",
+            f"{MODEL},text-embedding-3-small",
+            "--latency-ms",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline().strip()
@@ -359,7 +418,10 @@ def test_subprocess_cli(tmp_path: Path) -> None:
     records = [json.loads(x) for x in log.read_text().splitlines()]
     done = [r for r in records if "event" not in r]
     assert [(r["endpoint"], r["kind"], r["status"]) for r in done] == [
-        ("chat", "relevancy", 429), ("chat", "relevancy", 200), ("embeddings", "embeddings", 200),
-        ("chat", "generation", 401)]
+        ("chat", "relevancy", 429),
+        ("chat", "relevancy", 200),
+        ("embeddings", "embeddings", 200),
+        ("chat", "generation", 401),
+    ]
     assert sum(1 for r in records if r.get("event") == "start") == 3
     assert proc.stderr is not None and proc.stderr.read() == ""  # no per-request logging

@@ -40,8 +40,9 @@ def test_docx_paragraphs_and_table_rows_in_document_order(tmp_path: Path) -> Non
 
     docs, notes = load(tmp_path)  # .docx is among the default extensions
 
-    assert docs["lease.docx"].text == ("Lease agreement.\nItem\tDue\tAmount\nRent\t1st of month\t900\n"
-                                       "Signed by both parties.")
+    assert docs["lease.docx"].text == (
+        "Lease agreement.\nItem\tDue\tAmount\nRent\t1st of month\t900\nSigned by both parties."
+    )
     assert docs["lease.docx"].metadata["file_type"] == ".docx" and notes == []
 
 
@@ -118,8 +119,9 @@ def test_latin1_and_cp1252_files_are_decoded_and_every_one_is_named(tmp_path: Pa
     assert docs["latin1.txt"].text == "Na\xefve r\xe9sum\xe9 of the fa\xe7ade."
     assert docs["quotes.txt"].text == quoted
     assert docs["page.html"].text == "Stra\xdfe & Caf\xe9"
-    assert notes == ["re-decoded 3 file(s) that are not UTF-8: latin1.txt as cp1252, page.html as cp1252, "
-                     "quotes.txt as cp1252"]
+    assert notes == [
+        "re-decoded 3 file(s) that are not UTF-8: latin1.txt as cp1252, page.html as cp1252, quotes.txt as cp1252"
+    ]
 
 
 def test_binary_file_named_txt_is_an_error_naming_the_file_and_the_fix(tmp_path: Path) -> None:
@@ -143,8 +145,12 @@ def test_on_unreadable_skip_leaves_out_and_lists_every_unreadable_file(tmp_path:
 
     assert list(docs) == ["ok.txt"]
     assert len(notes) == 1 and notes[0].startswith("skipped 4 unreadable file(s) (on_unreadable: skip): ")
-    for name in ("broken.docx: could not be read (", "broken.pdf: could not be read (",
-                 "image.txt: not a text file (NUL bytes", "noise.md: not a text file ("):
+    for name in (
+        "broken.docx: could not be read (",
+        "broken.pdf: could not be read (",
+        "image.txt: not a text file (NUL bytes",
+        "noise.md: not a text file (",
+    ):
         assert name in notes[0], notes[0]
 
 
@@ -163,8 +169,13 @@ def test_only_unreadable_files_is_one_error_listing_them(tmp_path: Path) -> None
 # --------------------------------------------------------------------------- questions with bad lines
 def test_questions_jsonl_with_three_bad_lines_is_one_error_naming_all(tmp_path: Path) -> None:
     docs = [Document("lease", "Rent is due on the first day of the month.")]
-    lines = [json.dumps({"id": "q1", "question": "When is rent due?"}), "{not json", json.dumps(["a list"]),
-             json.dumps({"id": "q4", "question": ""}), json.dumps({"id": "q5", "question": "Fine?"})]
+    lines = [
+        json.dumps({"id": "q1", "question": "When is rent due?"}),
+        "{not json",
+        json.dumps(["a list"]),
+        json.dumps({"id": "q4", "question": ""}),
+        json.dumps({"id": "q5", "question": "Fine?"}),
+    ]
     path = tmp_path / "qs.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 

@@ -34,7 +34,7 @@ def _assert_verified(questions, docs):
             continue
         assert q["evidence"], q
         for e in q["evidence"]:
-            assert texts[e["doc_id"]][e["start"]:e["end"]] == e["text"] and len(e["text"]) >= 20
+            assert texts[e["doc_id"]][e["start"] : e["end"]] == e["text"] and len(e["text"]) >= 20
 
 
 def test_quotas_split_by_largest_remainder():
@@ -83,17 +83,23 @@ def test_offline_generation_does_not_depend_on_the_hash_seed(run_cli, tmp_path):
 def test_checker_locates_in_tiers_and_rejects_what_it_cannot_verify():
     doc = "§ 2 Deposits\nThe landlord shall return the “deposit” within 14 days of the end of the tenancy.\n"
     c = Checker({"lease": doc, "other": "Nothing about money here at all, only gardens."}, min_chars=20)
-    ok = Candidate("simple", "llm", "When is the deposit returned?", "14 days",
-                   [Quote('The landlord shall  return the "deposit" within 14 days', "lease")])
+    ok = Candidate(
+        "simple",
+        "llm",
+        "When is the deposit returned?",
+        "14 days",
+        [Quote('The landlord shall  return the "deposit" within 14 days', "lease")],
+    )
     spans, reason = c.check("g1", ok)
-    assert reason is None and doc[spans[0].start:spans[0].end].startswith("The landlord shall return")
+    assert reason is None and doc[spans[0].start : spans[0].end].startswith("The landlord shall return")
     assert c.tiers()["normalised"] == 1
     wrong_doc = Candidate("simple", "llm", "Q?", None, [Quote("The landlord shall return the", "other")])
     assert c.check("g2", wrong_doc)[1] is None  # found elsewhere in the corpus: still verified
     made_up = Candidate("simple", "llm", "Q?", None, [Quote("The tenant must repaint every wall each year.", "lease")])
     assert c.check("g3", made_up)[1].startswith("evidence not in corpus")
     assert c.check("g4", Candidate("simple", "llm", "Q?", None, [Quote("14 days", "lease")]))[1].startswith(
-        "evidence too short")
+        "evidence too short"
+    )
     assert c.check("g5", Candidate("simple", "llm", "Q?", None, []))[1] == "no evidence"
     assert c.check("g6", Candidate("simple", "llm", "  ", None, []))[1] == "empty question"
     absent = Candidate("out_of_scope", "llm", "Pets?", None, source={"absent_terms": ["pet policy"]})
@@ -104,13 +110,16 @@ def test_checker_locates_in_tiers_and_rejects_what_it_cannot_verify():
     # an absent term is checked where it is asked about: a term of "other" asked of "lease"
     scoped = Candidate("out_of_scope", "absent_term", "Gardens?", None, out_of_scope_term="gardens", doc_id="lease")
     assert c.check("g10", scoped)[1] is None
-    assert c.check("g11", Candidate("out_of_scope", "absent_term", "Gardens?", None,
-                                    out_of_scope_term="gardens"))[1].startswith("out-of-scope term")
+    assert c.check("g11", Candidate("out_of_scope", "absent_term", "Gardens?", None, out_of_scope_term="gardens"))[
+        1
+    ].startswith("out-of-scope term")
 
 
 def test_near_duplicates_are_dropped_and_counted():
-    docs = [Document("a", "Rules A\n(1) \"Vehicle\" means any motor vehicle used on a public road by a driver.\n"),
-            Document("b", "Rules B\n(1) \"Vehicle\" means any motor vehicle used on a public road by a driver.\n")]
+    docs = [
+        Document("a", 'Rules A\n(1) "Vehicle" means any motor vehicle used on a public road by a driver.\n'),
+        Document("b", 'Rules B\n(1) "Vehicle" means any motor vehicle used on a public road by a driver.\n'),
+    ]
     out = generate_questions(GenerateSpec(questions=6, mix={"vague": 1}, methods=["definition"]), docs)
     # the same unanchored definition question twice: one kept, the other a near-duplicate
     assert [q["question"] for q in out.questions] == ['What does "Vehicle" mean?']
@@ -131,12 +140,16 @@ def test_spec_errors_name_the_field(run_cli, tmp_path):
 
 
 def _spec(tmp_path, base_url: str, **generate) -> str:
-    data = {"splitters": [{"kind": "sentence", "chunk_size": 256}], "retrievers": [{"kind": "bm25"}], "top_k": [3],
-            "llm": {"model": "gen-model", "base_url": base_url, "api_key_env": "GEN_KEY"},
-            "prices": {"gen-model": {"input": 1.0, "output": 2.0}},
-            "dataset": {"questions": {"format": "jsonl", "path": "gen.jsonl"}},
-            "scoring": {"bootstrap_samples": 100, "bertscore": {"baseline_pairs": 50}},
-            "generate": {"generator": "llm", "questions": 24, **generate}}
+    data = {
+        "splitters": [{"kind": "sentence", "chunk_size": 256}],
+        "retrievers": [{"kind": "bm25"}],
+        "top_k": [3],
+        "llm": {"model": "gen-model", "base_url": base_url, "api_key_env": "GEN_KEY"},
+        "prices": {"gen-model": {"input": 1.0, "output": 2.0}},
+        "dataset": {"questions": {"format": "jsonl", "path": "gen.jsonl"}},
+        "scoring": {"bootstrap_samples": 100, "bertscore": {"baseline_pairs": 50}},
+        "generate": {"generator": "llm", "questions": 24, **generate},
+    }
     path = tmp_path / "gen.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return str(path)
@@ -148,17 +161,31 @@ KEY = "sk-generate-secret-0123456789"
 def test_llm_generation_over_http_verifies_rejects_caches_and_stops_on_budget(tmp_path, run_cli):
     env = {"GEN_KEY": KEY}
     out, cache = tmp_path / "gen.jsonl", tmp_path / "cache"
-    fabricated = json.dumps({"question": "Who repaints the moon under the ordinance?", "answer": "The mayor.",
-                             "evidence": [{"passage": 1, "quote": "The Mayor shall repaint the Moon every year."}]})
+    fabricated = json.dumps(
+        {
+            "question": "Who repaints the moon under the ordinance?",
+            "answer": "The mayor.",
+            "evidence": [{"passage": 1, "quote": "The Mayor shall repaint the Moon every year."}],
+        }
+    )
     with FakeOpenAI(api_key=KEY) as fake:
         spec = _spec(tmp_path, fake.base_url)
         dry = run_cli("generate", spec, "--out", out, "--cache", cache, "--dry-run", env=env)
         assert dry.returncode == 0 and "generate" in dry.stdout and fake.stats()["calls"] == 0, describe(dry)
         [row] = [line for line in dry.stdout.splitlines() if line.startswith("│ generate")]
         predicted = int([c.strip() for c in row.strip().strip("│┃").split("│")][2])
-        fake.set_rules([{"kind": "testset", "match": "Question type: simple", "action": "reply", "reply": fabricated,
-                         "times": 2},
-                        {"kind": "testset", "match": "Question type: vague", "action": "malformed", "times": 1}])
+        fake.set_rules(
+            [
+                {
+                    "kind": "testset",
+                    "match": "Question type: simple",
+                    "action": "reply",
+                    "reply": fabricated,
+                    "times": 2,
+                },
+                {"kind": "testset", "match": "Question type: vague", "action": "malformed", "times": 1},
+            ]
+        )
         r = run_cli("generate", spec, "--out", out, "--cache", cache, env=env)
         # the scripted server asks one out-of-scope question only: the rest are near-duplicates, so the set is
         # short (exit 3) by two
@@ -196,13 +223,15 @@ def test_llm_generation_over_http_verifies_rejects_caches_and_stops_on_budget(tm
 
         # a budget smaller than one round: stops cleanly with what it kept (exit 4)
         spec2 = _spec(tmp_path, fake.base_url, seed=7)
-        small = run_cli("generate", spec2, "--out", tmp_path / "small.jsonl", "--cache", cache, "--budget", "0.004",
-                        env=env)
+        small = run_cli(
+            "generate", spec2, "--out", tmp_path / "small.jsonl", "--cache", cache, "--budget", "0.004", env=env
+        )
         assert small.returncode == 4, describe(small)
         s2 = json.loads((tmp_path / "small.generation.json").read_text())
         assert "budget" in s2["stopped"] and s2["written"] < 24 and s2["llm"]["cost_usd"] <= 0.004
-        _assert_verified([json.loads(x) for x in (tmp_path / "small.jsonl").read_text().splitlines()],
-                         load_demo_corpus([]))
+        _assert_verified(
+            [json.loads(x) for x in (tmp_path / "small.jsonl").read_text().splitlines()], load_demo_corpus([])
+        )
 
 
 # -- placeholders and prompt-template echoes; exit codes for a short set --
@@ -210,55 +239,86 @@ def test_llm_generation_over_http_verifies_rejects_caches_and_stops_on_budget(tm
 REAL_QUOTE = '"Personal data" means any information relating to an identified or identifiable natural person.'
 # the out-of-scope JSON template of generate/prompts.py written back: valid JSON, and its placeholder term
 # indeed occurs nowhere in the corpus
-OOS_ECHO = json.dumps({"question": "<the question>", "answer": "<the reference answer>", "evidence": [],
-                       "absent_terms": ["<a term of the question absent from the passages>"]})
+OOS_ECHO = json.dumps(
+    {
+        "question": "<the question>",
+        "answer": "<the reference answer>",
+        "evidence": [],
+        "absent_terms": ["<a term of the question absent from the passages>"],
+    }
+)
 # the other types' template written back: not JSON ("passage": <its number>), but recognisably an echo
-EVIDENCE_ECHO = ('{"question": "<the question>", "answer": "<the reference answer>", "evidence": [{"passage": '
-                 '<its number>, "quote": "<one or more whole sentences copied verbatim from that passage>"}]}')
-INSTRUCTION_ECHO = json.dumps({"question": "The question must make sense on its own to someone who has not seen "
-                                           "the passages.", "answer": "Any information about a natural person.",
-                               "evidence": [{"passage": 1, "quote": REAL_QUOTE}]})
+EVIDENCE_ECHO = (
+    '{"question": "<the question>", "answer": "<the reference answer>", "evidence": [{"passage": '
+    '<its number>, "quote": "<one or more whole sentences copied verbatim from that passage>"}]}'
+)
+INSTRUCTION_ECHO = json.dumps(
+    {
+        "question": "The question must make sense on its own to someone who has not seen the passages.",
+        "answer": "Any information about a natural person.",
+        "evidence": [{"passage": 1, "quote": REAL_QUOTE}],
+    }
+)
 
 
 def test_placeholders_and_prompt_text_are_rejected_but_real_questions_pass():
     from ragsweep.generate import placeholders, prompts
 
-    c = Checker({"lease": "§ 2 Deposits\nThe landlord shall return the deposit within 14 days of the end of the "
-                          "tenancy [Repealed] under section 3[a].\n"})
+    c = Checker(
+        {
+            "lease": "§ 2 Deposits\nThe landlord shall return the deposit within 14 days of the end of the "
+            "tenancy [Repealed] under section 3[a].\n"
+        }
+    )
     quote = [Quote("The landlord shall return the deposit within 14 days", "lease")]
 
     def reason(question, answer="14 days", quotes=quote, qtype="simple", **source):
         return c.check("g", Candidate(qtype, "llm", question, answer, quotes, source=source))[1]
 
-    for bad, where in [("<the question>", "question"), ("What is <...>?", "question"),
-                       ("What does {question} say?", "question"), ("[your question here]", "question")]:
+    for bad, where in [
+        ("<the question>", "question"),
+        ("What is <...>?", "question"),
+        ("What does {question} say?", "question"),
+        ("[your question here]", "question"),
+    ]:
         assert reason(bad).startswith("placeholder text: ") and reason(bad).endswith(f"in the {where}"), bad
     assert reason("When is the deposit returned?", answer="<the reference answer>").endswith("in the answer")
     assert reason("When is it returned?", quotes=[Quote("<one or more whole sentences>", "lease")]).startswith(
-        "placeholder text")
+        "placeholder text"
+    )
     assert reason("<the question>", None, [], "out_of_scope", absent_terms=["pets"]).startswith("placeholder text")
     assert reason("Pets?", None, [], "out_of_scope", absent_terms=["<a term>"]).endswith("out-of-scope term")
     # text of the prompt's instructions, as a question, an answer or a term, whole or mostly
-    for echo in ["Read the passages and write a simple question about one fact stated in the passage.",
-                 "What is a simple question about one fact stated in the passage?",
-                 "The question must make sense on its own to someone who has not seen the passages",
-                 "Reply with one JSON object and nothing else", "Question type: simple", "the question"]:
+    for echo in [
+        "Read the passages and write a simple question about one fact stated in the passage.",
+        "What is a simple question about one fact stated in the passage?",
+        "The question must make sense on its own to someone who has not seen the passages",
+        "Reply with one JSON object and nothing else",
+        "Question type: simple",
+        "the question",
+    ]:
         assert reason(echo).startswith("prompt template echo: the question"), echo
     assert reason("When is the deposit returned?", answer="the reference answer").startswith(
-        "prompt template echo: the answer")
-    assert reason("Pets?", None, [], "out_of_scope", absent_terms=["a term of the question absent from the "
-                                                                   "passages"]).startswith("prompt template echo")
+        "prompt template echo: the answer"
+    )
+    assert reason(
+        "Pets?", None, [], "out_of_scope", absent_terms=["a term of the question absent from the passages"]
+    ).startswith("prompt template echo")
     # every sentence of every type's prompt is recognised: the template comes from prompts.build itself
     for t in prompts.TYPE_INSTRUCTIONS:
         for sentence in prompts.build(t, []).replace(":", ".").split("."):
             if len(sentence.split()) >= 4:
                 assert placeholders.template_echo(sentence), (t, sentence)
     # real questions that share words with the instructions, and brackets the corpus itself has, pass
-    for ok in ["When is the deposit returned?", "Under the lease, what question must the tenant answer on their "
-               "own before the deposit is returned?", "I am a tenant; can I get my deposit back after 14 days?",
-               "Earlier: who holds the deposit? And when must the landlord return it?",
-               "What does the passage on deposits say about the end of the tenancy?",
-               "Is a deposit due when section 3[a] is [Repealed]?", "Can a tenant with rent < 500 pay later?"]:
+    for ok in [
+        "When is the deposit returned?",
+        "Under the lease, what question must the tenant answer on their own before the deposit is returned?",
+        "I am a tenant; can I get my deposit back after 14 days?",
+        "Earlier: who holds the deposit? And when must the landlord return it?",
+        "What does the passage on deposits say about the end of the tenancy?",
+        "Is a deposit due when section 3[a] is [Repealed]?",
+        "Can a tenant with rent < 500 pay later?",
+    ]:
         assert reason(ok) is None, ok
     assert reason("Pets?", "The documents do not say.", [], "out_of_scope", absent_terms=["pet policy"]) is None
 
@@ -272,8 +332,9 @@ def test_offline_questions_over_the_demo_corpus_are_never_placeholders(demo_docs
     from ragsweep.generate.run import document_titles
 
     titles = document_titles(demo_docs)
-    recipes = OfflineRecipes([document_facts(d.doc_id, titles[d.doc_id], d.text) for d in demo_docs],
-                             tuple(GenerateSpec().methods), 0)
+    recipes = OfflineRecipes(
+        [document_facts(d.doc_id, titles[d.doc_id], d.text) for d in demo_docs], tuple(GenerateSpec().methods), 0
+    )
     checker = Checker({d.doc_id: d.text for d in demo_docs})
     seen = 0
     for t in ("simple", "situational", "double", "comparative", "distracting", "vague", "out_of_scope"):
@@ -289,19 +350,29 @@ def _llm_generate(tmp_path, run_cli, rules, **generate):
     out = tmp_path / "gen.jsonl"
     with FakeOpenAI(api_key=KEY) as fake:
         fake.set_rules(rules)
-        r = run_cli("generate", _spec(tmp_path, fake.base_url, **generate), "--out", out, "--cache",
-                    tmp_path / "cache", env={"GEN_KEY": KEY})
+        r = run_cli(
+            "generate",
+            _spec(tmp_path, fake.base_url, **generate),
+            "--out",
+            out,
+            "--cache",
+            tmp_path / "cache",
+            env={"GEN_KEY": KEY},
+        )
     read = lambda p: [json.loads(line) for line in p.read_text().splitlines()]  # noqa: E731
     summary = json.loads((tmp_path / "gen.generation.json").read_text())
     return r, read(out), summary, read(tmp_path / "gen.rejected.jsonl")
 
 
 def test_llm_template_echoes_are_rejected_and_a_short_set_exits_3(tmp_path, run_cli):
-    rules = [{"kind": "testset", "match": "Question type: out_of_scope", "reply": OOS_ECHO},
-             {"kind": "testset", "match": "Question type: simple", "reply": INSTRUCTION_ECHO, "times": 1},
-             {"kind": "testset", "match": "Question type: simple", "reply": EVIDENCE_ECHO, "times": 1}]
-    r, questions, summary, rejected = _llm_generate(tmp_path, run_cli, rules, questions=4,
-                                                    mix={"simple": 0.5, "out_of_scope": 0.5})
+    rules = [
+        {"kind": "testset", "match": "Question type: out_of_scope", "reply": OOS_ECHO},
+        {"kind": "testset", "match": "Question type: simple", "reply": INSTRUCTION_ECHO, "times": 1},
+        {"kind": "testset", "match": "Question type: simple", "reply": EVIDENCE_ECHO, "times": 1},
+    ]
+    r, questions, summary, rejected = _llm_generate(
+        tmp_path, run_cli, rules, questions=4, mix={"simple": 0.5, "out_of_scope": 0.5}
+    )
     # the echoed out-of-scope template is not a verified out-of-scope question; normal replies pass
     assert [q["type"] for q in questions] == ["simple", "simple"], describe(r)
     assert r.returncode == 3, describe(r)
@@ -320,21 +391,30 @@ def test_llm_template_echoes_are_rejected_and_a_short_set_exits_3(tmp_path, run_
     assert echo["question"].startswith("The question must make sense") and echo["evidence"] == [REAL_QUOTE]
     assert "placeholder text" in r.stdout
     [line] = r.stderr.strip().splitlines()
-    assert line.startswith("short: wrote 2 of 4 questions asked; rejected placeholder text") and \
-        "gen.rejected.jsonl" in line, line
+    assert (
+        line.startswith("short: wrote 2 of 4 questions asked; rejected placeholder text")
+        and "gen.rejected.jsonl" in line
+    ), line
 
 
 def test_llm_generation_with_no_usable_reply_exits_2_with_one_line(tmp_path, run_cli):
-    rules = [{"kind": "testset", "match": "Question type: out_of_scope", "reply": OOS_ECHO},
-             {"kind": "testset", "action": "malformed", "times": 2},
-             {"kind": "testset", "reply": EVIDENCE_ECHO}]
-    r, questions, summary, _ = _llm_generate(tmp_path, run_cli, rules, questions=3,
-                                             mix={"simple": 0.5, "out_of_scope": 0.5})
+    rules = [
+        {"kind": "testset", "match": "Question type: out_of_scope", "reply": OOS_ECHO},
+        {"kind": "testset", "action": "malformed", "times": 2},
+        {"kind": "testset", "reply": EVIDENCE_ECHO},
+    ]
+    r, questions, summary, _ = _llm_generate(
+        tmp_path, run_cli, rules, questions=3, mix={"simple": 0.5, "out_of_scope": 0.5}
+    )
     assert r.returncode == 2, describe(r)
     assert questions == [] and summary["written"] == 0
     [line] = r.stderr.strip().splitlines()
-    assert line.startswith("error: wrote none of 3 questions asked: rejected placeholder text ") and \
-        "unparseable reply 2" in line and "--generator offline" in line and "larger" in line, line
+    assert (
+        line.startswith("error: wrote none of 3 questions asked: rejected placeholder text ")
+        and "unparseable reply 2" in line
+        and "--generator offline" in line
+        and "larger" in line
+    ), line
 
 
 def test_exit_status_says_how_short_and_why(tmp_path):
@@ -344,10 +424,17 @@ def test_exit_status_says_how_short_and_why(tmp_path):
     base = {"generator": "llm", "wanted": 10, "written": 10, "rejected": {"near-duplicate": 1}}
     assert exit_status(base, rej) == (0, None)
     assert exit_status({**base, "written": 3, "stopped": "budget exhausted"}, rej) == (4, None)
-    code, line = exit_status({**base, "written": 7, "rejected": {"no evidence": 4, "unparseable reply": 35,
-                                                                 "near-duplicate": 1, "placeholder text": 2}}, rej)
-    assert code == 3 and line == (f"wrote 7 of 10 questions asked; rejected unparseable reply 35, no evidence 4, "
-                                  f"placeholder text 2 (see {rej})")
+    code, line = exit_status(
+        {
+            **base,
+            "written": 7,
+            "rejected": {"no evidence": 4, "unparseable reply": 35, "near-duplicate": 1, "placeholder text": 2},
+        },
+        rej,
+    )
+    assert code == 3 and line == (
+        f"wrote 7 of 10 questions asked; rejected unparseable reply 35, no evidence 4, placeholder text 2 (see {rej})"
+    )
     code, line = exit_status({**base, "written": 0, "rejected": {}, "failed_calls": 13}, rej)
     assert code == 2 and "13 LLM calls failed" in line and "check the endpoint" in line
     code, line = exit_status({**base, "generator": "offline", "written": 0, "rejected": {}}, rej)

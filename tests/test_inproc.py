@@ -24,8 +24,13 @@ def _both(args: list[str], cwd: Path, env: dict[str, str]):
 def test_exit_codes_and_output_match_a_subprocess(tmp_path):
     env = {**os.environ, "COLUMNS": "120", "NO_COLOR": "1"}
     (tmp_path / "bad.yaml").write_text("name: x\nsplitters: 3\n", encoding="utf-8")
-    for args in (["validate", "bad.yaml"], ["validate", "missing.yaml"], ["show", "nowhere"], ["run", "--no-such"],
-                 ["validate", str(ROOT / "specs" / "demo.yaml")]):
+    for args in (
+        ["validate", "bad.yaml"],
+        ["validate", "missing.yaml"],
+        ["show", "nowhere"],
+        ["run", "--no-such"],
+        ["validate", str(ROOT / "specs" / "demo.yaml")],
+    ):
         here, there = _both(args, tmp_path, env)
         assert (here.returncode, here.stdout, here.stderr) == (there.returncode, there.stdout, there.stderr), args
 

@@ -130,13 +130,30 @@ def test_judges_evaluate_llm_detectors_over_http(run_cli, tmp_path):
     labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
     with FakeOpenAI() as fake:
         spec = tmp_path / "j.yaml"
-        spec.write_text(yaml.safe_dump({
-            "splitters": [{"kind": "sentence"}], "retrievers": [{"kind": "bm25"}],
-            "llm": {"model": "judge", "base_url": fake.base_url, "api_key_env": None},
-            "prices": {"judge": {"input": 1.0, "output": 2.0}}}))
+        spec.write_text(
+            yaml.safe_dump(
+                {
+                    "splitters": [{"kind": "sentence"}],
+                    "retrievers": [{"kind": "bm25"}],
+                    "llm": {"model": "judge", "base_url": fake.base_url, "api_key_env": None},
+                    "prices": {"judge": {"input": 1.0, "output": 2.0}},
+                }
+            )
+        )
         out = tmp_path / "meta.json"
-        r = run_cli("judges", "evaluate", labels, "--spec", spec, "--detectors",
-                    "llm_faithfulness,claims,llm_correctness", "--cache", tmp_path / "c", "--out", out)
+        r = run_cli(
+            "judges",
+            "evaluate",
+            labels,
+            "--spec",
+            spec,
+            "--detectors",
+            "llm_faithfulness,claims,llm_correctness",
+            "--cache",
+            tmp_path / "c",
+            "--out",
+            out,
+        )
         assert r.returncode == 0, describe(r)
         by_kind = fake.stats()["by_kind"]
         assert by_kind["faithfulness"] == 24 and by_kind["correctness"] == 24 and by_kind["claim_split"] == 24
@@ -147,8 +164,19 @@ def test_judges_evaluate_llm_detectors_over_http(run_cli, tmp_path):
         assert 0 < usd["lo"] <= usd["value"] <= usd["hi"] and claims["unscored"] == 0
         assert set(res["scores"]["claims"]) == {r["id"] for r in rows}
         # again: every reply cached, the same scores
-        again = run_cli("judges", "evaluate", labels, "--spec", spec, "--detectors", "claims", "--cache",
-                        tmp_path / "c", "--out", tmp_path / "again.json")
+        again = run_cli(
+            "judges",
+            "evaluate",
+            labels,
+            "--spec",
+            spec,
+            "--detectors",
+            "claims",
+            "--cache",
+            tmp_path / "c",
+            "--out",
+            tmp_path / "again.json",
+        )
         assert again.returncode == 0 and fake.stats()["by_kind"]["claim_split"] == 24, describe(again)
         assert json.loads((tmp_path / "again.json").read_text())["scores"]["claims"] == res["scores"]["claims"]
 
@@ -162,8 +190,12 @@ def test_human_labels_of_a_run_give_ppi_intervals(report_run, run_cli, tmp_path)
     mine = judged[judged["config_id"] == cid].head(12)
     labels = tmp_path / "human.jsonl"
     # the human disagrees with the judge on a third of the answers
-    labels.write_text("".join(json.dumps({"config_id": cid, "qid": q, "grounded": bool(f) if i % 3 else not bool(f)})
-                              + "\n" for i, (q, f) in enumerate(zip(mine["qid"], mine["faithfulness"]))))
+    labels.write_text(
+        "".join(
+            json.dumps({"config_id": cid, "qid": q, "grounded": bool(f) if i % 3 else not bool(f)}) + "\n"
+            for i, (q, f) in enumerate(zip(mine["qid"], mine["faithfulness"]))
+        )
+    )
     r = run_cli("judges", "import", run_dir, labels)
     assert r.returncode == 0, describe(r)
     assert "PPI++" in r.stdout and cid in r.stdout
@@ -197,11 +229,15 @@ def test_constant_or_chance_level_detectors_are_flagged_and_good_ones_not():
     noise = meta.evaluate("noise", "grounded", items, _scored(list(rng.random(len(items)))), dev, test, n_boot=200)
     assert noise.no_better_than_chance and "kappa's 95% CI" in noise.chance_reason
     # one decision for every test item, though the scores vary
-    assert meta.constant_output(np.array([0.2, 0.3]), np.array([True, True])) == \
-        "every test item judged grounded at the threshold"
+    assert (
+        meta.constant_output(np.array([0.2, 0.3]), np.array([True, True]))
+        == "every test item judged grounded at the threshold"
+    )
     k = meta.Estimate(-0.3, -0.5, -0.1)
-    assert meta.chance_reason(np.array([0.1, 0.9]), np.array([False, True]), k) == \
-        "kappa's 95% CI [-0.500, -0.100] is below 0"
+    assert (
+        meta.chance_reason(np.array([0.1, 0.9]), np.array([False, True]), k)
+        == "kappa's 95% CI [-0.500, -0.100] is below 0"
+    )
 
 
 def test_unmeasured_items_are_counted_with_the_first_reason():
@@ -220,17 +256,36 @@ def test_judges_evaluate_prints_unmeasured_reasons_and_a_judge_no_better_than_ch
     labels = tmp_path / "labels.jsonl"
     rows = [json.loads(line) for line in DEMO_LABELS.read_text().splitlines()][:24]
     labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    rules = [{"kind": "faithfulness", "action": "reply", "reply": "No"},
-             {"kind": "correctness", "action": "malformed", "times": 3},
-             {"kind": "claim_split", "action": "reply", "reply": "-", "times": 2}]
+    rules = [
+        {"kind": "faithfulness", "action": "reply", "reply": "No"},
+        {"kind": "correctness", "action": "malformed", "times": 3},
+        {"kind": "claim_split", "action": "reply", "reply": "-", "times": 2},
+    ]
     with FakeOpenAI(rules=rules) as fake:
         spec = tmp_path / "j.yaml"
-        spec.write_text(yaml.safe_dump({
-            "splitters": [{"kind": "sentence"}], "retrievers": [{"kind": "bm25"}],
-            "llm": {"model": "chance-judge", "base_url": fake.base_url, "api_key_env": None}}))
+        spec.write_text(
+            yaml.safe_dump(
+                {
+                    "splitters": [{"kind": "sentence"}],
+                    "retrievers": [{"kind": "bm25"}],
+                    "llm": {"model": "chance-judge", "base_url": fake.base_url, "api_key_env": None},
+                }
+            )
+        )
         out = tmp_path / "meta.json"
-        r = run_cli("judges", "evaluate", labels, "--spec", spec, "--detectors",
-                    "llm_faithfulness,llm_correctness,claims", "--cache", tmp_path / "c", "--out", out)
+        r = run_cli(
+            "judges",
+            "evaluate",
+            labels,
+            "--spec",
+            spec,
+            "--detectors",
+            "llm_faithfulness,llm_correctness,claims",
+            "--cache",
+            tmp_path / "c",
+            "--out",
+            out,
+        )
     assert r.returncode == 0, describe(r)
     reason = f"first line is not a score: {DEFAULT_MALFORMED_REPLY!r}"
     res = {row["detector"]: row for row in json.loads(out.read_text())["rows"]}
@@ -241,8 +296,10 @@ def test_judges_evaluate_prints_unmeasured_reasons_and_a_judge_no_better_than_ch
     assert res["claims"]["unscored"] == 2 and res["claims"]["unmeasured_example"] == "no claims in the split reply: '-'"
     assert "llm_faithfulness (!)" in r.stdout and "(!) no better than chance on the" in r.stdout
     assert "    llm_faithfulness: every test item scored 0" in r.stdout
-    assert f"llm_correctness: 3/24 items unmeasured (unparseable replies, failed calls; left out of the figures), " \
-           f"e.g. {reason}" in r.stdout
+    assert (
+        f"llm_correctness: 3/24 items unmeasured (unparseable replies, failed calls; left out of the figures), "
+        f"e.g. {reason}" in r.stdout
+    )
     assert "claims: 2/24 items unmeasured" in r.stdout
     assert "3/24" in r.stdout and "0/24" in r.stdout  # the table's unmeasured column
     # the call cache says which detector made each call

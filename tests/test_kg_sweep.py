@@ -8,15 +8,22 @@ import json
 import pytest
 from conftest import BASE_LIMIT, PATTERN, describe
 
-KG_RETRIEVERS = [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "knowledge_graph"},
-                 {"kind": "knowledge_graph", "path_depth": 2}, {"kind": "hybrid_kg"}]
+KG_RETRIEVERS = [
+    {"kind": "bm25"},
+    {"kind": "vector"},
+    {"kind": "knowledge_graph"},
+    {"kind": "knowledge_graph", "path_depth": 2},
+    {"kind": "hybrid_kg"},
+]
 
 
 def _sources(records, config_id: str) -> dict[str, list]:
     out = {}
     for _, row in records[records["config_id"] == config_id].iterrows():
-        out[row["qid"]] = [(s["node_id"], round(s["score"], 9), list(s["triplets"]) if s.get("triplets") is not None
-                            else None) for s in row["sources"]]
+        out[row["qid"]] = [
+            (s["node_id"], round(s["score"], 9), list(s["triplets"]) if s.get("triplets") is not None else None)
+            for s in row["sources"]
+        ]
     return out
 
 
@@ -81,12 +88,28 @@ def test_graph_without_triplets_fails_only_its_configurations(make_spec, shared_
     (corpus / "a.txt").write_text("the weather was nice today.\nwe went for a walk by the river.\n")
     (corpus / "b.txt").write_text("it rained later on.\nthen we went home again.\n")
     qs = tmp_path / "q.jsonl"
-    qs.write_text(json.dumps({"id": "q1", "question": "how was the weather?", "answer": "nice",
-                              "evidence": [{"doc_id": "a.txt", "text": "the weather was nice today."}]}) + "\n")
-    spec = make_spec("kg-empty", dataset={"corpus": {"format": "folder", "path": str(corpus)},
-                                          "questions": {"format": "jsonl", "path": str(qs)}},
-                     splitters=[PATTERN], retrievers=[{"kind": "bm25"}, {"kind": "knowledge_graph"}], top_k=[3],
-                     embeddings=[])
+    qs.write_text(
+        json.dumps(
+            {
+                "id": "q1",
+                "question": "how was the weather?",
+                "answer": "nice",
+                "evidence": [{"doc_id": "a.txt", "text": "the weather was nice today."}],
+            }
+        )
+        + "\n"
+    )
+    spec = make_spec(
+        "kg-empty",
+        dataset={
+            "corpus": {"format": "folder", "path": str(corpus)},
+            "questions": {"format": "jsonl", "path": str(qs)},
+        },
+        splitters=[PATTERN],
+        retrievers=[{"kind": "bm25"}, {"kind": "knowledge_graph"}],
+        top_k=[3],
+        embeddings=[],
+    )
     proc = run_cli("run", spec.path, "--cache", shared_cache)
     assert proc.returncode == 3, describe(proc)  # finished with failures
     run = read_run(spec.run_dir, proc)
@@ -98,10 +121,16 @@ def test_graph_without_triplets_fails_only_its_configurations(make_spec, shared_
 
 def test_unreachable_neo4j_stops_the_run_at_start_up(make_spec, shared_cache, run_cli, get_free_port):
     port = get_free_port()
-    spec = make_spec("kg-neo4j-down", splitters=[PATTERN], retrievers=[{"kind": "knowledge_graph", "store": "neo4j"}],
-                     top_k=[3], neo4j={"url": f"bolt://127.0.0.1:{port}", "password_env": "RS_TEST_PW"})
-    proc = run_cli("run", spec.path, "--cache", shared_cache,
-                   env={"RS_TEST_PW": "secret-pw-123", "NEO4J_USER": "neo4j"})
+    spec = make_spec(
+        "kg-neo4j-down",
+        splitters=[PATTERN],
+        retrievers=[{"kind": "knowledge_graph", "store": "neo4j"}],
+        top_k=[3],
+        neo4j={"url": f"bolt://127.0.0.1:{port}", "password_env": "RS_TEST_PW"},
+    )
+    proc = run_cli(
+        "run", spec.path, "--cache", shared_cache, env={"RS_TEST_PW": "secret-pw-123", "NEO4J_USER": "neo4j"}
+    )
     assert proc.returncode == 2, describe(proc)
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and f"cannot reach Neo4j at bolt://127.0.0.1:{port}" in lines[0]
@@ -117,18 +146,23 @@ def test_spec_naming_neo4j_without_a_neo4j_section_is_refused(make_spec, run_cli
 
 
 @pytest.mark.neo4j
-def test_neo4j_sweep_gives_the_same_results_as_the_embedded_store(kg_run, neo4j_server, make_spec, shared_cache,
-                                                                  run_cli, read_run):
-    retrievers = [{"kind": "knowledge_graph", "store": "neo4j"}, {"kind": "knowledge_graph", "store": "neo4j",
-                                                                   "path_depth": 2},
-                  {"kind": "hybrid_kg", "store": "neo4j"}]
-    spec = make_spec("kg-neo4j", splitters=[PATTERN], retrievers=retrievers, top_k=[5],
-                     neo4j={"url": neo4j_server.url})
+def test_neo4j_sweep_gives_the_same_results_as_the_embedded_store(
+    kg_run, neo4j_server, make_spec, shared_cache, run_cli, read_run
+):
+    retrievers = [
+        {"kind": "knowledge_graph", "store": "neo4j"},
+        {"kind": "knowledge_graph", "store": "neo4j", "path_depth": 2},
+        {"kind": "hybrid_kg", "store": "neo4j"},
+    ]
+    spec = make_spec("kg-neo4j", splitters=[PATTERN], retrievers=retrievers, top_k=[5], neo4j={"url": neo4j_server.url})
     proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", BASE_LIMIT)
     assert proc.returncode == 0, describe(proc)
     neo = read_run(spec.run_dir, proc)
-    for simple_id, neo_id in (("pattern-kg-k5", "pattern-kg-neo4j-k5"), ("pattern-kg-d2-k5", "pattern-kg-neo4j-d2-k5"),
-                              ("pattern-minilm-hybrid-kg-k5", "pattern-minilm-hybrid-kg-neo4j-k5")):
+    for simple_id, neo_id in (
+        ("pattern-kg-k5", "pattern-kg-neo4j-k5"),
+        ("pattern-kg-d2-k5", "pattern-kg-neo4j-d2-k5"),
+        ("pattern-minilm-hybrid-kg-k5", "pattern-minilm-hybrid-kg-neo4j-k5"),
+    ):
         assert _sources(neo.records, neo_id) == _sources(kg_run.records, simple_id), neo_id
         a = neo.records[neo.records["config_id"] == neo_id].set_index("qid")
         b = kg_run.records[kg_run.records["config_id"] == simple_id].set_index("qid")
@@ -146,10 +180,14 @@ def test_llm_path_extractor_builds_the_graph_through_the_llm_client(make_spec, s
 
     with FakeOpenAI(api_key="sk-kg-test").start() as fake:
         llm = {"model": "kg-extractor-model", "base_url": fake.base_url, "api_key_env": "FAKE_KEY", "concurrency": 4}
-        spec = make_spec("kg-llm", splitters=[PATTERN],
-                         retrievers=[{"kind": "knowledge_graph", "extractor": "llm_simple",
-                                      "max_triplets_per_chunk": 5}],
-                         top_k=[3], llm=llm, prices={"kg-extractor-model": {"input": 1.0, "output": 2.0}})
+        spec = make_spec(
+            "kg-llm",
+            splitters=[PATTERN],
+            retrievers=[{"kind": "knowledge_graph", "extractor": "llm_simple", "max_triplets_per_chunk": 5}],
+            top_k=[3],
+            llm=llm,
+            prices={"kg-extractor-model": {"input": 1.0, "output": 2.0}},
+        )
         env = {"FAKE_KEY": "sk-kg-test"}
         dry = run_cli("run", spec.path, "--cache", shared_cache, "--limit", 6, "--dry-run", env=env)
         assert dry.returncode == 0, describe(dry)
@@ -171,9 +209,14 @@ def test_llm_path_extractor_builds_the_graph_through_the_llm_client(make_spec, s
         kg = run.records[run.records["config_id"] == "pattern-kg-llm-k3"]
         assert len(kg) == 6 and kg["error"].isna().all()
         # a budget too small for the extraction stops the run cleanly (exit 4), before the graph is built
-        poor = make_spec("kg-llm-poor", **{**{k: v for k, v in spec.data.items() if k not in ("name", "output_dir")},
-                                            "llm": {**llm, "model": "kg-extractor-poor"},
-                                            "prices": {"kg-extractor-poor": {"input": 1.0, "output": 2.0}}})
+        poor = make_spec(
+            "kg-llm-poor",
+            **{
+                **{k: v for k, v in spec.data.items() if k not in ("name", "output_dir")},
+                "llm": {**llm, "model": "kg-extractor-poor"},
+                "prices": {"kg-extractor-poor": {"input": 1.0, "output": 2.0}},
+            },
+        )
         stopped = run_cli("run", poor.path, "--cache", shared_cache, "--limit", 6, "--budget", "0.002", env=env)
         assert stopped.returncode == 4, describe(stopped)
         assert json.loads((poor.run_dir / "manifest.json").read_text())["status"] == "stopped_budget"

@@ -16,7 +16,16 @@ from ragsweep.splitters.build import Chunk
 # ----------------------------------------------------------------------------- entity matching
 def test_tokens_fold_plurals_and_keep_section_numbers():
     assert tokens("The Parties' rights under § 5 and Article 17(3)") == (
-        "the", "party", "right", "under", "§", "5", "and", "article", "17(3)")
+        "the",
+        "party",
+        "right",
+        "under",
+        "§",
+        "5",
+        "and",
+        "article",
+        "17(3)",
+    )
     assert tokens("process access") == ("process", "access")  # -ss is not a plural
 
 
@@ -145,8 +154,10 @@ def test_retrieves_source_chunks_ranked_with_triplets(built):
     # c2 holds two of them
     assert [(n.node.node_id, n.score) for n in nodes] == [("c2", 4.0), ("c1", 3.0), ("c0", 2.0)]
     c2 = nodes[0]
-    assert sorted(c2.node.metadata[TRIPLETS_KEY]) == ["deposit -[HELD_IN]-> escrow account",
-                                                      "tenant -[SHALL_PAY]-> deposit"]
+    assert sorted(c2.node.metadata[TRIPLETS_KEY]) == [
+        "deposit -[HELD_IN]-> escrow account",
+        "tenant -[SHALL_PAY]-> deposit",
+    ]
     # offsets and document survive for span metrics
     assert (c2.node.metadata["doc_id"], c2.node.start_char_idx, c2.node.end_char_idx) == ("lease", 80, 120)
     # triplets are in the record, not in the text a non-LLM generator reads
@@ -189,16 +200,30 @@ def test_include_triplets_in_llm_context_when_asked(built):
     from llama_index.core.schema import MetadataMode
 
     chunks = {c.node_id: c for c in CHUNKS}
-    r = GraphChunkRetriever(built.store, EntityVocabulary.of(entity_ids(built.store)), chunks, max_keywords=5,
-                            path_depth=1, max_triplets=10, similarity_top_k=3, triplets_in_context=True)
+    r = GraphChunkRetriever(
+        built.store,
+        EntityVocabulary.of(entity_ids(built.store)),
+        chunks,
+        max_keywords=5,
+        path_depth=1,
+        max_triplets=10,
+        similarity_top_k=3,
+        triplets_in_context=True,
+    )
     node = r.retrieve("Who holds the deposit?")[0].node
     assert "HELD_IN" in node.get_content(metadata_mode=MetadataMode.LLM)
     assert "HELD_IN" not in node.get_content(metadata_mode=MetadataMode.EMBED)
 
 
 # ----------------------------------------------------------------------------- Neo4j (a real server)
-QUERIES = ["When must the landlord return the deposit?", "Who holds the deposit?", "What does the tenant pay?",
-           "What does the controller keep?", "What is the weather like?", "tenant landlord escrow account register"]
+QUERIES = [
+    "When must the landlord return the deposit?",
+    "Who holds the deposit?",
+    "What does the tenant pay?",
+    "What does the controller keep?",
+    "What is the weather like?",
+    "tenant landlord escrow account register",
+]
 
 
 @pytest.fixture
@@ -223,8 +248,9 @@ def test_neo4j_serves_the_same_graph_and_the_same_results(neo4j_store, built):
         for q in QUERIES:
             simple = _retriever(built.store, path_depth=depth).retrieve(q)
             neo = _retriever(neo4j_store, n4.entity_ids(neo4j_store, ns), path_depth=depth, namespace=ns).retrieve(q)
-            assert [(n.node.node_id, n.score, n.node.metadata[TRIPLETS_KEY]) for n in neo] == \
-                   [(n.node.node_id, n.score, n.node.metadata[TRIPLETS_KEY]) for n in simple], (depth, q)
+            assert [(n.node.node_id, n.score, n.node.metadata[TRIPLETS_KEY]) for n in neo] == [
+                (n.node.node_id, n.score, n.node.metadata[TRIPLETS_KEY]) for n in simple
+            ], (depth, q)
     # loading again is a no-op (the marker says it is complete); a half-loaded graph is reloaded
     assert n4.load(neo4j_store, ns, built.store, built.entities, built.relations)[0] is False
     neo4j_store.structured_query("MATCH (g:RagsweepGraph {id: $ns}) DELETE g", param_map={"ns": ns})
@@ -260,8 +286,12 @@ def test_unreachable_neo4j_is_one_clear_line(monkeypatch, get_free_port):
 
     monkeypatch.setenv("RS_TEST_NEO4J_USER", "neo4j")
     monkeypatch.setenv("RS_TEST_NEO4J_PASSWORD", "pw-not-shown")
-    spec = Neo4jSpec(url=f"bolt://127.0.0.1:{get_free_port()}", username_env="RS_TEST_NEO4J_USER",
-                     password_env="RS_TEST_NEO4J_PASSWORD", timeout=3)
+    spec = Neo4jSpec(
+        url=f"bolt://127.0.0.1:{get_free_port()}",
+        username_env="RS_TEST_NEO4J_USER",
+        password_env="RS_TEST_NEO4J_PASSWORD",
+        timeout=3,
+    )
     with pytest.raises(RagsweepError) as err:
         preflight(spec)
     msg = str(err.value)
@@ -313,8 +343,9 @@ def test_neo4j_without_apoc_is_one_clear_line(neo4j_server, tmp_path, get_free_p
     home.mkdir()
     (home / "lib").symlink_to(jars)
     port = get_free_port()
-    env = dict(os.environ, NEO4J_HOME_DIR=str(home), NEO4J_BOLT_PORT=str(port), NEO4J_APOC="0",
-               NEO4J_PASSWORD="no-apoc-pw")
+    env = dict(
+        os.environ, NEO4J_HOME_DIR=str(home), NEO4J_BOLT_PORT=str(port), NEO4J_APOC="0", NEO4J_PASSWORD="no-apoc-pw"
+    )
     script = str(root / "scripts" / "neo4j.sh")
     started = subprocess.run([script, "start"], env=env, capture_output=True, text=True, timeout=180)
     try:
@@ -346,8 +377,9 @@ def test_neo4j_keeps_long_source_lists(neo4j_store, tmp_path):
         by_id = {c.node_id: c for c in chunks}
         args = dict(max_keywords=5, path_depth=1, max_triplets=10, similarity_top_k=200)
         simple = GraphChunkRetriever(g.store, EntityVocabulary.of(entity_ids(g.store)), by_id, **args).retrieve("roof")
-        neo = GraphChunkRetriever(neo4j_store, EntityVocabulary.of(n4.entity_ids(neo4j_store, ns)), by_id,
-                                  namespace=ns, **args).retrieve("roof")
+        neo = GraphChunkRetriever(
+            neo4j_store, EntityVocabulary.of(n4.entity_ids(neo4j_store, ns)), by_id, namespace=ns, **args
+        ).retrieve("roof")
         assert len(simple) == 130
         assert [n.node.node_id for n in neo] == [n.node.node_id for n in simple]
     finally:

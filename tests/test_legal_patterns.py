@@ -46,36 +46,51 @@ def triples(text: str, **kwargs) -> set[tuple[str, str, str]]:
 # --- normalisation -----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    ('"The Controller"', "controller"),
-    ("  Each   Authorised\n User ", "authorised user"),
-    ("the Tenant's", "tenant"),
-    ("Employees'", "employees"),
-    ("(4) Tenant", "tenant"),
-    ("such Records,", "records"),
-    ("the municipal office that keeps the register", "municipal office"),  # relative clause
-    ("a notice, in writing", "notice"),  # comma
-    ("the right to appeal the decision", "right"),  # "to" + verb
-    ("money paid to the Landlord", "money paid to the landlord"),  # "to" + noun phrase is kept
-    ("information relating to a named person", "information relating to a named person"),
-    ("up to 5 unused days", "5 unused days"),
-])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ('"The Controller"', "controller"),
+        ("  Each   Authorised\n User ", "authorised user"),
+        ("the Tenant's", "tenant"),
+        ("Employees'", "employees"),
+        ("(4) Tenant", "tenant"),
+        ("such Records,", "records"),
+        ("the municipal office that keeps the register", "municipal office"),  # relative clause
+        ("a notice, in writing", "notice"),  # comma
+        ("the right to appeal the decision", "right"),  # "to" + verb
+        ("money paid to the Landlord", "money paid to the landlord"),  # "to" + noun phrase is kept
+        ("information relating to a named person", "information relating to a named person"),
+        ("up to 5 unused days", "5 unused days"),
+    ],
+)
 def test_normalize_entity(raw, expected):
     assert normalize_entity(raw) == expected
 
 
-@pytest.mark.parametrize("raw", ["", "   ", "the", "any of those", "it", "1,250", "(b)", "$ 40.00",
-                                 "one two three four five six seven eight nine"])
+@pytest.mark.parametrize(
+    "raw",
+    ["", "   ", "the", "any of those", "it", "1,250", "(b)", "$ 40.00", "one two three four five six seven eight nine"],
+)
 def test_normalize_entity_rejects_non_entities(raw):
     assert normalize_entity(raw) == ""
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    ("§5", "§ 5"), ("§ 5", "§ 5"), ("Section 4.2", "section 4.2"), ("sections 4.2", "section 4.2"),
-    ("section 12(b)", "section 12(b)"), ("Article 17 (3)", "article 17(3)"), ("Art. 17(3)", "article 17(3)"),
-    ("Clause 9", "clause 9"), ("Schedule 2", "schedule 2"), ("Annex IV", "annex iv"),
-    ("paragraph (b)", "paragraph (b)"),
-])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("§5", "§ 5"),
+        ("§ 5", "§ 5"),
+        ("Section 4.2", "section 4.2"),
+        ("sections 4.2", "section 4.2"),
+        ("section 12(b)", "section 12(b)"),
+        ("Article 17 (3)", "article 17(3)"),
+        ("Art. 17(3)", "article 17(3)"),
+        ("Clause 9", "clause 9"),
+        ("Schedule 2", "schedule 2"),
+        ("Annex IV", "annex iv"),
+        ("paragraph (b)", "paragraph (b)"),
+    ],
+)
 def test_section_references_are_canonical(raw, expected):
     assert normalize_entity(raw) == expected
 
@@ -95,9 +110,11 @@ def test_quoted_definitions():
 
 def test_unquoted_and_glossary_definitions_only_at_clause_start():
     assert triples("(4) Goods means the items listed in the order form.") == {
-        ("goods", "DEFINED_AS", "items listed in the order form")}
+        ("goods", "DEFINED_AS", "items listed in the order form")
+    }
     assert triples("Usage Data: information collected automatically when you use the app.") == {
-        ("usage data", "DEFINED_AS", "information collected automatically")}
+        ("usage data", "DEFINED_AS", "information collected automatically")
+    }
     assert triples("This means that the fee is waived.") == set()
 
 
@@ -116,32 +133,46 @@ def test_aliases():
     assert (alias.subject_label, alias.object_label) == ("PARTY", "PARTY")
 
 
-@pytest.mark.parametrize(("sentence", "expected"), [
-    ("(3) A Data Custodian must keep a register of disclosures and make it available to the Regulator.",
-     ("data custodian", "MUST_KEEP", "register of disclosures")),
-    ("The Contractor shall not disclose confidential information to any third party.",
-     ("contractor", "SHALL_NOT_DISCLOSE", "confidential information")),
-    ("Visitors must not feed the animals.", ("visitors", "MUST_NOT_FEED", "animals")),
-    ("No tenant may sublet the premises without consent.", ("tenant", "MAY_NOT_SUBLET", "premises")),  # "No S"
-    ("Every employee is entitled to 20 days of paid leave.", ("employee", "ENTITLED_TO", "20 days of paid leave")),
-    ("The Licensee is required to notify the Licensor in writing.", ("licensee", "REQUIRED_TO_NOTIFY", "licensor")),
-    ("The Auditor shall report annually to the Finance Committee.",  # object after a preposition
-     ("auditor", "SHALL_REPORT", "finance committee")),
-    ("The Licensee must not copy, modify or distribute the Software.", ("licensee", "MUST_NOT_COPY", "software")),
-    ("Where a complaint is upheld, the Board shall refund the fee.", ("board", "SHALL_REFUND", "fee")),
-    ("A tenant who breaches this clause must pay a penalty.", ("tenant", "MUST_PAY", "penalty")),
-    ("The Landlord shall carry out urgent repairs.", ("landlord", "SHALL_CARRY_OUT", "urgent repairs")),
-])
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        (
+            "(3) A Data Custodian must keep a register of disclosures and make it available to the Regulator.",
+            ("data custodian", "MUST_KEEP", "register of disclosures"),
+        ),
+        (
+            "The Contractor shall not disclose confidential information to any third party.",
+            ("contractor", "SHALL_NOT_DISCLOSE", "confidential information"),
+        ),
+        ("Visitors must not feed the animals.", ("visitors", "MUST_NOT_FEED", "animals")),
+        ("No tenant may sublet the premises without consent.", ("tenant", "MAY_NOT_SUBLET", "premises")),  # "No S"
+        ("Every employee is entitled to 20 days of paid leave.", ("employee", "ENTITLED_TO", "20 days of paid leave")),
+        ("The Licensee is required to notify the Licensor in writing.", ("licensee", "REQUIRED_TO_NOTIFY", "licensor")),
+        (
+            "The Auditor shall report annually to the Finance Committee.",  # object after a preposition
+            ("auditor", "SHALL_REPORT", "finance committee"),
+        ),
+        ("The Licensee must not copy, modify or distribute the Software.", ("licensee", "MUST_NOT_COPY", "software")),
+        ("Where a complaint is upheld, the Board shall refund the fee.", ("board", "SHALL_REFUND", "fee")),
+        ("A tenant who breaches this clause must pay a penalty.", ("tenant", "MUST_PAY", "penalty")),
+        ("The Landlord shall carry out urgent repairs.", ("landlord", "SHALL_CARRY_OUT", "urgent repairs")),
+    ],
+)
 def test_duties(sentence, expected):
     assert expected in triples(sentence)
 
 
-@pytest.mark.parametrize(("sentence", "expected"), [
-    ("Backup tapes shall be stored in a locked cabinet.", ("backup tapes", "SHALL_BE_STORED", "locked cabinet")),
-    ("Invoices must be paid within 30 days.", ("invoices", "MUST_BE_PAID", "30 days")),
-    ("Personal records shall be kept securely and shall not be disclosed to the public.",  # subject carried over
-     ("personal records", "SHALL_NOT_BE_DISCLOSED", "public")),
-])
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("Backup tapes shall be stored in a locked cabinet.", ("backup tapes", "SHALL_BE_STORED", "locked cabinet")),
+        ("Invoices must be paid within 30 days.", ("invoices", "MUST_BE_PAID", "30 days")),
+        (
+            "Personal records shall be kept securely and shall not be disclosed to the public.",  # subject carried over
+            ("personal records", "SHALL_NOT_BE_DISCLOSED", "public"),
+        ),
+    ],
+)
 def test_passive_duties(sentence, expected):
     assert expected in triples(sentence)
 
@@ -159,13 +190,15 @@ def test_cross_references_link_entities_to_sections():
     assert ("tenant", "REFERS_TO", "section 4.2") in got
     assert ("housing tribunal", "REFERS_TO", "section 4.2") in got
     assert ("data protection officer", "REFERS_TO", "§ 5") in triples(
-        '(3) "Data Protection Officer" means the official appointed under §5.')
+        '(3) "Data Protection Officer" means the official appointed under §5.'
+    )
 
 
 def test_references_meet_headings():
     heading = extract_triplets("Section 4.2 Appeals")
     assert [(t.subject, t.relation, t.object, t.subject_label, t.object_label) for t in heading] == [
-        ("section 4.2", "HAS_TITLE", "appeals", "SECTION", "TOPIC")]
+        ("section 4.2", "HAS_TITLE", "appeals", "SECTION", "TOPIC")
+    ]
     reference = extract_triplets("A complaint may be escalated by the Tenant under section 4.2.")
     assert {t.object for t in reference if t.relation == "REFERS_TO"} == {"section 4.2"}
     got = triples(CONTRACT)
@@ -176,7 +209,8 @@ def test_references_meet_headings():
 
 def test_fallback_co_occurrence():
     assert triples("Meetings of the Audit Committee are chaired by the Chief Financial Officer.") == {
-        ("audit committee", "CO_OCCURS_WITH", "chief financial officer")}
+        ("audit committee", "CO_OCCURS_WITH", "chief financial officer")
+    }
     assert ("harbour procurement board", "CO_OCCURS_WITH", "regional ombudsman office") in triples(CONTRACT)
     many = "Reports go to the Audit Committee, Risk Committee, Data Office, Legal Team, Works Council and Board Office."
     assert len(triples(many)) == 3  # at most three pairs per sentence
@@ -206,7 +240,8 @@ def test_max_per_chunk_keeps_the_first_triplets():
     full = extract_triplets(CONTRACT)
     assert len(full) > 5
     assert extract_triplets(CONTRACT, max_per_chunk=5) == [
-        Triplet(t.subject, t.relation, t.object, *_labels_in(full[:5], t)) for t in full[:5]]
+        Triplet(t.subject, t.relation, t.object, *_labels_in(full[:5], t)) for t in full[:5]
+    ]
     assert extract_triplets(CONTRACT, max_per_chunk=0) == []
 
 
@@ -240,10 +275,14 @@ def test_labels_are_valid_graph_identifiers_and_names_are_non_empty():
 def _nodes():
     from llama_index.core.schema import TextNode
 
-    return [TextNode(id_="n1", text="(3) A Data Custodian must keep a register of disclosures.",
-                     metadata={"doc_id": "a"}),
-            TextNode(id_="n2", text="The Data Custodian shall report annually to the Oversight Board under § 4.",
-                     metadata={"doc_id": "b"})]
+    return [
+        TextNode(id_="n1", text="(3) A Data Custodian must keep a register of disclosures.", metadata={"doc_id": "a"}),
+        TextNode(
+            id_="n2",
+            text="The Data Custodian shall report annually to the Oversight Board under § 4.",
+            metadata={"doc_id": "b"},
+        ),
+    ]
 
 
 def test_extractor_sets_kg_metadata():
@@ -265,8 +304,11 @@ def test_extractor_sets_kg_metadata():
     assert names["data custodian"].label == "PARTY" and names["data custodian"].properties["doc_id"] == "a"
     assert rel.properties == {"doc_id": "a"}
     second = {(r.source_id, r.label, r.target_id) for r in nodes[1].metadata[KG_RELATIONS_KEY]}
-    assert second == {("data custodian", "SHALL_REPORT", "oversight board"), ("data custodian", "REFERS_TO", "§ 4"),
-                      ("oversight board", "REFERS_TO", "§ 4")}
+    assert second == {
+        ("data custodian", "SHALL_REPORT", "oversight board"),
+        ("data custodian", "REFERS_TO", "§ 4"),
+        ("oversight board", "REFERS_TO", "§ 4"),
+    }
 
 
 def test_extractor_limit_and_async():
@@ -282,10 +324,17 @@ def test_property_graph_index_builds_offline():
     from llama_index.core import PropertyGraphIndex
     from llama_index.core.graph_stores import SimplePropertyGraphStore
 
-    index = PropertyGraphIndex(nodes=_nodes(), kg_extractors=[LegalPatternExtractor()],
-                               property_graph_store=SimplePropertyGraphStore(), embed_kg_nodes=False, use_async=False)
-    found = {(s.name, r.label, o.name) for s, r, o in index.property_graph_store.get_triplets(
-        entity_names=["data custodian"])}
+    index = PropertyGraphIndex(
+        nodes=_nodes(),
+        kg_extractors=[LegalPatternExtractor()],
+        property_graph_store=SimplePropertyGraphStore(),
+        embed_kg_nodes=False,
+        use_async=False,
+    )
+    found = {
+        (s.name, r.label, o.name)
+        for s, r, o in index.property_graph_store.get_triplets(entity_names=["data custodian"])
+    }
     assert ("data custodian", "MUST_KEEP", "register of disclosures") in found
     assert ("data custodian", "SHALL_REPORT", "oversight board") in found
     assert {o.name for _, _, o in index.property_graph_store.get_triplets(relation_names=["REFERS_TO"])} == {"§ 4"}

@@ -149,8 +149,9 @@ def _ask_all(llm, n: int, prefix: str) -> Trace:
 
     async def main():
         with llm_scope(trace, stage="generation"):
-            return await asyncio.gather(*(llm.achat([ChatMessage(role="user", content=f"{prefix} {i}")])
-                                          for i in range(n)))
+            return await asyncio.gather(
+                *(llm.achat([ChatMessage(role="user", content=f"{prefix} {i}")]) for i in range(n))
+            )
 
     asyncio.run(main())
     return trace
@@ -161,8 +162,9 @@ def test_one_slot_server_over_http(engines):
     the later ones wait up to 1.8 s in the queue: they time out and the server computes abandoned copies (on
     any machine: slower only makes more). Adapting, nothing waits longer than a request or two."""
     with FakeOpenAI(latency_ms=150, slots=1).start() as fixed_fake:
-        engine, llm = engines.make(fixed_fake, concurrency=12, timeout=1.0, adaptive_concurrency=False,
-                                   max_backoff=0.1, max_retries=1)
+        engine, llm = engines.make(
+            fixed_fake, concurrency=12, timeout=1.0, adaptive_concurrency=False, max_backoff=0.1, max_retries=1
+        )
         _ask_all(llm, 12, "fixed")
         assert engine.timeouts > 0 and fixed_fake.stats()["generations"] > engine.calls
     with FakeOpenAI(latency_ms=150, slots=1).start() as fake:
@@ -189,12 +191,15 @@ def test_server_reported_slots_and_timings(engines):
 
 
 def test_server_info_parsers():
-    assert from_llama_cpp({"default_generation_settings": {"n_ctx": 2048}}) == ServerInfo(2048, None,
-                                                                                          "llama.cpp /props")
+    assert from_llama_cpp({"default_generation_settings": {"n_ctx": 2048}}) == ServerInfo(
+        2048, None, "llama.cpp /props"
+    )
     assert from_models({"data": [{"id": "m", "max_model_len": 32768}]}, "m").context_window == 32768
     assert from_models({"data": [{"id": "other", "max_model_len": 1}]}, "m") is None
-    assert from_ollama({"models": [{"name": "llama3:latest", "context_length": 8192}]}, None,
-                       "llama3").context_window == 8192
+    assert (
+        from_ollama({"models": [{"name": "llama3:latest", "context_length": 8192}]}, None, "llama3").context_window
+        == 8192
+    )
     assert from_ollama(None, {"parameters": "stop <eot>\nnum_ctx 4096"}, "llama3").context_window == 4096
     assert probe(None, "gpt-4o-mini") == ServerInfo()
 
@@ -234,15 +239,30 @@ def test_context_overflow_messages_of_known_servers():
             self.status_code, self.body, self.message = status, body, message
             self.code = (body.get("error") or {}).get("code") if isinstance(body, dict) else None
 
-    openai_like = E(400, {"error": {"code": "context_length_exceeded"}},
-                    "This model's maximum context length is 2048 tokens. However, you requested 2755 tokens "
-                    "(2243 in the messages, 512 in the completion).")
+    openai_like = E(
+        400,
+        {"error": {"code": "context_length_exceeded"}},
+        "This model's maximum context length is 2048 tokens. However, you requested 2755 tokens "
+        "(2243 in the messages, 512 in the completion).",
+    )
     assert context_overflow(openai_like) == (2243, 2048)  # the prompt's tokens, apart from the reply's
-    vllm_new = E(400, {"error": {"code": None}}, "This model's maximum context length is 4096 tokens. However, your "
-                 "request has 5000 input tokens.")
+    vllm_new = E(
+        400,
+        {"error": {"code": None}},
+        "This model's maximum context length is 4096 tokens. However, your request has 5000 input tokens.",
+    )
     assert context_overflow(vllm_new) == (5000, 4096)
-    llama_cpp = E(400, {"error": {"type": "exceed_context_size_error", "n_prompt_tokens": 5000, "n_ctx": 4096,
-                                  "message": "the request exceeds the available context size, try increasing it"}})
+    llama_cpp = E(
+        400,
+        {
+            "error": {
+                "type": "exceed_context_size_error",
+                "n_prompt_tokens": 5000,
+                "n_ctx": 4096,
+                "message": "the request exceeds the available context size, try increasing it",
+            }
+        },
+    )
     assert context_overflow(llama_cpp) == (5000, 4096)
     assert context_overflow(E(400, {"error": {"code": "invalid_value"}}, "temperature must be <= 2")) is None
     assert context_overflow(E(500, {}, "maximum context length is 10")) is None

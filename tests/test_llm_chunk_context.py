@@ -40,6 +40,7 @@ def document_window(text: str, tokens: TokenMap, start: int, end: int, document_
 
 # --- windows and replies (pure) -----------------------------------------------------------------------------------
 
+
 def _long_text() -> str:
     return "HEAD OF THE AGREEMENT between Alpha and Beta.\n" + " ".join(f"clause{i} says item{i}." for i in range(600))
 
@@ -48,7 +49,7 @@ def test_a_document_that_fits_is_shown_whole():
     text = "A short lease. The rent is due monthly."
     tokens = TokenMap.of(text)
     assert document_window(text, tokens, 15, 39, 64, 10) == text
-    assert [text[tokens.char(i):tokens.char(i + 1)] for i in range(3)] == ["A", " short", " lease"]
+    assert [text[tokens.char(i) : tokens.char(i + 1)] for i in range(3)] == ["A", " short", " lease"]
     assert tokens.char(len(tokens)) == len(text) and tokens.token_at(3) == 1
 
 
@@ -88,38 +89,52 @@ def test_a_document_of_few_characters_but_many_tokens_is_windowed():
     text = "契約の期間は五年とする。" * 40 + "🙂" * 60
     assert len(text) < 600 < len(TokenMap.of(text)) and may_exceed(text, 600) and not may_exceed("a" * 600, 600)
     chunk = Chunk("c:jp:0", "jp", 0, 12, text[:12])
-    [(doc_id, bounds, _)], windowed = keys([chunk], [Document(doc_id="jp", text=text)],
-                                           LLMChunkContextSpec(kind="llm", document_tokens=600))
-    assert (windowed == 1 and bounds
-            and len(TokenMap.of(document_window(text, TokenMap.of(text), 0, 12, 600, 150))) <= 608)
+    [(doc_id, bounds, _)], windowed = keys(
+        [chunk], [Document(doc_id="jp", text=text)], LLMChunkContextSpec(kind="llm", document_tokens=600)
+    )
+    assert (
+        windowed == 1 and bounds and len(TokenMap.of(document_window(text, TokenMap.of(text), 0, 12, 600, 150))) <= 608
+    )
 
 
 def test_replies_prompts_and_prefixes():
-    assert (clean_reply("  <think>the chunk is about\nrent</think>\n Rent  terms of the\nlease. ")
-            == "Rent terms of the lease.")
+    assert (
+        clean_reply("  <think>the chunk is about\nrent</think>\n Rent  terms of the\nlease. ")
+        == "Rent terms of the lease."
+    )
     assert clean_reply("<think>never closed") == "" and clean_reply("") == ""
     # other braces (legal text, JSON, user templates) are left alone
     assert fill("{document}|{chunk}|{other}", "d {chunk}", "c {x}") == "d {chunk}|c {x}|{other}"
     p = fill(DEFAULT_PROMPT, "The whole lease.", "The rent is due.")
     assert p.startswith("<document>\nThe whole lease.\n</document>") and classify(p) == "situate"
-    assert default_reply("situate", p) == ("This chunk is from the document that begins: The whole lease.; "
-                                           "it covers little.")
+    assert default_reply("situate", p) == (
+        "This chunk is from the document that begins: The whole lease.; it covers little."
+    )
     assert prefix("Rent terms.", "Lease") == "Lease\nRent terms." and prefix("", None) is None
     assert prefix("", "Lease") == "Lease"
 
 
 # --- spec ------------------------------------------------------------------------------------------------------
 
+
 def _spec(*splitters, **over):
-    data = {**DEMO, "splitters": list(splitters), "retrievers": [{"kind": "bm25"}], "top_k": [3],
-            "llm": {"model": "m", "base_url": "http://127.0.0.1:9/v1", "api_key_env": None}, **over}
+    data = {
+        **DEMO,
+        "splitters": list(splitters),
+        "retrievers": [{"kind": "bm25"}],
+        "top_k": [3],
+        "llm": {"model": "m", "base_url": "http://127.0.0.1:9/v1", "api_key_env": None},
+        **over,
+    }
     return parse_spec(data, "spec.yaml")
 
 
 def test_labels_hashes_and_identity():
     plain = {c.config_id: c.config_hash for c in expand(_spec(PLAIN))}
-    both = {c.config_id: c for c in expand(_spec(PLAIN, {**PLAIN, "context": "llm"},
-                                                 {**PLAIN, "context": {"kind": "llm", "title": True}}))}
+    both = {
+        c.config_id: c
+        for c in expand(_spec(PLAIN, {**PLAIN, "context": "llm"}, {**PLAIN, "context": {"kind": "llm", "title": True}}))
+    }
     assert {i: both[i].config_hash for i in plain} == plain
     llm = both["sentence256-cllm-bm25-k3"]
     assert isinstance(llm.splitter.context, LLMChunkContextSpec) and "sentence256-ctitle-llm-bm25-k3" in both
@@ -147,16 +162,26 @@ def test_prompt_file_is_resolved_hashed_and_checked(tmp_path):
 
     def write(prompt: str) -> Path:
         path = tmp_path / f"spec-{prompt}.yaml"
-        path.write_text(json.dumps({**DEMO, "splitters": [{**PLAIN, "context": {"kind": "llm", "prompt_file": prompt}}],
-                                    "retrievers": [{"kind": "bm25"}], "llm": {"model": "m", "api_key_env": None}}))
+        path.write_text(
+            json.dumps(
+                {
+                    **DEMO,
+                    "splitters": [{**PLAIN, "context": {"kind": "llm", "prompt_file": prompt}}],
+                    "retrievers": [{"kind": "bm25"}],
+                    "llm": {"model": "m", "api_key_env": None},
+                }
+            )
+        )
         return path
 
     spec = load_spec(write("p.txt"))
     assert spec.splitters[0].context.prompt_file == tmp_path / "p.txt"
     [with_file] = expand(spec)
     [default] = expand(_spec({**PLAIN, "context": "llm"}, top_k=[5]))
-    assert with_file.chunk_identity()["context_llm"]["prompt_sha256"] != default.chunk_identity()["context_llm"][
-        "prompt_sha256"]
+    assert (
+        with_file.chunk_identity()["context_llm"]["prompt_sha256"]
+        != default.chunk_identity()["context_llm"]["prompt_sha256"]
+    )
     with pytest.raises(RagsweepError, match=r"splitters\[0\]\.context\.prompt_file: .*bad.txt needs the placeholders"):
         load_spec(write("bad.txt"))
     with pytest.raises(RagsweepError, match=r"splitters\[0\]\.context\.prompt_file: .*none.txt does not exist"):
@@ -172,12 +197,15 @@ def test_spec_errors_name_the_field():
         return msg
 
     assert "splitters[0].context: kind llm asks an LLM for each chunk's context; add an 'llm' section" in error(
-        {**PLAIN, "context": "llm"}, llm=None)
+        {**PLAIN, "context": "llm"}, llm=None
+    )
     assert "splitters[0].context: unknown context 'lmm'; expected none, title, title_headings or llm" in error(
-        {**PLAIN, "context": "lmm"})
+        {**PLAIN, "context": "lmm"}
+    )
     assert "splitters[0].context.head_tokens" not in error({**PLAIN, "context": {"kind": "llm", "head_tokens": 9000}})
     assert "splitters[0].context: head_tokens must be smaller" in error(
-        {**PLAIN, "context": {"kind": "llm", "head_tokens": 9000}})
+        {**PLAIN, "context": {"kind": "llm", "head_tokens": 9000}}
+    )
     assert "splitters[0].context.documents: unknown key" in error({**PLAIN, "context": {"kind": "llm", "documents": 3}})
     # a context with its own LLM needs no llm section
     own = _spec({**PLAIN, "context": {"kind": "llm", "llm": {"model": "c", "api_key_env": None}}}, llm=None)
@@ -189,6 +217,7 @@ def test_spec_errors_name_the_field():
 
 # --- the stage, over HTTP ----------------------------------------------------------------------------------------
 
+
 def test_bm25_finds_a_chunk_only_through_its_llm_context(tmp_path):
     """The chunk never names the hangar; the document's first line does, and the context carries it."""
     from ragsweep.cache_dir import CacheDir
@@ -198,21 +227,29 @@ def test_bm25_finds_a_chunk_only_through_its_llm_context(tmp_path):
     from ragsweep.pipelines.stages.chunk_context import llm_contexts
     from ragsweep.retrievers.factory import bm25_retriever
 
-    texts = {"lease": "Zeppelin Hangar Lease\n\n" + "Filler sentence about nothing much. " * 40
-                      + "The rent is due monthly in advance.",
-             "permit": "Parking Permit Rules\n\nPermits are issued for one calendar year."}
+    texts = {
+        "lease": "Zeppelin Hangar Lease\n\n"
+        + "Filler sentence about nothing much. " * 40
+        + "The rent is due monthly in advance.",
+        "permit": "Parking Permit Rules\n\nPermits are issued for one calendar year.",
+    }
     docs = [Document(doc_id=k, text=v) for k, v in texts.items()]
     start = texts["lease"].index("The rent")
-    chunks = [Chunk("c:lease:1", "lease", start, len(texts["lease"]), texts["lease"][start:]),
-              Chunk("c:permit:0", "permit", 0, len(texts["permit"]), texts["permit"])]
+    chunks = [
+        Chunk("c:lease:1", "lease", start, len(texts["lease"]), texts["lease"][start:]),
+        Chunk("c:permit:0", "permit", 0, len(texts["permit"]), texts["permit"]),
+    ]
     with FakeOpenAI() as fake:
-        spec = _spec({**PLAIN, "context": {"kind": "llm", "document_tokens": 200, "head_tokens": 20}},
-                     llm={"model": "m", "base_url": fake.base_url, "api_key_env": None})
+        spec = _spec(
+            {**PLAIN, "context": {"kind": "llm", "document_tokens": 200, "head_tokens": 20}},
+            llm={"model": "m", "base_url": fake.base_url, "api_key_env": None},
+        )
         [config] = expand(spec)
         clients = LLMClients(spec, tmp_path / "llm.sqlite", run_id="t")
         try:
-            ctx = StageContext(spec=spec, dataset=Dataset("d", docs, []), cache=CacheDir(tmp_path), models=None,
-                               llm_for=clients.get)
+            ctx = StageContext(
+                spec=spec, dataset=Dataset("d", docs, []), cache=CacheDir(tmp_path), models=None, llm_for=clients.get
+            )
             out = llm_contexts(ctx, config, chunks)
         finally:
             clients.close()
@@ -221,8 +258,9 @@ def test_bm25_finds_a_chunk_only_through_its_llm_context(tmp_path):
 
     ks, windowed = keys(chunks, docs, config.splitter.context)
     lease_prompt = prompt_of(ks[0], {d.doc_id: d.text for d in docs}, DEFAULT_PROMPT)
-    assert windowed == 1 and lease_prompt.endswith(DEFAULT_PROMPT[DEFAULT_PROMPT.index("</document>"):].replace(
-        "{chunk}", chunks[0].text))
+    assert windowed == 1 and lease_prompt.endswith(
+        DEFAULT_PROMPT[DEFAULT_PROMPT.index("</document>") :].replace("{chunk}", chunks[0].text)
+    )
     assert [(c.node_id, c.start, c.end, c.text) for c in out] == [(c.node_id, c.start, c.end, c.text) for c in chunks]
     assert out[0].context.startswith("This chunk is from the document that begins: Zeppelin Hangar Lease")
     assert "Zeppelin Hangar Lease" in lease_prompt and ELISION in lease_prompt  # the head, then the block
@@ -242,11 +280,15 @@ def test_demo_sweep_with_llm_contexts(tmp_path, run_cli):
 
     cache = tmp_path / "cache"
     with FakeOpenAI(api_key=KEY) as fake:
-        data = {**DEMO, "splitters": [{**PLAIN, "context": {"kind": "llm", "document_tokens": 400}}],
-                "retrievers": [{"kind": "bm25"}], "top_k": [3],
-                "llm": {"model": "ctx-model", "base_url": fake.base_url, "api_key_env": "CTX_KEY"},
-                "prices": {"ctx-model": {"input": 1.0, "output": 2.0}},
-                "scoring": {"bootstrap_samples": 100, "bertscore": {"baseline_pairs": 50}}}
+        data = {
+            **DEMO,
+            "splitters": [{**PLAIN, "context": {"kind": "llm", "document_tokens": 400}}],
+            "retrievers": [{"kind": "bm25"}],
+            "top_k": [3],
+            "llm": {"model": "ctx-model", "base_url": fake.base_url, "api_key_env": "CTX_KEY"},
+            "prices": {"ctx-model": {"input": 1.0, "output": 2.0}},
+            "scoring": {"bootstrap_samples": 100, "bertscore": {"baseline_pairs": 50}},
+        }
         path = tmp_path / "ctx.yaml"
         path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
         dry = run_cli("run", path, "--dry-run", "--cache", cache, "--limit", 3, env={"CTX_KEY": KEY})
@@ -264,9 +306,14 @@ def test_demo_sweep_with_llm_contexts(tmp_path, run_cli):
             spec = parse_spec(data)
             first = run_sweep(SweepRequest(spec, run_dir=tmp_path / "run", cache_dir=cache, limit=3, progress=False))
             failed = load_run(first).records
-            assert failed["error"].str.match(r"chunking failed: .*1 of \d+ chunk-context calls failed "
-                                             r".*run again").all(), \
-                failed["error"].tolist()
+            assert (
+                failed["error"]
+                .str.match(
+                    r"chunking failed: .*1 of \d+ chunk-context calls failed "
+                    r".*run again"
+                )
+                .all()
+            ), failed["error"].tolist()
             calls = fake.stats()["by_kind"]["situate"]
             # the re-run sends only what failed, then answers
             out = run_sweep(SweepRequest(spec, run_dir=tmp_path / "run", cache_dir=cache, limit=3, progress=False))
@@ -299,8 +346,10 @@ def test_demo_sweep_with_llm_contexts(tmp_path, run_cli):
     assert KEY not in json.dumps(manifest)
     shown = run_cli("show", out)
     assert shown.returncode == 0, describe(shown)
-    assert (f"chunk contexts sentence256-cllm: {len(stored)} chunks, {len(stored)} prompts" in shown.stdout
-            and f"({len(stored) - 1} cached)" in shown.stdout), shown.stdout
+    assert (
+        f"chunk contexts sentence256-cllm: {len(stored)} chunks, {len(stored)} prompts" in shown.stdout
+        and f"({len(stored) - 1} cached)" in shown.stdout
+    ), shown.stdout
 
 
 def test_duplicated_documents_share_their_prompts():

@@ -77,8 +77,16 @@ class Harness:
         self.engines.append(engine)
         return engine
 
-    def make(self, *, rules=None, latency_ms: float = 0.0, server_kw: dict | None = None, engine_kw=None,
-             api_key: str | None = None, **spec_kw):
+    def make(
+        self,
+        *,
+        rules=None,
+        latency_ms: float = 0.0,
+        server_kw: dict | None = None,
+        engine_kw=None,
+        api_key: str | None = None,
+        **spec_kw,
+    ):
         fake = self.server(rules=rules, latency_ms=latency_ms, **(server_kw or {}))
         spec = self.spec(fake, **spec_kw)
         engine = self.engine(spec, **(engine_kw or {}))
@@ -118,8 +126,9 @@ def test_429_retry_after_is_honoured(h):
 
 
 def test_retry_after_is_capped_by_max_backoff(h):
-    fake, engine, llm = h.make(rules=[{"action": "status", "status": 429, "retry_after": 30, "times": 1}],
-                               max_backoff=0.05)
+    fake, engine, llm = h.make(
+        rules=[{"action": "status", "status": 429, "retry_after": 30, "times": 1}], max_backoff=0.05
+    )
     t0 = time.perf_counter()
     llm.chat(user("capped"))
     assert time.perf_counter() - t0 < procwait.scaled(5)
@@ -144,8 +153,7 @@ def test_dropped_connection_is_retried(h):
 
 
 def test_request_past_timeout_is_retried(h):
-    fake, engine, llm = h.make(rules=[{"action": "sleep", "delay_ms": 2000, "times": 1}], timeout=0.5,
-                               max_backoff=0.02)
+    fake, engine, llm = h.make(rules=[{"action": "sleep", "delay_ms": 2000, "times": 1}], timeout=0.5, max_backoff=0.02)
     t0 = time.perf_counter()
     resp = llm.chat(user("slow once"))
     elapsed = time.perf_counter() - t0
@@ -155,8 +163,7 @@ def test_request_past_timeout_is_retried(h):
 
 
 def test_retries_exhausted_raise_call_error_naming_the_status(h):
-    fake, engine, llm = h.make(rules=[{"action": "status", "status": 503, "times": 3}], max_retries=1,
-                               max_backoff=0.02)
+    fake, engine, llm = h.make(rules=[{"action": "status", "status": 503, "times": 3}], max_retries=1, max_backoff=0.02)
     with pytest.raises(LLMCallError) as ei:
         llm.chat(user("always failing"))
     msg = str(ei.value)
@@ -187,8 +194,9 @@ def test_wrong_key_is_fatal_names_endpoint_and_env_var_and_hides_key(h, tmp_path
     monkeypatch.setenv("RAGSWEEP_TEST_LLM_KEY", key)
     fake = h.server(api_key="sk-right-key")
     llm_spec = h.spec(fake, api_key_env="RAGSWEEP_TEST_LLM_KEY")
-    spec = SweepSpec(splitters=[{"kind": "sentence"}], retrievers=[{"kind": "bm25"}], generator={"kind": "llm"},
-                     llm=llm_spec)
+    spec = SweepSpec(
+        splitters=[{"kind": "sentence"}], retrievers=[{"kind": "bm25"}], generator={"kind": "llm"}, llm=llm_spec
+    )
     clients = LLMClients(spec, tmp_path / "clients.sqlite", run_id="r")
     try:
         llm = clients.get(llm_spec)
@@ -331,8 +339,11 @@ def test_spending_and_trace_by_scope(h):
 
     rows = {(r["stage"], r["config_id"], r["judge"]): r for r in engine.cache.spending("r")}
     assert set(rows) == {("generation", "c1", None), ("generation", "c2", None), ("stage2", "c1", "correctness")}
-    g1, g2, s2 = (rows[("generation", "c1", None)], rows[("generation", "c2", None)],
-                  rows[("stage2", "c1", "correctness")])
+    g1, g2, s2 = (
+        rows[("generation", "c1", None)],
+        rows[("generation", "c2", None)],
+        rows[("stage2", "c1", "correctness")],
+    )
     assert (g1["calls"], g1["prompt_tokens"], g1["completion_tokens"]) == (1, 3, 3)
     assert g1["cost_usd"] == pytest.approx(cost(3, 3))
     assert (g2["calls"], g2["prompt_tokens"], g2["completion_tokens"]) == (2, 3, 6)
@@ -512,8 +523,9 @@ def test_engine_tokens_per_minute_delays_calls(h):
     assert len(est_in) == 1
     max_tokens = 2040 - est_in.pop()  # each call estimated at 2040 tokens; the bucket holds 6000, 100/s
     long_reply = " ".join(["w"] * (max_tokens - 5))  # actual usage close to the estimate: no refund to speak of
-    fake, engine, llm = h.make(rules=[{"action": "reply", "reply": long_reply}], tokens_per_minute=6000,
-                               max_tokens=max_tokens)
+    fake, engine, llm = h.make(
+        rules=[{"action": "reply", "reply": long_reply}], tokens_per_minute=6000, max_tokens=max_tokens
+    )
 
     async def main():
         return await asyncio.gather(*(llm.achat(m) for m in msgs))
@@ -543,7 +555,7 @@ def test_engine_corrects_token_estimates_with_reported_usage(h):
 def test_backoff_delay_bounds_and_cap():
     rng = random.Random(1)
     for attempt in range(7):
-        d = min(10.0, 0.5 * 2 ** attempt)
+        d = min(10.0, 0.5 * 2**attempt)
         for _ in range(50):
             w = backoff_delay(attempt, cap=10.0, rng=rng)
             assert d / 2 <= w <= d, (attempt, w)
@@ -584,10 +596,20 @@ def _status_error(status: int) -> openai.APIStatusError:
     return openai.APIStatusError("boom", response=httpx.Response(status, request=req), body=None)
 
 
-@pytest.mark.parametrize("status,retryable,fatal", [
-    (429, True, False), (408, True, False), (500, True, False), (503, True, False),
-    (400, False, False), (422, False, False), (401, False, True), (403, False, True), (404, False, True),
-])
+@pytest.mark.parametrize(
+    "status,retryable,fatal",
+    [
+        (429, True, False),
+        (408, True, False),
+        (500, True, False),
+        (503, True, False),
+        (400, False, False),
+        (422, False, False),
+        (401, False, True),
+        (403, False, True),
+        (404, False, True),
+    ],
+)
 def test_error_classification(status, retryable, fatal):
     exc = _status_error(status)
     assert is_retryable(exc) is retryable
@@ -630,8 +652,9 @@ def test_engine_budget_stops_before_sending_and_cached_calls_still_pass(h):
     reservation = cost_usd(PRICE, est_in.pop(), 100)
     actual = cost_usd(PRICE, 2, 100)  # "b i" is 2 words; the reply is 100 words
     budget = Budget(2.5 * actual + reservation)  # calls 0..2 fit, the 4th's reservation does not
-    fake, engine, llm = h.make(rules=[{"action": "reply", "reply": " ".join(["word"] * 100)}], max_tokens=100,
-                               engine_kw={"budget": budget})
+    fake, engine, llm = h.make(
+        rules=[{"action": "reply", "reply": " ".join(["word"] * 100)}], max_tokens=100, engine_kw={"budget": budget}
+    )
     for m in msgs[:3]:
         llm.chat(m)
     assert len(chat_calls(fake)) == 3
@@ -703,8 +726,9 @@ def test_api_key_for(monkeypatch):
 
 
 def _sweep(llm: dict, **kw) -> SweepSpec:
-    return SweepSpec(splitters=[{"kind": "sentence"}], retrievers=[{"kind": "bm25"}], generator={"kind": "llm"},
-                     llm=llm, **kw)
+    return SweepSpec(
+        splitters=[{"kind": "sentence"}], retrievers=[{"kind": "bm25"}], generator={"kind": "llm"}, llm=llm, **kw
+    )
 
 
 def test_check_llms_requires_prices_under_a_budget():
@@ -713,8 +737,12 @@ def test_check_llms_requires_prices_under_a_budget():
         check_llms(spec, 1.0)
     assert "prices" in str(ei.value) and "my-local-model" in str(ei.value)
     check_llms(spec, None)  # no budget: tokens only is fine
-    check_llms(_sweep({"model": "my-local-model", "api_key_env": None},
-                      prices={"my-local-model": {"input": 0.1, "output": 0.2}}), 1.0)
+    check_llms(
+        _sweep(
+            {"model": "my-local-model", "api_key_env": None}, prices={"my-local-model": {"input": 0.1, "output": 0.2}}
+        ),
+        1.0,
+    )
     check_llms(_sweep({"model": "gpt-4o-mini", "api_key_env": None}), 1.0)  # built-in price
 
 
@@ -767,7 +795,8 @@ def test_correctness_evaluator_through_the_engine_is_attributed(h):
     async def main():
         with llm_scope(trace, stage="stage2", config_id="cfg", judge="correctness"):
             return await CorrectnessEvaluator(llm=llm).aevaluate(
-                query="What is two plus two?", response="Four.", reference="4")
+                query="What is two plus two?", response="Four.", reference="4"
+            )
 
     result = asyncio.run(main())
     assert result.score == 4.0 and result.passing is True
@@ -783,8 +812,10 @@ def test_sync_complete_from_inside_a_running_event_loop(h):
     async def main():
         # LlamaIndex components (QueryFusionRetriever) call llm.complete synchronously, maybe under a loop
         with llm_scope(None, stage="query_rewrite"):
-            return llm.complete("Generate 2 search queries, one on each line, related to the following "
-                                "input query:\nQuery: hi\nQueries:\n").text
+            return llm.complete(
+                "Generate 2 search queries, one on each line, related to the following "
+                "input query:\nQuery: hi\nQueries:\n"
+            ).text
 
     text = asyncio.run(main())
     assert text.splitlines() == ["hi variant 1", "hi variant 2"]

@@ -23,8 +23,13 @@ CONTEXT_LIMIT = 2  # x 2 configurations: one fails on the window, one is answere
 
 
 def _spec(make_spec, name: str, llm_server, llm: dict, **kw):
-    base = {"embeddings": [MINILM], "generator": {"kind": "llm"}, "llm": llm_server.llm(**llm),
-            "prices": {llm_server.model: {"input": 0.0, "output": 0.0}}, "scoring": SCORING}
+    base = {
+        "embeddings": [MINILM],
+        "generator": {"kind": "llm"},
+        "llm": llm_server.llm(**llm),
+        "prices": {llm_server.model: {"input": 0.0, "output": 0.0}},
+        "scoring": SCORING,
+    }
     return make_spec(name, **{**base, **kw})
 
 
@@ -32,14 +37,25 @@ def _spec(make_spec, name: str, llm_server, llm: dict, **kw):
 def queued_run(make_spec, shared_cache, run_cli, read_run, llm_server):
     """Two configurations answered by the real server with ``concurrency: 8, timeout: 60`` (the server computes
     one request at a time), then a faithfulness judge on the one stage 1 selects."""
-    spec = _spec(make_spec, "real-queue", llm_server, {"max_tokens": 24, "concurrency": 8, "timeout": 60},
-                 splitters=[SENTENCE256], retrievers=[{"kind": "bm25"}, {"kind": "vector"}], top_k=[1],
-                 stage2={"judges": ["faithfulness"], "top_n": 1, "select_metric": "ndcg"})
+    spec = _spec(
+        make_spec,
+        "real-queue",
+        llm_server,
+        {"max_tokens": 24, "concurrency": 8, "timeout": 60},
+        splitters=[SENTENCE256],
+        retrievers=[{"kind": "bm25"}, {"kind": "vector"}],
+        top_k=[1],
+        stage2={"judges": ["faithfulness"], "top_n": 1, "select_metric": "ndcg"},
+    )
     before = llm_server.generations()
     proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", QUEUED_LIMIT, timeout=900)
     assert proc.returncode in (0, 3), describe(proc)
-    return {"run": read_run(spec.run_dir, proc), "proc": proc, "generations": llm_server.generations() - before,
-            "spec": spec}
+    return {
+        "run": read_run(spec.run_dir, proc),
+        "proc": proc,
+        "generations": llm_server.generations() - before,
+        "spec": spec,
+    }
 
 
 def test_a_server_that_queues_gets_what_it_serves_and_nothing_twice(queued_run, llm_server):
@@ -54,7 +70,9 @@ def test_a_server_that_queues_gets_what_it_serves_and_nothing_twice(queued_run, 
     assert cap["waited"] > 0 and endpoint["max_in_flight"] < 8
     if llm_server.generations() >= 0:  # the server's own count: at most 5 % more than the calls made
         assert inv["llm_calls_made"] <= queued_run["generations"] <= 1.05 * inv["llm_calls_made"], (
-            queued_run["generations"], inv)
+            queued_run["generations"],
+            inv,
+        )
     # the line that says so
     assert "request(s) in flight at the end, of llm.concurrency 8" in queued_run["proc"].stdout
 
@@ -87,13 +105,21 @@ def test_judge_replies_are_shown_whatever_they_are(queued_run, run_cli):
     assert "faithfulness: " in proc.stdout and "judgements unmeasured" in proc.stdout
 
 
-def test_prompt_longer_than_the_context_fails_its_configuration_in_one_line(make_spec, shared_cache, run_cli,
-                                                                            read_run, llm_server):
+def test_prompt_longer_than_the_context_fails_its_configuration_in_one_line(
+    make_spec, shared_cache, run_cli, read_run, llm_server
+):
     """The spec keeps the default context_window (8192) while the server holds 2048: the configuration whose
     prompts are too long fails with the sizes and what to change, and stays in the table; the other one is
     answered, its replies cut at max_tokens 4 and said to be."""
-    spec = _spec(make_spec, "real-context", llm_server, {"max_tokens": 4, "context_window": 8192},
-                 splitters=[SENTENCE256], retrievers=[{"kind": "bm25"}], top_k=[1, 16])
+    spec = _spec(
+        make_spec,
+        "real-context",
+        llm_server,
+        {"max_tokens": 4, "context_window": 8192},
+        splitters=[SENTENCE256],
+        retrievers=[{"kind": "bm25"}],
+        top_k=[1, 16],
+    )
     proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", CONTEXT_LIMIT, timeout=900)
     assert proc.returncode == 3, describe(proc)
     run = read_run(spec.run_dir, proc)
@@ -129,11 +155,20 @@ def test_generate_on_a_real_model_keeps_only_real_questions(tmp_path, run_cli, l
     import yaml
 
     spec = tmp_path / "gen.yaml"
-    spec.write_text(yaml.safe_dump({
-        "name": "gen", "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
-        "splitters": [SENTENCE256], "embeddings": [MINILM], "retrievers": [{"kind": "bm25"}],
-        "llm": llm_server.llm(max_tokens=200), "prices": {llm_server.model: {"input": 0.0, "output": 0.0}},
-        "generate": {"generator": "llm", "questions": 2, "rounds": 1, "mix": {"simple": 1}}}))
+    spec.write_text(
+        yaml.safe_dump(
+            {
+                "name": "gen",
+                "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
+                "splitters": [SENTENCE256],
+                "embeddings": [MINILM],
+                "retrievers": [{"kind": "bm25"}],
+                "llm": llm_server.llm(max_tokens=200),
+                "prices": {llm_server.model: {"input": 0.0, "output": 0.0}},
+                "generate": {"generator": "llm", "questions": 2, "rounds": 1, "mix": {"simple": 1}},
+            }
+        )
+    )
     out = tmp_path / "q.jsonl"
     proc = run_cli("generate", spec, "--out", out, "--cache", seeded_cache, timeout=900)
     written = [json.loads(line) for line in out.read_text().splitlines()] if out.is_file() else []

@@ -37,8 +37,10 @@ DOCS = [
 
 # --------------------------------------------------------------------------- strict parsers
 def test_multi_query_parser_keeps_lines_and_drops_numbering_preambles_repeats_and_the_question():
-    reply = ("Here are 3 queries:\n\n1. escrow interest rules\n2) \"deposit refund\"\n- escrow interest rules\n"
-             "* Who pays the deposit?\n```\nlast one")
+    reply = (
+        'Here are 3 queries:\n\n1. escrow interest rules\n2) "deposit refund"\n- escrow interest rules\n'
+        "* Who pays the deposit?\n```\nlast one"
+    )
     assert parse_queries(reply, "who pays the deposit?", 3) == ["escrow interest rules", "deposit refund", "last one"]
     assert parse_queries(reply, "q", 1) == ["escrow interest rules"]
     assert parse_queries("\n  \n", "q", 2) == []
@@ -46,11 +48,18 @@ def test_multi_query_parser_keeps_lines_and_drops_numbering_preambles_repeats_an
 
 def test_decompose_parser_is_strict():
     assert parse_subquestions("1. What is a deposit?\n\n2) Who holds it?\n", 3) == (
-        ["What is a deposit?", "Who holds it?"], None)
+        ["What is a deposit?", "Who holds it?"],
+        None,
+    )
     assert parse_subquestions("1. a?\n2. b?\n3. c?\n4. d?", 2) == (["a?", "b?"], None)  # at most the limit
     assert parse_subquestions("1. a?\n2. a?", 3) == (["a?"], None)
-    for bad, why in (("Sure! 1. a?", "not a numbered"), ("1. a?\nand then b", "not a numbered"),
-                     ("1. a?\n3. b?", "numbered 3 where 2"), ("", "no sub-question"), ("2. a?", "numbered 2")):
+    for bad, why in (
+        ("Sure! 1. a?", "not a numbered"),
+        ("1. a?\nand then b", "not a numbered"),
+        ("1. a?\n3. b?", "numbered 3 where 2"),
+        ("", "no sub-question"),
+        ("2. a?", "numbered 2"),
+    ):
         subs, reason = parse_subquestions(bad, 3)
         assert subs is None and why in reason, (bad, reason)
 
@@ -69,23 +78,36 @@ def test_fake_server_kinds_for_the_transform_prompts():
 
 # --------------------------------------------------------------------------- spec and grid
 def _spec(**over):
-    base = {"splitters": [{"kind": "sentence"}], "retrievers": [{"kind": "bm25"}, {"kind": "vector"},
-                                                                 {"kind": "fusion"}], "top_k": [3, 5],
-            "llm": {"model": "m", "base_url": "http://127.0.0.1:9/v1", "api_key_env": None}}
+    base = {
+        "splitters": [{"kind": "sentence"}],
+        "retrievers": [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion"}],
+        "top_k": [3, 5],
+        "llm": {"model": "m", "base_url": "http://127.0.0.1:9/v1", "api_key_env": None},
+    }
     base.update(over)
     return parse_spec(base, "spec.yaml")
 
 
 def test_grid_hyde_meets_vector_parts_and_plain_hashes_stay():
     plain = {c.config_id: c.config_hash for c in expand(_spec())}
-    spec = _spec(query_transforms=[{"kind": "none"}, {"kind": "hyde"}, {"kind": "multi_query", "num_queries": 4},
-                                   {"kind": "decompose"}])
+    spec = _spec(
+        query_transforms=[
+            {"kind": "none"},
+            {"kind": "hyde"},
+            {"kind": "multi_query", "num_queries": 4},
+            {"kind": "decompose"},
+        ]
+    )
     configs = {c.config_id: c for c in expand(spec)}
     assert {i: configs[i].config_hash for i in plain} == plain
     ids = set(configs)
     assert "sentence512-bm25-hyde-k3" not in ids  # BM25 keeps the question: hyde does not apply
-    assert {"sentence512-minilm-vector-hyde-k3", "sentence512-minilm-fusion-hyde-k5",
-            "sentence512-bm25-multiquery-n4-k3", "sentence512-bm25-decompose-k5"} <= ids
+    assert {
+        "sentence512-minilm-vector-hyde-k3",
+        "sentence512-minilm-fusion-hyde-k5",
+        "sentence512-bm25-multiquery-n4-k3",
+        "sentence512-bm25-decompose-k5",
+    } <= ids
     assert len(configs) == len(plain) * 4 - 2  # hyde: not on bm25 at either top_k
     c = configs["sentence512-minilm-vector-hyde-k3"]
     assert c.identity()["query_transform"] == {"kind": "hyde", "include_original": True}
@@ -102,13 +124,17 @@ def test_spec_errors_are_one_line_naming_the_field():
         return msg
 
     assert "query_transforms[hyde]: kind hyde asks an LLM; add an 'llm' section" in error(
-        llm=None, query_transforms=[{"kind": "none"}, {"kind": "hyde"}])
+        llm=None, query_transforms=[{"kind": "none"}, {"kind": "hyde"}]
+    )
     assert "query_transforms[hyde]: no retriever it can expand (hyde searches the vector part" in error(
-        retrievers=[{"kind": "bm25"}], query_transforms=[{"kind": "none"}, {"kind": "hyde"}])
-    assert "query_transforms[1].num_queries" in error(query_transforms=[{"kind": "none"},
-                                                                        {"kind": "multi_query", "num_queries": 1}])
+        retrievers=[{"kind": "bm25"}], query_transforms=[{"kind": "none"}, {"kind": "hyde"}]
+    )
+    assert "query_transforms[1].num_queries" in error(
+        query_transforms=[{"kind": "none"}, {"kind": "multi_query", "num_queries": 1}]
+    )
     assert "query_transforms[1].max_subquestion" in error(
-        query_transforms=[{"kind": "none"}, {"kind": "decompose", "max_subquestion": 2}])
+        query_transforms=[{"kind": "none"}, {"kind": "decompose", "max_subquestion": 2}]
+    )
 
 
 def test_llms_in_use_counts_a_transforms_llm():
@@ -156,8 +182,9 @@ def test_multi_query_fuses_each_querys_bm25_results_and_writes_once():
     index = IndexRetrievers(shared, None, llm=llm, transform_memo=memo)
     question = "security deposit"
     top3 = index.make(bm25_spec, 3, transform=transform).retrieve(QueryBundle(question))
-    lists = [[n for n in shared.get(QueryBundle(q))[:3]] for q in (question, "escrow account interest",
-                                                                     "heating repairs")]
+    lists = [
+        [n for n in shared.get(QueryBundle(q))[:3]] for q in (question, "escrow account interest", "heating repairs")
+    ]
     expected = reciprocal_rank_fusion(lists, 3)
     assert [(n.node.node_id, n.score) for n in top3] == [(n.node.node_id, n.score) for n in expected]
     assert "c4" in {n.node.node_id for n in top3}  # only the rewrite "heating repairs" finds the heating clause
@@ -228,15 +255,26 @@ TRANSFORMS = [{"kind": "none"}, {"kind": "hyde"}, {"kind": "multi_query"}, {"kin
 
 def _sweep_data(name: str, fake: FakeOpenAI, out_dir) -> dict:
     data = copy.deepcopy(BASE_SPEC)
-    data.update({"name": name, "splitters": [SENTENCE256], "embeddings": [MINILM],
-                 "retrievers": [{"kind": "bm25"}, {"kind": "vector"}], "top_k": [3, 5],
-                 "query_transforms": TRANSFORMS,
-                 "rerankers": [{"kind": "none"}, {"kind": "llm", "candidates": 5, "apply_to": ["bm25"]}],
-                 "llm": {"model": f"{name}-model", "base_url": fake.base_url, "api_key_env": "TQ_FAKE_KEY",
-                         "concurrency": 4},
-                 "prices": {f"{name}-model": {"input": 1.0, "output": 2.0}},
-                 "scoring": {"bootstrap_samples": 200, "bertscore": {"baseline": "none"}},
-                 "output_dir": str(out_dir)})
+    data.update(
+        {
+            "name": name,
+            "splitters": [SENTENCE256],
+            "embeddings": [MINILM],
+            "retrievers": [{"kind": "bm25"}, {"kind": "vector"}],
+            "top_k": [3, 5],
+            "query_transforms": TRANSFORMS,
+            "rerankers": [{"kind": "none"}, {"kind": "llm", "candidates": 5, "apply_to": ["bm25"]}],
+            "llm": {
+                "model": f"{name}-model",
+                "base_url": fake.base_url,
+                "api_key_env": "TQ_FAKE_KEY",
+                "concurrency": 4,
+            },
+            "prices": {f"{name}-model": {"input": 1.0, "output": 2.0}},
+            "scoring": {"bootstrap_samples": 200, "bertscore": {"baseline": "none"}},
+            "output_dir": str(out_dir),
+        }
+    )
     return data
 
 
@@ -267,22 +305,27 @@ def test_sweep_with_llm_transforms_over_http(tmp_path, run_cli, monkeypatch):
             if len(cells) == 6:
                 rows[cells[0]] = cells
 
-        out = run_sweep(SweepRequest(spec, run_dir=tmp_path / "runs" / "tq", cache_dir=cache, limit=LIMIT,
-                                     progress=False))
+        out = run_sweep(
+            SweepRequest(spec, run_dir=tmp_path / "runs" / "tq", cache_dir=cache, limit=LIMIT, progress=False)
+        )
         run = load_run(out)
         stats = fake.stats()
         billed = fake.calls()
         # each question's transform once, whatever the retrievers (2), top_k (2) and rerankers; hyde never on bm25
         assert {k: v for k, v in stats["by_kind"].items() if k != "rerank"} == {
-            "hyde": LIMIT, "query_gen": LIMIT, "decompose": LIMIT}, stats
+            "hyde": LIMIT,
+            "query_gen": LIMIT,
+            "decompose": LIMIT,
+        }, stats
         # the dry run predicted the transform calls exactly; rerank calls at most (equal prompts are cached)
         assert int(rows["query_transform"][2]) == 3 * LIMIT, rows
         assert int(rows["rerank"][2]) == 3 * LIMIT >= stats["by_kind"]["rerank"] > 0  # bm25 x 3 transforms
 
         # a re-run of the same directory makes no call; another directory on the same cache neither
         run_sweep(SweepRequest(spec, run_dir=tmp_path / "runs" / "tq", cache_dir=cache, limit=LIMIT, progress=False))
-        again = load_run(run_sweep(SweepRequest(spec, run_dir=tmp_path / "again", cache_dir=cache, limit=LIMIT,
-                                                progress=False)))
+        again = load_run(
+            run_sweep(SweepRequest(spec, run_dir=tmp_path / "again", cache_dir=cache, limit=LIMIT, progress=False))
+        )
         assert fake.stats()["calls"] == stats["calls"], "a re-run called the server"
 
     recs = run.records
@@ -294,9 +337,11 @@ def test_sweep_with_llm_transforms_over_http(tmp_path, run_cli, monkeypatch):
     for row in recs.to_dict("records"):
         label = row["query_transform"]
         if label is None:
-            assert row["transformed_queries"] is None and (row["retrieval_llm_calls"] is None
-                                                           or math.isnan(row["retrieval_llm_calls"])
-                                                           or "llmrerank" in row["config_id"])
+            assert row["transformed_queries"] is None and (
+                row["retrieval_llm_calls"] is None
+                or math.isnan(row["retrieval_llm_calls"])
+                or "llmrerank" in row["config_id"]
+            )
             continue
         queries = list(row["transformed_queries"])
         assert queries, row["config_id"]
@@ -329,5 +374,6 @@ def test_sweep_with_llm_transforms_over_http(tmp_path, run_cli, monkeypatch):
     a = recs.set_index(key).sort_index()
     b = again.records.set_index(key).sort_index()
     assert [list(x) if x is not None else None for x in a["transformed_queries"]] == [
-        list(x) if x is not None else None for x in b["transformed_queries"]]
+        list(x) if x is not None else None for x in b["transformed_queries"]
+    ]
     assert [[s["node_id"] for s in x] for x in a["sources"]] == [[s["node_id"] for s in x] for x in b["sources"]]

@@ -32,13 +32,21 @@ def test_a_second_writer_is_refused_naming_the_holder(tmp_path):
 
 
 def test_a_lock_left_by_a_killed_process_is_taken_over(tmp_path):
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
         import sys, time
         from ragsweep.pipelines.lock import DirLock
         with DirLock({str(tmp_path)!r}, "cache", "x"):
             print("held", flush=True)
             time.sleep(60)
-    """)], stdout=subprocess.PIPE, text=True)
+    """),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         with pytest.raises(RagsweepError, match=f"pid {holder.pid} "):

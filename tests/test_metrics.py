@@ -153,8 +153,9 @@ def test_overlapping_gold_spans_for_span_recall():
     assert ndcg_at_k(retrieved, gold, 3) == pytest.approx(1.0)
     assert ndcg_at_k([("d", 0, 50), ("d", 50, 100)], gold, 3) == pytest.approx(1.0)
     # found at rank 2 instead: DCG = 2/log2 3 = 1.26186 -> 1.26186 / 1.63093 = 0.77371
-    assert (ndcg_at_k([("x", 0, 5), ("d", 40, 60)], gold, 3)
-            == pytest.approx((2 / math.log2(3)) / (1 + 1 / math.log2(3))))
+    assert ndcg_at_k([("x", 0, 5), ("d", 40, 60)], gold, 3) == pytest.approx(
+        (2 / math.log2(3)) / (1 + 1 / math.log2(3))
+    )
 
 
 def test_duplicate_gold_spans_count_once():

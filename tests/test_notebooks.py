@@ -51,10 +51,16 @@ def kernel_dir(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("jupyter")
     spec = root / "kernels" / "python3"
     spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Python 3 (ragsweep tests)", "language": "python",
-    }), encoding="utf-8")
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "Python 3 (ragsweep tests)",
+                "language": "python",
+            }
+        ),
+        encoding="utf-8",
+    )
     return root
 
 
@@ -70,14 +76,20 @@ def execute(path: Path, run_dir: Path | str, out: Path, monkeypatch, kernel_dir:
     nb = nbformat.read(path, as_version=4)
     dump = out / f"{path.stem}.results.pkl"
     nb.cells.append(nbformat.v4.new_code_cell(DUMP_CELL.format(out=str(dump), names=RESULTS[path.name])))
-    client = NotebookClient(nb, timeout=procwait.scaled(600), startup_timeout=procwait.scaled(120),
-                            kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOK_DIR)}})
+    client = NotebookClient(
+        nb,
+        timeout=procwait.scaled(600),
+        startup_timeout=procwait.scaled(120),
+        kernel_name="python3",
+        resources={"metadata": {"path": str(NOTEBOOK_DIR)}},
+    )
     t0 = time.monotonic()
     client.execute()  # raises CellExecutionError (with the cell and its traceback) if a cell fails
     seconds = time.monotonic() - t0
     results = pickle.loads(dump.read_bytes())
     assert Path(results["__prefix__"]).resolve() == Path(sys.prefix).resolve(), (
-        f"the kernel ran {results['__executable__']}, not this environment's {sys.executable}")
+        f"the kernel ran {results['__executable__']}, not this environment's {sys.executable}"
+    )
     return nb, results, seconds
 
 
@@ -106,8 +118,7 @@ def test_notebook_is_committed_without_outputs(path):
 
 
 def test_overview(report_run, tmp_path, monkeypatch, kernel_dir):
-    _, res, seconds = execute(NOTEBOOK_DIR / "01_overview.ipynb", report_run.run_dir, tmp_path, monkeypatch,
-                              kernel_dir)
+    _, res, seconds = execute(NOTEBOOK_DIR / "01_overview.ipynb", report_run.run_dir, tmp_path, monkeypatch, kernel_dir)
     ranked = res["ranked"]
     by_split = report_run.extra["summary_by_split"]
     test = by_split[by_split["split"] == "test"]
@@ -136,14 +147,25 @@ def test_overview_finds_a_run_given_relative_to_the_repository(report_run, tmp_p
 
 
 def test_error_analysis(report_run, tmp_path, monkeypatch, kernel_dir):
-    _, res, seconds = execute(NOTEBOOK_DIR / "02_error_analysis.ipynb", report_run.run_dir, tmp_path, monkeypatch,
-                              kernel_dir)
+    _, res, seconds = execute(
+        NOTEBOOK_DIR / "02_error_analysis.ipynb", report_run.run_dir, tmp_path, monkeypatch, kernel_dir
+    )
     records = report_run.records
     by_type = res["by_type"]
     by_type = by_type.set_index("qtype") if "qtype" in by_type.columns else by_type
     types = set(records["qtype"])
-    assert types == {"simple", "paraphrase", "disambiguation", "complex", "multi_hop", "comparative", "out_of_scope",
-                     "negative-irrelevant", "negative-jailbreak", "negative-unsafe"}
+    assert types == {
+        "simple",
+        "paraphrase",
+        "disambiguation",
+        "complex",
+        "multi_hop",
+        "comparative",
+        "out_of_scope",
+        "negative-irrelevant",
+        "negative-jailbreak",
+        "negative-unsafe",
+    }
     assert set(by_type.index) == types and len(by_type) == len(types)
     assert by_type["n_questions"].sum() == records["qid"].nunique() == 107
     assert by_type["n_rows"].sum() == len(records)
@@ -189,8 +211,14 @@ def test_error_analysis(report_run, tmp_path, monkeypatch, kernel_dir):
 
 def test_plots(report_run, tmp_path, monkeypatch, kernel_dir):
     plots = tmp_path / "plots"
-    nb, res, seconds = execute(NOTEBOOK_DIR / "03_plots.ipynb", report_run.run_dir, tmp_path, monkeypatch,
-                               kernel_dir, RAGSWEEP_PLOTS=str(plots))
+    nb, res, seconds = execute(
+        NOTEBOOK_DIR / "03_plots.ipynb",
+        report_run.run_dir,
+        tmp_path,
+        monkeypatch,
+        kernel_dir,
+        RAGSWEEP_PLOTS=str(plots),
+    )
     written = [Path(p) for p in res["written"]]
     assert Path(res["PLOTS"]) == plots
     assert written and all(p.parent == plots for p in written)
@@ -203,8 +231,14 @@ def test_plots(report_run, tmp_path, monkeypatch, kernel_dir):
     assert pdfs[0].read_bytes()[:5] == b"%PDF-" and pdfs[0].stat().st_size > 1000
     # the report's figures (judge scores and LLM spending: this run has judges and LLM calls) and the custom one
     names = {p.stem for p in pngs}
-    assert {"bertscore_violins", "retrieval_metrics", "judge_scores", "heatmap", "significance",
-            "llm_spending"} <= names
+    assert {
+        "bertscore_violins",
+        "retrieval_metrics",
+        "judge_scores",
+        "heatmap",
+        "significance",
+        "llm_spending",
+    } <= names
     assert any(n.startswith("custom") for n in names)
     assert images(nb) >= 2, "a report figure and the custom figure are shown inline"
     assert seconds < procwait.scaled(120), f"03_plots took {seconds:.0f} s"

@@ -33,9 +33,18 @@ def _texts() -> tuple[list[str], list[str]]:
     questions, _ = load_demo_questions(docs)
     passages = [d.text for d in docs[:10]]  # whole documents: most are truncated at max_seq_length
     passages += [p.strip() for d in docs[10:] for p in d.text.split("\n\n") if len(p.strip()) > 40][:30]
-    passages += ["NDA", "  leading and trailing whitespace  ", "Tabs\tand\nnew lines", "§ 4.2 (a)(iii)",
-                 "Café, naïve façade — «quoted» ‘text’", "数据保护条例第五条", "emoji 🙂 in a clause",
-                 "12,345.67 USD on 2024-01-31", "THE PARTIES AGREE AS FOLLOWS:", "a " * 400]
+    passages += [
+        "NDA",
+        "  leading and trailing whitespace  ",
+        "Tabs\tand\nnew lines",
+        "§ 4.2 (a)(iii)",
+        "Café, naïve façade — «quoted» ‘text’",
+        "数据保护条例第五条",
+        "emoji 🙂 in a clause",
+        "12,345.67 USD on 2024-01-31",
+        "THE PARTIES AGREE AS FOLLOWS:",
+        "a " * 400,
+    ]
     return passages, [q.question for q in questions[:20]]
 
 
@@ -58,12 +67,16 @@ def vectors(onnx_root):
     torch_model = load_model(HFEmbeddingSpec(), onnx_root)
     for prefixed in (False, True):
         p, q = (PREFIXES["text_prefix"], PREFIXES["query_prefix"]) if prefixed else ("", "")
-        out["torch", prefixed] = (np.array(torch_model.get_text_embedding_batch([p + t for t in passages])),
-                                  np.array([torch_model.get_query_embedding(q + t) for t in questions]))
+        out["torch", prefixed] = (
+            np.array(torch_model.get_text_embedding_batch([p + t for t in passages])),
+            np.array([torch_model.get_query_embedding(q + t) for t in questions]),
+        )
         for backend in ("onnx", "onnx-int8"):
             model = load_model(HFEmbeddingSpec(backend=backend, **(PREFIXES if prefixed else {})), onnx_root)
-            out[backend, prefixed] = (np.array(model.get_text_embedding_batch(passages)),
-                                      np.array([model.get_query_embedding(t) for t in questions]))
+            out[backend, prefixed] = (
+                np.array(model.get_text_embedding_batch(passages)),
+                np.array([model.get_query_embedding(t) for t in questions]),
+            )
     return out
 
 
@@ -138,9 +151,16 @@ def test_concurrent_loads_export_once_into_one_valid_file(tmp_path):
     import onnxruntime as ort
 
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-    procs = [subprocess.Popen([sys.executable, "-c", _CONCURRENT, str(tmp_path), me, other], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for me, other in (("a", "b"), ("b", "a"))]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _CONCURRENT, str(tmp_path), me, other],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for me, other in (("a", "b"), ("b", "a"))
+    ]
     outs = [p.communicate(timeout=procwait.scaled(600)) for p in procs]
     assert all(p.returncode == 0 for p in procs), [err[-2000:] for _, err in outs]
     stdout = "".join(out for out, _ in outs)
@@ -162,7 +182,10 @@ def test_model_keys_and_labels_differ_by_backend_and_torch_is_unchanged():
     assert model_key(HFEmbeddingSpec(backend="onnx")) == torch_key + "|backend=onnx"
     assert model_key(HFEmbeddingSpec(backend="onnx-int8")) == torch_key + "|backend=onnx-int8"
     assert [HFEmbeddingSpec(backend=b).label() for b in ("torch", "onnx", "onnx-int8")] == [
-        "minilm", "minilm-onnx", "minilm-onnx-int8"]
+        "minilm",
+        "minilm-onnx",
+        "minilm-onnx-int8",
+    ]
     assert HFEmbeddingSpec(backend="onnx", name="fast").label() == "fast"
 
 
@@ -181,23 +204,30 @@ def _error(tmp_path: Path, embeddings: str) -> str:
         load_spec(path)
     msg = str(info.value)
     assert "\n" not in msg and msg.startswith(f"{path}: ")
-    return msg[len(f"{path}: "):]
+    return msg[len(f"{path}: ") :]
 
 
 def test_spec_backends_and_their_errors(tmp_path):
-    spec = load_spec(_write(tmp_path, "  - {model: minilm}\n  - {model: minilm, backend: onnx}\n"
-                                      "  - {model: minilm, backend: onnx-int8}\n"))
+    spec = load_spec(
+        _write(
+            tmp_path,
+            "  - {model: minilm}\n  - {model: minilm, backend: onnx}\n  - {model: minilm, backend: onnx-int8}\n",
+        )
+    )
     assert [e.label() for e in spec.embeddings] == ["minilm", "minilm-onnx", "minilm-onnx-int8"]
     assert spec.embeddings[1].model_dump()["backend"] == "onnx"  # what the manifest records
 
     msg = _error(tmp_path, "  - {model: minilm, backend: onnx8}\n")
     assert msg.startswith("embeddings[0].backend: unknown backend 'onnx8'; use torch") and "onnx-int8" in msg
-    msg = _error(tmp_path, "  - {model: minilm, backend: onnx, name: m}\n  - {model: minilm, backend: onnx-int8, "
-                           "name: m}\n")
+    msg = _error(
+        tmp_path, "  - {model: minilm, backend: onnx, name: m}\n  - {model: minilm, backend: onnx-int8, name: m}\n"
+    )
     assert "embeddings: two entries share the label 'm'" in msg
     msg = _error(tmp_path, "  - {kind: openai, model: text-embedding-3-small, backend: onnx}\n")
-    assert msg.startswith("embeddings[0].backend: unknown key; allowed keys here:") and "backend" not in msg.split(
-        "allowed keys here:")[1]
+    assert (
+        msg.startswith("embeddings[0].backend: unknown key; allowed keys here:")
+        and "backend" not in msg.split("allowed keys here:")[1]
+    )
 
 
 def test_models_the_onnx_backend_cannot_run_are_refused_in_one_line(tmp_path):
@@ -206,16 +236,20 @@ def test_models_the_onnx_backend_cannot_run_are_refused_in_one_line(tmp_path):
     dense = tmp_path / "dense-model"
     dense.mkdir()
     (dense / "config.json").write_text("{}")
-    (dense / "modules.json").write_text('[{"path": "", "type": "sentence_transformers.models.Transformer"}, '
-                                        '{"path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}, '
-                                        '{"path": "2_Dense", "type": "sentence_transformers.models.Dense"}]')
+    (dense / "modules.json").write_text(
+        '[{"path": "", "type": "sentence_transformers.models.Transformer"}, '
+        '{"path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}, '
+        '{"path": "2_Dense", "type": "sentence_transformers.models.Dense"}]'
+    )
     with pytest.raises(RagsweepError, match=r"^embeddings\[densemodel-onnx\]\.backend: .*Dense.*use backend: torch$"):
         load_model(HFEmbeddingSpec(model=str(dense), backend="onnx"), tmp_path / "cache")
     weighted = tmp_path / "weighted"
     (weighted / "1_Pooling").mkdir(parents=True)
     (weighted / "config.json").write_text("{}")
-    (weighted / "modules.json").write_text('[{"path": "", "type": "sentence_transformers.models.Transformer"}, '
-                                           '{"path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]')
+    (weighted / "modules.json").write_text(
+        '[{"path": "", "type": "sentence_transformers.models.Transformer"}, '
+        '{"path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]'
+    )
     (weighted / "1_Pooling" / "config.json").write_text('{"pooling_mode": "weightedmean"}')
     with pytest.raises(RagsweepError, match=r"pools by \['weightedmean'\]; use backend: torch$"):
         load_model(HFEmbeddingSpec(model=str(weighted), backend="onnx-int8"), tmp_path / "cache")
@@ -271,13 +305,17 @@ def test_sweep_with_the_onnx_backend_retrieves_like_torch(tmp_path):
     from ragsweep.config import parse_spec
     from ragsweep.sweep import SweepRequest, run_sweep
 
-    spec = parse_spec({
-        "name": "onnx", "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
-        "splitters": [{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
-        "embeddings": [{"model": "minilm"}, {"model": "minilm", "backend": "onnx"}],
-        "retrievers": [{"kind": "vector"}], "top_k": [5],
-        "scoring": {"bootstrap_samples": 100, "bertscore": {"baseline": "none"}},
-    })
+    spec = parse_spec(
+        {
+            "name": "onnx",
+            "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
+            "splitters": [{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
+            "embeddings": [{"model": "minilm"}, {"model": "minilm", "backend": "onnx"}],
+            "retrievers": [{"kind": "vector"}],
+            "top_k": [5],
+            "scoring": {"bootstrap_samples": 100, "bertscore": {"baseline": "none"}},
+        }
+    )
     run = run_sweep(SweepRequest(spec, run_dir=tmp_path / "run", cache_dir=tmp_path / "cache", limit=5, progress=False))
     records = pd.read_parquet(run / "records.parquet").set_index(["config_id", "qid"]).sort_index()
     torch_rows = records.loc["sentence256-minilm-vector-k5"]
@@ -289,7 +327,9 @@ def test_sweep_with_the_onnx_backend_retrieves_like_torch(tmp_path):
     manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
     assert [e["backend"] for e in manifest["spec"]["embeddings"]] == ["torch", "onnx"]
     assert {c["config_id"]: c["embedding"]["backend"] for c in manifest["configurations"]} == {
-        "sentence256-minilm-vector-k5": "torch", "sentence256-minilm-onnx-vector-k5": "onnx"}
+        "sentence256-minilm-vector-k5": "torch",
+        "sentence256-minilm-onnx-vector-k5": "onnx",
+    }
     assert manifest["versions"]["onnxruntime"] != "not installed"
 
 
@@ -315,8 +355,9 @@ def test_the_fast_tokenizer_is_safe_from_many_threads_at_once():
     assert {len(ids) for ids, _ in expected[16]} == {16} and len(expected[None][0][0]) > 1000
 
 
-def test_a_sweep_exports_its_onnx_models_first_and_a_bad_one_fails_only_its_configurations(tmp_path, monkeypatch,
-                                                                                            onnx_exports):
+def test_a_sweep_exports_its_onnx_models_first_and_a_bad_one_fails_only_its_configurations(
+    tmp_path, monkeypatch, onnx_exports
+):
     """Exports are made before the run writes anything (while the process is small: stages.export); a model
     that cannot be exported fails its own configurations with the reason, and the others are answered. MiniLM's
     export is the session's (``onnx_exports``: the same child-process export, made once), copied where the child
@@ -342,13 +383,17 @@ def test_a_sweep_exports_its_onnx_models_first_and_a_bad_one_fails_only_its_conf
         return real(module, function, *args)
 
     monkeypatch.setattr(onnx_export, "export_in_child", watched)
-    spec = parse_spec({
-        "name": "onnx-first", "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
-        "splitters": [{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
-        "embeddings": [{"model": "minilm", "backend": "onnx-int8"}, {"model": str(plain), "backend": "onnx"}],
-        "retrievers": [{"kind": "vector"}], "top_k": [3],
-        "scoring": {"bootstrap_samples": 100, "bertscore": {"baseline": "none", "backend": "onnx"}},
-    })
+    spec = parse_spec(
+        {
+            "name": "onnx-first",
+            "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
+            "splitters": [{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
+            "embeddings": [{"model": "minilm", "backend": "onnx-int8"}, {"model": str(plain), "backend": "onnx"}],
+            "retrievers": [{"kind": "vector"}],
+            "top_k": [3],
+            "scoring": {"bootstrap_samples": 100, "bertscore": {"baseline": "none", "backend": "onnx"}},
+        }
+    )
     run_sweep(SweepRequest(spec, run_dir=run_dir, cache_dir=cache, limit=3, progress=False))
     from ragsweep.embeddings.factory import bundled_minilm_dir
 

@@ -20,9 +20,16 @@ class _Journal:
 
 
 def _spec(tmp_path):
-    return parse_spec({"name": "t", "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
-                       "splitters": [{"kind": "token", "chunk_size": 128}],
-                       "retrievers": [{"kind": "bm25"}], "top_k": [3], "output_dir": str(tmp_path)})
+    return parse_spec(
+        {
+            "name": "t",
+            "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
+            "splitters": [{"kind": "token", "chunk_size": 128}],
+            "retrievers": [{"kind": "bm25"}],
+            "top_k": [3],
+            "output_dir": str(tmp_path),
+        }
+    )
 
 
 def test_a_replaced_journal_with_the_same_revision_count_rebuilds(tmp_path):
@@ -65,10 +72,17 @@ def test_the_table_from_summary_csv_equals_the_table_from_the_dataframe(tmp_path
     from ragsweep.pipelines.outputs.table import print_summary, read_summary
 
     rows = []
-    for i, (cid, f1) in enumerate([("a-bm25-k3", 0.41), ("b-vector-k3", math.nan), ("c-fusion-k3", 0.52),
-                                   ("1234", 0.41)]):
-        row = {"config_id": cid, "config_hash": f"00{i}e5", "split": "test", "n_questions": 10, "n_errors": i % 2,
-               "retrieval_ms_median": 1.5 * i}
+    for i, (cid, f1) in enumerate(
+        [("a-bm25-k3", 0.41), ("b-vector-k3", math.nan), ("c-fusion-k3", 0.52), ("1234", 0.41)]
+    ):
+        row = {
+            "config_id": cid,
+            "config_hash": f"00{i}e5",
+            "split": "test",
+            "n_questions": 10,
+            "n_errors": i % 2,
+            "retrieval_ms_median": 1.5 * i,
+        }
         for m in TABLE_METRICS:
             v = f1 if m == TABLE_METRICS[0] else 0.1 * i
             row |= {m: v, f"{m}_lo": v - 0.05, f"{m}_hi": v + 0.05}

@@ -17,10 +17,17 @@ QUESTIONS = [Question("q1", "What is the notice period?"), Question("q2", "Who p
 
 
 def _plan(pending_of=lambda c: QUESTIONS, **kw) -> SweepPlan:
-    spec = SweepSpec(**{"name": "plan", "dataset": DEMO, "splitters": [SENTENCE, PATTERN],
-                        "embeddings": [{"model": "minilm"}, {"model": "bge-small", "name": "bge"}],
-                        "retrievers": [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "hybrid_kg"}], "top_k": [3],
-                        **kw})
+    spec = SweepSpec(
+        **{
+            "name": "plan",
+            "dataset": DEMO,
+            "splitters": [SENTENCE, PATTERN],
+            "embeddings": [{"model": "minilm"}, {"model": "bge-small", "name": "bge"}],
+            "retrievers": [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "hybrid_kg"}],
+            "top_k": [3],
+            **kw,
+        }
+    )
     configs = expand(spec)
     return SweepPlan.build(configs, {c.config_hash: pending_of(c) for c in configs}, generate=True, judge=True)
 
@@ -34,15 +41,23 @@ def test_units_are_ordered_splitter_by_splitter_with_graph_answers_last():
     sentence, pattern = plan.groups
     assert _keys(plan.units()) == [
         ("chunk", sentence),
-        ("index", sentence, "minilm"), ("queries", "minilm"),
-        ("index", sentence, "bge"), ("queries", "bge"),
+        ("index", sentence, "minilm"),
+        ("queries", "minilm"),
+        ("index", sentence, "bge"),
+        ("queries", "bge"),
         ("answer", sentence),
-        ("graph", sentence), ("answer", sentence, "graph"),
+        ("graph", sentence),
+        ("answer", sentence, "graph"),
         ("chunk", pattern),
-        ("index", pattern, "minilm"), ("index", pattern, "bge"),  # each model embeds the questions once
+        ("index", pattern, "minilm"),
+        ("index", pattern, "bge"),  # each model embeds the questions once
         ("answer", pattern),
-        ("graph", pattern), ("answer", pattern, "graph"),
-        ("generate",), ("score",), ("judge",)]
+        ("graph", pattern),
+        ("answer", pattern, "graph"),
+        ("generate",),
+        ("score",),
+        ("judge",),
+    ]
 
 
 def test_every_unit_comes_after_what_it_needs():
@@ -54,10 +69,15 @@ def test_every_unit_comes_after_what_it_needs():
     answer = {u.key: u for u in units}
     sentence = units[0].chunk_key
     assert set(answer[("answer", sentence)].needs) == {
-        ("chunk", sentence), ("index", sentence, "minilm"), ("queries", "minilm"), ("index", sentence, "bge"),
-        ("queries", "bge")}
+        ("chunk", sentence),
+        ("index", sentence, "minilm"),
+        ("queries", "minilm"),
+        ("index", sentence, "bge"),
+        ("queries", "bge"),
+    }
     assert set(answer[("answer", sentence, "graph")].needs) == set(answer[("answer", sentence)].needs) | {
-        ("graph", sentence)}
+        ("graph", sentence)
+    }
     assert set(answer[("generate",)].needs) == {u.key for u in units if u.stage == "answer"}
 
 
@@ -74,8 +94,14 @@ def test_only_pending_work_is_planned_and_a_part_plans_itself():
     plan = _plan(lambda c: [] if c.splitter.kind == "pattern" or c.retriever.kind == "hybrid_kg" else QUESTIONS)
     (sentence,) = plan.groups
     assert _keys(plan.units(ANSWERING)) == [
-        ("chunk", sentence), ("index", sentence, "minilm"), ("queries", "minilm"), ("index", sentence, "bge"),
-        ("queries", "bge"), ("answer", sentence), ("generate",)]
+        ("chunk", sentence),
+        ("index", sentence, "minilm"),
+        ("queries", "minilm"),
+        ("index", sentence, "bge"),
+        ("queries", "bge"),
+        ("answer", sentence),
+        ("generate",),
+    ]
     bm25 = plan.only([c for c in plan.configs if c.retriever.kind == "bm25"])
     assert _keys(bm25.units(ANSWERING)) == [("chunk", sentence), ("answer", sentence), ("generate",)]
     assert bm25.total == len(QUESTIONS)

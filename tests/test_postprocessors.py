@@ -29,8 +29,15 @@ def _spec(bare: bool = False, **kw):
     """A demo spec; ``postprocessors`` get {kind: none} first unless ``bare``."""
     if "postprocessors" in kw and not bare and kw["postprocessors"][0]["kind"] != "none":
         kw["postprocessors"] = [{"kind": "none"}, *kw["postprocessors"]]
-    return parse_spec({**DEMO, "splitters": [{"kind": "sentence", "chunk_size": 256}],
-                       "retrievers": [{"kind": "bm25"}, {"kind": "vector"}], "top_k": [3, 5], **kw})
+    return parse_spec(
+        {
+            **DEMO,
+            "splitters": [{"kind": "sentence", "chunk_size": 256}],
+            "retrievers": [{"kind": "bm25"}, {"kind": "vector"}],
+            "top_k": [3, 5],
+            **kw,
+        }
+    )
 
 
 def _config(spec, config_id: str):
@@ -38,18 +45,22 @@ def _config(spec, config_id: str):
 
 
 def _nws(node_id: str, doc_id: str, start: int, end: int, score: float | None, text: str = "x") -> NodeWithScore:
-    return NodeWithScore(node=TextNode(id_=node_id, text=text, metadata={"doc_id": doc_id}, start_char_idx=start,
-                                       end_char_idx=end), score=score)
+    return NodeWithScore(
+        node=TextNode(id_=node_id, text=text, metadata={"doc_id": doc_id}, start_char_idx=start, end_char_idx=end),
+        score=score,
+    )
 
 
 # --- similarity cutoff, reorder (hand-made nodes) ------------------------------------------------------------------
+
 
 def test_absolute_cutoff_compares_the_cosine_of_chroma_scores_and_may_leave_nothing():
     spec = _spec(postprocessors=[{"kind": "similarity_cutoff", "cutoff": 0.5}])
     config = _config(spec, "sentence256-minilm-vector-cut0.5-k3")
     # Chroma's score is exp(cos - 1): cosines 0.9, 0.5, 0.2 and a node without a score
-    nodes = [_nws(f"n{i}", "d", 0, 1, None if c is None else math.exp(c - 1))
-             for i, c in enumerate((0.9, 0.5, 0.2, None))]
+    nodes = [
+        _nws(f"n{i}", "d", 0, 1, None if c is None else math.exp(c - 1)) for i, c in enumerate((0.9, 0.5, 0.2, None))
+    ]
     shaped, ms = postprocess(config, nodes, None)
     assert [n.node.node_id for n in shaped.ranked] == ["n0", "n1"] and shaped.context == shaped.ranked
     assert shaped.record["n_retrieved"] == 4 and shaped.record["postprocess"]["dropped"] == 2 and ms >= 0
@@ -87,19 +98,22 @@ def test_reorder_changes_only_the_context_order_and_keeps_the_metrics():
 
 # --- metrics on what the generator sees --------------------------------------------------------------------------
 
+
 def test_metrics_on_overlapping_merged_and_short_contexts():
     gold = [("d", 100, 200)]
     overlapping = [("d", 50, 150), ("d", 100, 250)]  # a window that overlaps another: counted once
     assert span_precision_at_k(overlapping, gold, 5) == pytest.approx(100 / 200)
     assert span_recall_at_k(overlapping, gold, 5) == pytest.approx(1.0)
     short = all_retrieval_metrics([("d", 0, 10), ("d", 150, 160)], gold, 5)  # 2 sources at k = 5
-    assert (short["hit"] == 1.0 and short["mrr"] == pytest.approx(0.5)
-            and short["ndcg"] == pytest.approx(1 / math.log2(3)))
+    assert (
+        short["hit"] == 1.0 and short["mrr"] == pytest.approx(0.5) and short["ndcg"] == pytest.approx(1 / math.log2(3))
+    )
     empty = all_retrieval_metrics([], gold, 5)
     assert empty["hit"] == 0.0 and empty["span_precision"] == 0.0 and empty["mrr"] == 0.0
 
 
 # --- sentence windows ----------------------------------------------------------------------------------------------
+
 
 def test_windows_merge_when_they_share_a_sentence_and_keep_rank_order():
     # sentences 10 and 12 with size 1 share sentence 11; 20 stays apart; 15 (14-16) only touches 9-13
@@ -115,12 +129,16 @@ def _demo_dataset() -> Dataset:
 
 def test_new_splitters_cut_exact_offsets():
     docs = load_demo_corpus()
-    spec = _spec(splitters=[{"kind": "sentence_window", "window_size": 1},
-                            {"kind": "hierarchical", "chunk_sizes": [256, 64], "chunk_overlap": 10}])
+    spec = _spec(
+        splitters=[
+            {"kind": "sentence_window", "window_size": 1},
+            {"kind": "hierarchical", "chunk_sizes": [256, 64], "chunk_overlap": 10},
+        ]
+    )
     for splitter in spec.splitters:
         chunks = split_corpus(docs, make_parser(splitter), splitter.label())
         text = {d.doc_id: d.text for d in docs}
-        assert chunks and all(text[c.doc_id][c.start:c.end] == c.text for c in chunks)
+        assert chunks and all(text[c.doc_id][c.start : c.end] == c.text for c in chunks)
         assert len({c.node_id for c in chunks}) == len(chunks)
     for d in docs:
         tree = build_tree(d.text, (256, 64), 10)
@@ -134,8 +152,9 @@ def test_new_splitters_cut_exact_offsets():
 
 def test_sentence_window_postprocessor_hands_over_exact_merged_windows():
     dataset = _demo_dataset()
-    spec = _spec(splitters=[{"kind": "sentence_window", "window_size": 1}],
-                 postprocessors=[{"kind": "sentence_window"}])
+    spec = _spec(
+        splitters=[{"kind": "sentence_window", "window_size": 1}], postprocessors=[{"kind": "sentence_window"}]
+    )
     config = _config(spec, "sentwindow1-bm25-window-k5")
     chunks = split_corpus(dataset.documents, make_parser(config.splitter), config.chunk_key)
     doc = max(dataset.documents, key=lambda d: len(d.text))
@@ -147,7 +166,7 @@ def test_sentence_window_postprocessor_hands_over_exact_merged_windows():
     got = [(n.node.start_char_idx, n.node.end_char_idx) for n in shaped.ranked]
     assert got == [(sents[4].start, sents[7].end), (sents[0].start, sents[3].end)]
     for n in shaped.ranked:
-        assert n.node.text == doc.text[n.node.start_char_idx:n.node.end_char_idx]
+        assert n.node.text == doc.text[n.node.start_char_idx : n.node.end_char_idx]
     first = shaped.ranked[0]
     assert first.node.node_id == sents[5].node_id and first.score == 10.0
     assert first.node.metadata["ragsweep_source"]["merged_from"] == [sents[5].node_id, sents[6].node_id]
@@ -156,11 +175,19 @@ def test_sentence_window_postprocessor_hands_over_exact_merged_windows():
 
 # --- auto-merging ---------------------------------------------------------------------------------------------------
 
+
 def test_merge_replaces_children_above_the_ratio_recursively():
     # root 0 -> parents 1, 2; parent 1 -> leaves 3, 4, 5; parent 2 -> leaves 6, 7
-    tree = (TreeNode(0, 100, None, (1, 2)), TreeNode(0, 60, 0, (3, 4, 5)), TreeNode(60, 100, 0, (6, 7)),
-            TreeNode(0, 20, 1, ()), TreeNode(20, 40, 1, ()), TreeNode(40, 60, 1, ()),
-            TreeNode(60, 80, 2, ()), TreeNode(80, 100, 2, ()))
+    tree = (
+        TreeNode(0, 100, None, (1, 2)),
+        TreeNode(0, 60, 0, (3, 4, 5)),
+        TreeNode(60, 100, 0, (6, 7)),
+        TreeNode(0, 20, 1, ()),
+        TreeNode(20, 40, 1, ()),
+        TreeNode(40, 60, 1, ()),
+        TreeNode(60, 80, 2, ()),
+        TreeNode(80, 100, 2, ()),
+    )
     # leaves 4 and 3 (2 of 3 > 0.5) merge into 1; leaf 6 alone (1 of 2) does not
     got = merge([(6, [0], 3.0), (4, [1], 2.0), (3, [2], 1.0)], tree, 0.5)
     assert got == [(6, [0], 3.0), (1, [1, 2], 1.5)]
@@ -171,16 +198,21 @@ def test_merge_replaces_children_above_the_ratio_recursively():
 
 def test_auto_merging_postprocessor_hands_over_the_parents_exact_range():
     dataset = _demo_dataset()
-    spec = _spec(splitters=[{"kind": "hierarchical", "chunk_sizes": [256, 64], "chunk_overlap": 10}],
-                 postprocessors=[{"kind": "auto_merging"}])
+    spec = _spec(
+        splitters=[{"kind": "hierarchical", "chunk_sizes": [256, 64], "chunk_overlap": 10}],
+        postprocessors=[{"kind": "auto_merging"}],
+    )
     config = _config(spec, "hier256_64-bm25-merge-k5")
     chunks = split_corpus(dataset.documents, make_parser(config.splitter), config.chunk_key)
     doc = max(dataset.documents, key=lambda d: len(d.text))
     tree = build_tree(doc.text, (256, 64), 10)
     leaf_at = leaves(tree)
     parent = next(p for p in range(len(tree)) if len(tree[p].children) >= 3)
-    kids = [c for c in chunks if c.doc_id == doc.doc_id and leaf_at[int(c.node_id.rsplit(":", 1)[1])]
-            in tree[parent].children]
+    kids = [
+        c
+        for c in chunks
+        if c.doc_id == doc.doc_id and leaf_at[int(c.node_id.rsplit(":", 1)[1])] in tree[parent].children
+    ]
     other = next(c for c in chunks if c.doc_id != doc.doc_id)
     picked = [other] + kids  # all of the parent's children, after an unrelated leaf
     nodes = [NodeWithScore(node=c.to_node(), score=float(len(picked) - i)) for i, c in enumerate(picked)]
@@ -188,12 +220,13 @@ def test_auto_merging_postprocessor_hands_over_the_parents_exact_range():
     assert len(shaped.ranked) == 2 and shaped.ranked[0].node.node_id == other.node_id
     merged = shaped.ranked[1].node
     assert (merged.start_char_idx, merged.end_char_idx) == (tree[parent].start, tree[parent].end)
-    assert merged.text == doc.text[merged.start_char_idx:merged.end_char_idx]
+    assert merged.text == doc.text[merged.start_char_idx : merged.end_char_idx]
     assert merged.metadata["ragsweep_source"]["merged_from"] == [c.node_id for c in kids]
     assert shaped.ranked[1].score == pytest.approx(sum(n.score for n in nodes[1:]) / len(kids))
 
 
 # --- spec checks and the grid -------------------------------------------------------------------------------------
+
 
 def test_spec_checks_name_the_postprocessor():
     with pytest.raises(RagsweepError, match=r"postprocessors\[window\]: applies to no configuration.*sentence_window"):
@@ -201,8 +234,10 @@ def test_spec_checks_name_the_postprocessor():
     with pytest.raises(RagsweepError, match=r"postprocessors\[reorder\]\.apply_to names 'bm42'"):
         _spec(postprocessors=[{"kind": "none"}, {"kind": "long_context_reorder", "apply_to": ["bm42"]}])
     with pytest.raises(RagsweepError, match=r"postprocessors\[cut0.3\]: applies to no configuration"):
-        _spec(retrievers=[{"kind": "bm25"}], postprocessors=[{"kind": "none"},
-                                                              {"kind": "similarity_cutoff", "cutoff": 0.3}])
+        _spec(
+            retrievers=[{"kind": "bm25"}],
+            postprocessors=[{"kind": "none"}, {"kind": "similarity_cutoff", "cutoff": 0.3}],
+        )
     with pytest.raises(RagsweepError, match=r"no postprocessor applies to it; add \{kind: none\}"):
         _spec(bare=True, postprocessors=[{"kind": "long_context_reorder", "apply_to": ["bm25"]}])
     with pytest.raises(RagsweepError, match=r"postprocessors\[1\]\.cutoff: Field required"):
@@ -211,8 +246,13 @@ def test_spec_checks_name_the_postprocessor():
 
 def test_configurations_without_a_postprocessor_keep_their_ids_and_hashes():
     plain = {c.config_id: c.config_hash for c in expand(_spec())}
-    spec = _spec(postprocessors=[{"kind": "none"}, {"kind": "similarity_cutoff", "cutoff": 0.5},
-                                 {"kind": "long_context_reorder", "apply_to": ["bm25"]}])
+    spec = _spec(
+        postprocessors=[
+            {"kind": "none"},
+            {"kind": "similarity_cutoff", "cutoff": 0.5},
+            {"kind": "long_context_reorder", "apply_to": ["bm25"]},
+        ]
+    )
     configs = expand(spec)
     assert {c.config_id: c.config_hash for c in configs if c.postprocessor is None} == plain
     for c in configs:
@@ -222,8 +262,12 @@ def test_configurations_without_a_postprocessor_keep_their_ids_and_hashes():
         base = dataclasses.replace(c, postprocessor=None)
         assert c.identity() == {**base.identity(), "postprocessor": c.postprocessor.identity()}
     post = {c.config_id: c.labels() for c in configs if c.postprocessor is not None}
-    assert set(post) == {"sentence256-minilm-vector-cut0.5-k3", "sentence256-minilm-vector-cut0.5-k5",
-                         "sentence256-bm25-reorder-k3", "sentence256-bm25-reorder-k5"}
+    assert set(post) == {
+        "sentence256-minilm-vector-cut0.5-k3",
+        "sentence256-minilm-vector-cut0.5-k5",
+        "sentence256-bm25-reorder-k3",
+        "sentence256-bm25-reorder-k5",
+    }
     assert post["sentence256-minilm-vector-cut0.5-k3"]["retriever"] == "vector+cut0.5"
     assert post["sentence256-bm25-reorder-k5"]["postprocessor"] == "reorder"
 
@@ -240,14 +284,25 @@ def pp_run(shared_cache, tmp_path_factory):
     from ragsweep.results.run import load_run
     from ragsweep.sweep import SweepRequest, run_sweep
 
-    spec = parse_spec({**DEMO, "splitters": [{"kind": "sentence_window", "window_size": 2},
-                                             {"kind": "hierarchical", "chunk_sizes": [512, 128]}],
-                       "retrievers": [{"kind": "bm25"}], "top_k": [4],
-                       "postprocessors": [{"kind": "none"},
-                                          {"kind": "similarity_cutoff", "cutoff": 4.0, "apply_to": ["bm25"]},
-                                          {"kind": "similarity_cutoff", "cutoff": 0.6, "mode": "relative"},
-                                          {"kind": "long_context_reorder"}, {"kind": "sentence_window"},
-                                          {"kind": "auto_merging"}]})
+    spec = parse_spec(
+        {
+            **DEMO,
+            "splitters": [
+                {"kind": "sentence_window", "window_size": 2},
+                {"kind": "hierarchical", "chunk_sizes": [512, 128]},
+            ],
+            "retrievers": [{"kind": "bm25"}],
+            "top_k": [4],
+            "postprocessors": [
+                {"kind": "none"},
+                {"kind": "similarity_cutoff", "cutoff": 4.0, "apply_to": ["bm25"]},
+                {"kind": "similarity_cutoff", "cutoff": 0.6, "mode": "relative"},
+                {"kind": "long_context_reorder"},
+                {"kind": "sentence_window"},
+                {"kind": "auto_merging"},
+            ],
+        }
+    )
     run_dir = tmp_path_factory.mktemp("pp") / "run"
     out = run_sweep(SweepRequest(spec, run_dir=run_dir, cache_dir=shared_cache, limit=LIMIT, progress=False))
     return load_run(out), {d.doc_id: d.text for d in load_demo_corpus()}
@@ -264,13 +319,15 @@ def test_sweep_with_postprocessors(pp_run):
     recs = run.records
     assert run.status == "complete" and recs["error"].isna().all()
     ids = set(recs["config_id"])
-    expected = {f"{s}-bm25{p}-k4" for s in ("sentwindow2", "hier512_128")
-                for p in ("", "-cut4", "-rcut0.6", "-reorder")}
+    expected = {
+        f"{s}-bm25{p}-k4" for s in ("sentwindow2", "hier512_128") for p in ("", "-cut4", "-rcut0.6", "-reorder")
+    }
     expected |= {"sentwindow2-bm25-window-k4", "hier512_128-bm25-merge-k4"}
     assert ids == expected and len(recs) == len(expected) * LIMIT
     rows = {(r["config_id"], r["qid"]): r for r in recs.to_dict("records")}
-    evidence = {q["qid"]: [(e["doc_id"], e["start"], e["end"]) for e in q["evidence"]]
-                for q in run.questions.to_dict("records")}
+    evidence = {
+        q["qid"]: [(e["doc_id"], e["start"], e["end"]) for e in q["evidence"]] for q in run.questions.to_dict("records")
+    }
     merged_seen = 0
     for (cid, qid), row in rows.items():
         sources = list(row["sources"])
@@ -291,7 +348,7 @@ def test_sweep_with_postprocessors(pp_run):
             assert [s["node_id"] for s in sources] == base_ids and list(row["context_order"]) == [2, 4, 3, 1]
             assert all(row[m] == base[m] or math.isnan(base[m]) for m in ("mrr", "ndcg", "span_recall"))
         elif "cut" in row["postprocessor"]:
-            assert [s["node_id"] for s in sources] == base_ids[:len(sources)]  # a cut keeps a prefix
+            assert [s["node_id"] for s in sources] == base_ids[: len(sources)]  # a cut keeps a prefix
         else:  # window / merge: fewer or larger sources, each standing for the chunks it replaced
             members = [m for s in sources for m in (_merged(s) or [s["node_id"]])]
             assert sorted(members) == sorted(base_ids)

@@ -27,8 +27,9 @@ def test_a_child_that_computes_silently_is_not_stalled():
 def test_a_stalled_child_is_killed_with_what_it_printed():
     start = time.monotonic()
     with pytest.raises(subprocess.TimeoutExpired) as info:
-        procwait.run([sys.executable, "-c", "import time; print('waiting', flush=True); time.sleep(60)"],
-                     stall=1.0, poll=0.05)
+        procwait.run(
+            [sys.executable, "-c", "import time; print('waiting', flush=True); time.sleep(60)"], stall=1.0, poll=0.05
+        )
     assert time.monotonic() - start < 30
     assert "waiting" in info.value.output and "no progress for" in info.value.output
 

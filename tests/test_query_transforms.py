@@ -18,9 +18,11 @@ from ragsweep.splitters.build import Chunk
 
 # --- the relevance model (pure) ----------------------------------------------------------------------------------
 
+
 def test_relevance_model_interpolates_query_and_feedback_and_sums_to_one():
-    w = relevance_model(["deposit"], [["deposit", "escrow"], ["escrow", "interest"]], [3.0, 1.0], fb_terms=10,
-                        original_weight=0.5)
+    w = relevance_model(
+        ["deposit"], [["deposit", "escrow"], ["escrow", "interest"]], [3.0, 1.0], fb_terms=10, original_weight=0.5
+    )
     assert math.isclose(sum(w.values()), 1.0)
     # RM1: deposit 0.5*0.75 = .375, escrow 0.5*0.75 + 0.5*0.25 = .5, interest .125 (already sum to 1)
     assert w["escrow"] == pytest.approx(0.5 * 0.5)
@@ -36,7 +38,8 @@ def test_relevance_model_keeps_fb_terms_with_ties_broken_by_term():
 
 def test_relevance_model_without_feedback_is_the_query():
     assert relevance_model(["a", "b", "a"], [], [], fb_terms=10, original_weight=0.5) == pytest.approx(
-        {"a": 0.5 * 2 / 3, "b": 0.5 / 3})
+        {"a": 0.5 * 2 / 3, "b": 0.5 / 3}
+    )
     assert relevance_model(["a"], [["x"]], [0.0], fb_terms=10, original_weight=0.3) == {"a": pytest.approx(0.3)}
 
 
@@ -67,8 +70,9 @@ def test_rm3_feedback_terms_follow_anserini_filters():
     assert rm3._feedback_term("tenant") is True  # in chunk 0 only
     assert rm3._feedback_term("x") is False  # one character
     assert rm3._feedback_term("unseen") is False  # not an index term
-    w = relevance_model(["q"], [["aa", "bb", "bb", "cc"]], [1.0], fb_terms=10, original_weight=0.0,
-                        allowed=lambda t: t != "bb")
+    w = relevance_model(
+        ["q"], [["aa", "bb", "bb", "cc"]], [1.0], fb_terms=10, original_weight=0.0, allowed=lambda t: t != "bb"
+    )
     assert w == {"aa": 0.5, "cc": 0.5}
     # each feedback document is pruned to its fb_terms most frequent terms before it is normalised
     w = relevance_model([], [["a", "a", "b", "c"]], [1.0], fb_terms=1, original_weight=0.5)
@@ -94,8 +98,13 @@ def test_rm3_is_deterministic_and_memoised_by_the_factory():
     q = QueryBundle("deposit interest")
     first = [(n.node.node_id, n.score) for n in rm3.retrieve(q)]
     assert first == [(n.node.node_id, n.score) for n in rm3.retrieve(q)]
-    spec = parse_spec({"splitters": [{"kind": "sentence"}], "retrievers": [{"kind": "bm25"}],
-                       "query_transforms": [{"kind": "rm3", "fb_docs": 2}]})
+    spec = parse_spec(
+        {
+            "splitters": [{"kind": "sentence"}],
+            "retrievers": [{"kind": "bm25"}],
+            "query_transforms": [{"kind": "rm3", "fb_docs": 2}],
+        }
+    )
     transform = spec.query_transforms[0]
     bm25 = SharedResults(bm25_retriever(_chunks(), 4), 4)
     index = IndexRetrievers(bm25, None)
@@ -110,9 +119,13 @@ def test_rm3_is_deterministic_and_memoised_by_the_factory():
 
 # --- spec and grid ----------------------------------------------------------------------------------------------
 
+
 def _spec(**over):
-    base = {"splitters": [{"kind": "sentence"}], "retrievers": [{"kind": "bm25"}, {"kind": "vector"},
-                                                                 {"kind": "fusion"}], "top_k": [3, 5]}
+    base = {
+        "splitters": [{"kind": "sentence"}],
+        "retrievers": [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion"}],
+        "top_k": [3, 5],
+    }
     base.update(over)
     return parse_spec(base)
 
@@ -123,11 +136,20 @@ def test_rm3_expands_only_retrievers_with_bm25_and_keeps_other_hashes():
     configs = {c.config_id: c for c in expand(spec)}
     assert {i: configs[i].config_hash for i in plain} == plain
     new = sorted(set(configs) - set(plain))
-    assert new == ["sentence512-bm25-rm3-k3", "sentence512-bm25-rm3-k5",
-                   "sentence512-minilm-fusion-rm3-k3", "sentence512-minilm-fusion-rm3-k5"]
+    assert new == [
+        "sentence512-bm25-rm3-k3",
+        "sentence512-bm25-rm3-k5",
+        "sentence512-minilm-fusion-rm3-k3",
+        "sentence512-minilm-fusion-rm3-k5",
+    ]
     c = configs["sentence512-bm25-rm3-k5"]
-    assert c.identity()["query_transform"] == {"kind": "rm3", "fb_docs": 10, "fb_terms": 10, "original_weight": 0.5,
-                                                "max_df": 0.1}
+    assert c.identity()["query_transform"] == {
+        "kind": "rm3",
+        "fb_docs": 10,
+        "fb_terms": 10,
+        "original_weight": 0.5,
+        "max_df": 0.1,
+    }
     assert c.labels()["retriever"] == "bm25+rm3" and c.labels()["query_transform"] == "rm3"
     assert spec.retrieval_depth == 10  # feedback documents are read from the shared BM25 results
 
@@ -137,26 +159,41 @@ def test_rm3_spec_errors_name_the_field():
         _spec(retrievers=[{"kind": "vector"}], query_transforms=[{"kind": "none"}, {"kind": "rm3"}])
     with pytest.raises((RagsweepError, ValueError), match=r"query_transforms\[rm3\]\.apply_to names 'bm42'"):
         _spec(query_transforms=[{"kind": "rm3", "apply_to": ["bm42"]}])
-    labels = {c.config_id for c in expand(_spec(query_transforms=[{"kind": "none"},
-                                                                  {"kind": "rm3", "apply_to": ["fusion"]}]))}
+    labels = {
+        c.config_id for c in expand(_spec(query_transforms=[{"kind": "none"}, {"kind": "rm3", "apply_to": ["fusion"]}]))
+    }
     assert {i for i in labels if "rm3" in i} == {"sentence512-minilm-fusion-rm3-k3", "sentence512-minilm-fusion-rm3-k5"}
     # without none, bm25 and vector would meet no transform and silently leave the sweep
     with pytest.raises((RagsweepError, ValueError), match=r"retrievers\[bm25\]: no query transform applies"):
         _spec(query_transforms=[{"kind": "rm3", "apply_to": ["fusion"]}])
     with pytest.raises(RagsweepError, match="share the id 'sentence512-bm25-rm3-k3'"):
-        expand(_spec(retrievers=[{"kind": "bm25"}, {"kind": "bm25", "name": "bm25-rm3"}],
-                     query_transforms=[{"kind": "none"}, {"kind": "rm3"}]))
-    assert _spec(query_transforms=[{"kind": "none"}, {"kind": "rm3", "fb_docs": 5, "fb_terms": 20,
-                                                      "original_weight": 0.7}]
-                 ).query_transforms[1].label() == "rm3-d5-t20-w0.7"
+        expand(
+            _spec(
+                retrievers=[{"kind": "bm25"}, {"kind": "bm25", "name": "bm25-rm3"}],
+                query_transforms=[{"kind": "none"}, {"kind": "rm3"}],
+            )
+        )
+    assert (
+        _spec(
+            query_transforms=[{"kind": "none"}, {"kind": "rm3", "fb_docs": 5, "fb_terms": 20, "original_weight": 0.7}]
+        )
+        .query_transforms[1]
+        .label()
+        == "rm3-d5-t20-w0.7"
+    )
 
 
 # --- a sweep ----------------------------------------------------------------------------------------------------
 
+
 def test_sweep_records_the_expanded_query(make_spec, shared_cache, run_cli, read_run):
-    spec = make_spec("rm3", splitters=[{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
-                     retrievers=[{"kind": "bm25"}], top_k=[3],
-                     query_transforms=[{"kind": "none"}, {"kind": "rm3"}])
+    spec = make_spec(
+        "rm3",
+        splitters=[{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
+        retrievers=[{"kind": "bm25"}],
+        top_k=[3],
+        query_transforms=[{"kind": "none"}, {"kind": "rm3"}],
+    )
     proc = run_cli("run", str(spec.path), "--limit", "6", "--cache", str(shared_cache), "--no-progress")
     run = read_run(spec.run_dir, proc)
     recs = run.records

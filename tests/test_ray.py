@@ -24,8 +24,13 @@ from conftest import BASE_LIMIT, PATTERN, SENTENCE256, _cli_env, describe, seed_
 # cluster, its nodes and the ragsweep processes all run with it off, consistently.
 RAY_ENV = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
 TIMING = ["retrieval_ms", "query_embedding_ms", "rerank_ms", "generation_ms", "generation_wall_ms", "postprocess_ms"]
-GRAPH_RETRIEVERS = [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion"}, {"kind": "knowledge_graph"},
-                    {"kind": "hybrid_kg"}]
+GRAPH_RETRIEVERS = [
+    {"kind": "bm25"},
+    {"kind": "vector"},
+    {"kind": "fusion"},
+    {"kind": "knowledge_graph"},
+    {"kind": "hybrid_kg"},
+]
 
 
 def _ray(*args: str, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -45,8 +50,18 @@ def ray_cluster(get_free_port):
     temp = tempfile.mkdtemp(prefix="rs-ray-", dir="/tmp")  # Ray's socket paths must stay short
     common = ["--num-cpus", "1", "--object-store-memory", str(150 * 2**20), "--disable-usage-stats"]
     try:
-        _ray("start", "--head", "--node-ip-address", "127.0.0.1", "--port", str(port), "--include-dashboard=false",
-             "--temp-dir", temp, *common)
+        _ray(
+            "start",
+            "--head",
+            "--node-ip-address",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--include-dashboard=false",
+            "--temp-dir",
+            temp,
+            *common,
+        )
         _ray("start", "--address", f"127.0.0.1:{port}", "--node-ip-address", "127.0.0.1", *common)
         yield f"127.0.0.1:{port}"
     finally:
@@ -82,8 +97,17 @@ def _children(proc) -> list:
 
 
 def _ray_run(run_cli, spec, cache, address, *extra, env=None, timeout=400):
-    return run_cli("run", spec.path, "--cache", cache, "--ray-address", address, *extra, env={**RAY_ENV, **(env or {})},
-                   timeout=timeout)
+    return run_cli(
+        "run",
+        spec.path,
+        "--cache",
+        cache,
+        "--ray-address",
+        address,
+        *extra,
+        env={**RAY_ENV, **(env or {})},
+        timeout=timeout,
+    )
 
 
 def _comparable(records):
@@ -92,8 +116,10 @@ def _comparable(records):
 
 
 def _as_json(df) -> list[str]:
-    return [json.dumps(row, default=lambda v: v.tolist() if hasattr(v, "tolist") else str(v), sort_keys=True)
-            for row in df.to_dict("records")]
+    return [
+        json.dumps(row, default=lambda v: v.tolist() if hasattr(v, "tolist") else str(v), sort_keys=True)
+        for row in df.to_dict("records")
+    ]
 
 
 def assert_same_records(local, remote) -> None:
@@ -104,10 +130,12 @@ def assert_same_records(local, remote) -> None:
     assert list(a.columns) == list(b.columns)
     ja, jb = _as_json(a), _as_json(b)
     diff = [i for i in range(len(ja)) if ja[i] != jb[i]]
-    fields = sorted({k for i in diff for k, v in json.loads(ja[i]).items()
-                     if json.dumps(json.loads(jb[i]).get(k)) != json.dumps(v)})
-    assert len(ja) == len(jb) and not diff, \
+    fields = sorted(
+        {k for i in diff for k, v in json.loads(ja[i]).items() if json.dumps(json.loads(jb[i]).get(k)) != json.dumps(v)}
+    )
+    assert len(ja) == len(jb) and not diff, (
         f"{len(diff)} records differ in {fields}, e.g.\n{ja[diff[0]][:800]}\n{jb[diff[0]][:800]}"
+    )
 
 
 def assert_same_summary(local, remote) -> None:
@@ -115,8 +143,13 @@ def assert_same_summary(local, remote) -> None:
     import pandas as pd
 
     def prep(df):
-        df = df.drop(columns=[c for c in df.columns if c.startswith(("retrieval_ms", "generation_ms",
-                                                                    "query_embedding_ms", "rerank_ms"))])
+        df = df.drop(
+            columns=[
+                c
+                for c in df.columns
+                if c.startswith(("retrieval_ms", "generation_ms", "query_embedding_ms", "rerank_ms"))
+            ]
+        )
         return df.sort_values("config_id").reset_index(drop=True)
 
     pd.testing.assert_frame_equal(prep(local), prep(remote), check_exact=True)
@@ -132,7 +165,8 @@ def _vectors(cache: Path) -> int:
 
 
 def test_killed_ray_sweep_resumes_and_leaves_the_records_of_a_local_sweep(
-        ray_cluster, base_run, make_spec, popen_cli, run_cli, read_run, shared_cache, tmp_path, kill_midway):
+    ray_cluster, base_run, make_spec, popen_cli, run_cli, read_run, shared_cache, tmp_path, kill_midway
+):
     """Demo data, 2 splitters x {bm25, vector, fusion, knowledge graph, hybrid_kg} x top_k {3, 5} on a two-node
     cluster with a cache that holds no chunk, index or graph, and the vectors of one splitter only
     (``seed_cache``: the reference sweep's), so the workers chunk, embed, read vectors, index and build graphs.
@@ -146,10 +180,26 @@ def test_killed_ray_sweep_resumes_and_leaves_the_records_of_a_local_sweep(
     cache = seed_cache(tmp_path / "cache-ray", shared_cache, keep_chunks_of=lambda cid: cid.startswith("sentence256:"))
     journal = spec.run_dir / "journal.sqlite"
     vectors_at_start = _vectors(cache)
-    proc = popen_cli("run", spec.path, "--cache", cache, "--ray-address", ray_cluster, "--limit", BASE_LIMIT,
-                     log_dir=tmp_path, env=RAY_ENV)
-    kill_midway(proc, lambda: journal_rows(journal)[0], 1, timeout=240, what="answers journaled",
-                stderr_path=tmp_path / "stderr.txt")
+    proc = popen_cli(
+        "run",
+        spec.path,
+        "--cache",
+        cache,
+        "--ray-address",
+        ray_cluster,
+        "--limit",
+        BASE_LIMIT,
+        log_dir=tmp_path,
+        env=RAY_ENV,
+    )
+    kill_midway(
+        proc,
+        lambda: journal_rows(journal)[0],
+        1,
+        timeout=240,
+        what="answers journaled",
+        stderr_path=tmp_path / "stderr.txt",
+    )
     rows, ok_rows = journal_rows(journal)
     assert 0 < rows < total and ok_rows == rows
     before = journal_payloads(journal)
@@ -198,11 +248,13 @@ def test_llm_answers_and_rewrites_on_ray_match_local(ray_cluster, make_spec, run
     key = "sk-ray-SECRET-0b7e"
     fake = FakeOpenAI(api_key=key).start()
     try:
-        data = {"splitters": [SENTENCE256, {**SENTENCE256, "context": {"kind": "llm", "document_tokens": 400}}],
-                "generator": {"kind": "llm"},
-                "retrievers": [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion", "num_queries": 2}],
-                "llm": {"model": "ray-model", "base_url": fake.base_url, "api_key_env": "RAY_KEY"},
-                "prices": {"ray-model": {"input": 1.0, "output": 2.0}}}
+        data = {
+            "splitters": [SENTENCE256, {**SENTENCE256, "context": {"kind": "llm", "document_tokens": 400}}],
+            "generator": {"kind": "llm"},
+            "retrievers": [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion", "num_queries": 2}],
+            "llm": {"model": "ray-model", "base_url": fake.base_url, "api_key_env": "RAY_KEY"},
+            "prices": {"ray-model": {"input": 1.0, "output": 2.0}},
+        }
         local_spec, ray_spec = make_spec("ray-llm-local", **data), make_spec("ray-llm-remote", **data)
         env = {"RAY_KEY": key}
         local = run_cli("run", local_spec.path, "--cache", tmp_path / "c1", "--limit", 6, env=env)
@@ -213,22 +265,27 @@ def test_llm_answers_and_rewrites_on_ray_match_local(ray_cluster, make_spec, run
         fake.stop()
     lrec, rrec = read_run(local_spec.run_dir).records, read_run(ray_spec.run_dir).records
     drop = ["llm", "rewrite_llm"]  # call traces: latencies and token counts of the same calls
-    assert_same_records(lrec.drop(columns=[c for c in drop if c in lrec]),
-                        rrec.drop(columns=[c for c in drop if c in rrec]))
+    assert_same_records(
+        lrec.drop(columns=[c for c in drop if c in lrec]), rrec.drop(columns=[c for c in drop if c in rrec])
+    )
     assert (rrec["generator"] == "llm:ray-model").all() and rrec["answer"].str.len().gt(0).all()
     assert set(rrec["splitter"]) == {"sentence256", "sentence256-cllm"} and rrec["error"].isna().all()
     assert key not in (ray_spec.run_dir / "manifest.json").read_text()
 
 
 @pytest.mark.slow  # 46 s; the local-vs-Ray parity of plain configurations runs by default
-def test_reranked_expanded_and_tuned_configurations_on_ray_match_local(ray_cluster, make_spec, run_cli, read_run,
-                                                                      tmp_path):
+def test_reranked_expanded_and_tuned_configurations_on_ray_match_local(
+    ray_cluster, make_spec, run_cli, read_run, tmp_path
+):
     """Late-interaction scores computed in Ray workers, RM3 expansions and weights tuned on the driver give
     the records of a local run to the last bit (timings aside)."""
-    data = {"splitters": [SENTENCE256], "top_k": [3],
-            "retrievers": [{"kind": "bm25"}, {"kind": "fusion"}, {"kind": "fusion", "weights": "tune"}],
-            "query_transforms": [{"kind": "none"}, {"kind": "rm3", "apply_to": ["bm25"]}],
-            "rerankers": [{"kind": "none"}, {"kind": "late_interaction", "candidates": 8, "apply_to": ["bm25"]}]}
+    data = {
+        "splitters": [SENTENCE256],
+        "top_k": [3],
+        "retrievers": [{"kind": "bm25"}, {"kind": "fusion"}, {"kind": "fusion", "weights": "tune"}],
+        "query_transforms": [{"kind": "none"}, {"kind": "rm3", "apply_to": ["bm25"]}],
+        "rerankers": [{"kind": "none"}, {"kind": "late_interaction", "candidates": 8, "apply_to": ["bm25"]}],
+    }
     local_spec, ray_spec = make_spec("ray-rr-local", **data), make_spec("ray-rr-remote", **data)
     local = run_cli("run", local_spec.path, "--cache", tmp_path / "c1", "--limit", 6)
     remote = _ray_run(run_cli, ray_spec, tmp_path / "c2", ray_cluster, "--limit", 6)
@@ -237,16 +294,21 @@ def test_reranked_expanded_and_tuned_configurations_on_ray_match_local(ray_clust
     assert len(rrun.records) == 6 * 6  # bm25 x {none, rm3} x {none, maxsim} + fusion + tuned fusion
     assert_same_records(lrun.records, rrun.records)
     drop = ("tuning_ms",)  # the tuning's own time
-    assert ({c: {k: v for k, v in t.items() if k not in drop} for c, t in lrun.manifest["tuned_weights"].items()}
-            == {c: {k: v for k, v in t.items() if k not in drop} for c, t in rrun.manifest["tuned_weights"].items()})
+    assert {c: {k: v for k, v in t.items() if k not in drop} for c, t in lrun.manifest["tuned_weights"].items()} == {
+        c: {k: v for k, v in t.items() if k not in drop} for c, t in rrun.manifest["tuned_weights"].items()
+    }
 
 
 @pytest.mark.slow  # 34 s; a Ray sweep (killed and resumed) equal to a local one runs by default
 def test_failures_on_ray_are_recorded_as_locally(ray_cluster, make_spec, run_cli, read_run, tmp_path):
     """An embedding whose model cannot load fails its configurations on the workers with the local executor's
     reason, counted once each; the other configurations are answered."""
-    data = {"splitters": [SENTENCE256], "retrievers": [{"kind": "bm25"}, {"kind": "vector"}], "top_k": [3],
-            "embeddings": [{"model": "minilm"}, {"model": str(tmp_path / "no-such-model"), "name": "broken"}]}
+    data = {
+        "splitters": [SENTENCE256],
+        "retrievers": [{"kind": "bm25"}, {"kind": "vector"}],
+        "top_k": [3],
+        "embeddings": [{"model": "minilm"}, {"model": str(tmp_path / "no-such-model"), "name": "broken"}],
+    }
     local_spec, ray_spec = make_spec("ray-fail-local", **data), make_spec("ray-fail-remote", **data)
     local = run_cli("run", local_spec.path, "--cache", tmp_path / "c1", "--limit", 4)
     remote = _ray_run(run_cli, ray_spec, tmp_path / "c2", ray_cluster, "--limit", 4)
@@ -262,8 +324,18 @@ def test_failures_on_ray_are_recorded_as_locally(ray_cluster, make_spec, run_cli
 def test_stores_other_hosts_cannot_reach_are_refused(ray_cluster, make_spec, run_cli, tmp_path):
     """A node joins from another address (127.0.0.2: to Ray, another host): an embedded Chroma directory and
     loopback server URLs are refused at start-up with the setting and the fix, before anything runs."""
-    _ray("start", "--address", ray_cluster, "--node-ip-address", "127.0.0.2", "--num-cpus", "1",
-         "--object-store-memory", str(100 * 2**20), "--disable-usage-stats")
+    _ray(
+        "start",
+        "--address",
+        ray_cluster,
+        "--node-ip-address",
+        "127.0.0.2",
+        "--num-cpus",
+        "1",
+        "--object-store-memory",
+        str(100 * 2**20),
+        "--disable-usage-stats",
+    )
     spec = make_spec("ray-refused")
     p = _ray_run(run_cli, spec, tmp_path / "cache", ray_cluster, "--limit", 2)
     assert p.returncode == 2 and p.stderr.count("\n") == 1, describe(p)
@@ -279,8 +351,11 @@ def test_stores_other_hosts_cannot_reach_are_refused(ray_cluster, make_spec, run
 
 def test_loopback_neo4j_is_refused_on_other_hosts(ray_cluster, neo4j_server, make_spec, run_cli, tmp_path):
     """(after the 127.0.0.2 node joined) the Neo4j server answers here, but not at loopback from other hosts."""
-    graph = make_spec("ray-refused-neo4j", retrievers=[{"kind": "knowledge_graph", "store": "neo4j"}],
-                      neo4j=neo4j_server.model_dump(mode="json"))
+    graph = make_spec(
+        "ray-refused-neo4j",
+        retrievers=[{"kind": "knowledge_graph", "store": "neo4j"}],
+        neo4j=neo4j_server.model_dump(mode="json"),
+    )
     p = _ray_run(run_cli, graph, tmp_path / "cache", ray_cluster, "--limit", 2)
     assert p.returncode == 2 and f"neo4j.url: {neo4j_server.url} is a loopback address" in p.stderr, describe(p)
 
@@ -290,8 +365,9 @@ def test_executor_options_are_checked(make_spec, run_cli, get_free_port):
     closed = f"127.0.0.1:{get_free_port()}"
     t0 = time.monotonic()
     p = run_cli("run", spec.path, "--ray-address", closed, env=RAY_ENV)
-    assert p.returncode == 2 and p.stderr.startswith(f"error: ray.address: no Ray cluster answers at {closed}"), \
+    assert p.returncode == 2 and p.stderr.startswith(f"error: ray.address: no Ray cluster answers at {closed}"), (
         describe(p)
+    )
     assert time.monotonic() - t0 < procwait.scaled(30)
     p = run_cli("run", spec.path, "--executor", "dask")
     assert p.returncode == 2 and "--executor: 'dask' is not local or ray" in p.stderr, describe(p)
@@ -319,12 +395,21 @@ def test_shared_state_rules(tmp_path):
     model_dir.mkdir()
     cases = [
         (SweepSpec(**base), two_hosts, "vector_store: the Ray cluster at h:1 has nodes on other hosts (10.0.0.2)"),
-        (SweepSpec(**base, vector_store={"url": "http://localhost:8000"}), two_hosts,
-         "vector_store.url: http://localhost:8000 is a loopback address"),
-        (SweepSpec(**{**base, "embeddings": [{"model": str(model_dir)}]}, vector_store={"url": "http://10.0.0.1:1"}),
-         two_hosts, f"embeddings[mymodel].model: {model_dir} is a directory on this machine"),
-        (SweepSpec(**{**base, "embeddings": [{"model": "minilm", "device": "cuda"}]}), one_host,
-         "embeddings[minilm].device: cuda, but the Ray cluster at h:1 has no GPU"),
+        (
+            SweepSpec(**base, vector_store={"url": "http://localhost:8000"}),
+            two_hosts,
+            "vector_store.url: http://localhost:8000 is a loopback address",
+        ),
+        (
+            SweepSpec(**{**base, "embeddings": [{"model": str(model_dir)}]}, vector_store={"url": "http://10.0.0.1:1"}),
+            two_hosts,
+            f"embeddings[mymodel].model: {model_dir} is a directory on this machine",
+        ),
+        (
+            SweepSpec(**{**base, "embeddings": [{"model": "minilm", "device": "cuda"}]}),
+            one_host,
+            "embeddings[minilm].device: cuda, but the Ray cluster at h:1 has no GPU",
+        ),
     ]
     for spec, cluster, message in cases:
         with pytest.raises(RagsweepError) as err:
@@ -336,8 +421,10 @@ def test_shared_state_rules(tmp_path):
 def test_a_search_on_ray_evaluates_the_trials_of_a_local_search(ray_cluster, make_spec, run_cli, read_run, tmp_path):
     """Trials are units of the plan like any other: a seeded random search on Ray picks, answers and reports
     what the same search does locally, to the last bit."""
-    data = {"search": {"strategy": "random", "budget": {"trials": 4}, "finalists": 2},
-            "scoring": {"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 50}}}
+    data = {
+        "search": {"strategy": "random", "budget": {"trials": 4}, "finalists": 2},
+        "scoring": {"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 50}},
+    }
     local_spec, ray_spec = make_spec("ray-search-local", **data), make_spec("ray-search-remote", **data)
     local = run_cli("run", local_spec.path, "--cache", tmp_path / "c1", "--limit", 20)
     remote = _ray_run(run_cli, ray_spec, tmp_path / "c2", ray_cluster, "--limit", 20)
@@ -346,8 +433,10 @@ def test_a_search_on_ray_evaluates_the_trials_of_a_local_search(ray_cluster, mak
     assert rrun.manifest["invocations"][-1]["executor"]["kind"] == "ray"
     strip = ("seconds", "best_so_far")
     lsearch, rsearch = lrun.manifest["search"], rrun.manifest["search"]
-    assert [{k: v for k, v in t.items() if k != "seconds"} for t in lsearch["trials"]] == \
-        [{k: v for k, v in t.items() if k != "seconds"} for t in rsearch["trials"]]
-    assert {k: v for k, v in lsearch.items() if k not in strip + ("trials", "used")} == \
-        {k: v for k, v in rsearch.items() if k not in strip + ("trials", "used")}
+    assert [{k: v for k, v in t.items() if k != "seconds"} for t in lsearch["trials"]] == [
+        {k: v for k, v in t.items() if k != "seconds"} for t in rsearch["trials"]
+    ]
+    assert {k: v for k, v in lsearch.items() if k not in strip + ("trials", "used")} == {
+        k: v for k, v in rsearch.items() if k not in strip + ("trials", "used")
+    }
     assert_same_records(lrun.records, rrun.records)

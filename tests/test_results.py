@@ -53,8 +53,7 @@ def test_load_run_gives_dataframes_of_a_finished_run(report_run):
     assert run.status == "complete" and run.complete and run.notes == []
     m = report_run.manifest
     assert len(run.records) == m["expected_records"] == 5 * 107
-    pd.testing.assert_frame_equal(run.records.drop(columns=["sources"]),
-                                  report_run.records.drop(columns=["sources"]))
+    pd.testing.assert_frame_equal(run.records.drop(columns=["sources"]), report_run.records.drop(columns=["sources"]))
     assert set(run.summary["split"]) == {"test", "validation", "all"}
     # manifest: one row per configuration, labels and resolved settings flattened
     assert list(run.manifest["config_id"]) == [c["config_id"] for c in m["configurations"]]
@@ -62,9 +61,18 @@ def test_load_run_gives_dataframes_of_a_finished_run(report_run):
     assert set(run.manifest["retriever.kind"]) == {"bm25", "vector", "fusion", "knowledge_graph", "hybrid_kg"}
     # questions: all 107 with their split and gold spans; out-of-scope and negative ones have none
     q = run.questions
-    assert len(q) == 107 and set(q["qtype"]) == {"simple", "paraphrase", "disambiguation", "complex", "multi_hop",
-                                                 "comparative", "out_of_scope", "negative-irrelevant",
-                                                 "negative-jailbreak", "negative-unsafe"}
+    assert len(q) == 107 and set(q["qtype"]) == {
+        "simple",
+        "paraphrase",
+        "disambiguation",
+        "complex",
+        "multi_hop",
+        "comparative",
+        "out_of_scope",
+        "negative-irrelevant",
+        "negative-jailbreak",
+        "negative-unsafe",
+    }
     assert set(q["split"]) == {"test", "validation"}
     unanswerable = q["qtype"].eq("out_of_scope") | q["qtype"].str.startswith("negative-")
     assert (q.loc[unanswerable, "evidence"].map(len) == 0).all()
@@ -105,8 +113,11 @@ def test_running_run_is_rebuilt_from_its_journal_exactly(report_run, tmp_path):
     meta = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
     sweep = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "ragsweep", "run"])
     try:
-        edit_manifest(d, status="running", running={"pid": sweep.pid, "host": platform.node(),
-                                                    "started_at": "2026-01-01T00:00:00+00:00"})
+        edit_manifest(
+            d,
+            status="running",
+            running={"pid": sweep.pid, "host": platform.node(), "started_at": "2026-01-01T00:00:00+00:00"},
+        )
         live = load_run(d)
     finally:
         sweep.kill()
@@ -164,14 +175,21 @@ def test_report_of_a_run_with_a_failed_row_and_no_answer(report_run, tmp_path):
     assert "RuntimeError: \\u003cb>boom\\u003c/b>" in page and "<b>boom</b>" not in page
 
 
-@pytest.mark.parametrize("case", ["missing", "file", "empty_dir", "journal_only", "bad_json", "old_format",
-                                  "future_format", "no_records"])
+@pytest.mark.parametrize(
+    "case", ["missing", "file", "empty_dir", "journal_only", "bad_json", "old_format", "future_format", "no_records"]
+)
 def test_unreadable_run_directories_get_one_clear_line(case, report_run, tmp_path, run_cli):
     target = tmp_path / "run"
-    expect = {"missing": "no such run directory", "file": "not a directory", "empty_dir": "not a ragsweep run",
-              "journal_only": "has a journal but no manifest.json", "bad_json": "not valid JSON",
-              "old_format": "written by an older ragsweep (run format 1", "future_format": "newer ragsweep",
-              "no_records": "records.parquet: missing"}[case]
+    expect = {
+        "missing": "no such run directory",
+        "file": "not a directory",
+        "empty_dir": "not a ragsweep run",
+        "journal_only": "has a journal but no manifest.json",
+        "bad_json": "not valid JSON",
+        "old_format": "written by an older ragsweep (run format 1",
+        "future_format": "newer ragsweep",
+        "no_records": "records.parquet: missing",
+    }[case]
     if case == "file":
         target.write_text("x")
     elif case == "empty_dir":
@@ -194,8 +212,12 @@ def test_unreadable_run_directories_get_one_clear_line(case, report_run, tmp_pat
     assert expect in str(err.value) and "\n" not in str(err.value)
     if case in ("old_format", "journal_only", "no_records"):
         assert "ragsweep run SPEC" in str(err.value)  # the fix
-    for cmd in (["show", target], ["report", target], ["plot", target, "--out", tmp_path / "p"],
-                ["compare", target, report_run.run_dir]):
+    for cmd in (
+        ["show", target],
+        ["report", target],
+        ["plot", target, "--out", tmp_path / "p"],
+        ["compare", target, report_run.run_dir],
+    ):
         one_line_error(run_cli(*cmd), expect)
 
 
@@ -207,8 +229,16 @@ def png_size(path) -> tuple[int, int]:
 
 
 def test_plot_exports_every_figure_in_each_format(report_run, run_cli, tmp_path):
-    names = {"bertscore_violins", "retrieval_metrics", "judge_scores", "heatmap", "significance", "latency",
-             "stage_times", "llm_spending"}
+    names = {
+        "bertscore_violins",
+        "retrieval_metrics",
+        "judge_scores",
+        "heatmap",
+        "significance",
+        "latency",
+        "stage_times",
+        "llm_spending",
+    }
     ids = set(report_run.records["config_id"])
     for fmt in ("png", "svg", "pdf"):
         out = tmp_path / fmt
@@ -273,10 +303,13 @@ def test_significance_matrix_cells_are_the_pairwise_tests(report_run):
     pairs = pairwise_table(run, "bertscore_f1_rescaled", "test")
     n = run.records["config_id"].nunique()
     assert len(pairs) == n * (n - 1) // 2
-    test = run.records[run.records["split"] == "test"].pivot(index="qid", columns="config_id",
-                                                             values="bertscore_f1_rescaled")
-    raw = [paired_test(test[r.a], test[r.b], seed=run.meta["seed"], family_size=len(pairs)).p_value
-           for r in pairs.itertuples()]
+    test = run.records[run.records["split"] == "test"].pivot(
+        index="qid", columns="config_id", values="bertscore_f1_rescaled"
+    )
+    raw = [
+        paired_test(test[r.a], test[r.b], seed=run.meta["seed"], family_size=len(pairs)).p_value
+        for r in pairs.itertuples()
+    ]
     assert pairs["p_value"].tolist() == pytest.approx(raw)
     assert pairs["p_holm"].tolist() == pytest.approx(holm(raw))
     assert pairs["diff"].tolist() == pytest.approx([(test[r.a] - test[r.b]).mean() for r in pairs.itertuples()])
@@ -315,10 +348,12 @@ def test_compare_pairs_questions_and_tests_each_configuration(base_run, one_sent
     assert (bs["diff"] != 0).any()
     raw = []
     for cid in ids:
+
         def values(run):
             r = run.records
             r = r[(r["config_id"] == cid) & (r["split"] == "test")].set_index("qid")["bertscore_f1_rescaled"]
             return r.sort_index().to_numpy(float)
+
         x, y = values(b), values(a)
         pair = paired_difference(x, y)
         assert bs.loc[cid, "diff"] == pytest.approx(pair.diff) == pytest.approx(np.nanmean(x - y))
@@ -351,25 +386,36 @@ def test_compare_without_common_questions_is_unpaired_and_says_so(base_run):
 def test_compare_refuses_what_it_cannot_compare(base_run, report_run, run_cli):
     # no shared configuration ids (other splitters)
     one_line_error(run_cli("compare", base_run.run_dir, report_run.run_dir), "share no configuration")
-    one_line_error(run_cli("compare", base_run.run_dir, base_run.run_dir, "--metric", "correctness"),
-                   "--metric", "not measured in both runs")
+    one_line_error(
+        run_cli("compare", base_run.run_dir, base_run.run_dir, "--metric", "correctness"),
+        "--metric",
+        "not measured in both runs",
+    )
     one_line_error(run_cli("compare", base_run.run_dir, base_run.run_dir, "--split", "dev"), "--split")
-    one_line_error(run_cli("compare", base_run.run_dir, base_run.run_dir, "--csv", "/proc/x/y.csv"), "--csv",
-                   "cannot write")
+    one_line_error(
+        run_cli("compare", base_run.run_dir, base_run.run_dir, "--csv", "/proc/x/y.csv"), "--csv", "cannot write"
+    )
 
 
 # --------------------------------------------------------------------------- stage-2 judges: unmeasured
-def test_a_judge_whose_every_reply_is_unparseable_is_not_shown_as_not_judged(make_spec, shared_cache, run_cli,
-                                                                                tmp_path):
+def test_a_judge_whose_every_reply_is_unparseable_is_not_shown_as_not_judged(
+    make_spec, shared_cache, run_cli, tmp_path
+):
     """The faithfulness judge's replies cannot be parsed: show and the report say n/a with the unmeasured count
     and an example reason, not "-" (which reads as "not judged")."""
     from conftest import SENTENCE256
     from fake_openai import DEFAULT_MALFORMED_REPLY, FakeOpenAI
 
     with FakeOpenAI(rules=[{"kind": "faithfulness", "action": "malformed"}]) as fake:
-        spec = make_spec("unparseable-judge", splitters=[SENTENCE256], retrievers=[{"kind": "bm25"}], top_k=[3, 5, 8],
-                         generator={"kind": "llm"}, stage2={"top_n": 2, "max_configs": 2},
-                         llm={"model": "unparseable-judge", "base_url": fake.base_url, "api_key_env": None})
+        spec = make_spec(
+            "unparseable-judge",
+            splitters=[SENTENCE256],
+            retrievers=[{"kind": "bm25"}],
+            top_k=[3, 5, 8],
+            generator={"kind": "llm"},
+            stage2={"top_n": 2, "max_configs": 2},
+            llm={"model": "unparseable-judge", "base_url": fake.base_url, "api_key_env": None},
+        )
         proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", BASE_LIMIT, timeout=300)
     assert proc.returncode == 0, describe(proc)
     run = load_run(spec.run_dir)

@@ -87,10 +87,13 @@ def test_weighted_rrf_follows_the_weights():
 
 def test_rrf_keeps_chunks_with_identical_text_apart():
     """Two chunks of one repeated paragraph are different evidence (different spans), not one."""
+
     class Same(BaseRetriever):
         def _retrieve(self, query_bundle):
-            return [NodeWithScore(node=TextNode(id_=i, text="the same paragraph"), score=s)
-                    for i, s in (("p1", 0.9), ("p2", 0.8))]
+            return [
+                NodeWithScore(node=TextNode(id_=i, text="the same paragraph"), score=s)
+                for i, s in (("p1", 0.9), ("p2", 0.8))
+            ]
 
     idx = IndexRetrievers(SharedResults(Same(), 2), SharedResults(Same(), 2))
     out = idx.make(FusionSpec(kind="fusion"), 2).retrieve(QueryBundle("q"))

@@ -22,11 +22,15 @@ from ragsweep.search.trials import Outcome, directions
 
 SPEC = {
     "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
-    "splitters": [{"kind": "token", "chunk_size": 128, "chunk_overlap": 16},
-                  {"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32},
-                  {"kind": "sentence", "chunk_size": 512, "chunk_overlap": 32}],
-    "embeddings": [{"kind": "sentence_transformers", "model": "minilm"},
-                   {"kind": "sentence_transformers", "model": "minilm", "backend": "onnx", "name": "minilm-onnx"}],
+    "splitters": [
+        {"kind": "token", "chunk_size": 128, "chunk_overlap": 16},
+        {"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32},
+        {"kind": "sentence", "chunk_size": 512, "chunk_overlap": 32},
+    ],
+    "embeddings": [
+        {"kind": "sentence_transformers", "model": "minilm"},
+        {"kind": "sentence_transformers", "model": "minilm", "backend": "onnx", "name": "minilm-onnx"},
+    ],
     "retrievers": [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion"}],
     "rerankers": [{"kind": "none"}, {"kind": "late_interaction", "apply_to": ["vector"]}],
     "top_k": [3, 5, 10],
@@ -59,8 +63,11 @@ class Replay:
         out = {}
         for c in configs:
             self.calls.append(c.config_hash)
-            values = {"quality": quality(c), "latency": 10.0 + 7 * (c.top_k == 10) + 5 * (c.reranker is not None),
-                      "cost": 0.0}
+            values = {
+                "quality": quality(c),
+                "latency": 10.0 + 7 * (c.top_k == 10) + 5 * (c.reranker is not None),
+                "cost": 0.0,
+            }
             out[c.config_hash] = Outcome({o: values[o] for o in self.objectives}, self.seconds, 0.0, 10)
         return out
 
@@ -69,8 +76,9 @@ def run(tmp_path, spec, configs, limit, evaluate=None, seed=0, name="s"):
     s = spec.search
     space = SearchSpace(configs, s.order)
     strategy = REGISTRY[s.strategy](s, seed, limit, False)
-    study = SearchStudy(tmp_path / f"{name}.sqlite", f"k{seed}", s.objectives, directions(s.objectives, False),
-                        strategy.sampler())
+    study = SearchStudy(
+        tmp_path / f"{name}.sqlite", f"k{seed}", s.objectives, directions(s.objectives, False), strategy.sampler()
+    )
     evaluate = evaluate or Replay(s.objectives)
     stopped = run_search(study, space, strategy, Limits(limit, s.budget.seconds, s.budget.usd), evaluate, s.batch)
     return study, evaluate, stopped
@@ -201,20 +209,30 @@ def test_nsga2_and_multi_objective_tpe_record_a_front(tmp_path):
         assert on_front
         for t in trials:
             if t.state == "complete":
-                assert not any(dominates((-f.values["quality"], f.values["latency"]),
-                                         (-t.values["quality"], t.values["latency"])) for f in on_front
-                               if f is not t) or t not in on_front
+                assert (
+                    not any(
+                        dominates(
+                            (-f.values["quality"], f.values["latency"]), (-t.values["quality"], t.values["latency"])
+                        )
+                        for f in on_front
+                        if f is not t
+                    )
+                    or t not in on_front
+                )
         chosen = finalists(trials, 3, ["quality", "latency"], ["maximize", "minimize"])
         assert {t.config_hash for t in on_front} <= set(chosen) or len(chosen) == 6
 
 
-@pytest.mark.parametrize("bad, match", [
-    ({"strategy": "grid", "budget": {"trials": 3}}, "grid evaluates every configuration"),
-    ({"strategy": "greedy", "objectives": ["quality", "latency"]}, "greedy optimises quality alone"),
-    ({"strategy": "nsga2"}, "nsga2 is multi-objective"),
-    ({"strategy": "tpe", "objectives": ["latency"]}, "must include quality"),
-    ({"strategy": "anneal"}, "search.strategy"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        ({"strategy": "grid", "budget": {"trials": 3}}, "grid evaluates every configuration"),
+        ({"strategy": "greedy", "objectives": ["quality", "latency"]}, "greedy optimises quality alone"),
+        ({"strategy": "nsga2"}, "nsga2 is multi-objective"),
+        ({"strategy": "tpe", "objectives": ["latency"]}, "must include quality"),
+        ({"strategy": "anneal"}, "search.strategy"),
+    ],
+)
 def test_search_settings_errors_name_the_field(bad, match):
     with pytest.raises(RagsweepError, match=match):
         parse_spec({**SPEC, "search": bad})
@@ -256,9 +274,15 @@ def test_the_cost_model_learns_seconds_per_unit_and_predicts_what_a_candidate_ad
     from ragsweep.search.cost import CostModel, features, shared_units
 
     _, configs = grid()
-    truth = {"chunk": 3.0, "index": 5.0, "answer": 0.002, "retrieval:bm25/none/none": 0.01,
-             "retrieval:vector/none/none": 0.02, "retrieval:vector/late_interaction/none": 0.2,
-             "retrieval:fusion/none/none": 0.03}
+    truth = {
+        "chunk": 3.0,
+        "index": 5.0,
+        "answer": 0.002,
+        "retrieval:bm25/none/none": 0.01,
+        "retrieval:vector/none/none": 0.02,
+        "retrieval:vector/late_interaction/none": 0.2,
+        "retrieval:fusion/none/none": 0.03,
+    }
     done, observed = set(), []
     for c in random.Random(0).sample(configs, len(configs)):  # in grid order chunks and BM25 always come together
         f = features(c, done, 50)
@@ -288,8 +312,12 @@ def test_a_cost_aware_search_fits_more_trials_in_the_same_seconds(tmp_path):
             for c in configs:
                 f = features(c, self.done, 50)
                 self.done |= shared_units(c)
-                secs = 3.0 * f.get("chunk", 0) + 5.0 * f.get("index", 0) + 0.01 * 50 + 0.5 * any(
-                    k.startswith("retrieval:") for k in f)
+                secs = (
+                    3.0 * f.get("chunk", 0)
+                    + 5.0 * f.get("index", 0)
+                    + 0.01 * 50
+                    + 0.5 * any(k.startswith("retrieval:") for k in f)
+                )
                 out[c.config_hash] = Outcome(out[c.config_hash].values, secs, 0.0, 50)
             return out
 
@@ -300,8 +328,15 @@ def test_a_cost_aware_search_fits_more_trials_in_the_same_seconds(tmp_path):
         space = SearchSpace(configs)
         study = SearchStudy(tmp_path / f"{aware}.sqlite", "k", ["quality"], ["maximize"], None)
         replay = Charged()
-        run_search(study, space, REGISTRY["random"](s, 0, None, False), Limits(None, 40.0), replay,
-                   questions=50, pool=4 if aware else 1)
+        run_search(
+            study,
+            space,
+            REGISTRY["random"](s, 0, None, False),
+            Limits(None, 40.0),
+            replay,
+            questions=50,
+            pool=4 if aware else 1,
+        )
         counts[aware] = len(replay.calls)
         trials = study.trials()
         if aware:
@@ -329,14 +364,18 @@ def test_a_killed_cost_aware_search_evaluates_only_proposals_it_had_chosen(tmp_p
 
     def search(strategy, evaluate):
         study = SearchStudy(tmp_path / "pool.sqlite", "k", ["quality"], ["maximize"], None)
-        stopped = run_search(study, space, strategy(spec.search, 0, 6, False), Limits(6), evaluate, questions=10,
-                             pool=4)
+        stopped = run_search(
+            study, space, strategy(spec.search, 0, 6, False), Limits(6), evaluate, questions=10, pool=4
+        )
         return study, stopped
 
     with pytest.raises(Killed):
         search(DiesProposing, replay)
-    left = [t for t in SearchStudy(tmp_path / "pool.sqlite", "k", ["quality"], ["maximize"], None).trials()
-            if t.state == "running"]
+    left = [
+        t
+        for t in SearchStudy(tmp_path / "pool.sqlite", "k", ["quality"], ["maximize"], None).trials()
+        if t.state == "running"
+    ]
     assert len(left) == 2 and all(t.features is None for t in left) and len(replay.calls) == 2
     study, stopped = search(REGISTRY["random"], replay)
     trials = study.trials()

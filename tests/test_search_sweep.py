@@ -31,19 +31,32 @@ def _complete_trials(path) -> int:
         return 0
 
 
-def test_tpe_search_resumes_after_kill_9_and_reports_its_finalists(make_spec, search_cache, run_cli, popen_cli,
-                                                                   kill_midway, describe_proc, tmp_path):
-    spec = make_spec("search", search={"strategy": "tpe", "budget": {"trials": 6}, "finalists": 2, "seed": 3},
-                     scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 50}})
+def test_tpe_search_resumes_after_kill_9_and_reports_its_finalists(
+    make_spec, search_cache, run_cli, popen_cli, kill_midway, describe_proc, tmp_path
+):
+    spec = make_spec(
+        "search",
+        search={"strategy": "tpe", "budget": {"trials": 6}, "finalists": 2, "seed": 3},
+        scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 50}},
+    )
     study = spec.run_dir / "search.sqlite"
-    proc = popen_cli("run", spec.path, "--cache", search_cache, "--no-progress", "--limit", SEARCH_LIMIT,
-                     log_dir=tmp_path)
-    kill_midway(proc, lambda: _complete_trials(study), 2, timeout=240, what="complete trials",
-                stderr_path=tmp_path / "stderr.txt")
+    proc = popen_cli(
+        "run", spec.path, "--cache", search_cache, "--no-progress", "--limit", SEARCH_LIMIT, log_dir=tmp_path
+    )
+    kill_midway(
+        proc,
+        lambda: _complete_trials(study),
+        2,
+        timeout=240,
+        what="complete trials",
+        stderr_path=tmp_path / "stderr.txt",
+    )
     with sqlite3.connect(study) as db:
-        before = db.execute("SELECT t.number, t.state, json_extract(a.value_json, '$') FROM trials t LEFT JOIN "
-                            "trial_user_attributes a ON a.trial_id = t.trial_id AND a.key = 'config_id' "
-                            "ORDER BY t.number").fetchall()
+        before = db.execute(
+            "SELECT t.number, t.state, json_extract(a.value_json, '$') FROM trials t LEFT JOIN "
+            "trial_user_attributes a ON a.trial_id = t.trial_id AND a.key = 'config_id' "
+            "ORDER BY t.number"
+        ).fetchall()
     assert any(state == "RUNNING" for _, state, _ in before) or len(before) >= 2, before
 
     done = run_cli("run", spec.path, "--cache", search_cache, "--limit", SEARCH_LIMIT, timeout=400)
@@ -88,8 +101,9 @@ def test_tpe_search_resumes_after_kill_9_and_reports_its_finalists(make_spec, se
     assert verdict["chosen_on"] == "validation" and verdict["reported_on"] == "test"
     assert run.manifest["status"] == "complete"
     curve = search["best_so_far"]
-    assert len(curve) == 6 and all(a["seconds"] <= b["seconds"] and a["best"] <= b["best"]
-                                   for a, b in zip(curve, curve[1:]))
+    assert len(curve) == 6 and all(
+        a["seconds"] <= b["seconds"] and a["best"] <= b["best"] for a, b in zip(curve, curve[1:])
+    )
 
     again = run_cli("run", spec.path, "--cache", search_cache, "--no-progress", "--limit", SEARCH_LIMIT)
     assert again.returncode == 0, describe_proc(again)
@@ -107,9 +121,12 @@ def test_tpe_search_resumes_after_kill_9_and_reports_its_finalists(make_spec, se
     assert (tmp_path / "figs" / "pareto_front.png").is_file()  # quality against each trial's own latency
 
 
-@pytest.mark.parametrize("change, match", [
-    ({"search": {"strategy": "random", "metric": "latency"}}, "search.metric"),
-])
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        ({"search": {"strategy": "random", "metric": "latency"}}, "search.metric"),
+    ],
+)
 def test_search_errors_are_one_line(make_spec, run_cli, search_cache, change, match):
     spec = make_spec("search-bad", **change)
     proc = run_cli("run", spec.path, "--cache", search_cache, "--no-progress")
@@ -119,8 +136,12 @@ def test_search_errors_are_one_line(make_spec, run_cli, search_cache, change, ma
 def test_a_raced_grid_drops_the_clearly_worse_and_answers_less(make_spec, search_cache, run_cli, describe_proc):
     """Top-1 against top-5 hit: top-1 configurations lose clearly and stop before the last look; every
     configuration that survives is answered on every validation question, the finalists on test too."""
-    spec = make_spec("race", top_k=[1, 5], search={"strategy": "grid", "racing": {"first": 0.2}, "finalists": 2},
-                     scoring={"metric": "hit", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 50}})
+    spec = make_spec(
+        "race",
+        top_k=[1, 5],
+        search={"strategy": "grid", "racing": {"first": 0.2}, "finalists": 2},
+        scoring={"metric": "hit", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 50}},
+    )
     proc = run_cli("run", spec.path, "--cache", search_cache, "--no-progress", timeout=400)
     assert proc.returncode == 0, describe_proc(proc)
     run = load_run(spec.run_dir, proc)
@@ -141,12 +162,16 @@ def test_a_raced_grid_drops_the_clearly_worse_and_answers_less(make_spec, search
     assert f"{len(dropped)} dropped by racing" in proc.stdout
 
 
-def test_trials_reuse_what_earlier_trials_retrieved_without_mixing_their_indexes(make_spec, search_cache, run_cli,
-                                                                               describe_proc):
+def test_trials_reuse_what_earlier_trials_retrieved_without_mixing_their_indexes(
+    make_spec, search_cache, run_cli, describe_proc
+):
     """Greedy tries vector, then fusion, on the same splitter in separate trials: the retrievers kept from the
     vector trial (no BM25 index opened) must not serve fusion; every trial answers without error."""
-    spec = make_spec("search-greedy", search={"strategy": "greedy", "finalists": 1, "budget": {"fraction": 1}},
-                     scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 50}})
+    spec = make_spec(
+        "search-greedy",
+        search={"strategy": "greedy", "finalists": 1, "budget": {"fraction": 1}},
+        scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 50}},
+    )
     proc = run_cli("run", spec.path, "--cache", search_cache, "--no-progress", "--limit", 30)
     assert proc.returncode == 0, describe_proc(proc)
     run = load_run(spec.run_dir, proc)

@@ -134,9 +134,7 @@ def test_paired_difference_ci_contains_shift():
 
 
 def _long(columns: dict[str, list[float]]) -> pd.DataFrame:
-    rows = [
-        {"config_id": c, "qid": f"q{i:02d}", "ndcg": v} for c, vals in columns.items() for i, v in enumerate(vals)
-    ]
+    rows = [{"config_id": c, "qid": f"q{i:02d}", "ndcg": v} for c, vals in columns.items() for i, v in enumerate(vals)]
     return pd.DataFrame(rows)
 
 

@@ -47,9 +47,13 @@ def _long(matrix: np.ndarray, metric: str) -> pd.DataFrame:
     halve the time of the pivots in the 200-sweep simulations and give the same results."""
     n_q, n_c = matrix.shape
     configs, qids = [f"c{j:02d}" for j in range(n_c)], [f"q{i:03d}" for i in range(n_q)]
-    return pd.DataFrame({"config_id": pd.Categorical.from_codes(np.repeat(np.arange(n_c), n_q), configs),
-                         "qid": pd.Categorical.from_codes(np.tile(np.arange(n_q), n_c), qids),
-                         metric: matrix.T.ravel()})
+    return pd.DataFrame(
+        {
+            "config_id": pd.Categorical.from_codes(np.repeat(np.arange(n_c), n_q), configs),
+            "qid": pd.Categorical.from_codes(np.tile(np.arange(n_q), n_c), qids),
+            metric: matrix.T.ravel(),
+        }
+    )
 
 
 def _real_difference(metric: str, spread: float) -> tuple[pd.DataFrame, str, str]:
@@ -146,4 +150,3 @@ def test_choosing_the_best_on_the_test_questions_inflates_false_positives(null_r
     assert rates["same_questions"] > 3 * rates["honest"], (metric, rates)
     # far outside what Monte Carlo error around a rate of alpha could give: P(count >= observed) < 1e-4
     assert stats.binom.sf(round(rates["same_questions"] * N_SWEEPS) - 1, N_SWEEPS, ALPHA) < 1e-4
-

@@ -30,8 +30,9 @@ SPECS = {
     "token": TokenSplitterSpec(kind="token", chunk_size=128, chunk_overlap=16),
     "sentence": SentenceSplitterSpec(kind="sentence", chunk_size=256, chunk_overlap=32),
     "recursive": RecursiveSplitterSpec(kind="recursive", chunk_size=800, chunk_overlap=80),
-    "semantic": SemanticSplitterSpec(kind="semantic", breakpoint_threshold_type="percentile",
-                                     breakpoint_threshold_amount=90),
+    "semantic": SemanticSplitterSpec(
+        kind="semantic", breakpoint_threshold_type="percentile", breakpoint_threshold_amount=90
+    ),
     "pattern": PatternSplitterSpec(kind="pattern", pattern=r"\n(?=§)", max_chunk_chars=1500),
 }
 # splitters whose chunk text is a verbatim slice of the document (the semantic chunker re-joins
@@ -82,7 +83,7 @@ def check_chunks(chunks: list[Chunk], docs: list[Document], *, verbatim: bool, d
         mine = [c for c in chunks if c.doc_id == doc.doc_id]
         for c in mine:
             assert 0 <= c.start < c.end <= len(doc.text), (c.node_id, c.start, c.end)
-            piece = doc.text[c.start:c.end]
+            piece = doc.text[c.start : c.end]
             assert norm(piece) == norm(c.text), c.node_id
             if verbatim:
                 assert piece == c.text, c.node_id
@@ -97,10 +98,12 @@ def check_chunks(chunks: list[Chunk], docs: list[Document], *, verbatim: bool, d
                 assert a.end <= b.start, f"{a.node_id} [{a.start},{a.end}) overlaps {b.node_id} [{b.start},{b.end})"
         covered = bytearray(len(doc.text))
         for c in mine:
-            covered[c.start:c.end] = b"\1" * (c.end - c.start)
+            covered[c.start : c.end] = b"\1" * (c.end - c.start)
         missing = [i for i, ch in enumerate(doc.text) if not ch.isspace() and not covered[i]]
-        assert not missing, f"{doc.doc_id}: characters not in any chunk, first at {missing[0]}: " \
-                            f"{doc.text[missing[0]:missing[0] + 40]!r}"
+        assert not missing, (
+            f"{doc.doc_id}: characters not in any chunk, first at {missing[0]}: "
+            f"{doc.text[missing[0] : missing[0] + 40]!r}"
+        )
 
 
 @pytest.mark.parametrize("kind", list(SPECS))
@@ -129,7 +132,7 @@ def test_overlapping_splitters_do_overlap(demo_docs):
 
 # --------------------------------------------------------------------------- pattern splitter
 SECTIONS = (
-    "\n§ 1 Definitions\nA \"tenant\" is a person who rents a dwelling.\n"
+    '\n§ 1 Definitions\nA "tenant" is a person who rents a dwelling.\n'
     "§ 2 Rent\nRent is due on the first day of each month.\n"
     "§ 3 Deposits\nA deposit may not exceed two months' rent.\n"
     "  § 3a is not a heading because it does not start a line.\n"
@@ -164,8 +167,9 @@ def test_pattern_splitter_custom_regex():
 
 @pytest.mark.parametrize("max_chars", [200, 400, 1000])
 def test_pattern_splitter_resplits_overlong_sections(max_chars):
-    long = " ".join(f"Clause {i} requires the operator to file report number {i} with the registrar."
-                    for i in range(40))
+    long = " ".join(
+        f"Clause {i} requires the operator to file report number {i} with the registrar." for i in range(40)
+    )
     text = "\n§ 1 Short\nA short section.\n§ 2 Long\n" + long + "\n§ 3 Tail\nThe end."
     doc = Document("long", text)
     spec = PatternSplitterSpec(kind="pattern", max_chunk_chars=max_chars)
@@ -259,7 +263,7 @@ def test_semantic_splitter_repeated_paragraphs_are_in_order(minilm):
     chunks = split_corpus([doc], make_parser(spec, minilm), "semantic")
     assert len(chunks) >= 2
     for c in chunks:
-        assert norm(doc.text[c.start:c.end]) == norm(c.text)
+        assert norm(doc.text[c.start : c.end]) == norm(c.text)
     assert [c.start for c in chunks] == sorted(c.start for c in chunks)
     assert chunks[-1].text.startswith("§ 9 End")
 

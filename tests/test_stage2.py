@@ -37,12 +37,16 @@ def llm_spec(fake: FakeOpenAI, model: str, **overrides) -> dict:
     return {"model": model, "base_url": fake.base_url, "api_key_env": "FAKE_KEY", "concurrency": 8, **overrides}
 
 
-def stage2_spec(make_spec, name: str, fake: FakeOpenAI, model: str, *, llm: dict | None = None, priced: bool = True,
-                **overrides):
+def stage2_spec(
+    make_spec, name: str, fake: FakeOpenAI, model: str, *, llm: dict | None = None, priced: bool = True, **overrides
+):
     """A small stage-2 spec: 1 splitter x {bm25, vector} x top_k 3, LLM generator, all three judges."""
     data = dict(
-        splitters=[SENTENCE256], retrievers=[BM25, VECTOR], top_k=[3],
-        generator={"kind": "llm"}, llm=llm_spec(fake, model, **(llm or {})),
+        splitters=[SENTENCE256],
+        retrievers=[BM25, VECTOR],
+        top_k=[3],
+        generator={"kind": "llm"},
+        llm=llm_spec(fake, model, **(llm or {})),
         stage2={"top_n": 2, "max_configs": 3},
     )
     if priced:
@@ -93,7 +97,8 @@ def judged_values(records, judges=JUDGES) -> dict:
     out = {}
     for row in records.to_dict("records"):
         out[(row["config_id"], row["qid"])] = {
-            c: (None if isinstance(row[c], float) and math.isnan(row[c]) else row[c]) for c in cols}
+            c: (None if isinstance(row[c], float) and math.isnan(row[c]) else row[c]) for c in cols
+        }
     return out
 
 
@@ -145,14 +150,21 @@ def main_run(make_spec, shared_cache, run_cli, read_run):
     later tests derive runs from this one (a copy of its run directory judged by another model)."""
     fake = FakeOpenAI(rules=scripted_correctness_rules(), api_key=KEY).start()
     try:
-        spec = stage2_spec(make_spec, "s2main", fake, "s2-main-model",
-                           retrievers=[BM25, VECTOR, {"kind": "fusion", "num_queries": 2}])
+        spec = stage2_spec(
+            make_spec, "s2main", fake, "s2-main-model", retrievers=[BM25, VECTOR, {"kind": "fusion", "num_queries": 2}]
+        )
         proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", LIMIT, env=ENV, timeout=240)
         assert proc.returncode == 0, describe(proc)
         wait_idle(fake)
         run = read_run(spec.run_dir, proc)
-        yield {"fake": fake, "spec": spec, "proc": proc, "run": run, "log": chat_log(fake),
-               "rules_used": [r["used"] for r in fake.rules()]}
+        yield {
+            "fake": fake,
+            "spec": spec,
+            "proc": proc,
+            "run": run,
+            "log": chat_log(fake),
+            "rules_used": [r["used"] for r in fake.rules()],
+        }
     finally:
         fake.stop()
 
@@ -198,8 +210,11 @@ def test_first_run_accounts_exactly_what_the_server_billed(main_run):
         by_kind.setdefault(call["kind"], []).append(call)
     stages = usage["by_stage"]
     assert {"generation", "judge", "query_rewrite"} <= set(stages), stages.keys()
-    expected = {"generation": by_kind.get("generation", []), "query_rewrite": by_kind.get("query_gen", []),
-                "judge": [x for j in JUDGES for x in by_kind.get(j, [])]}
+    expected = {
+        "generation": by_kind.get("generation", []),
+        "query_rewrite": by_kind.get("query_gen", []),
+        "judge": [x for j in JUDGES for x in by_kind.get(j, [])],
+    }
     for stage, calls in expected.items():
         got = stages[stage]
         assert got["calls"] == len(calls) > 0, (stage, got)
@@ -212,7 +227,8 @@ def test_first_run_accounts_exactly_what_the_server_billed(main_run):
         assert got["calls"] == len(calls), (j, got)
         assert got["prompt_tokens"] == sum(x["prompt_tokens"] for x in calls), j
         assert got["cost_usd"] == pytest.approx(
-            sum(x["prompt_tokens"] * PRICE_IN + x["completion_tokens"] * PRICE_OUT for x in calls) / 1e6, abs=1e-12)
+            sum(x["prompt_tokens"] * PRICE_IN + x["completion_tokens"] * PRICE_OUT for x in calls) / 1e6, abs=1e-12
+        )
     assert sum(b["calls"] for b in usage["by_configuration"].values()) == usage["calls"]
     assert usage["by_configuration"]["(shared)"]["calls"] == len(by_kind["query_gen"])  # rewrites serve every config
 
@@ -258,8 +274,9 @@ def test_stage2_selection_is_reported(main_run):
     assert {"stage", "metric", "best", "other", "p_holm", "d_z"} <= set(comp.columns)
     assert set(comp["stage"]) == {"stage1", "stage2"}
     assert set(comp.loc[comp["stage"] == "stage1", "metric"]) == {"bertscore_f1_rescaled"}
-    assert set(comp.loc[comp["stage"] == "stage1", "other"]) | set(comp.loc[comp["stage"] == "stage1", "best"]) \
-        == set(ids)
+    assert set(comp.loc[comp["stage"] == "stage1", "other"]) | set(comp.loc[comp["stage"] == "stage1", "best"]) == set(
+        ids
+    )
     s2rows = comp[comp["stage"] == "stage2"]
     assert {"correctness", "faithfulness", "relevancy"} <= set(s2rows["metric"])
     assert set(s2rows["best"]) | set(s2rows["other"]) <= set(s2["selected"])
@@ -303,11 +320,11 @@ def test_second_identical_run_makes_no_calls(main_run, run_cli, read_run, shared
 
 def test_api_key_is_not_written_by_a_successful_run(main_run, shared_cache):
     run = main_run["run"]
-    assert_key_nowhere(run_files(run.run_dir) + llm_cache_files(shared_cache),
-                       {"stdout": run.stdout, "stderr": run.stderr})
+    assert_key_nowhere(
+        run_files(run.run_dir) + llm_cache_files(shared_cache), {"stdout": run.stdout, "stderr": run.stderr}
+    )
     llm = run.manifest["llm"]["llm"]
-    assert llm["api_key_env"] == "FAKE_KEY" and llm["price_usd_per_million"] == {"input": PRICE_IN,
-                                                                                  "output": PRICE_OUT}
+    assert llm["api_key_env"] == "FAKE_KEY" and llm["price_usd_per_million"] == {"input": PRICE_IN, "output": PRICE_OUT}
 
 
 # --------------------------------------------------------------------------- retries
@@ -406,8 +423,9 @@ def test_unparseable_judge_replies_are_unmeasured_counted_and_excluded(main_run)
 
 
 # --------------------------------------------------------------------------- kill -9 during stage 2
-def test_killed_during_stage2_resumes_without_repeating_finished_calls(main_run, make_spec, shared_cache, popen_cli,
-                                                                      run_cli, read_run, tmp_path, kill_midway):
+def test_killed_during_stage2_resumes_without_repeating_finished_calls(
+    main_run, make_spec, shared_cache, popen_cli, run_cli, read_run, tmp_path, kill_midway
+):
     concurrency = 4
     slow = [{"kind": j, "action": "sleep", "delay_ms": 250} for j in JUDGES]  # stage 2 takes a few seconds
     with FakeOpenAI(rules=slow, api_key=KEY) as fake:
@@ -415,15 +433,21 @@ def test_killed_during_stage2_resumes_without_repeating_finished_calls(main_run,
         args = ("run", spec.path, "--cache", shared_cache, "--limit", LIMIT)
         proc = popen_cli(*args, log_dir=tmp_path, env=ENV)
         t_kill = kill_midway(
-            proc, lambda: sum(1 for c in chat_log(fake) if c["kind"] in JUDGES and c["status"] == 200),
-            2 * concurrency, timeout=120, what="judge calls answered", stderr_path=tmp_path / "stderr.txt", poll=0.01)
+            proc,
+            lambda: sum(1 for c in chat_log(fake) if c["kind"] in JUDGES and c["status"] == 200),
+            2 * concurrency,
+            timeout=120,
+            what="judge calls answered",
+            stderr_path=tmp_path / "stderr.txt",
+            poll=0.01,
+        )
         wait_idle(fake)  # requests the killed process left behind finish (their replies go nowhere)
         first = chat_log(fake, include_events=True)
         fake.set_rules([])  # the re-run need not be slow
         done = run_cli(*args, env=ENV, timeout=180)
         assert done.returncode == 0, describe(done)
         everything = chat_log(fake, include_events=True)
-    second = without_cut_requests(everything[len(first):])
+    second = without_cut_requests(everything[len(first) :])
     first = without_cut_requests(first)
     assert all(c["model"] == "s2-kill-judge" for c in second if "event" not in c)
     everything = first + second
@@ -441,7 +465,8 @@ def test_killed_during_stage2_resumes_without_repeating_finished_calls(main_run,
     # only calls whose reply was on its way at the kill may be made again (tolerance: llm concurrency);
     # every call answered earlier was cached and is not asked again
     assert len(repeated) <= concurrency, (
-        f"{len(repeated)} calls answered before the kill were made again (in flight at the kill: {in_flight_at_kill})")
+        f"{len(repeated)} calls answered before the kill were made again (in flight at the kill: {in_flight_at_kill})"
+    )
     for key in repeated:
         t_end = max(c["t_end"] for c in first if "event" not in c and c["key"] == key)
         assert t_end > t_kill - 1.0, f"call {key[:12]}, answered {t_kill - t_end:.2f} s before the kill, was repeated"
@@ -461,12 +486,17 @@ def test_killed_during_stage2_resumes_without_repeating_finished_calls(main_run,
     assert inv["llm_calls_made"] == len(keys_with(second, 200))
     assert statuses.isin(["ok", "unmeasured", None]).all().all()
     # the same verdicts as the main run's (where its server was not scripted)
-    assert judged_values(run.records, ("faithfulness", "relevancy")) == \
-        judged_values(main_run["run"].records, ("faithfulness", "relevancy"))
+    assert judged_values(run.records, ("faithfulness", "relevancy")) == judged_values(
+        main_run["run"].records, ("faithfulness", "relevancy")
+    )
     assert statuses["correctness_status"].dropna().eq("ok").all()
     # what this run directory paid for: each distinct call once, over both processes
     assert m["usage"]["calls"] == len(answered_first | keys_with(second, 200)), (
-        m["usage"]["calls"], len(answered_first), len(keys_with(second, 200)), len(repeated))
+        m["usage"]["calls"],
+        len(answered_first),
+        len(keys_with(second, 200)),
+        len(repeated),
+    )
 
 
 # --------------------------------------------------------------------------- dry run
@@ -484,8 +514,9 @@ def test_dry_run_spends_nothing(make_spec, shared_cache, run_cli):
         cells = [c.strip() for c in line.strip().strip("│┃").split("│")]
         if len(cells) == 6 and (cells[0] in ("generation", "query_rewrite", "total") or cells[0].startswith("judge:")):
             rows[cells[0]] = cells
-    assert set(rows) == {"generation", "judge:correctness", "judge:faithfulness", "judge:relevancy", "total"}, \
-        describe(proc)
+    assert set(rows) == {"generation", "judge:correctness", "judge:faithfulness", "judge:relevancy", "total"}, describe(
+        proc
+    )
     assert rows["generation"][1] == "s2-dry-model" and int(rows["generation"][2]) == 2 * LIMIT  # 2 configs x 12
     for j in JUDGES:
         assert int(rows[f"judge:{j}"][2]) == 2 * (LIMIT // 2)  # top 2 configurations x 6 test questions
@@ -498,13 +529,17 @@ def test_dry_run_and_budget_refuse_bad_input_in_one_line(make_spec, shared_cache
     bad_prompt = tmp_path / "qa.txt"
     bad_prompt.write_text("Answer {query_str} please.")  # no {context_str}
     with FakeOpenAI(api_key=KEY) as fake:
-        metric = stage2_spec(make_spec, "s2badmetric", fake, "s2-bad-model",
-                             stage2={"top_n": 2, "select_metric": "bertscore_f2"})
-        prompt = stage2_spec(make_spec, "s2badprompt", fake, "s2-bad-model",
-                             generator={"kind": "llm", "prompt_file": str(bad_prompt)})
-        runs = [run_cli("run", metric.path, "--dry-run", "--cache", shared_cache, env=ENV, timeout=120),
-                run_cli("run", prompt.path, "--dry-run", "--cache", shared_cache, env=ENV, timeout=120),
-                run_cli("run", metric.path, "--budget", "-1", "--cache", shared_cache, env=ENV, timeout=120)]
+        metric = stage2_spec(
+            make_spec, "s2badmetric", fake, "s2-bad-model", stage2={"top_n": 2, "select_metric": "bertscore_f2"}
+        )
+        prompt = stage2_spec(
+            make_spec, "s2badprompt", fake, "s2-bad-model", generator={"kind": "llm", "prompt_file": str(bad_prompt)}
+        )
+        runs = [
+            run_cli("run", metric.path, "--dry-run", "--cache", shared_cache, env=ENV, timeout=120),
+            run_cli("run", prompt.path, "--dry-run", "--cache", shared_cache, env=ENV, timeout=120),
+            run_cli("run", metric.path, "--budget", "-1", "--cache", shared_cache, env=ENV, timeout=120),
+        ]
         assert fake.stats()["calls"] == 0
     metric_run, prompt_run, budget_run = runs
     assert metric_run.returncode == 2 and metric_run.stderr.strip().count("\n") == 0, describe(metric_run)
@@ -516,8 +551,14 @@ def test_dry_run_and_budget_refuse_bad_input_in_one_line(make_spec, shared_cache
 
 def test_refused_key_is_one_clear_line_and_never_written(main_run, make_spec, shared_cache, run_cli, read_run):
     """A 401 is fatal (not retried); the server echoes the key in its message, which must be scrubbed."""
-    rules = [{"kind": "relevancy", "action": "status", "status": 401,
-              "message": f"Incorrect API key provided: {KEY}. You can find your API key at ..."}]
+    rules = [
+        {
+            "kind": "relevancy",
+            "action": "status",
+            "status": 401,
+            "message": f"Incorrect API key provided: {KEY}. You can find your API key at ...",
+        }
+    ]
     with FakeOpenAI(rules=rules, api_key=KEY) as fake:
         spec = rejudge_spec(make_spec, main_run, "s2key", fake, "s2-key-judge")
         proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", LIMIT, env=ENV, timeout=180)
@@ -537,8 +578,9 @@ def test_refused_key_is_one_clear_line_and_never_written(main_run, make_spec, sh
     run = read_run(spec.run_dir, proc)
     assert run.manifest["status"] == "incomplete" and run.invocation["stopped"] == "error"
     assert run.records["answer"].notna().sum() == 3 * LIMIT
-    assert_key_nowhere(run_files(spec.run_dir) + llm_cache_files(shared_cache),
-                       {"stdout": proc.stdout, "stderr": proc.stderr})
+    assert_key_nowhere(
+        run_files(spec.run_dir) + llm_cache_files(shared_cache), {"stdout": proc.stdout, "stderr": proc.stderr}
+    )
 
 
 def test_wrong_key_is_refused_with_one_line_naming_the_variable(make_spec, shared_cache, run_cli):
@@ -553,29 +595,31 @@ def test_wrong_key_is_refused_with_one_line_naming_the_variable(make_spec, share
     assert len(log) <= 8, f"{len(log)} calls after the key was refused"
     lines = error_lines(proc.stderr)
     assert len(lines) == 1 and "$FAKE_KEY" in lines[0] and base_url in lines[0], describe(proc)
-    assert_key_nowhere(run_files(spec.run_dir) + llm_cache_files(shared_cache),
-                       {"stdout": proc.stdout, "stderr": proc.stderr})
+    assert_key_nowhere(
+        run_files(spec.run_dir) + llm_cache_files(shared_cache), {"stdout": proc.stdout, "stderr": proc.stderr}
+    )
 
 
 # --------------------------------------------------------------------------- budget
-def test_budget_stops_cleanly_and_a_larger_budget_finishes_without_repaying(make_spec, shared_cache, run_cli,
-                                                                          read_run):
+def test_budget_stops_cleanly_and_a_larger_budget_finishes_without_repaying(make_spec, shared_cache, run_cli, read_run):
     # The whole run costs about $0.03, generation about half; each call first reserves its worst case
     # (estimated prompt + max_tokens of output, ~$0.001 here), so this budget stops the run in stage 2.
     budget = 0.021
     with FakeOpenAI(api_key=KEY) as fake:
         spec = stage2_spec(make_spec, "s2budget", fake, "s2-budget-model", llm={"concurrency": 4, "max_tokens": 64})
-        proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", LIMIT, "--budget", budget, env=ENV,
-                       timeout=180)
+        proc = run_cli(
+            "run", spec.path, "--cache", shared_cache, "--limit", LIMIT, "--budget", budget, env=ENV, timeout=180
+        )
         assert proc.returncode == 4, describe(proc)
         wait_idle(fake)
         first = chat_log(fake, include_events=True)
         stopped = read_run(spec.run_dir, proc)
-        proc2 = run_cli("run", spec.path, "--cache", shared_cache, "--limit", LIMIT, "--budget", 1.0, env=ENV,
-                        timeout=180)
+        proc2 = run_cli(
+            "run", spec.path, "--cache", shared_cache, "--limit", LIMIT, "--budget", 1.0, env=ENV, timeout=180
+        )
         assert proc2.returncode == 0, describe(proc2)
         everything = chat_log(fake, include_events=True)
-    second = everything[len(first):]
+    second = everything[len(first) :]
 
     assert "stopped: budget" in proc.stderr and "Traceback" not in proc.stderr, describe(proc)
     m, inv = stopped.manifest, stopped.invocation
@@ -596,8 +640,14 @@ def test_budget_stops_cleanly_and_a_larger_budget_finishes_without_repaying(make
     assert inv2["skipped_already_done"] == answers
     repeated = keys_with(first, 200) & {e["key"] for e in second if e.get("event") == "start"}
     assert not repeated, f"{len(repeated)} calls paid for before the budget stop were made again"
-    total = sum(c["prompt_tokens"] * PRICE_IN + c["completion_tokens"] * PRICE_OUT
-                for c in everything if "event" not in c and c["status"] == 200) / 1e6
+    total = (
+        sum(
+            c["prompt_tokens"] * PRICE_IN + c["completion_tokens"] * PRICE_OUT
+            for c in everything
+            if "event" not in c and c["status"] == 200
+        )
+        / 1e6
+    )
     assert m2["usage"]["cost_usd"] == pytest.approx(total, abs=1e-12)
     assert inv2["spent_usd"] == pytest.approx(total - cost, abs=1e-12)
 
@@ -605,8 +655,7 @@ def test_budget_stops_cleanly_and_a_larger_budget_finishes_without_repaying(make
 def test_budget_needs_a_price_for_every_model(make_spec, shared_cache, run_cli):
     with FakeOpenAI(api_key=KEY) as fake:
         spec = stage2_spec(make_spec, "s2noprice", fake, "s2-unpriced-model", priced=False)
-        proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", LIMIT, "--budget", 1, env=ENV,
-                       timeout=120)
+        proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", LIMIT, "--budget", 1, env=ENV, timeout=120)
         calls = fake.stats()["calls"]
     assert proc.returncode == 2, describe(proc)
     lines = error_lines(proc.stderr)

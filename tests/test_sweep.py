@@ -174,8 +174,9 @@ def test_end_to_end_run_writes_consistent_outputs(base_run):
     assert rec.loc[~in_scope, RETRIEVAL_METRICS].isna().all().all()
     assert (rec["mrr"] <= rec["hit"]).all() and ((rec["mrr"] > 0) == (rec["hit"] == 1)).all()
     # BERTScore: filled for every answered question with a reference; rescaled values are finite and <= 1
-    answered = (rec["answer"].fillna("").str.strip().astype(bool)
-                & rec["reference_answer"].fillna("").str.strip().astype(bool))
+    answered = rec["answer"].fillna("").str.strip().astype(bool) & rec["reference_answer"].fillna(
+        ""
+    ).str.strip().astype(bool)
     assert answered.sum() > 0.9 * len(rec)
     assert rec.loc[answered, BERTSCORE_RAW + BERTSCORE_RESCALED].notna().all().all()
     assert (rec.loc[answered, BERTSCORE_RESCALED] <= 1).all().all()
@@ -204,8 +205,10 @@ def test_end_to_end_run_writes_consistent_outputs(base_run):
 
     # memoised top_k: for bm25 and vector, the top 3 are the first 3 of the top 5 (same index, same query)
     single = rec[rec["retriever"].isin(["bm25", "vector"])]
-    k3 = {(r["splitter"], r["retriever"], r["qid"]): [s["node_id"] for s in r["sources"]]
-          for r in single[single["top_k"] == 3].to_dict("records")}
+    k3 = {
+        (r["splitter"], r["retriever"], r["qid"]): [s["node_id"] for s in r["sources"]]
+        for r in single[single["top_k"] == 3].to_dict("records")
+    }
     for r in single[single["top_k"] == 5].to_dict("records"):
         assert [s["node_id"] for s in r["sources"]][:3] == k3[(r["splitter"], r["retriever"], r["qid"])]
 
@@ -286,8 +289,17 @@ def test_printed_table_names_configurations_in_an_80_column_terminal(base_run, s
 
     # A re-run answers nothing (all journaled) but prints the same table.
     spec = base_run.extra["spec"]
-    cmd = [sys.executable, "-m", "ragsweep.cli", "run", str(spec.path), "--cache", str(shared_cache),
-           "--limit", str(BASE_LIMIT)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "ragsweep.cli",
+        "run",
+        str(spec.path),
+        "--cache",
+        str(shared_cache),
+        "--limit",
+        str(BASE_LIMIT),
+    ]
     out = run_in_terminal(cmd, _cli_env(), cli_workdir, columns=80)
     assert "results:" in out, out
     missing = [cid for cid in config_ids(base_run.manifest) if cid not in out]
@@ -295,8 +307,9 @@ def test_printed_table_names_configurations_in_an_80_column_terminal(base_run, s
 
 
 # --------------------------------------------------------------------------- caching
-def test_fresh_rerun_reuses_every_cache_and_plain_rerun_answers_nothing(base_run, run_cli, read_run, shared_cache,
-                                                                        tmp_path):
+def test_fresh_rerun_reuses_every_cache_and_plain_rerun_answers_nothing(
+    base_run, run_cli, read_run, shared_cache, tmp_path
+):
     spec = base_run.extra["spec"]
     out = tmp_path / "copy"
     shutil.copytree(base_run.run_dir, out)
@@ -315,8 +328,9 @@ def test_fresh_rerun_reuses_every_cache_and_plain_rerun_answers_nothing(base_run
     assert inv["bertscore_pairs_computed"] == 0 and inv["bertscore_pairs_unique"] > 0
     assert inv["embeddings_from_cache"] > 0
     assert fresh.manifest["dataset"]["fingerprint"] == base_run.manifest["dataset"]["fingerprint"]
-    assert [c["config_hash"] for c in fresh.manifest["configurations"]] == \
-        [c["config_hash"] for c in base_run.manifest["configurations"]]
+    assert [c["config_hash"] for c in fresh.manifest["configurations"]] == [
+        c["config_hash"] for c in base_run.manifest["configurations"]
+    ]
     assert_same_values(comparable(fresh.records), comparable(base_run.records))
     files = {f: (out / f).stat().st_mtime_ns for f in ("records.parquet", "summary.csv", "comparisons.csv")}
 
@@ -352,9 +366,12 @@ def test_fresh_rerun_reuses_every_cache_and_plain_rerun_answers_nothing(base_run
 
 def test_other_spec_sharing_a_splitter_reuses_its_embeddings(base_run, make_spec, run_cli, read_run, shared_cache):
     # sentence256 is in the reference sweep; token128 is used by no other test
-    spec = make_spec("shared-splitter",
-                     splitters=[SENTENCE256, {"kind": "token", "chunk_size": 128, "chunk_overlap": 16}],
-                     retrievers=[{"kind": "vector"}], top_k=[3])
+    spec = make_spec(
+        "shared-splitter",
+        splitters=[SENTENCE256, {"kind": "token", "chunk_size": 128, "chunk_overlap": 16}],
+        retrievers=[{"kind": "vector"}],
+        top_k=[3],
+    )
     before = embedding_keys(shared_cache)
     sentence_texts = cached_chunk_texts(shared_cache, "sentence256")
     assert sentence_texts and {text_key(t) for t in sentence_texts} <= before
@@ -379,8 +396,7 @@ def test_other_spec_sharing_a_splitter_reuses_its_embeddings(base_run, make_spec
 
 
 # --------------------------------------------------------------------------- resume
-def test_resume_after_sigkill(base_run, make_spec, popen_cli, run_cli, read_run, shared_cache, tmp_path,
-                              kill_midway):
+def test_resume_after_sigkill(base_run, make_spec, popen_cli, run_cli, read_run, shared_cache, tmp_path, kill_midway):
     # 2 splitters x (bm25 + vector + fusion) x 2 top_k = 12 configurations x all 107 questions = 1284 answers.
     # Chunks and indexes are cached by the reference sweep, so the run is almost only answering.
     top_k = [1, 3]
@@ -393,8 +409,14 @@ def test_resume_after_sigkill(base_run, make_spec, popen_cli, run_cli, read_run,
     assert len(query_keys & embedding_keys(shared_cache)) == BASE_LIMIT  # the reference sweep embedded 12 queries
 
     proc = popen_cli("run", spec.path, "--cache", shared_cache, log_dir=tmp_path)
-    kill_midway(proc, lambda: journal_rows(journal)[0], 100, timeout=180, what="answers journaled",
-                stderr_path=tmp_path / "stderr.txt")
+    kill_midway(
+        proc,
+        lambda: journal_rows(journal)[0],
+        100,
+        timeout=180,
+        what="answers journaled",
+        stderr_path=tmp_path / "stderr.txt",
+    )
 
     rows, ok_rows = journal_rows(journal)
     assert 100 <= rows < total, f"{rows} of {total} answers journaled: the kill must land mid-sweep"
@@ -410,8 +432,9 @@ def test_resume_after_sigkill(base_run, make_spec, popen_cli, run_cli, read_run,
     assert set(killed.summary.query("split == 'all'")["config_id"]) == set(killed.records["config_id"])
     assert any("killed" in n for n in killed.notes) and any(f"{rows} of {total}" in n for n in killed.notes)
     shown = run_cli("show", spec.run_dir)
-    assert shown.returncode == 0 and "killed" in shown.stdout and f"({rows}/{total} records)" in shown.stdout, \
-        describe(shown)
+    assert shown.returncode == 0 and "killed" in shown.stdout and f"({rows}/{total} records)" in shown.stdout, describe(
+        shown
+    )
     reported = run_cli("report", spec.run_dir, "--out", tmp_path / "killed.html")
     assert reported.returncode == 0, describe(reported)
     page = (tmp_path / "killed.html").read_text(encoding="utf-8")
@@ -444,8 +467,12 @@ def test_resume_after_sigkill(base_run, make_spec, popen_cli, run_cli, read_run,
     # out-of-scope ones have a reference answer and are BERTScored, the negative ones have none
     oos = rec["n_gold_spans"] == 0
     assert oos.sum() == sum(not q["evidence"] for q in demo_questions()) * n_configs
-    assert set(rec.loc[oos, "qtype"]) == {"out_of_scope", "negative-irrelevant", "negative-jailbreak",
-                                          "negative-unsafe"}
+    assert set(rec.loc[oos, "qtype"]) == {
+        "out_of_scope",
+        "negative-irrelevant",
+        "negative-jailbreak",
+        "negative-unsafe",
+    }
     assert rec.loc[oos, RETRIEVAL_METRICS].isna().all().all()
     assert rec.loc[~oos, RETRIEVAL_METRICS].notna().all().all()
     nonempty = rec["answer"].fillna("").str.strip().astype(bool) & rec["reference_answer"].notna()
@@ -467,8 +494,17 @@ class _FakeOpenAI(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
         self.server.requests.append((self.path, self.headers.get("Authorization"), body))
         if self.server.mode == "deny":
-            self._send(401, {"error": {"message": "Incorrect API key provided: sk-itest.",
-                                       "type": "invalid_request_error", "param": None, "code": "invalid_api_key"}})
+            self._send(
+                401,
+                {
+                    "error": {
+                        "message": "Incorrect API key provided: sk-itest.",
+                        "type": "invalid_request_error",
+                        "param": None,
+                        "code": "invalid_api_key",
+                    }
+                },
+            )
             return
         inputs = body.get("input")
         inputs = [inputs] if isinstance(inputs, str) else list(inputs)
@@ -476,11 +512,21 @@ class _FakeOpenAI(BaseHTTPRequestHandler):
         for i, text in enumerate(inputs):
             digest = hashlib.sha256(str(text).encode()).digest()
             vec = [b / 255.0 - 0.5 for b in digest[:16]]
-            emb = base64.b64encode(struct.pack(f"<{len(vec)}f", *vec)).decode() \
-                if body.get("encoding_format") == "base64" else vec
+            emb = (
+                base64.b64encode(struct.pack(f"<{len(vec)}f", *vec)).decode()
+                if body.get("encoding_format") == "base64"
+                else vec
+            )
             data.append({"object": "embedding", "index": i, "embedding": emb})
-        self._send(200, {"object": "list", "data": data, "model": body.get("model"),
-                         "usage": {"prompt_tokens": 1, "total_tokens": 1}})
+        self._send(
+            200,
+            {
+                "object": "list",
+                "data": data,
+                "model": body.get("model"),
+                "usage": {"prompt_tokens": 1, "total_tokens": 1},
+            },
+        )
 
     def _send(self, status: int, payload: dict) -> None:
         raw = json.dumps(payload).encode()
@@ -516,10 +562,20 @@ def test_failing_configuration_does_not_lose_the_run(base_run, make_spec, run_cl
     waits on top of the client's own retries, i.e. minutes; a 401 is not retried.)
     """
     port = fake_openai.server_address[1]
-    openai_emb = {"kind": "openai", "model": "text-embedding-3-small", "base_url": f"http://127.0.0.1:{port}/v1",
-                  "api_key_env": "RAGSWEEP_ITEST_KEY", "timeout": 5}
-    spec = make_spec("failing", splitters=[SENTENCE256], embeddings=[MINILM, openai_emb],
-                     retrievers=[{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion"}], top_k=[3])
+    openai_emb = {
+        "kind": "openai",
+        "model": "text-embedding-3-small",
+        "base_url": f"http://127.0.0.1:{port}/v1",
+        "api_key_env": "RAGSWEEP_ITEST_KEY",
+        "timeout": 5,
+    }
+    spec = make_spec(
+        "failing",
+        splitters=[SENTENCE256],
+        embeddings=[MINILM, openai_emb],
+        retrievers=[{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion"}],
+        top_k=[3],
+    )
     env = {"RAGSWEEP_ITEST_KEY": "sk-itest"}
     proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", BASE_LIMIT, env=env, timeout=120)
     assert proc.returncode == 3, describe(proc)  # finished, but with failures: a distinct exit code
@@ -531,9 +587,13 @@ def test_failing_configuration_does_not_lose_the_run(base_run, make_spec, run_cl
     run = read_run(spec.run_dir, proc)
     m, rec, inv = run.manifest, run.records, run.invocation
     # the key is used on the wire, but never written to the output, the manifest, the records or the journal
-    for blob in (proc.stdout, proc.stderr, (spec.run_dir / "manifest.json").read_text(),
-                 (spec.run_dir / "records.parquet").read_bytes().decode("latin-1"),
-                 (spec.run_dir / "journal.sqlite").read_bytes().decode("latin-1")):
+    for blob in (
+        proc.stdout,
+        proc.stderr,
+        (spec.run_dir / "manifest.json").read_text(),
+        (spec.run_dir / "records.parquet").read_bytes().decode("latin-1"),
+        (spec.run_dir / "journal.sqlite").read_bytes().decode("latin-1"),
+    ):
         assert "sk-itest" not in blob
     bad = {"sentence256-textembedding3small-vector-k3", "sentence256-textembedding3small-fusion-k3"}
     good = {"sentence256-bm25-k3", "sentence256-minilm-vector-k3", "sentence256-minilm-fusion-k3"}
@@ -557,8 +617,9 @@ def test_failing_configuration_does_not_lose_the_run(base_run, make_spec, run_cl
     assert (summ.loc[sorted(good), "n_errors"] == 0).all()
     # the good configurations match the reference sweep's
     for cid in ("sentence256-minilm-vector-k3", "sentence256-bm25-k3"):
-        assert_same_values(comparable(rec[rec["config_id"] == cid]),
-                           comparable(base_run.records[base_run.records["config_id"] == cid]))
+        assert_same_values(
+            comparable(rec[rec["config_id"] == cid]), comparable(base_run.records[base_run.records["config_id"] == cid])
+        )
 
     # failed answers are retried by the next run: once the server accepts the key, the run completes
     fake_openai.mode = "serve"
@@ -574,12 +635,18 @@ def test_failing_configuration_does_not_lose_the_run(base_run, make_spec, run_cl
 
 def test_openai_embedding_without_its_key_is_a_clear_error(base_run, make_spec, run_cli, shared_cache, get_free_port):
     """An unset ``api_key_env``: one line naming the variable, exit 2, no traceback; work done so far is kept."""
-    openai_emb = {"kind": "openai", "model": "text-embedding-3-small",
-                  "base_url": f"http://127.0.0.1:{get_free_port()}/v1", "api_key_env": "RAGSWEEP_ITEST_UNSET_KEY"}
-    spec = make_spec("nokey", splitters=[SENTENCE256], embeddings=[MINILM, openai_emb],
-                     retrievers=[{"kind": "vector"}], top_k=[3])
-    proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", 4, unset=("RAGSWEEP_ITEST_UNSET_KEY",),
-                   timeout=120)
+    openai_emb = {
+        "kind": "openai",
+        "model": "text-embedding-3-small",
+        "base_url": f"http://127.0.0.1:{get_free_port()}/v1",
+        "api_key_env": "RAGSWEEP_ITEST_UNSET_KEY",
+    }
+    spec = make_spec(
+        "nokey", splitters=[SENTENCE256], embeddings=[MINILM, openai_emb], retrievers=[{"kind": "vector"}], top_k=[3]
+    )
+    proc = run_cli(
+        "run", spec.path, "--cache", shared_cache, "--limit", 4, unset=("RAGSWEEP_ITEST_UNSET_KEY",), timeout=120
+    )
     assert proc.returncode == 2, describe(proc)
     assert "Traceback" not in proc.stderr + proc.stdout
     lines = proc.stderr.strip().splitlines()
@@ -630,15 +697,34 @@ def test_ask_prints_corpus_text_verbatim(base_run, monkeypatch):
     import ragsweep.pipelines.ask as sweep
     from ragsweep.cli import app
 
-    for var in ("TOKENIZERS_PARALLELISM", "TRANSFORMERS_VERBOSITY", "HF_HUB_DISABLE_PROGRESS_BARS",
-                "ANONYMIZED_TELEMETRY"):
+    for var in (
+        "TOKENIZERS_PARALLELISM",
+        "TRANSFORMERS_VERBOSITY",
+        "HF_HUB_DISABLE_PROGRESS_BARS",
+        "ANONYMIZED_TELEMETRY",
+    ):
         monkeypatch.setenv(var, os.environ.get(var, "x"))  # ask() calls os.environ.setdefault; undo it after
 
     def fake_answer(spec, config, dataset, question, cache_dir=None, tuned=None):
-        return {"answer": "The Tenant [sic] must pay rent.", "generator": "extractive-baseline",
-                "retrieval_ms": 1.0, "generation_ms": 1.0,
-                "sources": [{"rank": 1, "score": 0.5, "doc_id": "lease", "start": 0, "end": 40, "rank_vector": None,
-                             "rank_bm25": None, "node_id": "x", "text": "Rent is due [/b] monthly, see [note]."}]}
+        return {
+            "answer": "The Tenant [sic] must pay rent.",
+            "generator": "extractive-baseline",
+            "retrieval_ms": 1.0,
+            "generation_ms": 1.0,
+            "sources": [
+                {
+                    "rank": 1,
+                    "score": 0.5,
+                    "doc_id": "lease",
+                    "start": 0,
+                    "end": 40,
+                    "rank_vector": None,
+                    "rank_bm25": None,
+                    "node_id": "x",
+                    "text": "Rent is due [/b] monthly, see [note].",
+                }
+            ],
+        }
 
     monkeypatch.setattr(sweep, "answer_question", fake_answer)
     result = CliRunner().invoke(app, ["ask", str(base_run.run_dir), "sentence256-bm25-k3", "When is rent due?"])

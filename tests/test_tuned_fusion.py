@@ -31,11 +31,13 @@ def _spec(**over):
 
 def test_tuned_labels_metric_and_untouched_hashes():
     before = [c.config_hash for c in expand(_spec())]
-    assert [c.config_hash for c in expand(_spec(retrievers=[{"kind": "fusion", "tune_steps": 9},
-                                                            {"kind": "hybrid_kg"}]))] == before
-    spec = _spec(retrievers=[{"kind": "fusion", "weights": "tune"}, {"kind": "hybrid_kg", "weights": "tune",
-                                                                      "tune_steps": 3}],
-                 scoring={"metric": "mrr"})
+    assert [
+        c.config_hash for c in expand(_spec(retrievers=[{"kind": "fusion", "tune_steps": 9}, {"kind": "hybrid_kg"}]))
+    ] == before
+    spec = _spec(
+        retrievers=[{"kind": "fusion", "weights": "tune"}, {"kind": "hybrid_kg", "weights": "tune", "tune_steps": 3}],
+        scoring={"metric": "mrr"},
+    )
     fusion, hybrid = expand(spec)
     assert fusion.config_id == "sentence512-minilm-fusion-wtune-k5"
     assert hybrid.config_id == "sentence512-minilm-hybrid-kg-wtune3-k5"
@@ -55,19 +57,25 @@ def test_sweep_records_tuned_weights_that_a_resume_and_ask_reuse(make_spec, run_
     from ragsweep.results.ask_view import ask_run
 
     shared_cache = tmp_path / "cache"
-    spec = make_spec("tuned", splitters=[{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
-                     retrievers=[{"kind": "fusion", "mode": "relative_score", "weights": "tune"}], top_k=[3],
-                     scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline": "none"}})
+    spec = make_spec(
+        "tuned",
+        splitters=[{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
+        retrievers=[{"kind": "fusion", "mode": "relative_score", "weights": "tune"}],
+        top_k=[3],
+        scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline": "none"}},
+    )
     cid = "sentence256-minilm-fusion-rel-wtune-k3"
-    first = read_run(spec.run_dir, run_cli("run", str(spec.path), "--limit", "8", "--cache", str(shared_cache),
-                                            "--no-progress"))
+    first = read_run(
+        spec.run_dir, run_cli("run", str(spec.path), "--limit", "8", "--cache", str(shared_cache), "--no-progress")
+    )
     tuned = first.manifest["tuned_weights"][cid]
     assert tuned["metric"] == "mrr" and len(tuned["candidates"]) == 5
     assert tuned["n_validation"] > 8  # the dataset's validation questions with evidence, not the first 8
     best = max(c[-1] for c in tuned["candidates"])
     assert [c[-1] for c in tuned["candidates"] if c[:2] == tuned["weights"]] == [best]
-    resumed = read_run(spec.run_dir, run_cli("run", str(spec.path), "--limit", "20", "--cache", str(shared_cache),
-                                              "--no-progress"))
+    resumed = read_run(
+        spec.run_dir, run_cli("run", str(spec.path), "--limit", "20", "--cache", str(shared_cache), "--no-progress")
+    )
     assert resumed.manifest["tuned_weights"][cid] == tuned
     assert len(resumed.records) == 20
     assert all(list(w) == tuned["weights"] for w in resumed.records["fusion_weights"])
@@ -83,8 +91,13 @@ def test_tuning_reads_only_validation_questions_and_the_split_is_in_the_hash():
     from ragsweep.evaluation.split import question_split
     from ragsweep.pipelines.stages.tune import tune_weights, validation_questions
 
-    spec = parse_spec({"dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
-                       "splitters": [{"kind": "sentence"}], "retrievers": [{"kind": "fusion", "weights": "tune"}]})
+    spec = parse_spec(
+        {
+            "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
+            "splitters": [{"kind": "sentence"}],
+            "retrievers": [{"kind": "fusion", "weights": "tune"}],
+        }
+    )
     dataset = load_dataset(spec.dataset)
     split = question_split(spec, dataset)
     ctx = SimpleNamespace(spec=spec, dataset=dataset, tuned_weights={})
@@ -98,8 +111,9 @@ def test_tuning_reads_only_validation_questions_and_the_split_is_in_the_hash():
     frac = parse_spec({**spec.model_dump(mode="json", exclude_none=True), "split": {"validation_fraction": 0.3}})
     assert expand(frac)[0].config_hash != expand(spec)[0].config_hash
     untuned = {"splitters": [{"kind": "sentence"}], "retrievers": [{"kind": "fusion"}]}
-    assert (expand(parse_spec({**untuned, "seed": 1}))[0].config_hash
-            == expand(parse_spec(untuned))[0].config_hash)  # untuned fusions: the split changes no answer
+    assert (
+        expand(parse_spec({**untuned, "seed": 1}))[0].config_hash == expand(parse_spec(untuned))[0].config_hash
+    )  # untuned fusions: the split changes no answer
     config = expand(spec)[0]
     ctx.tuned_weights[config.config_hash] = {"weights": [0.25, 0.75], "metric": "ndcg"}
     tuned_spec, info = tune_weights(ctx, config, retrievers=None)  # recorded: no retrieval at all
@@ -107,6 +121,9 @@ def test_tuning_reads_only_validation_questions_and_the_split_is_in_the_hash():
 
 
 def test_a_misspelt_tune_names_both_forms():
-    with pytest.raises(RagsweepError, match=r"retrievers\[0\]\.weights: Input should be a valid tuple; or "
-                                            r"Input should be 'tune'$"):
+    with pytest.raises(
+        RagsweepError,
+        match=r"retrievers\[0\]\.weights: Input should be a valid tuple; or "
+        r"Input should be 'tune'$",
+    ):
         _spec(retrievers=[{"kind": "fusion", "weights": "tuned"}])

@@ -13,8 +13,13 @@ from ragsweep.evaluation.verdict import Verdict, decide
 from ragsweep.pipelines.outputs.verdict_text import verdict_lines
 
 
-def _records(means_val: dict[str, float], means_test: dict[str, float], n: int = 60, seed: int = 0,
-             latency: dict[str, float] | None = None) -> pd.DataFrame:
+def _records(
+    means_val: dict[str, float],
+    means_test: dict[str, float],
+    n: int = 60,
+    seed: int = 0,
+    latency: dict[str, float] | None = None,
+) -> pd.DataFrame:
     """Binary hits with a shared question difficulty (configurations correlated across questions, as
     in real sweeps): hit = 1[u_q < p_config] with one uniform u_q per question."""
     rng = np.random.default_rng(seed)
@@ -23,10 +28,21 @@ def _records(means_val: dict[str, float], means_test: dict[str, float], n: int =
         u = rng.random(n)
         for c, p in means.items():
             for i in range(n):
-                rows.append({"config_id": c, "qid": f"{split[0]}{i:03d}", "split": split, "error": None,
-                             "hit": float(u[i] < p), "qtype": "simple" if i % 3 else "multi_hop",
-                             "retrieval_ms": (latency or {}).get(c, 1.0), "generation_ms": 0.0,
-                             "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": None})
+                rows.append(
+                    {
+                        "config_id": c,
+                        "qid": f"{split[0]}{i:03d}",
+                        "split": split,
+                        "error": None,
+                        "hit": float(u[i] < p),
+                        "qtype": "simple" if i % 3 else "multi_hop",
+                        "retrieval_ms": (latency or {}).get(c, 1.0),
+                        "generation_ms": 0.0,
+                        "prompt_tokens": 0,
+                        "completion_tokens": 0,
+                        "cost_usd": None,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -46,8 +62,7 @@ def test_chosen_on_validation_and_reported_on_test() -> None:
 def test_tied_set_costs_and_breakdowns() -> None:
     val = {"a": 0.8, "b": 0.78, "c": 0.2}
     test = {"a": 0.8, "b": 0.78, "c": 0.2}
-    v = decide(_records(val, test, latency={"a": 9.0, "b": 2.0, "c": 1.0}), "hit",
-               chunks={"a": 500, "b": 120, "c": 50})
+    v = decide(_records(val, test, latency={"a": 9.0, "b": 2.0, "c": 1.0}), "hit", chunks={"a": 500, "b": 120, "c": 50})
     assert v.chosen == "a" and v.tied == ["b"] and v.worse == ["c"] and not v.better
     assert v.fastest == "b" and v.smallest == "b"
     assert {t["qtype"] for t in v.by_type} == {"simple", "multi_hop"} and sum(t["n"] for t in v.by_type) == 60

@@ -62,9 +62,15 @@ _DOCS = _load("documents.yaml")
 _QS = _load("questions.yaml")
 DOCUMENTS = [(d["id"], d["title"], d["body"]) for d in _DOCS]
 PDF_LIKE = {d["id"] for d in _DOCS if d.get("pdf_like")}
-QUESTIONS = [(q["type"], q["question"], q["answer"],
-              [(tuple(e["doc"]) if isinstance(e["doc"], list) else e["doc"], e["quote"]) for e in q["evidence"]])
-             for q in _QS]
+QUESTIONS = [
+    (
+        q["type"],
+        q["question"],
+        q["answer"],
+        [(tuple(e["doc"]) if isinstance(e["doc"], list) else e["doc"], e["quote"]) for e in q["evidence"]],
+    )
+    for q in _QS
+]
 NEGATIVE = ("negative-irrelevant", "negative-jailbreak", "negative-unsafe")  # ragsweep.datasets.negatives
 TYPES = ("simple", "paraphrase", "disambiguation", "complex", "multi_hop", "comparative", "out_of_scope", *NEGATIVE)
 NO_EVIDENCE = ("out_of_scope", *NEGATIVE)
@@ -129,7 +135,7 @@ def _evidence(qid: str, where, quote: str, texts: dict[str, str], norms: dict[st
         if doc_id not in texts:
             raise SystemExit(f"{qid}: unknown document {doc_id!r}")
     if quote.startswith(OCR):
-        return _ocr_evidence(qid, named, quote[len(OCR):], texts, norms, tally)
+        return _ocr_evidence(qid, named, quote[len(OCR) :], texts, norms, tally)
     needle = _normalise(quote)
     if len(needle) < 8:
         raise SystemExit(f"{qid}: quote too short to locate reliably: {quote!r}")
@@ -158,8 +164,9 @@ def _evidence(qid: str, where, quote: str, texts: dict[str, str], norms: dict[st
     return {"doc_id": doc_id, "start": start, "end": start + len(quote), "text": quote}
 
 
-def _ocr_evidence(qid: str, named: tuple, quote: str, texts: dict[str, str], norms: dict[str, str],
-                  tally: dict) -> dict:
+def _ocr_evidence(
+    qid: str, named: tuple, quote: str, texts: dict[str, str], norms: dict[str, str], tally: dict
+) -> dict:
     """A quote with an OCR-like slip: found by no exact or normalised match anywhere, and by the loader's
     fuzzy matcher at >= FUZZY only in the one document it names."""
     from ragsweep.datasets.locate import CorpusIndex

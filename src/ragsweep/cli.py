@@ -16,15 +16,18 @@ from ragsweep.results_cli import compare, plot, report, show
 from ragsweep.run_dir import RunDir  # a dataclass of paths: nothing heavy
 
 app = typer.Typer(
-    add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
     help="Sweep chunking x embedding x retrieval configurations for RAG and score every one.",
 )
 
 
 @app.callback()
 def _options(
-    verbose: bool = typer.Option(False, "--verbose", help="show libraries' log lines (INFO and above) on stderr; "
-                                 "hidden by default"),
+    verbose: bool = typer.Option(
+        False, "--verbose", help="show libraries' log lines (INFO and above) on stderr; hidden by default"
+    ),
 ) -> None:
     from ragsweep.library_logs import quiet_libraries
 
@@ -51,19 +54,31 @@ def _with_executor(spec, executor: str | None, ray_address: str | None):
 def run(
     spec: Path = typer.Argument(..., help="YAML sweep spec"),
     fresh: bool = typer.Option(False, "--fresh", help="discard this sweep's previous results and start over"),
-    cache: Optional[Path] = typer.Option(None, "--cache", help="cache directory (default: spec's cache_dir or "
-                                         ".ragsweep/cache)"),
+    cache: Optional[Path] = typer.Option(
+        None, "--cache", help="cache directory (default: spec's cache_dir or .ragsweep/cache)"
+    ),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="use only the first N questions"),
     out: Optional[Path] = typer.Option(None, "--out", help="run directory (default: OUTPUT_DIR/NAME from the spec)"),
     no_progress: bool = typer.Option(False, "--no-progress", help="hide progress bars"),
-    dry_run: bool = typer.Option(False, "--dry-run", help="print the LLM calls, tokens and cost per stage that the "
-                                 "run would need, and spend nothing"),
-    budget: Optional[float] = typer.Option(None, "--budget", min=0, help="stop cleanly before this invocation's "
-                                           "LLM spending would pass USD (finished work is kept; exit code 4)"),
+    dry_run: bool = typer.Option(
+        False,
+        "--dry-run",
+        help="print the LLM calls, tokens and cost per stage that the run would need, and spend nothing",
+    ),
+    budget: Optional[float] = typer.Option(
+        None,
+        "--budget",
+        min=0,
+        help="stop cleanly before this invocation's LLM spending would pass USD (finished work is kept; exit code 4)",
+    ),
     executor: Optional[str] = typer.Option(None, "--executor", help="local or ray (default: the spec's executor)"),
-    ray_address: Optional[str] = typer.Option(None, "--ray-address", help="join this Ray cluster (host:port, 'auto' "
-                                              "or ray://host:port; implies --executor ray); without it Ray starts "
-                                              "on this machine"),
+    ray_address: Optional[str] = typer.Option(
+        None,
+        "--ray-address",
+        help="join this Ray cluster (host:port, 'auto' "
+        "or ray://host:port; implies --executor ray); without it Ray starts "
+        "on this machine",
+    ),
 ) -> None:
     """Run (or resume) a sweep: chunk, index, answer every question with every configuration, score;
     then, with a stage2 section, LLM-judge the configurations stage 1 selects.
@@ -85,22 +100,35 @@ def run(
 
             print_estimate(estimate_run(s, run_dir=out, cache_dir=cache, limit=limit), console)
             if s.search.searching:
-                console.print(f"  search: {s.search.strategy} answers only its trials (validation questions) and "
-                              f"{s.search.finalists} finalists (test): the figures above are for the whole grid, "
-                              "an upper bound; --budget stops the run before it spends more")
+                console.print(
+                    f"  search: {s.search.strategy} answers only its trials (validation questions) and "
+                    f"{s.search.finalists} finalists (test): the figures above are for the whole grid, "
+                    "an upper bound; --budget stops the run before it spends more"
+                )
             return
         from ragsweep.llm.budget import BudgetExhausted
         from ragsweep.sweep import SweepRequest, run_sweep
 
         try:
-            run_dir = run_sweep(SweepRequest(s, run_dir=out, cache_dir=cache, fresh=fresh, limit=limit,
-                                             progress=not no_progress and sys.stdout.isatty(), console=console,
-                                             budget=budget))
+            run_dir = run_sweep(
+                SweepRequest(
+                    s,
+                    run_dir=out,
+                    cache_dir=cache,
+                    fresh=fresh,
+                    limit=limit,
+                    progress=not no_progress and sys.stdout.isatty(),
+                    console=console,
+                    budget=budget,
+                )
+            )
         except BudgetExhausted as exc:
             stopped_by_budget = exc
             run_dir = Path(out or s.default_run_dir())
-        console.print(f"results: {run_dir}/ (manifest.json, records.parquet, summary.csv, comparisons.csv, "
-                      f"verdict.json); HTML report: ragsweep report {run_dir}")
+        console.print(
+            f"results: {run_dir}/ (manifest.json, records.parquet, summary.csv, comparisons.csv, "
+            f"verdict.json); HTML report: ragsweep report {run_dir}"
+        )
     except RagsweepError as exc:
         _fail(exc)
     if stopped_by_budget is not None:
@@ -152,8 +180,10 @@ def validate(spec: Path = typer.Argument(..., help="YAML sweep spec")) -> None:
         _fail(exc)
     from ragsweep.datasets.validation import evidence_lines
 
-    typer.echo(f"{spec}: valid. dataset {ds.name}: {len(ds.documents)} documents, {len(ds.questions)} questions "
-               f"(fingerprint {ds.fingerprint()})")
+    typer.echo(
+        f"{spec}: valid. dataset {ds.name}: {len(ds.documents)} documents, {len(ds.questions)} questions "
+        f"(fingerprint {ds.fingerprint()})"
+    )
     for note in ds.notes:
         typer.echo(f"  note: {note}")
     for line in evidence_lines(ds, s.default_run_dir()):
@@ -173,8 +203,12 @@ def ask(
     config_id: str = typer.Argument(..., help="configuration id, e.g. sentence512-minilm-fusion-k5"),
     question: str = typer.Argument(..., help="the question"),
     cache: Optional[Path] = typer.Option(None, "--cache", help="cache directory (default: the one the run used)"),
-    qid: Optional[str] = typer.Option(None, "--qid", help="mark the sources overlapping this dataset question's "
-                                      "gold evidence (default: the dataset question with the same text, if any)"),
+    qid: Optional[str] = typer.Option(
+        None,
+        "--qid",
+        help="mark the sources overlapping this dataset question's "
+        "gold evidence (default: the dataset question with the same text, if any)",
+    ),
 ) -> None:
     """Answer a question with one configuration of a run; show its sources with ranks, scores, PDF pages
     and, for a question of the run's dataset, which overlap its gold evidence."""

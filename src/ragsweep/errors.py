@@ -13,7 +13,7 @@ def shorten(text, limit: int = 100) -> str:
     """``text`` on one line, cut to ``limit`` characters (an ellipsis marks the cut): an example reason in a
     printed line."""
     one = " ".join(str(text).split())
-    return one if len(one) <= limit else one[:limit - 3] + "..."
+    return one if len(one) <= limit else one[: limit - 3] + "..."
 
 
 def short_reason(exc: BaseException) -> str:

@@ -14,12 +14,19 @@ app = typer.Typer(no_args_is_help=True, help="Check LLM judges and groundedness 
 
 @app.command("evaluate")
 def evaluate(
-    labels: str = typer.Argument(..., help="labels JSONL (question, contexts, answer, grounded and/or correctness) "
-                                 "or demo (the shipped groundedness set)"),
+    labels: str = typer.Argument(
+        ...,
+        help="labels JSONL (question, contexts, answer, grounded and/or correctness) "
+        "or demo (the shipped groundedness set)",
+    ),
     spec: Optional[Path] = typer.Option(None, "--spec", help="a spec whose llm (or stage2.llm) runs the LLM judges"),
-    detectors: Optional[str] = typer.Option(None, "--detectors", help="comma-separated: quip, cosine, "
-                                            "llm_faithfulness, claims, llm_correctness (default: the offline ones, "
-                                            "and the LLM ones with --spec)"),
+    detectors: Optional[str] = typer.Option(
+        None,
+        "--detectors",
+        help="comma-separated: quip, cosine, "
+        "llm_faithfulness, claims, llm_correctness (default: the offline ones, "
+        "and the LLM ones with --spec)",
+    ),
     dev_fraction: float = typer.Option(0.5, "--dev-fraction", help="share of items thresholds are tuned on"),
     seed: int = typer.Option(0, "--seed", help="the dev/test split and the bootstrap"),
     out: Optional[Path] = typer.Option(None, "--out", help="also write every figure and score to this JSON file"),
@@ -39,8 +46,16 @@ def evaluate(
     try:
         from ragsweep.groundedness.command import evaluate_labels
 
-        result = evaluate_labels(labels, spec_path=spec, detectors=detectors, dev_fraction=dev_fraction, seed=seed,
-                                 cache=cache, budget=budget, say=console.print)
+        result = evaluate_labels(
+            labels,
+            spec_path=spec,
+            detectors=detectors,
+            dev_fraction=dev_fraction,
+            seed=seed,
+            cache=cache,
+            budget=budget,
+            say=console.print,
+        )
         if out is not None:
             out.write_text(json.dumps(result, indent=1, default=str), encoding="utf-8")
     except RagsweepError as exc:
@@ -55,8 +70,9 @@ def evaluate(
 @app.command("import")
 def import_(
     run_dir: Path = typer.Argument(..., help="run directory (with stage-2 judgements)"),
-    labels: Path = typer.Argument(..., help="JSONL: config_id, qid, and grounded (true/false) and/or correctness "
-                                  "(1-5)"),
+    labels: Path = typer.Argument(
+        ..., help="JSONL: config_id, qid, and grounded (true/false) and/or correctness (1-5)"
+    ),
 ) -> None:
     """Keep human labels of a run's judged answers (RUN/human_labels.jsonl); show and report then print each judged
     metric with prediction-powered (PPI++) CIs next to the plain judge mean."""

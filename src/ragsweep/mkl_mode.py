@@ -41,10 +41,13 @@ def ensure_strict() -> bool:
     chosen = os.environ.get("MKL_CBWR", MODE)
     if chosen == MODE and lib.mkl_serv_cbwr_set(ctypes.c_int(_AUTO | _STRICT)) == 0:
         return True
-    warnings.warn(f"PyTorch's MKL is not in strict reproducible mode (it ran before ragsweep was imported, or "
-                  f"MKL_CBWR={chosen!r} asks for another mode): a vector or BERTScore may differ in its last "
-                  f"bits with the batch it is computed in; set MKL_CBWR={MODE} before starting Python",
-                  RuntimeWarning, stacklevel=2)
+    warnings.warn(
+        f"PyTorch's MKL is not in strict reproducible mode (it ran before ragsweep was imported, or "
+        f"MKL_CBWR={chosen!r} asks for another mode): a vector or BERTScore may differ in its last "
+        f"bits with the batch it is computed in; set MKL_CBWR={MODE} before starting Python",
+        RuntimeWarning,
+        stacklevel=2,
+    )
     return False
 
 

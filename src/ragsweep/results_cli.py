@@ -12,10 +12,13 @@ from ragsweep.cli_common import console as _console
 from ragsweep.cli_common import fail as _fail
 from ragsweep.run_dir import RunDir
 
-_METRIC_HELP = ("metric of the verdict, the heatmap and the significance matrix (a column of summary.csv; "
-                "default: the spec's scoring.metric)")
-_SPLIT_HELP = ("questions the figures use: test (final figures), validation (used to select stage-2 "
-               "configurations) or all")
+_METRIC_HELP = (
+    "metric of the verdict, the heatmap and the significance matrix (a column of summary.csv; "
+    "default: the spec's scoring.metric)"
+)
+_SPLIT_HELP = (
+    "questions the figures use: test (final figures), validation (used to select stage-2 configurations) or all"
+)
 
 
 def _load(run_dir: Path):
@@ -43,8 +46,11 @@ def _check_metric_split(run, metric: str | None, split: str) -> str:
         _fail(RagsweepError(f"--metric: {metric!r} is not a metric of this run; choose one of {', '.join(ranked)}"))
     if not run.summary.empty and run.split(split).empty:
         have = sorted(set(run.summary["split"]) - {"all"})
-        _fail(RagsweepError(f"--split: this run has no {split} questions (it has: {', '.join(have + ['all'])}); "
-                            "choose one of those"))
+        _fail(
+            RagsweepError(
+                f"--split: this run has no {split} questions (it has: {', '.join(have + ['all'])}); choose one of those"
+            )
+        )
     return metric
 
 
@@ -57,16 +63,23 @@ def _headless() -> None:
 
 def _status_line(run) -> str:
     ds = run.meta.get("dataset", {})
-    return (f"{run.describe()}; dataset {ds.get('name')} {ds.get('fingerprint')}; "
-            f"generator {run.meta.get('generator', {}).get('label')}")
+    return (
+        f"{run.describe()}; dataset {ds.get('name')} {ds.get('fingerprint')}; "
+        f"generator {run.meta.get('generator', {}).get('label')}"
+    )
 
 
 def show(
     run_dir: Path = typer.Argument(..., help="run directory"),
-    metric: Optional[str] = typer.Option(None, "--metric", help="metric of the verdict and the sort (default: "
-                                         "the spec's scoring.metric)"),
-    split: str = typer.Option("test", "--split", help="questions of the table: test (final figures; with the "
-                              "validation means beside them), validation (where configurations are chosen) or all"),
+    metric: Optional[str] = typer.Option(
+        None, "--metric", help="metric of the verdict and the sort (default: the spec's scoring.metric)"
+    ),
+    split: str = typer.Option(
+        "test",
+        "--split",
+        help="questions of the table: test (final figures; with the "
+        "validation means beside them), validation (where configurations are chosen) or all",
+    ),
 ) -> None:
     """Print a run's verdict (the configuration to use, chosen on validation and reported on test, the
     ones tied with it, and at what cost) and its summary table; works on partial or killed runs."""
@@ -107,9 +120,13 @@ def show(
 
         for line in describe_contexts(run.meta["invocations"]):
             console.print(f"chunk contexts {line}")
-    print_summary(run.split(split), console, title=f"{run.name} ({split} questions)",
-                  metrics=[metric] + [m for m in TABLE_METRICS if m != metric],
-                  validation=run.split("validation") if split == "test" else None)
+    print_summary(
+        run.split(split),
+        console,
+        title=f"{run.name} ({split} questions)",
+        metrics=[metric] + [m for m in TABLE_METRICS if m != metric],
+        validation=run.split("validation") if split == "test" else None,
+    )
 
 
 def report(
@@ -159,16 +176,21 @@ def plot(
         for path in save_figures(run, out, fmt, metric, split):
             typer.echo(f"  {path}")
     except OSError as exc:
-        _fail(RagsweepError(f"--out: cannot write figures to {out} ({exc.strerror or exc}); choose a writable "
-                            "directory"))
+        _fail(
+            RagsweepError(f"--out: cannot write figures to {out} ({exc.strerror or exc}); choose a writable directory")
+        )
 
 
 def compare(
     run_a: Path = typer.Argument(..., help="first run directory (A)"),
     run_b: Path = typer.Argument(..., help="second run directory (B)"),
-    metric: Optional[list[str]] = typer.Option(None, "--metric", help="metric(s) to compare (repeatable; default: "
-                                               "BERTScore F1 rescaled, nDCG, hit, MRR, span recall, and judges "
-                                               "present in both)"),
+    metric: Optional[list[str]] = typer.Option(
+        None,
+        "--metric",
+        help="metric(s) to compare (repeatable; default: "
+        "BERTScore F1 rescaled, nDCG, hit, MRR, span recall, and judges "
+        "present in both)",
+    ),
     split: str = typer.Option("test", "--split", help="questions compared: test, validation or all"),
     csv: Optional[Path] = typer.Option(None, "--csv", help="also write the table to this CSV (+ <stem>.ranking.csv)"),
 ) -> None:

@@ -26,8 +26,7 @@ def spec_keys_text(width: int = 116) -> str:
     lines = ["\b", INTRO]
     for name, info in SweepSpec.model_fields.items():
         text = _field(name, info.annotation, 0)
-        lines += textwrap.wrap(text, width - 2, initial_indent="  ", subsequent_indent="      ",
-                               break_on_hyphens=False)
+        lines += textwrap.wrap(text, width - 2, initial_indent="  ", subsequent_indent="      ", break_on_hyphens=False)
     return "\n".join(lines)
 
 
@@ -80,13 +79,20 @@ def _model(model: type[BaseModel], depth: int, tag: str | None = None, skip: tup
 def _union(members: list[object], depth: int) -> str:
     """Alternatives joined by `` | ``; the fields every tagged alternative has are said once, after them."""
     models = [_strip(m) for m in members]
-    tagged = [(m, t) for m, t in models if isinstance(m, type) and issubclass(m, BaseModel) and _tag_field(m)
-              and len(m.model_fields) > 1]  # {kind: none} has nothing in common with the others
+    tagged = [
+        (m, t)
+        for m, t in models
+        if isinstance(m, type) and issubclass(m, BaseModel) and _tag_field(m) and len(m.model_fields) > 1
+    ]  # {kind: none} has nothing in common with the others
     common: tuple[str, ...] = ()
     if len(tagged) > 1:
         first = tagged[0][0]
-        common = tuple(n for n in first.model_fields if n != _tag_field(first)[0]  # type: ignore[index]
-                       and all(n in m.model_fields for m, _ in tagged))
+        common = tuple(
+            n
+            for n in first.model_fields
+            if n != _tag_field(first)[0]  # type: ignore[index]
+            and all(n in m.model_fields for m, _ in tagged)
+        )
     shown = []
     for m, t in models:
         if isinstance(m, type) and issubclass(m, BaseModel):
@@ -99,7 +105,8 @@ def _union(members: list[object], depth: int) -> str:
     if common:
         first = tagged[0][0]
         out += f"; any {_tag_field(first)[0]}: " + ", ".join(  # type: ignore[index]
-            _field(n, first.model_fields[n].annotation, depth) for n in common)
+            _field(n, first.model_fields[n].annotation, depth) for n in common
+        )
     return out
 
 

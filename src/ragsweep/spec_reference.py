@@ -21,10 +21,14 @@ def spec_reference() -> str:
     from ragsweep.config.sweep import SweepSpec
 
     found = models(SweepSpec)
-    out = ["# Spec reference", "",
-           "Generated from the schema (`ragsweep.config`) when the site is built: every key a spec may hold. "
-           "A section's table gives each field's type, default (*required* when it has none) and meaning; "
-           "`validate --help` prints the same keys in brief.", ""]
+    out = [
+        "# Spec reference",
+        "",
+        "Generated from the schema (`ragsweep.config`) when the site is built: every key a spec may hold. "
+        "A section's table gives each field's type, default (*required* when it has none) and meaning; "
+        "`validate --help` prints the same keys in brief.",
+        "",
+    ]
     for model in found:
         out += _section(model)
     return "\n".join(out).rstrip() + "\n"
@@ -119,6 +123,8 @@ def _section(model: type[BaseModel]) -> list[str]:
     lines = [f"## {model.__name__}", "", _cell(doc) if doc else "", ""]
     lines += ["| field | type | default | meaning |", "|---|---|---|---|"]
     for name, info in model.model_fields.items():
-        lines.append(f"| `{name}` | {_cell(type_name(info.annotation))} | {_cell(_default(info))} | "
-                     f"{_cell(field_meaning(model, name, info))} |")
+        lines.append(
+            f"| `{name}` | {_cell(type_name(info.annotation))} | {_cell(_default(info))} | "
+            f"{_cell(field_meaning(model, name, info))} |"
+        )
     return lines + [""]

@@ -113,17 +113,31 @@ def _open(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float)
             dataset = load_dataset(spec.dataset, report_dir=run_dir)
     questions = dataset.questions[: request.limit] if request.limit else list(dataset.questions)
     if console is not None:
-        console.print(f"dataset {dataset.name}: {len(dataset.documents)} documents, {len(questions)} questions "
-                      f"(fingerprint {dataset.fingerprint()})")
+        console.print(
+            f"dataset {dataset.name}: {len(dataset.documents)} documents, {len(questions)} questions "
+            f"(fingerprint {dataset.fingerprint()})"
+        )
         for note in dataset.notes:
             console.print(f"  note: {note}")
     configs = expand(spec)
     scorer_key = preflight(spec, configs, request.budget)
     journal = Journal(RunDir(run_dir).journal, secrets=secret_values(spec, configs))
-    return RunState(spec=spec, run_dir=run_dir, cache=cache, t_start=t_start, stats=stats, dataset=dataset,
-                    questions=questions, configs=configs, scorer_key=scorer_key, journal=journal,
-                    bars=Progress(enabled=request.progress, console=console), limit=request.limit,
-                    budget=request.budget, console=console)
+    return RunState(
+        spec=spec,
+        run_dir=run_dir,
+        cache=cache,
+        t_start=t_start,
+        stats=stats,
+        dataset=dataset,
+        questions=questions,
+        configs=configs,
+        scorer_key=scorer_key,
+        journal=journal,
+        bars=Progress(enabled=request.progress, console=console),
+        limit=request.limit,
+        budget=request.budget,
+        console=console,
+    )
 
 
 def _start(st: RunState) -> None:
@@ -160,8 +174,18 @@ def _start(st: RunState) -> None:
     st.stats.executor = st.executor.describe()
     if kind == "local":  # the ONNX exports first, while this process is small
         export_models(spec, st.cache.root, st.plan, scoring=has_work)
-    write_started(spec, st.dataset, questions, st.configs, st.run_dir, st.limit, st.cache.root, st.scorer_key,
-                  st.split, judge_keys(spec) if spec.stage2 is not None else None)
+    write_started(
+        spec,
+        st.dataset,
+        questions,
+        st.configs,
+        st.run_dir,
+        st.limit,
+        st.cache.root,
+        st.scorer_key,
+        st.split,
+        judge_keys(spec) if spec.stage2 is not None else None,
+    )
 
 
 def _stage1(st: RunState) -> None:
@@ -175,15 +199,19 @@ def _stage1(st: RunState) -> None:
     if st.spec.search.searching:
         _search(st)
     elif st.plan.total:
-        st.error = st.executor.answer(st.plan, st.ctx, st.journal, st.bars.add("answering", st.plan.total),
-                                      clients=st.clients)
+        st.error = st.executor.answer(
+            st.plan, st.ctx, st.journal, st.bars.add("answering", st.plan.total), clients=st.clients
+        )
     st.ctx.models.release(st.stats)  # answered: the embedding models' memory goes back before BERTScore
     st.ctx.rerankers.release()
     give_back()
     with Timer(st.stats, "scoring"):
         try:
-            todo = st.unscored_before if st.unscored_before is not None else score.unscored(
-                st.journal, st.questions, st.configs, st.scorer_key)
+            todo = (
+                st.unscored_before
+                if st.unscored_before is not None
+                else score.unscored(st.journal, st.questions, st.configs, st.scorer_key)
+            )
             st.executor.score(st.ctx, st.questions, todo, st.journal, st.scorer_key)
         except RagsweepError as exc:  # answers are kept and written; the scores are missing
             st.error = st.error or exc
@@ -212,11 +240,13 @@ def _answer_and_score(st: RunState, chosen: list, asked: list, retry: bool = Tru
     failed = None
     with st.bars.scope():
         if part.total:
-            failed = st.executor.answer(part, st.ctx, st.journal, st.bars.add("answering", part.total),
-                                        clients=st.clients)
+            failed = st.executor.answer(
+                part, st.ctx, st.journal, st.bars.add("answering", part.total), clients=st.clients
+            )
         if failed is None:
-            st.executor.score(st.ctx, asked, score.unscored(st.journal, asked, chosen, st.scorer_key), st.journal,
-                              st.scorer_key)
+            st.executor.score(
+                st.ctx, asked, score.unscored(st.journal, asked, chosen, st.scorer_key), st.journal, st.scorer_key
+            )
     return failed
 
 
@@ -277,10 +307,17 @@ def _driver_context(spec, dataset, cache: CacheDir, stats, bars, clients, config
         return EmbeddingCache(cache.embeddings)
 
     llm = clients.get(spec.llm) if clients is not None and spec.llm is not None else None
-    return StageContext(spec=spec, dataset=dataset, cache=cache,
-                        models=Models(embedding_cache, cache.root),
-                        stats=stats, bars=bars, llm=llm, llm_for=clients.get if clients is not None else None,
-                        neo4j=neo4j_connection(spec, configs))
+    return StageContext(
+        spec=spec,
+        dataset=dataset,
+        cache=cache,
+        models=Models(embedding_cache, cache.root),
+        stats=stats,
+        bars=bars,
+        llm=llm,
+        llm_for=clients.get if clients is not None else None,
+        neo4j=neo4j_connection(spec, configs),
+    )
 
 
 def _release(ctx) -> None:
@@ -331,4 +368,3 @@ def check_dataset(journal: Journal, run_dir: Path, dataset: Dataset) -> None:
             f"{run_dir}: holds a run over another dataset (fingerprint {old}, now {fp}); "
             "pass --fresh to start over or change the spec's name"
         )
-

@@ -42,8 +42,14 @@ def confusion(truth: Sequence[str], pred: Sequence[str], classes: Sequence[str])
     return np.bincount(t * k + p, minlength=k * k).reshape(k, k).tolist()
 
 
-def macro_f1_ci(truth: Sequence[str], pred: Sequence[str], classes: Sequence[str], n_resamples: int = 1000,
-                confidence: float = 0.95, seed: int = 0) -> tuple[float, float, float]:
+def macro_f1_ci(
+    truth: Sequence[str],
+    pred: Sequence[str],
+    classes: Sequence[str],
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float, float]:
     """``(macro-F1, low, high)``; NaNs without questions. Depends only on its arguments."""
     n = len(truth)
     if n == 0:

@@ -37,10 +37,15 @@ def build(settings: ClassifierSettings):
     from sklearn.pipeline import make_pipeline
 
     return make_pipeline(
-        TfidfVectorizer(lowercase=True, ngram_range=(1, settings.ngram_max), min_df=settings.min_df,
-                        sublinear_tf=True),
-        LogisticRegression(C=settings.C, solver="lbfgs", random_state=settings.seed, max_iter=1000,
-                           class_weight=None if settings.class_weight == "none" else settings.class_weight))
+        TfidfVectorizer(lowercase=True, ngram_range=(1, settings.ngram_max), min_df=settings.min_df, sublinear_tf=True),
+        LogisticRegression(
+            C=settings.C,
+            solver="lbfgs",
+            random_state=settings.seed,
+            max_iter=1000,
+            class_weight=None if settings.class_weight == "none" else settings.class_weight,
+        ),
+    )
 
 
 def _ordered(ids: Sequence[str], texts: Sequence[str], labels: Sequence[str]) -> tuple[list, list, list]:
@@ -56,8 +61,10 @@ def check_counts(labels: Sequence[str], classes: Sequence[str]) -> None:
     few = sorted((n, c) for c, n in counts.items() if n < 2)
     if few:
         n, c = few[0]
-        raise TooFewExamples(f"class {c!r} has {n} training question(s); the classifier needs at least 2 per "
-                             "class (label more validation questions, or merge classes in labels)")
+        raise TooFewExamples(
+            f"class {c!r} has {n} training question(s); the classifier needs at least 2 per "
+            "class (label more validation questions, or merge classes in labels)"
+        )
 
 
 def fit(ids: Sequence[str], texts: Sequence[str], labels: Sequence[str], settings: ClassifierSettings):
@@ -79,8 +86,9 @@ def folds(ids: Sequence[str], labels: Sequence[str], settings: ClassifierSetting
     return [([ids[i] for i in train], [ids[i] for i in held]) for train, held in splitter.split(ids, labels)]
 
 
-def out_of_fold(ids: Sequence[str], texts: Sequence[str], labels: Sequence[str],
-                settings: ClassifierSettings) -> dict[str, str]:
+def out_of_fold(
+    ids: Sequence[str], texts: Sequence[str], labels: Sequence[str], settings: ClassifierSettings
+) -> dict[str, str]:
     """Each question's class as predicted by a model trained on the other folds only."""
     check_counts(labels, sorted(set(labels)))
     text_of = dict(zip(ids, texts))

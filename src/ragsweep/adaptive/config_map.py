@@ -53,11 +53,17 @@ def resolve(spec: SweepSpec, index: int) -> AdaptiveMap:
     a = spec.adaptive[index]
     rerankers = {r.label(): r for r in spec.rerankers if r.kind != "none"}
     transforms = {t.label(): t for t in spec.query_transforms if t.kind != "none"}
-    routes = tuple(ClassRoute(c, a.classes[c].top_k, rerankers.get(a.classes[c].reranker),
-                              transforms.get(a.classes[c].query_transform)) for c in sorted(a.classes))
-    key = (("labels", tuple(sorted(a.type_to_class().items()))),
-           ("labels_file_sha256", file_sha256(a.labels_file)),
-           ("default_class", a.default_class),
-           ("classifier", tuple(sorted(a.classifier.model_dump(mode="json").items()))),
-           ("split", tuple(sorted({"seed": spec.seed, **spec.split.model_dump(mode="json")}.items()))))
+    routes = tuple(
+        ClassRoute(
+            c, a.classes[c].top_k, rerankers.get(a.classes[c].reranker), transforms.get(a.classes[c].query_transform)
+        )
+        for c in sorted(a.classes)
+    )
+    key = (
+        ("labels", tuple(sorted(a.type_to_class().items()))),
+        ("labels_file_sha256", file_sha256(a.labels_file)),
+        ("default_class", a.default_class),
+        ("classifier", tuple(sorted(a.classifier.model_dump(mode="json").items()))),
+        ("split", tuple(sorted({"seed": spec.seed, **spec.split.model_dump(mode="json")}.items()))),
+    )
     return AdaptiveMap(index, a, routes, key)

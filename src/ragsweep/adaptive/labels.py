@@ -32,8 +32,11 @@ def read_labels_file(path: Path, where: str) -> dict[str, str]:
         else:
             out[row["qid"]] = row["label"]
     if bad:
-        raise RagsweepError(f"{where}.labels_file: {path}: {len(bad)} bad line(s): " + "; ".join(bad[:5])
-                            + ("; ..." if len(bad) > 5 else ""))
+        raise RagsweepError(
+            f"{where}.labels_file: {path}: {len(bad)} bad line(s): "
+            + "; ".join(bad[:5])
+            + ("; ..." if len(bad) > 5 else "")
+        )
     return out
 
 
@@ -59,6 +62,8 @@ def gold_classes(adaptive: AdaptiveSpec, questions: Sequence[Question], where: s
         if none:
             parts.append(f"{none} question(s) with no {'label in the file' if file_labels is not None else 'type'}")
         field = "labels_file" if file_labels is not None and none and not unmapped else "labels"
-        raise RagsweepError(f"{where}.{field}: no class for {', '.join(parts)}; map them in {where}.labels "
-                            f"(classes {sorted(adaptive.classes)}) or set {where}.default_class")
+        raise RagsweepError(
+            f"{where}.{field}: no class for {', '.join(parts)}; map them in {where}.labels "
+            f"(classes {sorted(adaptive.classes)}) or set {where}.default_class"
+        )
     return out

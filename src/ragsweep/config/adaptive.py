@@ -38,23 +38,30 @@ class ClassifierSpec(Strict):
     ngram_max: int = Field(2, ge=1, le=3, description="word n-grams 1..ngram_max")
     min_df: int = Field(1, ge=1, description="terms in fewer questions are dropped")
     class_weight: Literal["balanced", "none"] = Field(
-        "balanced", description="balanced: classes weighted inversely to their frequency (on a few dozen "
-                                "questions an unweighted model predicts the majority class only)")
+        "balanced",
+        description="balanced: classes weighted inversely to their frequency (on a few dozen "
+        "questions an unweighted model predicts the majority class only)",
+    )
 
 
 class AdaptiveSpec(Strict):
     name: str | None = None
     retriever: str = Field(description="label of one of the spec's retrievers")
     labels: dict[str, list[str]] | None = Field(
-        None, description="class -> the question types (or labels_file labels) it covers; default: each "
-                          "class covers the type of its own name")
-    labels_file: Path | None = Field(None, description='JSON lines {"qid": ..., "label": ...}: labels instead '
-                                                       "of the dataset's question types")
+        None,
+        description="class -> the question types (or labels_file labels) it covers; default: each "
+        "class covers the type of its own name",
+    )
+    labels_file: Path | None = Field(
+        None, description='JSON lines {"qid": ..., "label": ...}: labels instead of the dataset\'s question types'
+    )
     default_class: str | None = Field(None, description="class of questions whose type or label maps to none")
     classes: dict[str, AdaptiveClassSpec] = Field(
-        min_length=2, max_length=10, description="class name -> what its questions retrieve with")
-    classifier: ClassifierSpec = Field(ClassifierSpec(), description="the question classifier, trained on the "
-                                       "validation questions")
+        min_length=2, max_length=10, description="class name -> what its questions retrieve with"
+    )
+    classifier: ClassifierSpec = Field(
+        ClassifierSpec(), description="the question classifier, trained on the validation questions"
+    )
 
     @field_validator("name")
     @classmethod
@@ -103,29 +110,39 @@ def check_adaptive(spec) -> None:
     for i, a in enumerate(spec.adaptive):
         where = f"adaptive[{i}]"
         if labels.count((a.retriever, a.label())) > 1:
-            raise ValueError(f"{where}: two adaptive entries over retriever {a.retriever!r} share the label "
-                             f"{a.label()!r}; give one a distinct 'name'")
+            raise ValueError(
+                f"{where}: two adaptive entries over retriever {a.retriever!r} share the label "
+                f"{a.label()!r}; give one a distinct 'name'"
+            )
         retriever = retrievers.get(a.retriever)
         if retriever is None:
             raise ValueError(f"{where}.retriever: {a.retriever!r} is not among retrievers {sorted(retrievers)}")
         for c in sorted(a.classes):
             cls = a.classes[c]
             if cls.reranker != "none" and cls.reranker not in rerankers:
-                raise ValueError(f"{where}.classes.{c}.reranker: {cls.reranker!r} is not among rerankers "
-                                 f"{sorted(k for k in rerankers if k != 'none')}; add it to rerankers or use none")
+                raise ValueError(
+                    f"{where}.classes.{c}.reranker: {cls.reranker!r} is not among rerankers "
+                    f"{sorted(k for k in rerankers if k != 'none')}; add it to rerankers or use none"
+                )
             if cls.query_transform != "none" and cls.query_transform not in transforms:
-                raise ValueError(f"{where}.classes.{c}.query_transform: {cls.query_transform!r} is not among "
-                                 f"query_transforms {sorted(k for k in transforms if k != 'none')}; add it to "
-                                 "query_transforms or use none")
+                raise ValueError(
+                    f"{where}.classes.{c}.query_transform: {cls.query_transform!r} is not among "
+                    f"query_transforms {sorted(k for k in transforms if k != 'none')}; add it to "
+                    "query_transforms or use none"
+                )
             if cls.reranker != "none" and rerankers[cls.reranker].candidates < cls.top_k:
-                raise ValueError(f"{where}.classes.{c}.top_k ({cls.top_k}) is larger than reranker "
-                                 f"{cls.reranker!r}'s candidates ({rerankers[cls.reranker].candidates})")
+                raise ValueError(
+                    f"{where}.classes.{c}.top_k ({cls.top_k}) is larger than reranker "
+                    f"{cls.reranker!r}'s candidates ({rerankers[cls.reranker].candidates})"
+                )
             if cls.query_transform != "none":
                 t = transforms[cls.query_transform]
                 free = t.model_copy(update={"apply_to": None}) if getattr(t, "apply_to", None) else t
                 if not free.applies_to(retriever):
-                    raise ValueError(f"{where}.classes.{c}.query_transform: {cls.query_transform!r} cannot "
-                                     f"transform retriever {a.retriever!r} ({retriever.kind})")
+                    raise ValueError(
+                        f"{where}.classes.{c}.query_transform: {cls.query_transform!r} cannot "
+                        f"transform retriever {a.retriever!r} ({retriever.kind})"
+                    )
 
 
 def adaptive_depth(spec) -> list[int]:

@@ -16,8 +16,10 @@ class Strict(BaseModel):
 def env_var_name(v: str | None) -> str | None:
     """``api_key_env`` must name a variable; the value is never echoed (it may be a pasted key)."""
     if v is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v):
-        raise ValueError("must be the NAME of an environment variable (letters, digits, _), not a key; "
-                         "export the key and give its variable's name, e.g. OPENAI_API_KEY")
+        raise ValueError(
+            "must be the NAME of an environment variable (letters, digits, _), not a key; "
+            "export the key and give its variable's name, e.g. OPENAI_API_KEY"
+        )
     return v
 
 

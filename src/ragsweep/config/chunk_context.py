@@ -28,11 +28,18 @@ class LLMChunkContextSpec(Strict):
 
     kind: Literal["llm"]
     document_tokens: int = Field(
-        6000, ge=64, description="tokens of the document the LLM reads (the whole document when shorter; else "
-                                 "its first head_tokens and the fixed block holding the chunk)")
-    head_tokens: int | None = Field(None, ge=0, description="tokens of the document's start always shown when it "
-                                                           "is cut (title, parties, definitions); default: 512 or a "
-                                                           "quarter of document_tokens, whichever is fewer")
+        6000,
+        ge=64,
+        description="tokens of the document the LLM reads (the whole document when shorter; else "
+        "its first head_tokens and the fixed block holding the chunk)",
+    )
+    head_tokens: int | None = Field(
+        None,
+        ge=0,
+        description="tokens of the document's start always shown when it "
+        "is cut (title, parties, definitions); default: 512 or a "
+        "quarter of document_tokens, whichever is fewer",
+    )
     max_tokens: int = Field(100, gt=0, description="the longest context the LLM may write (Anthropic: 50-100 tokens)")
     title: bool = Field(False, description="prefix the document's title too (as context: title), then the sentence")
     prompt_file: Path | None = Field(None, description="template with {document} and {chunk}; default: Anthropic's")
@@ -68,8 +75,10 @@ def shorthand(v):
     if v == "llm":
         return {"kind": "llm"}
     if (isinstance(v, str) and v not in PRESET_SUFFIX) or not isinstance(v, (str, dict, LLMChunkContextSpec)):
-        raise ValueError(f"unknown context {v!r}; expected none, title, title_headings or llm "
-                         "(or {kind: llm, document_tokens: ..., llm: {...}})")
+        raise ValueError(
+            f"unknown context {v!r}; expected none, title, title_headings or llm "
+            "(or {kind: llm, document_tokens: ..., llm: {...}})"
+        )
     return v
 
 

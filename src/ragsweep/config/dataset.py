@@ -21,8 +21,10 @@ class FolderCorpus(Strict):
 
     format: Literal["folder"]
     path: Path = Field(description="the file or folder, relative to the spec")
-    extensions: list[str] = Field([".txt", ".md", ".html", ".htm", ".pdf", ".docx"],
-                                  description="file name endings read; other files are left out")
+    extensions: list[str] = Field(
+        [".txt", ".md", ".html", ".htm", ".pdf", ".docx"],
+        description="file name endings read; other files are left out",
+    )
     recursive: bool = Field(True, description="read sub-folders too")
     on_unreadable: Literal["error", "skip"] = Field(
         "error",
@@ -100,21 +102,27 @@ QuestionsSpec = Annotated[
 class DatasetSpec(Strict):
     name: str | None = Field(None, description="the dataset's name in reports (default: from its format and path)")
     corpus: CorpusSpec = Field(DemoCorpus(format="demo"), description="the documents (default: the shipped demo)")
-    questions: QuestionsSpec = Field(DemoQuestions(format="demo"), description="the questions, reference answers "
-                                     "and gold evidence (default: the shipped demo)")
+    questions: QuestionsSpec = Field(
+        DemoQuestions(format="demo"),
+        description="the questions, reference answers and gold evidence (default: the shipped demo)",
+    )
     unlocated_evidence: Literal["error", "drop_question", "keep_question"] = Field(
         "error",
         description="evidence given as text that cannot be found in the corpus: stop (error), drop the "
         "question, or keep it without that evidence",
     )
     fuzzy_evidence: float | None = Field(
-        None, gt=0.0, le=1.0,
+        None,
+        gt=0.0,
+        le=1.0,
         description="also locate evidence text approximately when its best match is at least this similar "
         "(0-1, normalised Indel similarity; e.g. 0.9); off by default; fuzzy matches are counted separately",
     )
     negatives: Path | None = Field(
-        None, description="a JSONL file of negative questions (no gold evidence: irrelevant, jailbreak, unsafe) "
-        "appended to the dataset's questions, their ids prefixed with 'neg-'")
+        None,
+        description="a JSONL file of negative questions (no gold evidence: irrelevant, jailbreak, unsafe) "
+        "appended to the dataset's questions, their ids prefixed with 'neg-'",
+    )
     duplicate_evidence: Literal["all_copies", "first"] = Field(
         "all_copies",
         description="gold evidence whose text also occurs elsewhere in the corpus: every copy counts as gold "

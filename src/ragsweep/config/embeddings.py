@@ -19,8 +19,10 @@ class HFEmbeddingSpec(Strict):
     name: str | None = None
     model: str = Field("minilm", description="minilm (bundled all-MiniLM-L6-v2), a hub id or a local directory")
     backend: Literal["torch", "onnx", "onnx-int8"] = Field(
-        "torch", description="torch (PyTorch), onnx (ONNX Runtime, exported once into the cache) or onnx-int8 "
-        "(ONNX Runtime, int8 weights: faster, vectors within cosine 0.98)")
+        "torch",
+        description="torch (PyTorch), onnx (ONNX Runtime, exported once into the cache) or onnx-int8 "
+        "(ONNX Runtime, int8 weights: faster, vectors within cosine 0.98)",
+    )
     batch_size: int = Field(32, gt=0, description="texts embedded at once (vectors do not depend on it)")
     device: str | None = Field(None, description="cpu, cuda, cuda:1, ...; default: the GPU when torch sees one")
     query_prefix: str = Field("", description="prepended to each question before embedding (e5: 'query: ')")
@@ -30,8 +32,10 @@ class HFEmbeddingSpec(Strict):
     @classmethod
     def _known_backend(cls, v: object) -> object:
         if v not in EMBEDDING_BACKENDS:
-            raise ValueError(f"unknown backend {v!r}; use torch (PyTorch), onnx (ONNX Runtime) or onnx-int8 "
-                             "(ONNX Runtime with int8 weights)")
+            raise ValueError(
+                f"unknown backend {v!r}; use torch (PyTorch), onnx (ONNX Runtime) or onnx-int8 "
+                "(ONNX Runtime with int8 weights)"
+            )
         return v
 
     def label(self) -> str:

@@ -15,8 +15,9 @@ from ragsweep.config.llm import LLMSpec
 class SplitSpec(Strict):
     """Deterministic validation/test split: stage 1 selects on validation, final figures use test."""
 
-    validation_fraction: float = Field(0.5, gt=0, lt=1, description="share of questions configurations are "
-                                       "chosen on; the rest report the figures")
+    validation_fraction: float = Field(
+        0.5, gt=0, lt=1, description="share of questions configurations are chosen on; the rest report the figures"
+    )
     stratify: bool = Field(True, description="by question type, when the dataset has types")
 
 
@@ -28,21 +29,26 @@ class JudgePrompts(Strict):
 
     correctness: Path | None = Field(None, description="placeholders {query} {reference_answer} {generated_answer}")
     faithfulness: Path | None = Field(None, description="placeholders {query_str} {context_str}")
-    faithfulness_refine: Path | None = Field(None, description="refine step: {query_str} {existing_answer} "
-                                             "{context_msg}")
+    faithfulness_refine: Path | None = Field(
+        None, description="refine step: {query_str} {existing_answer} {context_msg}"
+    )
     relevancy: Path | None = Field(None, description="placeholders {query_str} {context_str}")
-    relevancy_refine: Path | None = Field(None, description="refine step: {query_str} {existing_answer} "
-                                          "{context_msg}")
+    relevancy_refine: Path | None = Field(None, description="refine step: {query_str} {existing_answer} {context_msg}")
 
 
 class Stage2Spec(Strict):
     """LLM judges on the configurations stage 1 selects, on the test questions."""
 
-    judges: list[JudgeName] = Field(["correctness", "faithfulness", "relevancy"], min_length=1,
-                                    description="LlamaIndex's evaluators run on each selected answer")
+    judges: list[JudgeName] = Field(
+        ["correctness", "faithfulness", "relevancy"],
+        min_length=1,
+        description="LlamaIndex's evaluators run on each selected answer",
+    )
     llm: LLMSpec | None = Field(None, description="judge model; default: the spec's llm")
-    select_metric: str = Field("bertscore_f1_rescaled", description="the stage-1 metric configurations are "
-                               "selected by, on the validation questions")
+    select_metric: str = Field(
+        "bertscore_f1_rescaled",
+        description="the stage-1 metric configurations are selected by, on the validation questions",
+    )
     top_n: int = Field(3, gt=0, description="the best N go to the judges, with those not significantly worse")
     max_configs: int = Field(10, gt=0, description="at most this many configurations are judged")
     alpha: float = Field(0.05, gt=0, lt=1, description="significance level of 'not significantly worse'")
@@ -61,12 +67,16 @@ class BERTScoreSpec(Strict):
     model: str = Field("minilm", description="'minilm' (bundled), an HF model id or a local path")
     num_layers: int | None = Field(None, gt=0, description="default: bert-score's tuned layer, or 6 for minilm")
     backend: Literal["torch", "onnx", "onnx-int8"] = Field(
-        "torch", description="torch (bert-score's runtime), onnx (ONNX Runtime, exported once into the cache) or "
-        "onnx-int8 (int8 weights: fastest on a CPU; agreement in BENCHMARKS.md)")
+        "torch",
+        description="torch (bert-score's runtime), onnx (ONNX Runtime, exported once into the cache) or "
+        "onnx-int8 (int8 weights: fastest on a CPU; agreement in BENCHMARKS.md)",
+    )
     batch_size: int = Field(64, gt=0, description="pairs encoded at once (scores do not depend on it)")
     baseline: Literal["auto", "none"] = Field(
-        "auto", description="auto: the *_rescaled columns rescale against bert-score's published baseline, else "
-        "random sentence pairs of the corpus; none: raw scores only")
+        "auto",
+        description="auto: the *_rescaled columns rescale against bert-score's published baseline, else "
+        "random sentence pairs of the corpus; none: raw scores only",
+    )
     baseline_pairs: int = Field(500, gt=0, description="random sentence pairs for a corpus baseline")
     idf: Literal[False] = Field(False, description="IDF weighting: not supported (false only)")
     device: str | None = Field(None, description="cpu, cuda, ...; default: the GPU when torch sees one")
@@ -76,7 +86,15 @@ class ScoringSpec(Strict):
     bertscore: BERTScoreSpec = Field(BERTScoreSpec(), description="how answers are BERTScored against references")
     bootstrap_samples: int = Field(1000, ge=100, description="resamples behind every confidence interval")
     confidence: float = Field(0.95, gt=0, lt=1, description="the confidence intervals' level")
-    metric: str = Field("bertscore_f1_rescaled", description="the metric the verdict decides by (chosen on "
-                        "validation, reported on test; `show`/`report --metric` override it)")
-    alpha: float = Field(0.05, gt=0, lt=1, description="family-wise error rate of the verdict's paired tests "
-                         "(the best against each other configuration, Holm)")
+    metric: str = Field(
+        "bertscore_f1_rescaled",
+        description="the metric the verdict decides by (chosen on "
+        "validation, reported on test; `show`/`report --metric` override it)",
+    )
+    alpha: float = Field(
+        0.05,
+        gt=0,
+        lt=1,
+        description="family-wise error rate of the verdict's paired tests "
+        "(the best against each other configuration, Holm)",
+    )

@@ -17,8 +17,10 @@ class ExtractiveGeneratorSpec(Strict):
     kind: Literal["extractive"] = "extractive"
     max_sentences: int = Field(2, gt=0, description="retrieved sentences the extractive answer keeps")
     abstain_below: float | Literal["tune"] | None = Field(
-        None, description="abstain (reply the fixed refusal) when the top retrieval score is below this; tune: "
-        "chosen per configuration on the validation questions; default: never abstain")
+        None,
+        description="abstain (reply the fixed refusal) when the top retrieval score is below this; tune: "
+        "chosen per configuration on the validation questions; default: never abstain",
+    )
 
     def label(self) -> str:
         return "extractive-baseline"
@@ -29,14 +31,20 @@ class LLMGeneratorSpec(Strict):
 
     kind: Literal["llm"]
     response_mode: Literal["compact", "refine", "simple_summarize", "tree_summarize"] = Field(
-        "compact", description="LlamaIndex's response synthesizer mode: how the chunks are put into prompts")
+        "compact", description="LlamaIndex's response synthesizer mode: how the chunks are put into prompts"
+    )
     prompt_file: Path | None = Field(
-        None, description="text-QA prompt template file with {context_str} and {query_str}")
+        None, description="text-QA prompt template file with {context_str} and {query_str}"
+    )
     prompt_files: list[Path] | None = Field(
-        None, min_length=1, description="several prompt template files: one configuration each (an axis)")
+        None, min_length=1, description="several prompt template files: one configuration each (an axis)"
+    )
     refusal: str | None = Field(
-        None, min_length=1, description="the sentence the default prompt tells the LLM to reply when the context "
-        "does not answer; also matched as an abstention")
+        None,
+        min_length=1,
+        description="the sentence the default prompt tells the LLM to reply when the context "
+        "does not answer; also matched as an abstention",
+    )
 
     @model_validator(mode="after")
     def _one_prompt_key(self) -> "LLMGeneratorSpec":
@@ -68,21 +76,33 @@ class LLMSpec(Strict):
 
     model: str = Field(description="the model name the endpoint serves")
     base_url: str | None = Field(None, description="default: https://api.openai.com/v1")
-    api_key_env: str | None = Field("OPENAI_API_KEY", description="the environment variable holding the key; "
-                                     "null for a local server without one")
+    api_key_env: str | None = Field(
+        "OPENAI_API_KEY", description="the environment variable holding the key; null for a local server without one"
+    )
     temperature: float = Field(0.0, ge=0, le=2, description="sampling temperature (0: the most repeatable)")
     seed: int | None = Field(0, description="sent to the endpoint for reproducibility; null: not sent")
-    max_tokens: int = Field(512, gt=0, description="the most tokens a reply may have (replies cut there are "
-                            "flagged truncated)")
-    timeout: float = Field(60.0, gt=0, description="seconds per request; a request that timed out is sent again "
-                           "only once the server is presumed done with it")
-    context_window: int = Field(8192, gt=0, description="tokens of prompt and reply the model holds; LlamaIndex "
-                                "packs retrieved chunks to fit it; must not exceed the server's (llama.cpp n_ctx, "
-                                "vLLM max_model_len, Ollama num_ctx)")
+    max_tokens: int = Field(
+        512, gt=0, description="the most tokens a reply may have (replies cut there are flagged truncated)"
+    )
+    timeout: float = Field(
+        60.0,
+        gt=0,
+        description="seconds per request; a request that timed out is sent again "
+        "only once the server is presumed done with it",
+    )
+    context_window: int = Field(
+        8192,
+        gt=0,
+        description="tokens of prompt and reply the model holds; LlamaIndex "
+        "packs retrieved chunks to fit it; must not exceed the server's (llama.cpp n_ctx, "
+        "vLLM max_model_len, Ollama num_ctx)",
+    )
     concurrency: int = Field(8, gt=0, description="the most requests in flight at once")
     adaptive_concurrency: bool = Field(
-        True, description="start at one request in flight and follow what the server computes at once, up to "
-        "concurrency (a server that queues gets no more than it serves); false: always concurrency")
+        True,
+        description="start at one request in flight and follow what the server computes at once, up to "
+        "concurrency (a server that queues gets no more than it serves); false: always concurrency",
+    )
     requests_per_minute: float | None = Field(None, gt=0, description="the endpoint's request rate limit")
     tokens_per_minute: float | None = Field(None, gt=0, description="the endpoint's token rate limit")
     max_retries: int = Field(6, ge=0, description="retries on 429, 5xx, timeouts and dropped connections")

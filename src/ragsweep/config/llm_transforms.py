@@ -20,8 +20,11 @@ class HyDESpec(TransformParams):
 
     kind: Literal["hyde"]
     builder: ClassVar[str] = "ragsweep.retrievers.transforms.hyde:HyDETransform"
-    include_original: bool = Field(True, description="search with the mean of the passage's and the question's "
-                                                     "embeddings (LlamaIndex's default); false: the passage alone")
+    include_original: bool = Field(
+        True,
+        description="search with the mean of the passage's and the question's "
+        "embeddings (LlamaIndex's default); false: the passage alone",
+    )
     part: ClassVar[str | None] = "vector"  # vector, fusion and hybrid_kg retrievers
     requirement: ClassVar[str] = "hyde searches the vector part: add a vector, fusion or hybrid_kg retriever"
 

@@ -38,8 +38,11 @@ def _clean_loc(loc: tuple) -> tuple:
         prev = loc[i - 1] if i else None
         if _union_member(part):
             continue
-        if isinstance(part, str) and part in union_tags() and (isinstance(prev, int) or prev in ("corpus", "questions",
-                                                                                             "generator", "context")):
+        if (
+            isinstance(part, str)
+            and part in union_tags()
+            and (isinstance(prev, int) or prev in ("corpus", "questions", "generator", "context"))
+        ):
             continue
         out.append(part)
     return tuple(out)
@@ -61,10 +64,12 @@ def _model_at(loc: tuple):
                 continue
             return None
         if origin is Union:
-            members = [typing.get_args(m)[0] if typing.get_origin(m) is Annotated else m
-                       for m in typing.get_args(current)]
-            match = [m for m in members if isinstance(m, type) and issubclass(m, BaseModel)
-                     and part in _literal_values(m)]
+            members = [
+                typing.get_args(m)[0] if typing.get_origin(m) is Annotated else m for m in typing.get_args(current)
+            ]
+            match = [
+                m for m in members if isinstance(m, type) and issubclass(m, BaseModel) and part in _literal_values(m)
+            ]
             if not match:
                 return None
             current = match[0]
@@ -106,12 +111,14 @@ def _first_error(exc) -> str:
         msg = "unknown key" + (f"; allowed keys here: {', '.join(keys)}" if keys else "; check the spelling")
     elif err["type"] == "union_tag_invalid":
         ctx = err.get("ctx", {})
-        msg = (f"unknown {ctx.get('discriminator', 'kind').strip(chr(39))} {ctx.get('tag')!r}; "
-               f"expected one of {ctx.get('expected_tags')}")
+        msg = (
+            f"unknown {ctx.get('discriminator', 'kind').strip(chr(39))} {ctx.get('tag')!r}; "
+            f"expected one of {ctx.get('expected_tags')}"
+        )
     elif err["type"] == "union_tag_not_found":
         msg = f"missing {err.get('ctx', {}).get('discriminator', 'kind')}"
     elif msg.startswith("Value error, "):
-        msg = msg[len("Value error, "):]
+        msg = msg[len("Value error, ") :]
     # a plain union (weights: a list or "tune") fails once per member at the same field: say all of them
     same = []
     if any(_union_member(p) for p in err["loc"]):
@@ -121,9 +128,9 @@ def _first_error(exc) -> str:
     return f"{field}: {msg}" + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
 
 
-
-def parse_spec(data: object, source: str = "<spec>", base_dir: Path | None = None, *,
-               questions_needed: bool = True) -> SweepSpec:
+def parse_spec(
+    data: object, source: str = "<spec>", base_dir: Path | None = None, *, questions_needed: bool = True
+) -> SweepSpec:
     """Validate a spec mapping; raise RagsweepError with one line naming ``source`` and the field.
 
     ``questions_needed=False`` (``ragsweep generate``, which writes them) lets the questions file be missing."""
@@ -170,18 +177,25 @@ def _resolve_paths(spec: SweepSpec, base: Path) -> SweepSpec:
         return model.model_copy(update=updates) if updates else model
 
     ds = fix(spec.dataset, ("negatives",)).model_copy(
-        update={"corpus": fix(spec.dataset.corpus), "questions": fix(spec.dataset.questions)})
-    updates: dict = {"dataset": ds, "vector_store": fix(spec.vector_store),
-                     "generator": fix(spec.generator, ("prompt_file",))}
+        update={"corpus": fix(spec.dataset.corpus), "questions": fix(spec.dataset.questions)}
+    )
+    updates: dict = {
+        "dataset": ds,
+        "vector_store": fix(spec.vector_store),
+        "generator": fix(spec.generator, ("prompt_file",)),
+    }
     prompt_files = getattr(spec.generator, "prompt_files", None)  # an llm generator's
     if prompt_files:
         updates["generator"] = updates["generator"].model_copy(
-            update={"prompt_files": [p if p.is_absolute() else (base / p).resolve() for p in prompt_files]})
+            update={"prompt_files": [p if p.is_absolute() else (base / p).resolve() for p in prompt_files]}
+        )
     if spec.adaptive:
         updates["adaptive"] = [fix(a, ("labels_file",)) for a in spec.adaptive]
     if any(uses_llm(sp.context) for sp in spec.splitters):
-        updates["splitters"] = [sp.model_copy(update={"context": fix(sp.context, ("prompt_file",))})
-                                if uses_llm(sp.context) else sp for sp in spec.splitters]
+        updates["splitters"] = [
+            sp.model_copy(update={"context": fix(sp.context, ("prompt_file",))}) if uses_llm(sp.context) else sp
+            for sp in spec.splitters
+        ]
     if spec.stage2 is not None:
         prompts = fix(spec.stage2.prompts, tuple(JudgePrompts.model_fields))
         updates["stage2"] = spec.stage2.model_copy(update={"prompts": prompts})
@@ -212,15 +226,20 @@ def _check_files(spec: SweepSpec, source: str, questions_needed: bool = True) ->
         if part == "dataset.questions" and not questions_needed:
             continue
         if path is not None and not Path(path).exists():
-            raise RagsweepError(f"{source}: {part}.path: {path} does not exist; fix the path "
-                                "(relative to the spec file)")
+            raise RagsweepError(
+                f"{source}: {part}.path: {path} does not exist; fix the path (relative to the spec file)"
+            )
     if spec.dataset.negatives is not None and not Path(spec.dataset.negatives).is_file():
-        raise RagsweepError(f"{source}: dataset.negatives: {spec.dataset.negatives} does not exist; fix the path "
-                            "(relative to the spec file)")
+        raise RagsweepError(
+            f"{source}: dataset.negatives: {spec.dataset.negatives} does not exist; fix the path "
+            "(relative to the spec file)"
+        )
     for i, a in enumerate(spec.adaptive):
         if a.labels_file is not None and not Path(a.labels_file).is_file():
-            raise RagsweepError(f"{source}: adaptive[{i}].labels_file: {a.labels_file} does not exist; fix the path "
-                                "(relative to the spec file)")
+            raise RagsweepError(
+                f"{source}: adaptive[{i}].labels_file: {a.labels_file} does not exist; fix the path "
+                "(relative to the spec file)"
+            )
     for part, path in _prompt_files(spec):
         if not Path(path).is_file():
             raise RagsweepError(f"{source}: {part}: {path} does not exist; fix the path (relative to the spec file)")
@@ -229,5 +248,7 @@ def _check_files(spec: SweepSpec, source: str, questions_needed: bool = True) ->
         if path is not None:
             text = Path(path).read_text(encoding="utf-8")
             if any(p not in text for p in PROMPT_PLACEHOLDERS):
-                raise RagsweepError(f"{source}: splitters[{i}].context.prompt_file: {path} needs the placeholders "
-                                    "{document} and {chunk}")
+                raise RagsweepError(
+                    f"{source}: splitters[{i}].context.prompt_file: {path} needs the placeholders "
+                    "{document} and {chunk}"
+                )

@@ -32,7 +32,8 @@ class _PostParams(Strict):
     builder: ClassVar[str]
     name: str | None = None
     apply_to: list[str] | None = Field(
-        None, description="labels of the retrievers it is combined with; default: every one it applies to")
+        None, description="labels of the retrievers it is combined with; default: every one it applies to"
+    )
 
     def identity(self) -> dict:
         """What determines the shaped context (names and ``apply_to`` do not)."""
@@ -51,11 +52,14 @@ class SimilarityCutoffSpec(_PostParams):
 
     kind: Literal["similarity_cutoff"]
     builder: ClassVar[str] = "ragsweep.postprocessors.cutoff:apply"
-    requirement: ClassVar[str] = ("mode absolute applies to vector retrievers without a reranker or transform; use "
-                                  "mode: relative or name the retrievers in apply_to")
+    requirement: ClassVar[str] = (
+        "mode absolute applies to vector retrievers without a reranker or transform; use "
+        "mode: relative or name the retrievers in apply_to"
+    )
     cutoff: float = Field(description="absolute: the lowest score kept; relative: the share of the top score, 0-1")
     mode: Literal["absolute", "relative"] = Field(
-        "absolute", description="absolute: scores below cutoff go; relative: scores below cutoff x the top score go")
+        "absolute", description="absolute: scores below cutoff go; relative: scores below cutoff x the top score go"
+    )
 
     @model_validator(mode="after")
     def _relative_share(self) -> "SimilarityCutoffSpec":
@@ -112,8 +116,9 @@ class AutoMergingSpec(_PostParams):
     kind: Literal["auto_merging"]
     builder: ClassVar[str] = "ragsweep.postprocessors.auto_merging:apply"
     requirement: ClassVar[str] = "it needs a splitter of kind hierarchical"
-    ratio: float = Field(0.5, ge=0, lt=1, description="share of a parent's children that merges them "
-                                                     "(LlamaIndex's simple_ratio_thresh)")
+    ratio: float = Field(
+        0.5, ge=0, lt=1, description="share of a parent's children that merges them (LlamaIndex's simple_ratio_thresh)"
+    )
 
     def label(self) -> str:
         return self.name or ("merge" if self.ratio == 0.5 else f"merge{self.ratio:g}")
@@ -139,37 +144,55 @@ class MMRSpec(_PostParams):
         return self._allows(retriever)
 
 
-PostprocessorSpec = Annotated[Union[NoPostprocessSpec, SimilarityCutoffSpec, LongContextReorderSpec,
-                                    SentenceWindowPostSpec, AutoMergingSpec, MMRSpec], Field(discriminator="kind")]
-ActivePostprocessor = Union[SimilarityCutoffSpec, LongContextReorderSpec, SentenceWindowPostSpec, AutoMergingSpec,
-                            MMRSpec]
+PostprocessorSpec = Annotated[
+    Union[
+        NoPostprocessSpec,
+        SimilarityCutoffSpec,
+        LongContextReorderSpec,
+        SentenceWindowPostSpec,
+        AutoMergingSpec,
+        MMRSpec,
+    ],
+    Field(discriminator="kind"),
+]
+ActivePostprocessor = Union[
+    SimilarityCutoffSpec, LongContextReorderSpec, SentenceWindowPostSpec, AutoMergingSpec, MMRSpec
+]
 
 
 def postprocessors_for(spec, splitter, retriever, reranker, transform=None) -> list:
     """The postprocessors combined with one (splitter, retriever, reranker, query transform): ``none``
     and those that apply."""
-    return [p for p in spec.postprocessors
-            if p.kind == "none" or p.applies_to(splitter, retriever, reranker, transform)]
+    return [
+        p for p in spec.postprocessors if p.kind == "none" or p.applies_to(splitter, retriever, reranker, transform)
+    ]
 
 
 def check_postprocessors(spec) -> None:
     """Each postprocessor names only the spec's retrievers and applies to some configuration; every
     configuration meets at least one postprocessor (else it would vanish from the sweep)."""
     retrievers = {r.label() for r in spec.retrievers}
-    combos = [(s, r, None if k.kind == "none" else k, None if t.kind == "none" else t)
-              for s in spec.splitters for r in spec.retrievers
-              for k in spec.rerankers_for(r.label()) for t in spec.transforms_for(r)]
+    combos = [
+        (s, r, None if k.kind == "none" else k, None if t.kind == "none" else t)
+        for s in spec.splitters
+        for r in spec.retrievers
+        for k in spec.rerankers_for(r.label())
+        for t in spec.transforms_for(r)
+    ]
     for p in spec.postprocessors:
         if p.kind == "none":
             continue
         unknown = sorted(set(p.apply_to or ()) - retrievers)
         if unknown:
-            raise ValueError(f"postprocessors[{p.label()}].apply_to names {unknown[0]!r}, which is not among "
-                             f"retrievers {sorted(retrievers)}")
+            raise ValueError(
+                f"postprocessors[{p.label()}].apply_to names {unknown[0]!r}, which is not among "
+                f"retrievers {sorted(retrievers)}"
+            )
         if not any(p.applies_to(*c) for c in combos):
             raise ValueError(f"postprocessors[{p.label()}]: applies to no configuration ({p.requirement})")
     for s, r, k, t in combos:
         if not postprocessors_for(spec, s, r, k, t):
-            raise ValueError(f"splitters[{s.label()}] with retrievers[{r.label()}]: no postprocessor applies to "
-                             "it; add {kind: none} to postprocessors (or widen an apply_to)")
-
+            raise ValueError(
+                f"splitters[{s.label()}] with retrievers[{r.label()}]: no postprocessor applies to "
+                "it; add {kind: none} to postprocessors (or widen an apply_to)"
+            )

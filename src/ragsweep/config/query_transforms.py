@@ -42,14 +42,21 @@ class RM3Spec(TransformParams):
         if self.name:
             return self.name
         default = (self.fb_docs, self.fb_terms, self.original_weight, self.max_df) == (10, 10, 0.5, 0.1)
-        return "rm3" if default else (f"rm3-d{self.fb_docs}-t{self.fb_terms}-w{self.original_weight:g}"
-                                      + (f"-df{self.max_df:g}" if self.max_df != 0.1 else ""))
+        return (
+            "rm3"
+            if default
+            else (
+                f"rm3-d{self.fb_docs}-t{self.fb_terms}-w{self.original_weight:g}"
+                + (f"-df{self.max_df:g}" if self.max_df != 0.1 else "")
+            )
+        )
 
     @property
     def uses_llm(self) -> bool:
         return False
 
 
-QueryTransformSpec = Annotated[Union[NoTransformSpec, RM3Spec, HyDESpec, MultiQuerySpec, DecomposeSpec],
-                              Field(discriminator="kind")]
+QueryTransformSpec = Annotated[
+    Union[NoTransformSpec, RM3Spec, HyDESpec, MultiQuerySpec, DecomposeSpec], Field(discriminator="kind")
+]
 ActiveTransform = Union[RM3Spec, HyDESpec, MultiQuerySpec, DecomposeSpec]  # a transform other than none

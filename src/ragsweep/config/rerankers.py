@@ -19,7 +19,8 @@ class _RerankParams(Strict):
     name: str | None = None
     candidates: int = Field(20, gt=0, le=1000, description="base results reordered per question")
     apply_to: list[str] | None = Field(
-        None, description="labels of the retrievers this reranker is combined with; default: all")
+        None, description="labels of the retrievers this reranker is combined with; default: all"
+    )
 
     def _suffix(self) -> str:
         return "" if self.candidates == 20 else f"-c{self.candidates}"
@@ -95,6 +96,7 @@ def _slug(model: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", tail).strip("-") or "model"
 
 
-RerankerSpec = Annotated[Union[NoRerankSpec, LateInteractionSpec, CrossEncoderSpec, LLMRerankSpec],
-                         Field(discriminator="kind")]
+RerankerSpec = Annotated[
+    Union[NoRerankSpec, LateInteractionSpec, CrossEncoderSpec, LLMRerankSpec], Field(discriminator="kind")
+]
 ActiveReranker = Union[LateInteractionSpec, CrossEncoderSpec, LLMRerankSpec]

@@ -42,7 +42,8 @@ class _Tunable(_Retriever):
 
     tune_steps: int = Field(5, ge=2, le=21, description="grid points per weight when weights: tune")
     tune_metric: TUNE_METRICS | None = Field(
-        None, description="retrieval metric tuned on; default: scoring.metric if it is one, else ndcg")
+        None, description="retrieval metric tuned on; default: scoring.metric if it is one, else ndcg"
+    )
     if TYPE_CHECKING:  # each subclass declares its own field (2 or 3 weights)
         weights: tuple[float, ...] | Literal["tune"] | None
 
@@ -91,10 +92,13 @@ class FusionSpec(_Tunable):
     searches: ClassVar[tuple[str, ...]] = ("vector", "bm25")
     name: str | None = None
     mode: Literal["reciprocal_rerank", "relative_score", "dist_based_score"] = Field(
-        "reciprocal_rerank", description="LlamaIndex's fusion mode: reciprocal rank fusion, or min-max (relative) or "
-        "distribution-based score normalisation")
+        "reciprocal_rerank",
+        description="LlamaIndex's fusion mode: reciprocal rank fusion, or min-max (relative) or "
+        "distribution-based score normalisation",
+    )
     weights: tuple[float, float] | Literal["tune"] | None = Field(
-        default=None, description="[vector, bm25], or tune: chosen on the validation questions")
+        default=None, description="[vector, bm25], or tune: chosen on the validation questions"
+    )
     num_queries: int = Field(1, ge=1, le=10, description="queries per question, the original included")
 
     _non_negative = field_validator("weights")(classmethod(lambda cls, v: _check_weights_or_tune(v)))
@@ -118,19 +122,24 @@ class GraphParams(_Retriever):
 
     name: str | None = None
     store: Literal["simple", "neo4j"] = Field(
-        "simple", description="simple: LlamaIndex SimplePropertyGraphStore in the cache; neo4j: the spec's "
-        "neo4j server")
+        "simple", description="simple: LlamaIndex SimplePropertyGraphStore in the cache; neo4j: the spec's neo4j server"
+    )
     extractor: Literal["legal_patterns", "llm_simple", "llm_dynamic"] = Field(
-        "legal_patterns", description="legal_patterns: offline heuristic baseline; llm_simple/llm_dynamic: "
-        "LlamaIndex's Simple/DynamicLLMPathExtractor with the spec's llm")
+        "legal_patterns",
+        description="legal_patterns: offline heuristic baseline; llm_simple/llm_dynamic: "
+        "LlamaIndex's Simple/DynamicLLMPathExtractor with the spec's llm",
+    )
     max_triplets_per_chunk: int = Field(20, gt=0, le=200, description="extraction limit per chunk")
     max_keywords: int = Field(10, gt=0, le=100, description="query entities used as graph entry points")
     path_depth: int = Field(1, gt=0, le=4, description="hops followed from a query entity")
     max_triplets: int = Field(30, gt=0, le=1000, description="knowledge sequence length: triplets kept per query")
 
     def _graph_suffix(self) -> str:
-        return (("-neo4j" if self.store == "neo4j" else "") + _EXTRACTOR_LABELS[self.extractor]
-                + (f"-d{self.path_depth}" if self.path_depth != 1 else ""))
+        return (
+            ("-neo4j" if self.store == "neo4j" else "")
+            + _EXTRACTOR_LABELS[self.extractor]
+            + (f"-d{self.path_depth}" if self.path_depth != 1 else "")
+        )
 
     @property
     def uses_llm(self) -> bool:
@@ -158,7 +167,8 @@ class HybridKGSpec(GraphParams, _Tunable):
     kind: Literal["hybrid_kg"]
     searches: ClassVar[tuple[str, ...]] = ("vector", "bm25", "graph")
     weights: tuple[float, float, float] | Literal["tune"] | None = Field(
-        default=None, description="[vector, bm25, graph], or tune: chosen on the validation questions")
+        default=None, description="[vector, bm25, graph], or tune: chosen on the validation questions"
+    )
 
     _non_negative = field_validator("weights")(classmethod(lambda cls, v: _check_weights_or_tune(v)))
 
@@ -170,5 +180,6 @@ class HybridKGSpec(GraphParams, _Tunable):
 
 GraphRetrieverSpec = Union[KnowledgeGraphSpec, HybridKGSpec]
 
-RetrieverSpec = Annotated[Union[BM25Spec, VectorSpec, FusionSpec, KnowledgeGraphSpec, HybridKGSpec],
-                          Field(discriminator="kind")]
+RetrieverSpec = Annotated[
+    Union[BM25Spec, VectorSpec, FusionSpec, KnowledgeGraphSpec, HybridKGSpec], Field(discriminator="kind")
+]

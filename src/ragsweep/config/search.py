@@ -35,8 +35,9 @@ class BudgetSpec(Strict):
         """Trials allowed: ``trials`` and ``fraction`` of ``n_configs`` (rounded up), the smaller."""
         import math
 
-        limits = [x for x in (self.trials, math.ceil(self.fraction * n_configs) if self.fraction else None)
-                  if x is not None]
+        limits = [
+            x for x in (self.trials, math.ceil(self.fraction * n_configs) if self.fraction else None) if x is not None
+        ]
         return min(limits) if limits else None
 
     @property
@@ -53,10 +54,13 @@ class RacingSpec(Strict):
     growth: float = Field(2.0, gt=1, description="each look sees this many times the questions of the last")
     minimum: int = Field(10, ge=2, description="questions at the first look, at least")
     alpha: float = Field(0.05, gt=0, lt=1, description="chance of ever dropping the best configuration")
-    family: bool = Field(True, description="true: each test at alpha / (m - 1), so the bound holds over the m "
-                                           "configurations raced; false: each at alpha over the looks (as Optuna's "
-                                           "WilcoxonPruner tests each trial alone), more dropped sooner, no bound "
-                                           "on dropping the best (BENCHMARKS.md)")
+    family: bool = Field(
+        True,
+        description="true: each test at alpha / (m - 1), so the bound holds over the m "
+        "configurations raced; false: each at alpha over the looks (as Optuna's "
+        "WilcoxonPruner tests each trial alone), more dropped sooner, no bound "
+        "on dropping the best (BENCHMARKS.md)",
+    )
 
 
 class SearchSpec(Strict):
@@ -64,27 +68,39 @@ class SearchSpec(Strict):
     others evaluate trials on the validation questions until the budget is spent."""
 
     strategy: Literal["grid", "random", "greedy", "tpe", "nsga2", "auto"] = Field(
-        "grid", description="auto: the strategy the benchmark found most robust (AUTO), recorded in chosen_by")
+        "grid", description="auto: the strategy the benchmark found most robust (AUTO), recorded in chosen_by"
+    )
     chosen_by: Literal["spec", "auto"] = Field("spec", description="set by strategy: auto")
-    budget: BudgetSpec = Field(default_factory=BudgetSpec,
-                               description="default for a search: fraction 0.2 of the grid")
+    budget: BudgetSpec = Field(default_factory=BudgetSpec, description="default for a search: fraction 0.2 of the grid")
     seed: int | None = Field(None, description="the sampler's seed; default: the spec's seed")
     objectives: list[Objective] = Field(
-        ["quality"], min_length=1,
+        ["quality"],
+        min_length=1,
         description="quality (the metric's validation mean, maximised), latency (median ms per question) and "
-                    "cost (LLM USD per question), minimised; two or more make a multi-objective search")
+        "cost (LLM USD per question), minimised; two or more make a multi-objective search",
+    )
     metric: str | None = Field(None, description="the quality metric; default: scoring.metric")
     order: Literal["plan", "models_first"] = Field(
-        "plan", description="greedy: the axes in pipeline order, or the models (embedding, reranker, "
-                            "transform) first")
-    finalists: int = Field(5, ge=1, description="the best trials (by validation quality; with several objectives "
-                                                "also the Pareto front) answered on the test questions")
+        "plan", description="greedy: the axes in pipeline order, or the models (embedding, reranker, transform) first"
+    )
+    finalists: int = Field(
+        5,
+        ge=1,
+        description="the best trials (by validation quality; with several objectives "
+        "also the Pareto front) answered on the test questions",
+    )
     batch: int = Field(1, ge=1, description="trials asked and evaluated together (an executor's parallelism)")
-    cost_aware: bool = Field(False, description="evaluate the cheapest of 4 proposals, by the seconds a cost model "
-                                                "fitted on the trials so far predicts from what each would add "
-                                                "(chunks, index, graph, answers)")
-    racing: RacingSpec | None = Field(None, description="true or {first, growth, minimum, alpha}: drop trials "
-                                                        "significantly worse than the leader on early questions")
+    cost_aware: bool = Field(
+        False,
+        description="evaluate the cheapest of 4 proposals, by the seconds a cost model "
+        "fitted on the trials so far predicts from what each would add "
+        "(chunks, index, graph, answers)",
+    )
+    racing: RacingSpec | None = Field(
+        None,
+        description="true or {first, growth, minimum, alpha}: drop trials "
+        "significantly worse than the leader on early questions",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -106,22 +122,29 @@ class SearchSpec(Strict):
         if "quality" not in self.objectives:
             raise ValueError("search.objectives must include quality")
         if self.strategy == "grid" and not self.budget.empty:
-            raise ValueError("search.budget: the grid evaluates every configuration; choose a strategy "
-                             "(random, greedy, tpe, nsga2) to search within a budget")
+            raise ValueError(
+                "search.budget: the grid evaluates every configuration; choose a strategy "
+                "(random, greedy, tpe, nsga2) to search within a budget"
+            )
         if self.strategy == "grid" and self.cost_aware:
             raise ValueError("search.cost_aware: the grid evaluates every configuration; choose a strategy")
         if self.strategy == "grid" and self.multi_objective:
-            raise ValueError("search.objectives: the grid reports every configuration; several objectives need "
-                             "tpe, nsga2 or random")
+            raise ValueError(
+                "search.objectives: the grid reports every configuration; several objectives need tpe, nsga2 or random"
+            )
         if self.racing is not None and self.multi_objective:
-            raise ValueError("search.racing: a race drops trials by quality alone, which would lose fast or cheap "
-                             "ones from the Pareto front; race with objectives [quality] only")
+            raise ValueError(
+                "search.racing: a race drops trials by quality alone, which would lose fast or cheap "
+                "ones from the Pareto front; race with objectives [quality] only"
+            )
         if self.strategy == "greedy" and len(self.objectives) > 1:
-            raise ValueError("search.objectives: greedy optimises quality alone; use tpe, nsga2 or random for "
-                             "several objectives")
+            raise ValueError(
+                "search.objectives: greedy optimises quality alone; use tpe, nsga2 or random for several objectives"
+            )
         if self.strategy == "nsga2" and len(self.objectives) < 2:
-            raise ValueError("search.strategy: nsga2 is multi-objective; add latency or cost to search.objectives, "
-                             "or use tpe")
+            raise ValueError(
+                "search.strategy: nsga2 is multi-objective; add latency or cost to search.objectives, or use tpe"
+            )
         return self
 
     @property

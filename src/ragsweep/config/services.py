@@ -50,8 +50,12 @@ class Neo4jSpec(Strict):
 class RaySpec(Strict):
     """Where and how a sweep runs with ``executor: ray``."""
 
-    address: str | None = Field(None, description="a running cluster ('auto', 'host:port', 'ray://host:port'); "
-                                                    "default: start Ray on this machine for the run")
-    questions_per_task: int | None = Field(None, gt=0, description="questions per answering task; default: about "
-                                                                   "four tasks per CPU of the cluster")
+    address: str | None = Field(
+        None,
+        description="a running cluster ('auto', 'host:port', 'ray://host:port'); "
+        "default: start Ray on this machine for the run",
+    )
+    questions_per_task: int | None = Field(
+        None, gt=0, description="questions per answering task; default: about four tasks per CPU of the cluster"
+    )
     num_cpus: int | None = Field(None, gt=0, description="CPUs of a Ray started for the run (default: all)")

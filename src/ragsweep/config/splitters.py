@@ -14,9 +14,11 @@ from ragsweep.config.chunk_context import ChunkContext, check_shorthand, context
 class _Splitter(Strict):
     name: str | None = Field(default=None, description="label used in configuration ids")
     context: ChunkContext = Field(
-        "none", description="prefix embedded and BM25-indexed with each chunk (contextual chunks): "
-                            "none, title (the document's title), title_headings (title > heading path) or llm "
-                            "(a situating sentence the LLM writes; {kind: llm, ...} for its settings)")
+        "none",
+        description="prefix embedded and BM25-indexed with each chunk (contextual chunks): "
+        "none, title (the document's title), title_headings (title > heading path) or llm "
+        "(a situating sentence the LLM writes; {kind: llm, ...} for its settings)",
+    )
     _context_shorthand = check_shorthand
 
     @model_serializer(mode="wrap")
@@ -54,8 +56,9 @@ class RecursiveSplitterSpec(_Splitter):
     kind: Literal["recursive"]
     chunk_size: int = Field(1500, gt=0, description="characters")
     chunk_overlap: int = Field(150, ge=0, description="characters shared by neighbouring chunks")
-    separators: list[str] | None = Field(None, description="tried in order (default: LangChain's paragraph, line, "
-                                         "word)")
+    separators: list[str] | None = Field(
+        None, description="tried in order (default: LangChain's paragraph, line, word)"
+    )
 
     def label(self) -> str:
         return self._labelled(f"recursive{self.chunk_size}")
@@ -64,11 +67,15 @@ class RecursiveSplitterSpec(_Splitter):
 class SemanticSplitterSpec(_Splitter):
     kind: Literal["semantic"]
     breakpoint_threshold_type: Literal["percentile", "standard_deviation", "interquartile", "gradient"] = Field(
-        "percentile", description="how a break between sentences is chosen from their embedding distances "
-        "(LangChain's SemanticChunker)")
+        "percentile",
+        description="how a break between sentences is chosen from their embedding distances "
+        "(LangChain's SemanticChunker)",
+    )
     breakpoint_threshold_amount: float | None = Field(
-        None, description="the threshold in that type's unit (a percentile, a number of deviations, ...); default: "
-        "SemanticChunker's for the type")
+        None,
+        description="the threshold in that type's unit (a percentile, a number of deviations, ...); default: "
+        "SemanticChunker's for the type",
+    )
     buffer_size: int = Field(1, ge=0, description="sentences either side embedded with each sentence")
     embedding: str | None = Field(
         default=None, description="embedding name to chunk with; default: the configuration's embedding"
@@ -133,7 +140,14 @@ class HierarchicalSplitterSpec(_Splitter):
 
 
 SplitterSpec = Annotated[
-    Union[TokenSplitterSpec, SentenceSplitterSpec, RecursiveSplitterSpec, SemanticSplitterSpec, PatternSplitterSpec,
-          SentenceWindowSplitterSpec, HierarchicalSplitterSpec],
+    Union[
+        TokenSplitterSpec,
+        SentenceSplitterSpec,
+        RecursiveSplitterSpec,
+        SemanticSplitterSpec,
+        PatternSplitterSpec,
+        SentenceWindowSplitterSpec,
+        HierarchicalSplitterSpec,
+    ],
     Field(discriminator="kind"),
 ]

@@ -27,5 +27,6 @@ class TransformParams(Strict):
         return self.model_dump(mode="json", exclude={"name", "apply_to"})
 
     def applies_to(self, retriever) -> bool:
-        return ((self.part is None or self.part in retriever.searches)
-                and (self.apply_to is None or retriever.label() in self.apply_to))
+        return (self.part is None or self.part in retriever.searches) and (
+            self.apply_to is None or retriever.label() in self.apply_to
+        )

@@ -40,5 +40,6 @@ def load_demo_questions(
     from ragsweep.config import TableQuestions
     from ragsweep.datasets.questions_table import load_table_questions
 
-    return load_table_questions(TableQuestions(format="jsonl", path=_require(DEMO_QUESTIONS)), documents, notes,
-                                locator)
+    return load_table_questions(
+        TableQuestions(format="jsonl", path=_require(DEMO_QUESTIONS)), documents, notes, locator
+    )

@@ -26,8 +26,10 @@ class CopyReport:
     documents: Counter = field(default_factory=Counter)  # (evidence document, copy document) -> copies
 
     def summary(self) -> dict:
-        pairs = [{"evidence_doc": a, "copy_doc": b, "copies": n}
-                 for (a, b), n in sorted(self.documents.items(), key=lambda kv: (-kv[1], kv[0]))]
+        pairs = [
+            {"evidence_doc": a, "copy_doc": b, "copies": n}
+            for (a, b), n in sorted(self.documents.items(), key=lambda kv: (-kv[1], kv[0]))
+        ]
         return {"questions": len(self.questions), "spans_added": self.spans_added, "documents": pairs}
 
     def note(self) -> str | None:
@@ -36,17 +38,20 @@ class CopyReport:
         pairs = self.summary()["documents"]
         shown = ", ".join(f"{p['evidence_doc']} -> {p['copy_doc']} ({p['copies']})" for p in pairs[:3])
         more = f" and {len(pairs) - 3} more document pair(s)" if len(pairs) > 3 else ""
-        return (f"gold evidence of {len(self.questions)} question(s) also occurs elsewhere in the corpus; "
-                f"{self.spans_added} copy span(s) count as gold too: {shown}{more} "
-                f"(dataset.duplicate_evidence: first keeps only the given ones)")
+        return (
+            f"gold evidence of {len(self.questions)} question(s) also occurs elsewhere in the corpus; "
+            f"{self.spans_added} copy span(s) count as gold too: {shown}{more} "
+            f"(dataset.duplicate_evidence: first keeps only the given ones)"
+        )
 
 
 def _overlaps(span: EvidenceSpan, others: list[EvidenceSpan]) -> bool:
     return any(o.doc_id == span.doc_id and o.start < span.end and span.start < o.end for o in others)
 
 
-def add_copies(questions: list[Question], index: CorpusIndex, min_chars: int = MIN_COPY_CHARS
-               ) -> tuple[list[Question], CopyReport]:
+def add_copies(
+    questions: list[Question], index: CorpusIndex, min_chars: int = MIN_COPY_CHARS
+) -> tuple[list[Question], CopyReport]:
     """Every question's evidence plus each other place (any document) where its text occurs under
     normalisation, marked ``copy_of`` its original (the metrics count a span and its copies as one
     piece of evidence found in any of its places); evidence shorter than ``min_chars`` normalised
@@ -62,7 +67,7 @@ def add_copies(questions: list[Question], index: CorpusIndex, min_chars: int = M
             text = index.documents.get(e.doc_id)
             if text is None or e.end > len(text):  # Dataset.validate names it
                 continue
-            needle = normalise_needle(text[e.start:e.end])
+            needle = normalise_needle(text[e.start : e.end])
             if len(needle) < min_chars:
                 continue
             for m in index.normalised_all(needle):
@@ -83,8 +88,10 @@ def _shingles(text: str, width: int = 8) -> set[int]:
     """Hashes of the ``width``-word windows of the text, lower-cased (w-shingling; Broder 1997,
     "On the resemblance and containment of documents")."""
     words = text.lower().split()
-    return {int.from_bytes(hashlib.blake2b(" ".join(words[i:i + width]).encode(), digest_size=8).digest(), "big")
-            for i in range(max(0, len(words) - width + 1))}
+    return {
+        int.from_bytes(hashlib.blake2b(" ".join(words[i : i + width]).encode(), digest_size=8).digest(), "big")
+        for i in range(max(0, len(words) - width + 1))
+    }
 
 
 def near_duplicate_documents(documents: dict[str, str], threshold: float = 0.8, max_df: int = 50) -> list[dict]:
@@ -100,7 +107,7 @@ def near_duplicate_documents(documents: dict[str, str], threshold: float = 0.8, 
     for docs in postings.values():
         if 1 < len(docs) <= max_df:
             for i, a in enumerate(docs):
-                for b in docs[i + 1:]:
+                for b in docs[i + 1 :]:
                     shared[(a, b)] += 1
     out = []
     for (a, b), n in shared.items():

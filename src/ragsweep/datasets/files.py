@@ -30,8 +30,9 @@ def read_json_strict(path: Path) -> Any:
     try:
         return json.loads(read_text_strict(path))
     except json.JSONDecodeError as exc:
-        raise RagsweepError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
-                            f"fix the file") from None
+        raise RagsweepError(
+            f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); fix the file"
+        ) from None
 
 
 MAX_LISTED = 50

@@ -31,9 +31,40 @@ class _HTMLText(HTMLParser):
 
     _SKIP = {"script", "style", "noscript", "template"}
     _BLOCK = {
-        "address", "article", "aside", "blockquote", "br", "dd", "div", "dl", "dt", "figcaption", "figure",
-        "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p",
-        "pre", "section", "table", "td", "th", "title", "tr", "ul",
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "br",
+        "dd",
+        "div",
+        "dl",
+        "dt",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hr",
+        "li",
+        "main",
+        "nav",
+        "ol",
+        "p",
+        "pre",
+        "section",
+        "table",
+        "td",
+        "th",
+        "title",
+        "tr",
+        "ul",
     }
 
     def __init__(self) -> None:
@@ -128,12 +159,16 @@ def _read_one(reader: Any, path: Path) -> list[Any]:
     """The file's parts (one per PDF page); a file that cannot be parsed raises ``UnreadableFile``."""
     try:
         return reader.load_file(
-            input_file=path, file_metadata=reader.file_metadata, file_extractor=reader.file_extractor,
+            input_file=path,
+            file_metadata=reader.file_metadata,
+            file_extractor=reader.file_extractor,
             raise_on_error=True,
         )
     except ImportError as exc:  # the setup, not the file: never skipped
-        raise RagsweepError(f"{path}: reading this file type needs a missing package ({exc}); install it or "
-                            f"drop the extension from dataset.corpus.extensions") from None
+        raise RagsweepError(
+            f"{path}: reading this file type needs a missing package ({exc}); install it or "
+            f"drop the extension from dataset.corpus.extensions"
+        ) from None
     except Exception as exc:  # noqa: BLE001 - any parser failure becomes one line naming the file
         cause = _root_cause(exc)
         if isinstance(cause, RagsweepError):
@@ -191,8 +226,10 @@ def load_folder_corpus(spec: FolderCorpus, notes: list[str] | None = None) -> li
             parts = _read_one(reader, Path(path))
         except UnreadableFile as exc:
             if spec.on_unreadable != "skip":
-                raise RagsweepError(f"{exc}; fix or remove the file, or set dataset.corpus.on_unreadable: skip "
-                                    f"to leave unreadable files out") from None
+                raise RagsweepError(
+                    f"{exc}; fix or remove the file, or set dataset.corpus.on_unreadable: skip "
+                    f"to leave unreadable files out"
+                ) from None
             skipped.append(f"{rel}: {exc.reason}")
             continue
         text = _PAGE_JOIN.join(p.text for p in parts)
@@ -206,16 +243,19 @@ def load_folder_corpus(spec: FolderCorpus, notes: list[str] | None = None) -> li
 
     if not documents:
         if skipped:
-            raise RagsweepError(f"{folder}: no file with extensions {looked_for} could be read ({len(empty)} empty, "
-                                f"{len(skipped)} unreadable: {_listing(skipped)}); add documents with text")
+            raise RagsweepError(
+                f"{folder}: no file with extensions {looked_for} could be read ({len(empty)} empty, "
+                f"{len(skipped)} unreadable: {_listing(skipped)}); add documents with text"
+            )
         raise RagsweepError(
             f"{folder}: all {len(empty)} files with extensions {looked_for} are empty (no extractable text; "
             f"scanned PDFs need OCR first); add documents with text"
         )
     if notes is not None:
         if decoded:
-            names = ", ".join(f"{Path(p).relative_to(folder).as_posix()} as {enc}"
-                              for p, enc in sorted(decoded.items()))
+            names = ", ".join(
+                f"{Path(p).relative_to(folder).as_posix()} as {enc}" for p, enc in sorted(decoded.items())
+            )
             notes.append(f"re-decoded {len(decoded)} file(s) that are not UTF-8: {names}")
         if skipped:
             notes.append(f"skipped {len(skipped)} unreadable file(s) (on_unreadable: skip): {_listing(skipped)}")

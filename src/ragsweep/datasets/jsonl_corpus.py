@@ -62,12 +62,15 @@ def load_jsonl_corpus(spec: JsonlCorpus, notes: list[str] | None = None) -> list
         if not isinstance(doc_id, (str, int)) or isinstance(doc_id, bool) or str(doc_id) == "":
             raise RagsweepError(f"{path}:line {n}: field {spec.id_field!r} must be a non-empty string or integer")
         if not isinstance(text, str):
-            raise RagsweepError(f"{path}:line {n}: field {spec.text_field!r} must be a string, got "
-                                f"{type(text).__name__}")
+            raise RagsweepError(
+                f"{path}:line {n}: field {spec.text_field!r} must be a string, got {type(text).__name__}"
+            )
         doc_id = str(doc_id)
         if doc_id in seen:
-            raise RagsweepError(f"{path}:line {n}: document id {doc_id!r} already used on line {seen[doc_id]}; "
-                                f"document ids must be unique")
+            raise RagsweepError(
+                f"{path}:line {n}: document id {doc_id!r} already used on line {seen[doc_id]}; "
+                f"document ids must be unique"
+            )
         seen[doc_id] = n
         if not text.strip():
             empty.append(doc_id)
@@ -75,6 +78,8 @@ def load_jsonl_corpus(spec: JsonlCorpus, notes: list[str] | None = None) -> list
         meta = {k: v for k, v in obj.items() if k not in (spec.id_field, spec.text_field)}
         documents.append(Document(doc_id=doc_id, text=text, metadata=meta))
     if empty and notes is not None:
-        notes.append(f"skipped {len(empty)} empty document(s) in {path.name}: {', '.join(empty[:3])}"
-                     + (f" and {len(empty) - 3} more" if len(empty) > 3 else ""))
+        notes.append(
+            f"skipped {len(empty)} empty document(s) in {path.name}: {', '.join(empty[:3])}"
+            + (f" and {len(empty) - 3} more" if len(empty) > 3 else "")
+        )
     return documents

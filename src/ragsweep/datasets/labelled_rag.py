@@ -48,8 +48,10 @@ def _examples(path: Path) -> list[Any]:
     """Parse and validate the file; every example has ``query``/``reference_contexts``/``reference_answer``."""
     data = read_json_strict(path)
     if not isinstance(data, dict) or not isinstance(data.get("examples"), list):
-        raise RagsweepError(f"{path}: not a LabelledRagDataset file (expected {{\"examples\": [...]}}); "
-                            f"save it with LabelledRagDataset.save_json")
+        raise RagsweepError(
+            f'{path}: not a LabelledRagDataset file (expected {{"examples": [...]}}); '
+            f"save it with LabelledRagDataset.save_json"
+        )
     try:
         from llama_index.core.llama_dataset import LabelledRagDataset  # type: ignore[import-not-found]
     except ImportError:
@@ -68,7 +70,9 @@ def _examples(path: Path) -> list[Any]:
 
 
 def load_labelled_rag_questions(
-    spec: LabelledRagQuestions, documents: list[Document], notes: list[str] | None = None,
+    spec: LabelledRagQuestions,
+    documents: list[Document],
+    notes: list[str] | None = None,
     locator: TextLocator | None = None,
 ) -> tuple[list[Question], list[str]]:
     """One question per example (ids q0001…); reference contexts become evidence where found."""
@@ -85,7 +89,14 @@ def load_labelled_rag_questions(
                 hit = locator.locate(qid, f"reference_contexts[{j}]", ctx)
                 if hit is not None:
                     spans.append(hit)
-        questions.append(Question(qid=qid, question=ex.query.strip(), reference_answer=ex.reference_answer or None,
-                                  evidence=unique_spans(spans), qtype=None))
+        questions.append(
+            Question(
+                qid=qid,
+                question=ex.query.strip(),
+                reference_answer=ex.reference_answer or None,
+                evidence=unique_spans(spans),
+                qtype=None,
+            )
+        )
     locator.note_into(notes)
     return questions, list(locator.unlocated)

@@ -29,8 +29,10 @@ def _subsets(root: Path) -> list[str]:
 def _unknown_subset(root: Path, subset: str, missing: Path) -> RagsweepError:
     available = _subsets(root)
     if not available:
-        return RagsweepError(f"{root}: not a LegalBench-RAG folder (no corpus/<subset>/ or benchmarks/<subset>.json); "
-                             f"point the path at the folder that holds corpus/ and benchmarks/")
+        return RagsweepError(
+            f"{root}: not a LegalBench-RAG folder (no corpus/<subset>/ or benchmarks/<subset>.json); "
+            f"point the path at the folder that holds corpus/ and benchmarks/"
+        )
     return RagsweepError(f"{missing}: unknown LegalBench-RAG subset {subset!r}; available: {', '.join(available)}")
 
 
@@ -59,19 +61,23 @@ def _tests(path: Path, root: Path, subset: str) -> list[Any]:
         raise _unknown_subset(root, subset, path)
     data = read_json_strict(path)
     if not isinstance(data, dict) or not isinstance(data.get("tests"), list):
-        raise RagsweepError(f"{path}: expected {{\"tests\": [...]}} (LegalBench-RAG benchmark format)")
+        raise RagsweepError(f'{path}: expected {{"tests": [...]}} (LegalBench-RAG benchmark format)')
     return data["tests"]
 
 
 def _snippet_span(path: Path, where: str, snip: Any, texts: dict[str, str]) -> tuple[EvidenceSpan, str]:
-    if not isinstance(snip, dict) or not isinstance(snip.get("file_path"), str) or not (
-        isinstance(snip.get("span"), list) and len(snip["span"]) == 2
+    if (
+        not isinstance(snip, dict)
+        or not isinstance(snip.get("file_path"), str)
+        or not (isinstance(snip.get("span"), list) and len(snip["span"]) == 2)
     ):
         raise RagsweepError(f"{path}: {where} needs file_path and span [start, end]")
     doc_id = resolve_file_path(snip["file_path"], texts)
     if doc_id is None:
-        raise RagsweepError(f"{path}: {where}.file_path {snip['file_path']!r} is not in the corpus folder; "
-                            f"check that corpus/ and benchmarks/ come from the same release")
+        raise RagsweepError(
+            f"{path}: {where}.file_path {snip['file_path']!r} is not in the corpus folder; "
+            f"check that corpus/ and benchmarks/ come from the same release"
+        )
     start, end = snip["span"]
     text = texts[doc_id]
     if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)):
@@ -79,8 +85,10 @@ def _snippet_span(path: Path, where: str, snip: Any, texts: dict[str, str]) -> t
     gold = text[start:end]
     answer = snip.get("answer")
     if isinstance(answer, str) and answer != gold:
-        raise RagsweepError(f"{path}: {where}.answer {snippet(answer)} differs from the text at its span "
-                            f"{snippet(gold)}; check that corpus/ and benchmarks/ come from the same release")
+        raise RagsweepError(
+            f"{path}: {where}.answer {snippet(answer)} differs from the text at its span "
+            f"{snippet(gold)}; check that corpus/ and benchmarks/ come from the same release"
+        )
     return EvidenceSpan(doc_id, start, end), gold
 
 
@@ -98,8 +106,13 @@ def load_legalbench_questions(spec: LegalBenchQuestions, documents: list[Documen
         snippets = test.get("snippets") or []
         found = [_snippet_span(path, f"tests[{i}].snippets[{j}]", s, texts) for j, s in enumerate(snippets)]
         answer = "\n".join(gold.strip() for _, gold in found if gold.strip()) or None
-        questions.append(Question(
-            qid=f"{spec.subset}-{i + 1:0{width}d}", question=test["query"].strip(), reference_answer=answer,
-            evidence=unique_spans([span for span, _ in found]), qtype=None,
-        ))
+        questions.append(
+            Question(
+                qid=f"{spec.subset}-{i + 1:0{width}d}",
+                question=test["query"].strip(),
+                reference_answer=answer,
+                evidence=unique_spans([span for span, _ in found]),
+                qtype=None,
+            )
+        )
     return questions

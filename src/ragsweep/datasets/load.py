@@ -131,7 +131,11 @@ def write_unlocated(report_dir: Path | None, unlocated: list) -> Path | None:
 
 
 def apply_unlocated_policy(
-    policy: str, source: str, questions: list[Question], unlocated: list[str], notes: list[str],
+    policy: str,
+    source: str,
+    questions: list[Question],
+    unlocated: list[str],
+    notes: list[str],
     listed: Path | None = None,
 ) -> list[Question]:
     """error: stop with one line; drop_question: remove the questions; keep_question: keep them (spans lost).
@@ -150,8 +154,9 @@ def apply_unlocated_policy(
         notes.append(f"dropped {len(qids)} question(s) whose evidence text was not found in the corpus ({where})")
         bad = set(qids)
         return [q for q in questions if q.qid not in bad]
-    notes.append(f"kept {len(qids)} question(s) without {len(unlocated)} evidence text(s) not found in the corpus "
-                 f"({where})")
+    notes.append(
+        f"kept {len(qids)} question(s) without {len(unlocated)} evidence text(s) not found in the corpus ({where})"
+    )
     return questions
 
 
@@ -194,11 +199,14 @@ def load_dataset(spec: DatasetSpec, report_dir: Path | None = None) -> Dataset:
         if copies.note():
             notes.append(copies.note())
     dataset = Dataset(name=dataset_name(spec), documents=documents, questions=questions, notes=notes)
-    dataset.evidence = {"questions_with_evidence": sum(bool(q.evidence) for q in questions),
-                        "spans": n_spans, "given_as_spans": n_spans - by_text, "located_by_text": by_text,
-                        "location": locator.summary() if locator.total else None,
-                        "copies": copies.summary() if copies is not None else None,
-                        "unlocated": [getattr(u, "record", {"description": str(u)}) for u in unlocated]}
+    dataset.evidence = {
+        "questions_with_evidence": sum(bool(q.evidence) for q in questions),
+        "spans": n_spans,
+        "given_as_spans": n_spans - by_text,
+        "located_by_text": by_text,
+        "location": locator.summary() if locator.total else None,
+        "copies": copies.summary() if copies is not None else None,
+        "unlocated": [getattr(u, "record", {"description": str(u)}) for u in unlocated],
+    }
     dataset.validate(source, corpus_source(spec))
     return dataset
-

@@ -172,7 +172,7 @@ class CorpusIndex:
             lo_all, hi_all = self._starts[d], self._starts[d] + len(self._norm[d].text)
         votes: dict[tuple[int, int], int] = {}
         for off in range(0, len(needle_norm) - _ANCHOR + 1, _ANCHOR):
-            piece = needle_norm[off:off + _ANCHOR]
+            piece = needle_norm[off : off + _ANCHOR]
             pos, hits = self._joined.find(piece, lo_all, hi_all), 0
             while pos >= 0 and hits < _MAX_ANCHOR_HITS:
                 d = bisect.bisect_right(self._starts, pos) - 1

@@ -39,8 +39,9 @@ def load_negatives(path: str | Path, taken: set[str] | frozenset[str] = frozense
             extra = sorted(set(row) - _KEYS)
             if extra:
                 hint = "; negative questions have no gold evidence" if "evidence" in extra else ""
-                raise RagsweepError(f"{where}: unknown key(s) {', '.join(extra)}; allowed keys: "
-                                    f"{', '.join(sorted(_KEYS))}{hint}")
+                raise RagsweepError(
+                    f"{where}: unknown key(s) {', '.join(extra)}; allowed keys: {', '.join(sorted(_KEYS))}{hint}"
+                )
             qid, text, qtype = row.get("id"), row.get("question"), row.get("type")
             if not isinstance(qid, str) or not qid.strip():
                 raise RagsweepError(f"{where}: 'id' must be a non-empty string")
@@ -53,8 +54,9 @@ def load_negatives(path: str | Path, taken: set[str] | frozenset[str] = frozense
                 raise RagsweepError(f"{where}: 'reference_answer' must be a string or absent")
             full = PREFIX + qid
             if full in seen or full in taken:
-                raise RagsweepError(f"{where}: question id {full!r} appears twice; give each negative question a "
-                                    "distinct id")
+                raise RagsweepError(
+                    f"{where}: question id {full!r} appears twice; give each negative question a distinct id"
+                )
             seen.add(full)
             out.append(Question(qid=full, question=text, reference_answer=ref, qtype=qtype))
     if not out:

@@ -65,8 +65,10 @@ def _csv_records(path: Path, errors: list[str]) -> Iterator[tuple[str, dict]]:
         return
     header = [h.strip() for h in header]
     if "question" not in header:
-        raise RagsweepError(f"{path}:line 1: no 'question' column (columns: {', '.join(header) or 'none'}); "
-                            f"the header row must name a 'question' column")
+        raise RagsweepError(
+            f"{path}:line 1: no 'question' column (columns: {', '.join(header) or 'none'}); "
+            f"the header row must name a 'question' column"
+        )
     start = reader.line_num + 1
     try:
         for row in reader:
@@ -75,8 +77,10 @@ def _csv_records(path: Path, errors: list[str]) -> Iterator[tuple[str, dict]]:
             if not any(cell.strip() for cell in row):
                 continue
             if len(row) > len(header):
-                errors.append(f"{where}: {len(row)} cells but the header has {len(header)} columns; "
-                              f"quote cells that contain commas")
+                errors.append(
+                    f"{where}: {len(row)} cells but the header has {len(header)} columns; "
+                    f"quote cells that contain commas"
+                )
                 continue
             yield where, {k: v for k, v in zip(header, row) if v.strip()}
     except csv.Error as exc:
@@ -114,8 +118,9 @@ def _json_list(where: str, record: dict, name: str) -> list:
         try:
             value = json.loads(value)
         except json.JSONDecodeError as exc:
-            raise RagsweepError(f"{where}: field {name!r} is not valid JSON ({exc.msg} at column {exc.colno}); "
-                                f"write it as a JSON list") from None
+            raise RagsweepError(
+                f"{where}: field {name!r} is not valid JSON ({exc.msg} at column {exc.colno}); write it as a JSON list"
+            ) from None
     if not isinstance(value, list):
         raise RagsweepError(f"{where}: field {name!r} must be a JSON list, got {type(value).__name__}")
     return value
@@ -127,8 +132,9 @@ def _doc_text(where: str, what: str, doc_id: Any, documents: dict[str, str]) -> 
     text = documents.get(str(doc_id))
     if text is None:
         examples = ", ".join(repr(d) for d in list(documents)[:3])
-        raise RagsweepError(f"{where}: {what}.doc_id {str(doc_id)!r} is not in the corpus (ids look like "
-                            f"{examples}); fix the id")
+        raise RagsweepError(
+            f"{where}: {what}.doc_id {str(doc_id)!r} is not in the corpus (ids look like {examples}); fix the id"
+        )
     return text
 
 
@@ -139,11 +145,15 @@ def _span(where: str, what: str, item: dict, doc_id: str, doc: str) -> EvidenceS
     if start < 0 or end <= start:
         raise RagsweepError(f"{where}: {what} span [{start}, {end}) is empty or negative; need 0 <= start < end")
     if end > len(doc):
-        raise RagsweepError(f"{where}: {what} span [{start}, {end}) is past the end of {doc_id!r} "
-                            f"({len(doc)} characters); fix start/end")
+        raise RagsweepError(
+            f"{where}: {what} span [{start}, {end}) is past the end of {doc_id!r} "
+            f"({len(doc)} characters); fix start/end"
+        )
     if "text" in item and not same_text(str(item["text"]), doc[start:end]):
-        raise RagsweepError(f"{where}: {what}.text {snippet(str(item['text']))} does not match its span [{start}, "
-                            f"{end}) of {doc_id!r}, which reads {snippet(doc[start:end])}; fix start/end or the text")
+        raise RagsweepError(
+            f"{where}: {what}.text {snippet(str(item['text']))} does not match its span [{start}, "
+            f"{end}) of {doc_id!r}, which reads {snippet(doc[start:end])}; fix start/end or the text"
+        )
     return EvidenceSpan(doc_id, start, end)
 
 
@@ -155,8 +165,10 @@ def _evidence(where: str, qid: str, items: list, documents: dict[str, str], loca
             raise RagsweepError(f"{where}: {what} must be an object with doc_id and start/end or text")
         extra = set(item) - _EVIDENCE_KEYS
         if extra:
-            raise RagsweepError(f"{where}: {what} has unknown key(s) {', '.join(sorted(map(repr, extra)))}; "
-                                f"allowed: doc_id, start, end, text")
+            raise RagsweepError(
+                f"{where}: {what} has unknown key(s) {', '.join(sorted(map(repr, extra)))}; "
+                f"allowed: doc_id, start, end, text"
+            )
         has_span = "start" in item or "end" in item
         if has_span and not ("start" in item and "end" in item):
             raise RagsweepError(f"{where}: {what} gives only one of start/end; give both, or only text")
@@ -207,7 +219,9 @@ def _question(where: str, position: int, record: dict, documents: dict[str, str]
 
 
 def load_table_questions(
-    spec: TableQuestions, documents: list[Document], notes: list[str] | None = None,
+    spec: TableQuestions,
+    documents: list[Document],
+    notes: list[str] | None = None,
     locator: TextLocator | None = None,
 ) -> tuple[list[Question], list[str]]:
     """Questions from JSONL or CSV, and descriptions (``Unlocated``) of evidence text not found.
@@ -227,4 +241,3 @@ def load_table_questions(
         raise bad_lines_error(path, errors)
     locator.note_into(notes)
     return questions, list(locator.unlocated)
-

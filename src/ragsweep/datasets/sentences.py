@@ -12,8 +12,11 @@ import re
 from dataclasses import dataclass
 
 _INLINE_END = re.compile(r"[.!?][\"'”’)\]]*\s+(?=[A-Z0-9\"'“‘(\[§])")
-_ABBREVIATIONS = re.compile(r"(?:\b(?:e\.g|i\.e|etc|cf|no|nos|art|sec|para|ss|mr|mrs|ms|dr|inc|ltd|co|corp|vs|"
-                            r"u\.s|st|jr|sr|p|pp|fig)\.|\b[A-Z]\.)$", re.IGNORECASE)
+_ABBREVIATIONS = re.compile(
+    r"(?:\b(?:e\.g|i\.e|etc|cf|no|nos|art|sec|para|ss|mr|mrs|ms|dr|inc|ltd|co|corp|vs|"
+    r"u\.s|st|jr|sr|p|pp|fig)\.|\b[A-Z]\.)$",
+    re.IGNORECASE,
+)
 _ENUMERATOR = re.compile(r"\(?(?:[0-9]{1,3}(?:\.[0-9]{1,3})*|[IVXLCivxlc]{1,6}|[A-Za-z])[.)]")
 HEADING_WORDS = 12  # a line this short with no end punctuation is a heading or a label
 
@@ -72,8 +75,9 @@ def sentences(doc_id: str, text: str) -> list[Sentence]:
     for bs, be in _blocks(text):
         at = bs
         for m in _INLINE_END.finditer(text, bs, be):
-            if (_ABBREVIATIONS.search(text[max(bs, m.start() - 6):m.start() + 1])
-                    or _ENUMERATOR.fullmatch(text[at:m.start() + 1].strip())):  # "II. The parties ..."
+            if _ABBREVIATIONS.search(text[max(bs, m.start() - 6) : m.start() + 1]) or _ENUMERATOR.fullmatch(
+                text[at : m.start() + 1].strip()
+            ):  # "II. The parties ..."
                 continue
             s, e = _trim(text, at, m.start() + 1)
             if e > s:

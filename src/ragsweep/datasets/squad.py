@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def _articles(path: Path) -> list[Any]:
     data = read_json_strict(path)
     if not isinstance(data, dict) or not isinstance(data.get("data"), list):
-        raise RagsweepError(f"{path}: not a SQuAD file (expected {{\"data\": [{{\"title\", \"paragraphs\"}}]}})")
+        raise RagsweepError(f'{path}: not a SQuAD file (expected {{"data": [{{"title", "paragraphs"}}]}})')
     return data["data"]
 
 
@@ -65,7 +65,7 @@ def _answer_span(context: str, answer: dict) -> tuple[tuple[int, int] | None, bo
     if not isinstance(text, str) or not text.strip():
         return None, False
     valid_start = isinstance(start, int) and not isinstance(start, bool) and start >= 0
-    if valid_start and context[start:start + len(text)] == text:
+    if valid_start and context[start : start + len(text)] == text:
         lead = len(text) - len(text.lstrip())
         return (start + lead, start + len(text.rstrip())), False
     return find_span(context, text), True
@@ -96,18 +96,27 @@ def load_squad_questions(
                 continue
             doc_id = by_text.get(para["context"])
             if doc_id is None:
-                raise RagsweepError(f"{path}: {where}: its context is not in the corpus; use the same SQuAD file "
-                                    f"for dataset.corpus and dataset.questions")
+                raise RagsweepError(
+                    f"{path}: {where}: its context is not in the corpus; use the same SQuAD file "
+                    f"for dataset.corpus and dataset.questions"
+                )
             first = answers[0]
             span, searched = _answer_span(para["context"], first)
             if span is None:
-                raise RagsweepError(f"{path}: {where}.answers[0] text {first.get('text')!r} is not in its context; "
-                                    f"fix the answer or its answer_start")
+                raise RagsweepError(
+                    f"{path}: {where}.answers[0] text {first.get('text')!r} is not in its context; "
+                    f"fix the answer or its answer_start"
+                )
             relocated += searched
-            questions.append(Question(
-                qid=qid, question=qa["question"].strip(), reference_answer=str(first["text"]).strip(),
-                evidence=(EvidenceSpan(doc_id, *span),), qtype=None,
-            ))
+            questions.append(
+                Question(
+                    qid=qid,
+                    question=qa["question"].strip(),
+                    reference_answer=str(first["text"]).strip(),
+                    evidence=(EvidenceSpan(doc_id, *span),),
+                    qtype=None,
+                )
+            )
     if relocated and notes is not None:
         notes.append(f"{relocated} SQuAD answer(s) located by text: answer_start did not point at the answer")
     return questions

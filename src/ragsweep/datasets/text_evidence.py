@@ -79,15 +79,30 @@ class TextLocator:
             self.located.add((qid, span))
             return span
         place = f"{doc_id!r}" if doc_id is not None else "the corpus"
-        record = {"qid": qid, "field": where, "doc_id": doc_id, "text": text, "closest_doc_id": None,
-                  "closest_start": None, "closest_end": None, "closest_text": None, "similarity": 0.0}
+        record = {
+            "qid": qid,
+            "field": where,
+            "doc_id": doc_id,
+            "text": text,
+            "closest_doc_id": None,
+            "closest_start": None,
+            "closest_end": None,
+            "closest_text": None,
+            "similarity": 0.0,
+        }
         near = ""
         if closest is not None:
-            record.update(closest_doc_id=closest.doc_id, closest_start=closest.start, closest_end=closest.end,
-                          closest_text=self.documents[closest.doc_id][closest.start:closest.end],
-                          similarity=closest.similarity)
-            near = f"; closest: {snippet(record['closest_text'], 40)} in {closest.doc_id!r} " \
-                   f"(similarity {closest.similarity:.3f})"
+            record.update(
+                closest_doc_id=closest.doc_id,
+                closest_start=closest.start,
+                closest_end=closest.end,
+                closest_text=self.documents[closest.doc_id][closest.start : closest.end],
+                similarity=closest.similarity,
+            )
+            near = (
+                f"; closest: {snippet(record['closest_text'], 40)} in {closest.doc_id!r} "
+                f"(similarity {closest.similarity:.3f})"
+            )
         self.unlocated.append(Unlocated(qid, f"{where}: text {snippet(text)} not found in {place}{near}", record))
         return None
 

@@ -89,9 +89,16 @@ class Dataset:
         for q in self.questions:
             h.update(
                 json.dumps(
-                    [q.qid, q.question, q.reference_answer,
-                     [[e.doc_id, e.start, e.end] + ([e.copy_of] if e.copy_of is not None else []) for e in q.evidence],
-                     q.qtype],
+                    [
+                        q.qid,
+                        q.question,
+                        q.reference_answer,
+                        [
+                            [e.doc_id, e.start, e.end] + ([e.copy_of] if e.copy_of is not None else [])
+                            for e in q.evidence
+                        ],
+                        q.qtype,
+                    ],
                     ensure_ascii=False,
                 ).encode()
             )

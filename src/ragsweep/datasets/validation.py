@@ -21,18 +21,28 @@ def evidence_lines(dataset: Dataset, report_dir: Path | None = None) -> list[str
     loc = ev.get("location")
     if ev.get("spans") is not None:
         by_text = ev.get("located_by_text", 0)
-        lines.append(f"gold evidence: {ev['spans']} span(s) in {ev['questions_with_evidence']} question(s): "
-                     f"{ev['given_as_spans']} given as character spans (checked against their documents), "
-                     f"{by_text} located by text")
+        lines.append(
+            f"gold evidence: {ev['spans']} span(s) in {ev['questions_with_evidence']} question(s): "
+            f"{ev['given_as_spans']} given as character spans (checked against their documents), "
+            f"{by_text} located by text"
+        )
     if loc:
-        fuzzy = (f", fuzzy {loc['fuzzy']} (similarity >= {loc['fuzzy_threshold']})"
-                 if loc.get("fuzzy_threshold") is not None else ", fuzzy off (dataset.fuzzy_evidence)")
-        lines.append(f"evidence given as text: {loc['total']}; located exact {loc['exact']}, "
-                     f"normalised {loc['normalised']}{fuzzy}; unlocated {loc['unlocated']}")
+        fuzzy = (
+            f", fuzzy {loc['fuzzy']} (similarity >= {loc['fuzzy_threshold']})"
+            if loc.get("fuzzy_threshold") is not None
+            else ", fuzzy off (dataset.fuzzy_evidence)"
+        )
+        lines.append(
+            f"evidence given as text: {loc['total']}; located exact {loc['exact']}, "
+            f"normalised {loc['normalised']}{fuzzy}; unlocated {loc['unlocated']}"
+        )
     unlocated = ev.get("unlocated") or []
     for u in unlocated[:MAX_LISTED]:
-        near = (f" (closest in {u['closest_doc_id']!r}, similarity {u['similarity']:.3f})"
-                if u.get("closest_doc_id") else " (nothing similar)")
+        near = (
+            f" (closest in {u['closest_doc_id']!r}, similarity {u['similarity']:.3f})"
+            if u.get("closest_doc_id")
+            else " (nothing similar)"
+        )
         text = " ".join(str(u.get("text", "")).split())
         lines.append(f"  unlocated: question {u.get('qid')!r} {u.get('field')}: {text[:70]!r}{near}")
     if unlocated:
@@ -42,8 +52,10 @@ def evidence_lines(dataset: Dataset, report_dir: Path | None = None) -> list[str
             lines.append(f"  ({more}every unlocated text with its closest match: {where})")
     copies = ev.get("copies")
     if copies and copies.get("questions"):
-        lines.append(f"gold evidence of {copies['questions']} question(s) recurs elsewhere: {copies['spans_added']} "
-                     f"copy span(s) count as gold too (dataset.duplicate_evidence)")
+        lines.append(
+            f"gold evidence of {copies['questions']} question(s) recurs elsewhere: {copies['spans_added']} "
+            f"copy span(s) count as gold too (dataset.duplicate_evidence)"
+        )
         for p in copies["documents"][:MAX_LISTED]:
             lines.append(f"  {p['evidence_doc']} -> {p['copy_doc']}: {p['copies']} cop(ies)")
     near = near_duplicate_documents({d.doc_id: d.text for d in dataset.documents})

@@ -130,8 +130,14 @@ def encode(model: Any, texts: list[str], role: str, key: object) -> list[list[fl
     st = _sentence_transformer(model)
     if st is not None:
         inputs = filled(texts, key)
-        vecs = st.encode(inputs, batch_size=len(inputs), prompt_name=role, show_progress_bar=False,
-                         normalize_embeddings=bool(getattr(model, "normalize", True)), convert_to_numpy=True)
+        vecs = st.encode(
+            inputs,
+            batch_size=len(inputs),
+            prompt_name=role,
+            show_progress_bar=False,
+            normalize_embeddings=bool(getattr(model, "normalize", True)),
+            convert_to_numpy=True,
+        )
         return vecs[: len(texts)].tolist()
     if role == "text" and (_remote(model) or len(texts) > 1):
         return model.get_text_embedding_batch(texts)

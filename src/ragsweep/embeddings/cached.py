@@ -66,8 +66,9 @@ class CachedEmbedding(BaseEmbedding):
             batch_keys_ = batch_keys(self.inner, [t for _, t in todo], role)
             batches = equal_key_batches(batch_keys_, self.embed_batch_size)
             calls = getattr(self.inner, "concurrent_calls", 1)
-            for idx, vecs in in_parallel(lambda ix: encode(self.inner, [todo[i][1] for i in ix], role,
-                                                           batch_keys_[ix[0]]), batches, calls):
+            for idx, vecs in in_parallel(
+                lambda ix: encode(self.inner, [todo[i][1] for i in ix], role, batch_keys_[ix[0]]), batches, calls
+            ):
                 batch = [todo[i] for i in idx]
                 self._cache.put_many(self.model_key, [(k, v) for (k, _), v in zip(batch, vecs)])
                 found.update({k: v for (k, _), v in zip(batch, vecs)})

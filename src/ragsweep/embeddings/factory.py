@@ -153,9 +153,14 @@ def onnx_export_of(spec: HFEmbeddingSpec, cache_root: Path = DEFAULT_CACHE):
     except (OSError, ValueError) as exc:
         raise _cannot_load(spec, exc) from None
     layout = read_layout(Path(name), field)
-    onnx_file = ensure_export(model_identity(spec), PRECISIONS[spec.backend], cache_root,
-                              lambda target: export_in_child("ragsweep.embeddings.onnx_export", "export_fp32",
-                                                             layout.transformer_dir, target, field))
+    onnx_file = ensure_export(
+        model_identity(spec),
+        PRECISIONS[spec.backend],
+        cache_root,
+        lambda target: export_in_child(
+            "ragsweep.embeddings.onnx_export", "export_fp32", layout.transformer_dir, target, field
+        ),
+    )
     return onnx_file, layout
 
 
@@ -168,10 +173,17 @@ def load_onnx_model(spec: HFEmbeddingSpec, cache_root: Path = DEFAULT_CACHE):
 
     onnx_file, layout = onnx_export_of(spec, cache_root)
     query, text = default_instructions(resolve_hf_model(spec.model))
-    return OnnxEmbedding(onnx_file, layout, onnx_providers(resolve_onnx_device(spec.device)), available_cores(),
-                         model_name=model_key(spec), embed_batch_size=spec.batch_size,
-                         query_instruction=spec.query_prefix or query, text_instruction=spec.text_prefix or text,
-                         per_text=PRECISIONS[spec.backend] == "int8")
+    return OnnxEmbedding(
+        onnx_file,
+        layout,
+        onnx_providers(resolve_onnx_device(spec.device)),
+        available_cores(),
+        model_name=model_key(spec),
+        embed_batch_size=spec.batch_size,
+        query_instruction=spec.query_prefix or query,
+        text_instruction=spec.text_prefix or text,
+        per_text=PRECISIONS[spec.backend] == "int8",
+    )
 
 
 def cached_model(spec: EmbeddingSpec, cache, cache_root: Path | None = None):
@@ -185,5 +197,6 @@ def cached_model(spec: EmbeddingSpec, cache, cache_root: Path | None = None):
     if cache_root is None:
         path = getattr(cache, "path", None)
         cache_root = Path(path).parent if path is not None else DEFAULT_CACHE
-    return CachedEmbedding(lambda: load_model(spec, cache_root), cache, model_key(spec),
-                           embed_batch_size=spec.batch_size)
+    return CachedEmbedding(
+        lambda: load_model(spec, cache_root), cache, model_key(spec), embed_batch_size=spec.batch_size
+    )

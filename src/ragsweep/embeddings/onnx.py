@@ -121,8 +121,9 @@ class OnnxEmbedding(BaseEmbedding):
         keys = self.batch_keys(texts, role)
         out: list[list[float]] = [[] for _ in texts]
         batches = equal_key_batches(keys, self.embed_batch_size)
-        for idx, vecs in in_parallel(lambda ix: self.embed_batch([texts[i] for i in ix], role), batches,
-                                     self.concurrent_calls):
+        for idx, vecs in in_parallel(
+            lambda ix: self.embed_batch([texts[i] for i in ix], role), batches, self.concurrent_calls
+        ):
             for i, vec in zip(idx, vecs):
                 out[i] = vec
         return out

@@ -107,13 +107,15 @@ def export_in_child(module: str, function: str, *args: object) -> None:
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-c", _CHILD, module, function, *map(str, args)], capture_output=True,
-                          text=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", _CHILD, module, function, *map(str, args)], capture_output=True, text=True
+    )
     if proc.returncode != 0:
         lines = proc.stderr.strip().splitlines()
-        said = [ln[len("ragsweep-error: "):] for ln in lines if ln.startswith("ragsweep-error: ")]
-        raise RagsweepError(said[-1] if said else f"ONNX export failed in a child process: "
-                            f"{(lines or ['no output'])[-1][:300]}")
+        said = [ln[len("ragsweep-error: ") :] for ln in lines if ln.startswith("ragsweep-error: ")]
+        raise RagsweepError(
+            said[-1] if said else f"ONNX export failed in a child process: {(lines or ['no output'])[-1][:300]}"
+        )
 
 
 def export_fp32(transformer_dir: Path, target: Path, field: str) -> None:
@@ -133,8 +135,9 @@ def export_fp32(transformer_dir: Path, target: Path, field: str) -> None:
         except (ValueError, TypeError):  # an architecture without a selectable attention
             model = AutoModel.from_pretrained(transformer_dir)
     except (OSError, ValueError) as exc:
-        raise RagsweepError(f"{field}: cannot load the transformer of {transformer_dir} "
-                            f"({_first_line(exc)}); use backend: torch") from None
+        raise RagsweepError(
+            f"{field}: cannot load the transformer of {transformer_dir} ({_first_line(exc)}); use backend: torch"
+        ) from None
     export_module(model, tokenizer, target, field, transformer_dir.name)
 
 
@@ -144,8 +147,11 @@ def export_module(model, tokenizer, target: Path, field: str, name: str) -> None
     import torch
 
     model.eval()
-    sample = tokenizer(["an export sample", "a longer export sample, so that the first one is padded"],
-                       padding=True, return_tensors="pt")
+    sample = tokenizer(
+        ["an export sample", "a longer export sample, so that the first one is padded"],
+        padding=True,
+        return_tensors="pt",
+    )
     accepted = inspect.signature(model.forward).parameters
     names = [n for n in MODEL_INPUTS if n in sample and n in accepted]
 
@@ -161,17 +167,27 @@ def export_module(model, tokenizer, target: Path, field: str, name: str) -> None
     with torch.no_grad():
         out = getattr(model(**dict(zip(names, args))), OUTPUT, None)
         if "input_ids" not in names or out is None:
-            raise RagsweepError(f"{field}: {name} is not a transformer encoder with token ids in and "
-                                f"{OUTPUT} out, which the ONNX backend exports; use backend: torch")
+            raise RagsweepError(
+                f"{field}: {name} is not a transformer encoder with token ids in and "
+                f"{OUTPUT} out, which the ONNX backend exports; use backend: torch"
+            )
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                torch.onnx.export(LastHiddenState(), args, str(target), input_names=names, output_names=[OUTPUT],
-                                  dynamic_axes={n: {0: "batch", 1: "sequence"} for n in [*names, OUTPUT]},
-                                  opset_version=OPSET, dynamo=False)
+                torch.onnx.export(
+                    LastHiddenState(),
+                    args,
+                    str(target),
+                    input_names=names,
+                    output_names=[OUTPUT],
+                    dynamic_axes={n: {0: "batch", 1: "sequence"} for n in [*names, OUTPUT]},
+                    opset_version=OPSET,
+                    dynamo=False,
+                )
         except Exception as exc:  # the exporter raises many types; all mean the same to a user
-            raise RagsweepError(f"{field}: cannot export {name} to ONNX ({_first_line(exc)}); "
-                                "use backend: torch") from None
+            raise RagsweepError(
+                f"{field}: cannot export {name} to ONNX ({_first_line(exc)}); use backend: torch"
+            ) from None
 
 
 def quantize_int8(source: Path, target: Path) -> None:

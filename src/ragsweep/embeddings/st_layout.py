@@ -85,8 +85,14 @@ def read_layout(model_dir: Path, field: str) -> SentenceLayout:
             )
     st_config = transformer / "sentence_bert_config.json"
     settings = _read_json(st_config) if st_config.is_file() else {}
-    return SentenceLayout(transformer, pooling, include_prompt, normalize, settings.get("max_seq_length"),
-                          bool(settings.get("do_lower_case", False)))
+    return SentenceLayout(
+        transformer,
+        pooling,
+        include_prompt,
+        normalize,
+        settings.get("max_seq_length"),
+        bool(settings.get("do_lower_case", False)),
+    )
 
 
 def pool(hidden: np.ndarray, mask: np.ndarray, modes: tuple[str, ...]) -> np.ndarray:

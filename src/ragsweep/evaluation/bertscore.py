@@ -74,8 +74,9 @@ def scorer_settings(spec: BERTScoreSpec, seed: int = 0) -> ScorerSettings:
     if spec.model == "minilm":
         from ragsweep.embeddings.factory import bundled_minilm_dir
 
-        return ScorerSettings(str(bundled_minilm_dir()), MINILM_ID, spec.num_layers or MINILM_LAYER, baseline,
-                              spec.backend)
+        return ScorerSettings(
+            str(bundled_minilm_dir()), MINILM_ID, spec.num_layers or MINILM_LAYER, baseline, spec.backend
+        )
     from bert_score.utils import model2layers
 
     layers = spec.num_layers or model2layers.get(spec.model)
@@ -91,8 +92,9 @@ def scorer_settings(spec: BERTScoreSpec, seed: int = 0) -> ScorerSettings:
 class BERTScoreRunner:
     """Cache-first BERTScore with a lazily loaded encoder (``bertscore_tokens.TokenEncoder``)."""
 
-    def __init__(self, spec: BERTScoreSpec, cache_path: Path, device: str | None = None,
-                 export_root: Path | None = None) -> None:
+    def __init__(
+        self, spec: BERTScoreSpec, cache_path: Path, device: str | None = None, export_root: Path | None = None
+    ) -> None:
         """``export_root``: where ONNX exports are kept (default: the pair cache's directory)."""
         self.spec = spec
         self.device = device or spec.device  # None: resolved when the scorer is built (GPU when there is one)
@@ -151,8 +153,9 @@ class BERTScoreRunner:
         # grouped by reference: a block encodes each of its references once
         return found, sorted(todo.items(), key=lambda kv: (kv[1][1], kv[1][0]))
 
-    def score(self, pairs: list[tuple[str, str]], progress=None, run_blocks=None,
-              block: int = 4096) -> list[tuple[float, float, float]]:
+    def score(
+        self, pairs: list[tuple[str, str]], progress=None, run_blocks=None, block: int = 4096
+    ) -> list[tuple[float, float, float]]:
         """Raw (P, R, F) for each pair; both sides must be non-empty. Cached pairs cost nothing; the
         others are scored in blocks of ``block`` pairs by ``run_blocks`` (default: here, in turn).
 
@@ -191,8 +194,9 @@ class BERTScoreRunner:
         row = table[table["LAYER"] == self.num_layers]
         if row.empty:
             return None
-        return Baseline(float(row["P"].iloc[0]), float(row["R"].iloc[0]), float(row["F"].iloc[0]),
-                        "bert-score published")
+        return Baseline(
+            float(row["P"].iloc[0]), float(row["R"].iloc[0]), float(row["F"].iloc[0]), "bert-score published"
+        )
 
     def baseline(self, corpus_sentences, corpus_fingerprint: str, seed: int = 0, run_blocks=None) -> Baseline:
         """Published baseline when available, else mean scores of random corpus sentence pairs (cached).
@@ -237,10 +241,15 @@ def load_encoder(spec: BERTScoreSpec, export_root: Path, device: str | None = No
     key = (settings.pair_key, str(export_root), device or spec.device, spec.batch_size)
     if key not in _ENCODERS:
         try:
-            _ENCODERS[key] = TokenEncoder(settings.backbone, settings.num_layers,
-                                          (resolve_device if spec.backend == "torch" else resolve_onnx_device)(
-                                              device or spec.device),
-                                          spec.batch_size, spec.backend, export_root, settings.model_id)
+            _ENCODERS[key] = TokenEncoder(
+                settings.backbone,
+                settings.num_layers,
+                (resolve_device if spec.backend == "torch" else resolve_onnx_device)(device or spec.device),
+                spec.batch_size,
+                spec.backend,
+                export_root,
+                settings.model_id,
+            )
         except OSError as exc:
             raise RagsweepError(
                 f"scoring.bertscore.model: cannot load {spec.model!r} ({str(exc).splitlines()[0]}); "
@@ -266,8 +275,9 @@ def release_encoder(spec: BERTScoreSpec) -> None:
         del _ENCODERS[k]
 
 
-def score_block(spec: BERTScoreSpec, export_root: Path,
-                pairs: list[tuple[str, str]]) -> list[tuple[float, float, float]]:
+def score_block(
+    spec: BERTScoreSpec, export_root: Path, pairs: list[tuple[str, str]]
+) -> list[tuple[float, float, float]]:
     """Raw (P, R, F) of ``pairs`` with no cache: what a Ray task computes for the driver to store."""
     from ragsweep.evaluation.bertscore_tokens import score_pairs
 
@@ -294,11 +304,22 @@ def score_fields(raw: tuple[float, float, float] | None, base: Baseline) -> dict
     """Record fields for one answer: raw and rescaled P, R, F (NaN when unmeasured)."""
     if raw is None:
         nan = math.nan
-        return {k: nan for k in ("bertscore_p", "bertscore_r", "bertscore_f1",
-                                 "bertscore_p_rescaled", "bertscore_r_rescaled", "bertscore_f1_rescaled")}
+        return {
+            k: nan
+            for k in (
+                "bertscore_p",
+                "bertscore_r",
+                "bertscore_f1",
+                "bertscore_p_rescaled",
+                "bertscore_r_rescaled",
+                "bertscore_f1_rescaled",
+            )
+        }
     p, r, f = raw
     return {
-        "bertscore_p": p, "bertscore_r": r, "bertscore_f1": f,
+        "bertscore_p": p,
+        "bertscore_r": r,
+        "bertscore_f1": f,
         "bertscore_p_rescaled": rescale(p, base.p),
         "bertscore_r_rescaled": rescale(r, base.r),
         "bertscore_f1_rescaled": rescale(f, base.f),

@@ -42,8 +42,9 @@ def _one_blas_thread():
     return _blas_controller().limit(limits=1, user_api="blas")
 
 
-def greedy_match(cand: np.ndarray, ref: np.ndarray, cand_weight: np.ndarray, ref_weight: np.ndarray
-                 ) -> tuple[float, float, float]:
+def greedy_match(
+    cand: np.ndarray, ref: np.ndarray, cand_weight: np.ndarray, ref_weight: np.ndarray
+) -> tuple[float, float, float]:
     """(P, R, F1) of one pair from unit-norm token embeddings (rows) and token weights.
 
     Each candidate token's best cosine with any reference token (special tokens included, as in
@@ -76,8 +77,13 @@ def export_backbone(backbone: str, num_layers: int | str, target: Path | str) ->
             model.set_attn_implementation("eager")  # the attention mask traced into the graph
         except (ValueError, TypeError):
             pass
-    export_module(model, AutoTokenizer.from_pretrained(backbone), Path(target), "scoring.bertscore.backend",
-                  Path(backbone).name or backbone)
+    export_module(
+        model,
+        AutoTokenizer.from_pretrained(backbone),
+        Path(target),
+        "scoring.bertscore.backend",
+        Path(backbone).name or backbone,
+    )
 
 
 def _config(backbone: str) -> dict:
@@ -93,7 +99,10 @@ def _wordpiece_dir(backbone: str) -> bool:
     """A local BERT-family model with a ``tokenizer.json``: its ids need no ``transformers`` (bert-score's
     ``sent_encode`` treats GPT-2 and RoBERTa tokenizers specially, so those keep bert-score's tokenizer)."""
     return (Path(backbone) / "tokenizer.json").is_file() and _config(backbone).get("model_type") in (
-        "bert", "distilbert", "electra")
+        "bert",
+        "distilbert",
+        "electra",
+    )
 
 
 def _depth(backbone: str) -> int | None:
@@ -101,8 +110,9 @@ def _depth(backbone: str) -> int | None:
     return int(value) if isinstance(value, int) else None
 
 
-def backbone_export(backbone: str, num_layers: int, backend: str, export_root: Path | None,
-                    model_id: str | None = None) -> Path:
+def backbone_export(
+    backbone: str, num_layers: int, backend: str, export_root: Path | None, model_id: str | None = None
+) -> Path:
     """The ONNX file of ``backbone`` truncated at ``num_layers`` for ``backend`` (onnx, onnx-int8),
     exported first by a child process if no process has yet."""
     from ragsweep.embeddings.onnx_export import PRECISIONS, ensure_export, export_in_child
@@ -110,9 +120,14 @@ def backbone_export(backbone: str, num_layers: int, backend: str, export_root: P
     # every layer kept: the same graph as the embedding backend's export of this model, shared with it
     full = num_layers == _depth(backbone)
     identity = (model_id or backbone) if full else f"bertscore|{model_id or backbone}|L{num_layers}"
-    return ensure_export(identity, PRECISIONS[backend], export_root or Path("."),
-                         lambda target: export_in_child("ragsweep.evaluation.bertscore_tokens", "export_backbone",
-                                                        backbone, num_layers, target))
+    return ensure_export(
+        identity,
+        PRECISIONS[backend],
+        export_root or Path("."),
+        lambda target: export_in_child(
+            "ragsweep.evaluation.bertscore_tokens", "export_backbone", backbone, num_layers, target
+        ),
+    )
 
 
 class TokenEncoder:
@@ -125,8 +140,16 @@ class TokenEncoder:
     process (``embeddings.onnx_export``); int8's dynamic quantization scales activations per batch,
     so it encodes one sentence per call."""
 
-    def __init__(self, backbone: str, num_layers: int, device: str, batch_size: int, backend: str = "torch",
-                 export_root: Path | None = None, model_id: str | None = None) -> None:
+    def __init__(
+        self,
+        backbone: str,
+        num_layers: int,
+        device: str,
+        batch_size: int,
+        backend: str = "torch",
+        export_root: Path | None = None,
+        model_id: str | None = None,
+    ) -> None:
         self.device = device
         self.batch_size = batch_size
         self.backend = backend
@@ -204,8 +227,9 @@ class TokenEncoder:
             yield sentences[i], emb[row], weight
 
 
-def score_pairs(encoder: TokenEncoder,
-                pairs: list[tuple[str, str]]) -> Iterator[tuple[int, tuple[float, float, float]]]:
+def score_pairs(
+    encoder: TokenEncoder, pairs: list[tuple[str, str]]
+) -> Iterator[tuple[int, tuple[float, float, float]]]:
     """Raw (P, R, F1) of each pair, yielded as (index into ``pairs``, scores) as candidates are encoded.
 
     References are encoded first and kept; candidates stream through in batches, each matched

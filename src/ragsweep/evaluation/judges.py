@@ -28,8 +28,9 @@ JUDGES = ("correctness", "faithfulness", "relevancy")
 # per judge: the per-question value summarised (mean with CI) in the summary
 JUDGE_METRICS = {j: [m.name for m in CATALOGUE if m.judge == j] for j in JUDGES}
 
-_SCORE = re.compile(r"^\s*(?:\*\*)?(?:score\s*[:=]\s*)?(?:\*\*)?\s*(\d+(?:\.\d+)?)\s*(?:/\s*5)?\s*(?:\*\*)?\s*$",
-                    re.IGNORECASE)
+_SCORE = re.compile(
+    r"^\s*(?:\*\*)?(?:score\s*[:=]\s*)?(?:\*\*)?\s*(\d+(?:\.\d+)?)\s*(?:/\s*5)?\s*(?:\*\*)?\s*$", re.IGNORECASE
+)
 _YES_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
 
 
@@ -70,10 +71,13 @@ def prompt_texts(prompts: JudgePrompts) -> dict[str, str]:
     return out
 
 
-_REQUIRED = {"correctness": {"query", "generated_answer"}, "faithfulness": {"query_str", "context_str"},
-             "faithfulness_refine": {"query_str", "existing_answer", "context_msg"},
-             "relevancy": {"query_str", "context_str"},
-             "relevancy_refine": {"query_str", "existing_answer", "context_msg"}}
+_REQUIRED = {
+    "correctness": {"query", "generated_answer"},
+    "faithfulness": {"query_str", "context_str"},
+    "faithfulness_refine": {"query_str", "existing_answer", "context_msg"},
+    "relevancy": {"query_str", "context_str"},
+    "relevancy_refine": {"query_str", "existing_answer", "context_msg"},
+}
 
 
 def check_prompt_files(prompts: JudgePrompts) -> None:
@@ -84,8 +88,10 @@ def check_prompt_files(prompts: JudgePrompts) -> None:
         found = set(re.findall(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})", text))
         missing = _REQUIRED[name] - found
         if missing:
-            raise RagsweepError(f"stage2.prompts.{name}: {getattr(prompts, name)} lacks the placeholder(s) "
-                                f"{', '.join('{' + m + '}' for m in sorted(missing))}")
+            raise RagsweepError(
+                f"stage2.prompts.{name}: {getattr(prompts, name)} lacks the placeholder(s) "
+                f"{', '.join('{' + m + '}' for m in sorted(missing))}"
+            )
 
 
 def build_judges(names, llm, prompts: JudgePrompts, threshold: float) -> dict:
@@ -96,15 +102,20 @@ def build_judges(names, llm, prompts: JudgePrompts, threshold: float) -> dict:
     out: dict[str, BaseEvaluator] = {}
     for name in names:
         if name == "correctness":
-            out[name] = CorrectnessEvaluator(llm=llm, eval_template=texts.get("correctness"),
-                                             score_threshold=threshold,
-                                             parser_function=lambda raw: (parse_correctness(raw)[0], raw))
+            out[name] = CorrectnessEvaluator(
+                llm=llm,
+                eval_template=texts.get("correctness"),
+                score_threshold=threshold,
+                parser_function=lambda raw: (parse_correctness(raw)[0], raw),
+            )
         elif name == "faithfulness":
-            out[name] = FaithfulnessEvaluator(llm=llm, eval_template=texts.get("faithfulness"),
-                                              refine_template=texts.get("faithfulness_refine"))
+            out[name] = FaithfulnessEvaluator(
+                llm=llm, eval_template=texts.get("faithfulness"), refine_template=texts.get("faithfulness_refine")
+            )
         elif name == "relevancy":
-            out[name] = RelevancyEvaluator(llm=llm, eval_template=texts.get("relevancy"),
-                                           refine_template=texts.get("relevancy_refine"))
+            out[name] = RelevancyEvaluator(
+                llm=llm, eval_template=texts.get("relevancy"), refine_template=texts.get("relevancy_refine")
+            )
         else:
             raise ValueError(f"unknown judge {name!r}")
     return out
@@ -140,8 +151,9 @@ def single_prompt_context(contexts: list[str], evaluator, query_str: str) -> str
     return "\n\n".join(parts)
 
 
-async def judge(name: str, evaluator, *, query: str, answer: str, contexts: list[str], reference: str | None,
-                threshold: float) -> dict:
+async def judge(
+    name: str, evaluator, *, query: str, answer: str, contexts: list[str], reference: str | None, threshold: float
+) -> dict:
     """Run one judge on one answer; returns the fields stored for it (status ok | unmeasured).
 
     Call failures (network, retries used up) propagate: they are not judgements.
@@ -166,8 +178,14 @@ async def judge(name: str, evaluator, *, query: str, answer: str, contexts: list
         score, reason, reasoning = parse_correctness(raw)
         if score is None:
             return {"status": "unmeasured", "reason": reason, "score": None, "passing": None, "raw": raw}
-        return {"status": "ok", "reason": None, "score": score, "passing": score >= threshold, "raw": raw,
-                "reasoning": reasoning}
+        return {
+            "status": "ok",
+            "reason": None,
+            "score": score,
+            "passing": score >= threshold,
+            "raw": raw,
+            "reasoning": reasoning,
+        }
     passing, reason = parse_yes_no(raw)
     if passing is None:
         return {"status": "unmeasured", "reason": reason, "score": None, "passing": None, "raw": raw}

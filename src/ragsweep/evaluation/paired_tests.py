@@ -190,8 +190,11 @@ def paired_permutation_test(
     if _enumerable(nonzero.size, n_resamples):
         nulls, total, adjust = _exact_nulls(nonzero), 2**nonzero.size, 0
     else:
-        chunks = (_cached_sign_chunks(n, n_resamples, seed) if n * n_resamples <= _MAX_CACHED_ELEMENTS
-                  else _sign_chunks(n, n_resamples, seed))
+        chunks = (
+            _cached_sign_chunks(n, n_resamples, seed)
+            if n * n_resamples <= _MAX_CACHED_ELEMENTS
+            else _sign_chunks(n, n_resamples, seed)
+        )
         nulls, total, adjust = (signs @ d for signs in chunks), n_resamples, 1
     less = greater = 0
     for null in nulls:

@@ -29,8 +29,9 @@ class PPIMean:
     human_hi: float
 
 
-def ppi_mean(judge_unlabelled, judge_labelled, human_labelled, *, level: float = 0.95,
-             power_tuning: bool = True) -> PPIMean:
+def ppi_mean(
+    judge_unlabelled, judge_labelled, human_labelled, *, level: float = 0.95, power_tuning: bool = True
+) -> PPIMean:
     """The mean of the human label over all answers, from the judge on the ``N`` unlabelled answers and the
     (judge, human) pairs of the ``n`` labelled ones; a normal CI at ``level``. Needs n >= 2."""
     from scipy.stats import norm
@@ -46,8 +47,9 @@ def ppi_mean(judge_unlabelled, judge_labelled, human_labelled, *, level: float =
     z = float(norm.ppf(0.5 + level / 2))
     h_mean, h_se = float(y.mean()), float(y.std(ddof=1) / np.sqrt(n))
     if big_n == 0:  # every answer is labelled: the human mean is the answer
-        return PPIMean(h_mean, h_mean - z * h_se, h_mean + z * h_se, n, 0, 0.0, h_mean, h_mean - z * h_se,
-                       h_mean + z * h_se)
+        return PPIMean(
+            h_mean, h_mean - z * h_se, h_mean + z * h_se, n, 0, 0.0, h_mean, h_mean - z * h_se, h_mean + z * h_se
+        )
     lam = 1.0
     if power_tuning:
         f_all = np.concatenate([f_u, f_l])
@@ -55,6 +57,6 @@ def ppi_mean(judge_unlabelled, judge_labelled, human_labelled, *, level: float =
         cov = float(np.cov(y, f_l, ddof=1)[0, 1]) if n > 1 else 0.0
         lam = 0.0 if var_f == 0 else float(np.clip(cov / ((1 + n / big_n) * var_f), 0.0, 1.0))
     est = lam * float(f_u.mean()) + float(np.mean(y - lam * f_l))
-    var = lam ** 2 * (float(f_u.var(ddof=1)) if big_n > 1 else 0.0) / big_n + float((y - lam * f_l).var(ddof=1)) / n
+    var = lam**2 * (float(f_u.var(ddof=1)) if big_n > 1 else 0.0) / big_n + float((y - lam * f_l).var(ddof=1)) / n
     se = float(np.sqrt(var))
     return PPIMean(est, est - z * se, est + z * se, n, big_n, lam, h_mean, h_mean - z * h_se, h_mean + z * h_se)

@@ -58,8 +58,9 @@ class Agreement:
     disattenuated: float = float("nan")
 
 
-def rank_agreement(scores_a: np.ndarray, scores_b: np.ndarray, *, n_boot: int = 1000, seed: int = 0,
-                   level: float = 0.95) -> Agreement:
+def rank_agreement(
+    scores_a: np.ndarray, scores_b: np.ndarray, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95
+) -> Agreement:
     """How alike two question sets rank the same configurations.
 
     ``scores_a`` and ``scores_b``: (configurations x questions) per-question scores, rows in the same
@@ -80,19 +81,25 @@ def rank_agreement(scores_a: np.ndarray, scores_b: np.ndarray, *, n_boot: int = 
 
     a, b = _matrix(scores_a, "scores_a"), _matrix(scores_b, "scores_b")
     if a.shape[0] != b.shape[0]:
-        raise ValueError(f"scores_a has {a.shape[0]} configurations (rows) and scores_b {b.shape[0]}; give the "
-                         "same configurations, in the same order, for both")
+        raise ValueError(
+            f"scores_a has {a.shape[0]} configurations (rows) and scores_b {b.shape[0]}; give the "
+            "same configurations, in the same order, for both"
+        )
     if a.shape[0] < 3:
-        raise ValueError(f"rank agreement needs at least 3 configurations, got {a.shape[0]}: a ranking of fewer "
-                         "says nothing about whether two question sets agree")
+        raise ValueError(
+            f"rank agreement needs at least 3 configurations, got {a.shape[0]}: a ranking of fewer "
+            "says nothing about whether two question sets agree"
+        )
     if n_boot < 1:
         raise ValueError(f"n_boot must be at least 1, got {n_boot}")
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be in (0, 1), got {level}")
     keep = ~np.isnan(a).all(axis=1) & ~np.isnan(b).all(axis=1)
     if keep.sum() < 3:
-        raise ValueError(f"rank agreement needs at least 3 configurations with scores in both sets; "
-                         f"{int(keep.sum())} of {a.shape[0]} have some")
+        raise ValueError(
+            f"rank agreement needs at least 3 configurations with scores in both sets; "
+            f"{int(keep.sum())} of {a.shape[0]} have some"
+        )
     a, b = a[keep], b[keep]
     a, b = a[:, ~np.isnan(a).all(axis=0)], b[:, ~np.isnan(b).all(axis=0)]  # questions nobody has a score for
     n, qa, qb = a.shape[0], a.shape[1], b.shape[1]
@@ -105,7 +112,7 @@ def rank_agreement(scores_a: np.ndarray, scores_b: np.ndarray, *, n_boot: int = 
     for lo in range(0, n_boot, rows):
         m = min(rows, n_boot - lo)
         wa, wb = _counts(rng, qa, m), _counts(rng, qb, m)
-        boot[lo:lo + m] = _spearman(_means(a, wa), _means(b, wb))
+        boot[lo : lo + m] = _spearman(_means(a, wa), _means(b, wb))
     ok = boot[~np.isnan(boot)]
     if ok.size:
         ci_lo, ci_hi = (float(v) for v in np.quantile(ok, [(1 - level) / 2, (1 + level) / 2]))
@@ -120,10 +127,24 @@ def rank_agreement(scores_a: np.ndarray, scores_b: np.ndarray, *, n_boot: int = 
     best_a, best_b = (set(np.flatnonzero(m == m.max()).tolist()) for m in (mean_a, mean_b))
     rel_a, rel_b = _reliability(a, rng), _reliability(b, rng)
     dis = rho / np.sqrt(rel_a * rel_b) if min(rel_a, rel_b) >= MIN_RELIABILITY else float("nan")
-    return Agreement(reliability_a=rel_a, reliability_b=rel_b, disattenuated=float(np.clip(dis, -1.0, 1.0)),
-                     spearman=rho, ci_lo=ci_lo, ci_hi=ci_hi, kendall=tau, top1_same=bool(best_a & best_b),
-                     top_k_overlap=len(top_a & top_b) / k, k=k, n_configs=n, n_questions_a=qa, n_questions_b=qb,
-                     n_boot=n_boot, n_degenerate=int(n_boot - ok.size), level=level)
+    return Agreement(
+        reliability_a=rel_a,
+        reliability_b=rel_b,
+        disattenuated=float(np.clip(dis, -1.0, 1.0)),
+        spearman=rho,
+        ci_lo=ci_lo,
+        ci_hi=ci_hi,
+        kendall=tau,
+        top1_same=bool(best_a & best_b),
+        top_k_overlap=len(top_a & top_b) / k,
+        k=k,
+        n_configs=n,
+        n_questions_a=qa,
+        n_questions_b=qb,
+        n_boot=n_boot,
+        n_degenerate=int(n_boot - ok.size),
+        level=level,
+    )
 
 
 def _reliability(x: np.ndarray, rng: np.random.Generator) -> float:

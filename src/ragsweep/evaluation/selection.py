@@ -83,8 +83,15 @@ def select_configurations(
         nth = matrix[top[-1]].to_numpy()
         worse = "less" if higher_is_better else "greater"
         for c in candidates:
-            t = paired_test(matrix[c].to_numpy(), nth, worse, n_resamples=n_resamples, seed=seed,
-                            family_size=len(candidates), alpha=alpha)
+            t = paired_test(
+                matrix[c].to_numpy(),
+                nth,
+                worse,
+                n_resamples=n_resamples,
+                seed=seed,
+                family_size=len(candidates),
+                alpha=alpha,
+            )
             p_vs_nth[c], tests[c] = t.p_value, t.method
     p_holm = dict(zip(candidates, holm([p_vs_nth[c] for c in candidates])))
 

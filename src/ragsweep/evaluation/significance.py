@@ -128,18 +128,37 @@ def paired_difference(
     )
 
 
-def compare_pair(a: Sequence[float], b: Sequence[float], n_resamples: int = 10_000, n_boot: int = 1000,
-                 confidence: float = 0.95, seed: int = 0, *, family_size: int = 1, alpha: float = 0.05,
-                 method: str = "auto") -> dict:
+def compare_pair(
+    a: Sequence[float],
+    b: Sequence[float],
+    n_resamples: int = 10_000,
+    n_boot: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    *,
+    family_size: int = 1,
+    alpha: float = 0.05,
+    method: str = "auto",
+) -> dict:
     """One paired comparison, ``a - b``: ``paired_difference`` (n, means, difference with CI, d_z) and the
     two-sided ``paired_test`` p-value with the name of its test (``test``), as a dict. ``family_size``:
     how many comparisons share the multiple-comparison correction this p-value enters."""
     x, y = paired_values(a, b)
     pair = paired_difference(x, y, n_boot, confidence, seed)
-    t = paired_test(x, y, "two-sided", n_resamples=n_resamples, seed=seed, family_size=family_size, alpha=alpha,
-                    method=method)
-    return {"n": pair.n, "mean_a": pair.mean_a, "mean_b": pair.mean_b, "diff": pair.diff, "diff_lo": pair.diff_lo,
-            "diff_hi": pair.diff_hi, "d_z": pair.d_z, "p_value": t.p_value, "test": t.method}
+    t = paired_test(
+        x, y, "two-sided", n_resamples=n_resamples, seed=seed, family_size=family_size, alpha=alpha, method=method
+    )
+    return {
+        "n": pair.n,
+        "mean_a": pair.mean_a,
+        "mean_b": pair.mean_b,
+        "diff": pair.diff,
+        "diff_lo": pair.diff_lo,
+        "diff_hi": pair.diff_hi,
+        "d_z": pair.d_z,
+        "p_value": t.p_value,
+        "test": t.method,
+    }
 
 
 def question_matrix(values: pd.DataFrame, metric: str) -> pd.DataFrame:
@@ -215,11 +234,28 @@ def compare_to_best(
     columns = {c: matrix[c].to_numpy() for c in ranked}
     records = []
     for other in others:
-        t = compare_pair(columns[best], columns[other], n_resamples, n_boot, confidence, seed,
-                         family_size=len(others), alpha=alpha, method=method)
-        records.append({"metric": metric, "best": best, "other": other, "n": t["n"], "mean_best": t["mean_a"],
-                        "mean_other": t["mean_b"],
-                        **{k: t[k] for k in ("diff", "diff_lo", "diff_hi", "d_z", "p_value", "test")}})
+        t = compare_pair(
+            columns[best],
+            columns[other],
+            n_resamples,
+            n_boot,
+            confidence,
+            seed,
+            family_size=len(others),
+            alpha=alpha,
+            method=method,
+        )
+        records.append(
+            {
+                "metric": metric,
+                "best": best,
+                "other": other,
+                "n": t["n"],
+                "mean_best": t["mean_a"],
+                "mean_other": t["mean_b"],
+                **{k: t[k] for k in ("diff", "diff_lo", "diff_hi", "d_z", "p_value", "test")},
+            }
+        )
     sign = -1.0 if higher_is_better else 1.0
     records.sort(key=lambda r: (math.isnan(r["mean_other"]), sign * np.nan_to_num(r["mean_other"]), str(r["other"])))
     out = pd.DataFrame.from_records(_holm_rows(records, alpha), columns=COMPARE_COLUMNS)
@@ -227,8 +263,22 @@ def compare_to_best(
     return out
 
 
-PAIRWISE_COLUMNS = ["metric", "a", "b", "n", "mean_a", "mean_b", "diff", "diff_lo", "diff_hi", "d_z", "p_value",
-                    "p_holm", "significant", "test"]
+PAIRWISE_COLUMNS = [
+    "metric",
+    "a",
+    "b",
+    "n",
+    "mean_a",
+    "mean_b",
+    "diff",
+    "diff_lo",
+    "diff_hi",
+    "d_z",
+    "p_value",
+    "p_holm",
+    "significant",
+    "test",
+]
 
 
 def pairwise_tests(
@@ -264,10 +314,25 @@ def pairwise_tests(
     family = len(ranked) * (len(ranked) - 1) // 2
     rows = []
     for i, a in enumerate(ranked):
-        for b in ranked[i + 1:]:
-            rows.append({"metric": metric, "a": a, "b": b,
-                         **compare_pair(columns[a], columns[b], n_resamples, n_boot, confidence, seed,
-                                        family_size=max(family, 1), alpha=alpha, method=method)})
+        for b in ranked[i + 1 :]:
+            rows.append(
+                {
+                    "metric": metric,
+                    "a": a,
+                    "b": b,
+                    **compare_pair(
+                        columns[a],
+                        columns[b],
+                        n_resamples,
+                        n_boot,
+                        confidence,
+                        seed,
+                        family_size=max(family, 1),
+                        alpha=alpha,
+                        method=method,
+                    ),
+                }
+            )
     out = pd.DataFrame.from_records(_holm_rows(rows, alpha), columns=PAIRWISE_COLUMNS)
     out.attrs["family"] = f"all {family} pairs of {len(ranked)} configurations (exploratory)"
     return out

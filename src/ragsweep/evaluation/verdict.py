@@ -31,8 +31,10 @@ LOWER_IS_BETTER = {m.name for m in CATALOGUE if not m.higher_is_better}
 _FLOATS = {"validation_mean", "test_mean", "test_lo", "test_hi", "optimism"}
 FLAGS = ("copied_context", "echoed_prompt")  # per-answer 1/0 (NaN: not an LLM answer, or not measured)
 MOSTLY = 0.5  # the verdict notes degenerate answers when more than this share of the chosen one's are
-_FLAG_TEXT = {"copied_context": "copy the retrieved context verbatim",
-              "echoed_prompt": "echo the prompt's instructions"}
+_FLAG_TEXT = {
+    "copied_context": "copy the retrieved context verbatim",
+    "echoed_prompt": "echo the prompt's instructions",
+}
 # metrics that compare the answer's text with the reference or the context: copying can raise them
 COPY_REWARDED = ("bertscore", "answer_contains", "quip")
 
@@ -93,8 +95,9 @@ class Verdict:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Verdict":
-        known: dict[str, Any] = {k: (math.nan if v is None and k in _FLOATS else v) for k, v in data.items()
-                                 if k in cls.__dataclass_fields__}
+        known: dict[str, Any] = {
+            k: (math.nan if v is None and k in _FLOATS else v) for k, v in data.items() if k in cls.__dataclass_fields__
+        }
         return cls(**known)
 
     def flagged_note(self, label: str | None = None) -> str | None:
@@ -106,8 +109,11 @@ class Verdict:
             return None
         which = [k for k in FLAGS if f.get(k)]
         head = f"{either} of its {n} {self.reported_on} answers "
-        head += (f"{_FLAG_TEXT[which[0]]} ({which[0]})" if len(which) == 1 else "copy the prompt or its context: "
-                 + ", ".join(f"{f[k]} {_FLAG_TEXT[k]} ({k})" for k in which))
+        head += (
+            f"{_FLAG_TEXT[which[0]]} ({which[0]})"
+            if len(which) == 1
+            else "copy the prompt or its context: " + ", ".join(f"{f[k]} {_FLAG_TEXT[k]} ({k})" for k in which)
+        )
         rewards = self.metric.startswith(COPY_REWARDED)
         return f"note: {head}" + (f"; its {label or self.metric} may reward copying" if rewards else "")
 
@@ -116,9 +122,11 @@ class Verdict:
         name = label or self.metric
         if self.chosen is None:
             return self.note or f"no configuration has values of {name}"
-        chose = (f"it has the best mean {name} on the {self.n_validation} validation questions "
-                 f"({self.validation_mean:.3f})" if self.held_out else
-                 f"it has the best mean {name} ({self.note})")
+        chose = (
+            f"it has the best mean {name} on the {self.n_validation} validation questions ({self.validation_mean:.3f})"
+            if self.held_out
+            else f"it has the best mean {name} ({self.note})"
+        )
         where = f"the {self.n_test} {self.reported_on} questions"
         others = self.n_configs - 1
         if others == 0:
@@ -127,15 +135,23 @@ class Verdict:
         if self.tied:
             parts.append(f"{len(self.tied)} other configuration(s) are statistically tied with it on {where}")
         if self.worse:
-            parts.append(f"every other configuration is significantly worse on {where}" if len(self.worse) == others
-                         else f"{len(self.worse)} are significantly worse")
+            parts.append(
+                f"every other configuration is significantly worse on {where}"
+                if len(self.worse) == others
+                else f"{len(self.worse)} are significantly worse"
+            )
         if self.better:
-            parts.append(f"{len(self.better)} configuration(s) are significantly better on {self.reported_on}, so "
-                         f"the choice did not carry over")
+            parts.append(
+                f"{len(self.better)} configuration(s) are significantly better on {self.reported_on}, so "
+                f"the choice did not carry over"
+            )
         if self.untested:
             parts.append(f"{len(self.untested)} share no {self.reported_on} question with it and were not compared")
-        return (f"Recommended because {chose}; " + "; ".join(parts)
-                + f" (paired tests, Holm over {others}, alpha = {self.alpha}).")
+        return (
+            f"Recommended because {chose}; "
+            + "; ".join(parts)
+            + f" (paired tests, Holm over {others}, alpha = {self.alpha})."
+        )
 
 
 def _mean_ci(values, n_boot: int, confidence: float, seed: int) -> tuple[float, float, float]:
@@ -168,17 +184,22 @@ def _costs(records: pd.DataFrame, configs: list[str], chunks: dict[str, int] | N
     out = []
     for c in configs:
         r = records[records["config_id"] == c]
+
         def col(name: str) -> pd.Series:  # a missing column (records of an older run) is all NaN
             return pd.to_numeric(r[name], errors="coerce") if name in r.columns else pd.Series(math.nan, index=r.index)
 
         lat = col("retrieval_ms").fillna(0) + col("generation_ms").fillna(0)
-        tokens = (col("prompt_tokens").fillna(0) + col("completion_tokens").fillna(0)
-                  + col("retrieval_tokens").fillna(0))
+        tokens = col("prompt_tokens").fillna(0) + col("completion_tokens").fillna(0) + col("retrieval_tokens").fillna(0)
         cost = pd.concat([col("cost_usd"), col("retrieval_cost_usd")])
-        out.append({"config_id": c, "latency_ms": float(lat.median()) if len(lat) else math.nan,
-                    "tokens": float(tokens.mean()) if len(tokens) else math.nan,
-                    "cost_usd": float(cost.sum()) if cost.notna().any() else None,
-                    "chunks": (chunks or {}).get(c)})
+        out.append(
+            {
+                "config_id": c,
+                "latency_ms": float(lat.median()) if len(lat) else math.nan,
+                "tokens": float(tokens.mean()) if len(tokens) else math.nan,
+                "cost_usd": float(cost.sum()) if cost.notna().any() else None,
+                "chunks": (chunks or {}).get(c),
+            }
+        )
     return out
 
 
@@ -265,24 +286,39 @@ def decide(
         present = {str(x) for x in ok["split"].unique()}
         if not val.empty:  # no test values: e.g. --limit left the test split empty
             test, reported_on = val, VALIDATION
-            note = (f"no test values of {metric}: chosen and reported on the same validation questions, "
-                    f"so the figure is optimistic")
+            note = (
+                f"no test values of {metric}: chosen and reported on the same validation questions, "
+                f"so the figure is optimistic"
+            )
         else:  # no validation values: a judge metric (judged on test only), a tiny --limit, or no split
             only = TEST if not test.empty else (sorted(present)[0] if present else "all")
             val = test = test if not test.empty else ok
             chosen_on = reported_on = only
-            note = (f"no validation values of {metric}: chosen and reported on the same {only} questions, "
-                    f"so the figure is optimistic")
+            note = (
+                f"no validation values of {metric}: chosen and reported on the same {only} questions, "
+                f"so the figure is optimistic"
+            )
     chosen = best_configuration(val, metric)
     test_vals = test.loc[test["config_id"] == chosen, metric].to_numpy(dtype=float)
     val_vals = val.loc[val["config_id"] == chosen, metric].to_numpy(dtype=float)
     t_mean, t_lo, t_hi = _mean_ci(test_vals, n_boot, confidence, seed) if test_vals.size else (nan, nan, nan)
     v_mean = float(val_vals.mean()) if val_vals.size else nan
-    comp = compare_to_best(test[["config_id", "qid", metric]], metric, best=chosen, higher_is_better=higher,
-                           alpha=alpha, n_boot=n_boot, confidence=confidence, seed=seed) \
-        if test["config_id"].eq(chosen).any() else None
+    comp = (
+        compare_to_best(
+            test[["config_id", "qid", metric]],
+            metric,
+            best=chosen,
+            higher_is_better=higher,
+            alpha=alpha,
+            n_boot=n_boot,
+            confidence=confidence,
+            seed=seed,
+        )
+        if test["config_id"].eq(chosen).any()
+        else None
+    )
     tied, better, worse, untested = [], [], [], []
-    for r in ([] if comp is None else comp.to_dict("records")):
+    for r in [] if comp is None else comp.to_dict("records"):
         sign = 1.0 if higher else -1.0
         if r["n"] == 0 or r["p_value"] != r["p_value"]:  # no shared questions: nothing was tested
             untested.append(r["other"])
@@ -301,13 +337,33 @@ def decide(
         method = ", ".join(sorted(set(map(str, comp["test"].dropna()))))
     held_out = chosen_on != reported_on
     return Verdict(
-        metric=metric, chosen=chosen, chosen_on=chosen_on, reported_on=reported_on,
+        metric=metric,
+        chosen=chosen,
+        chosen_on=chosen_on,
+        reported_on=reported_on,
         n_validation=int(val["qid"].nunique()),
-        n_test=int(test["qid"].nunique()), validation_mean=v_mean, test_mean=t_mean, test_lo=t_lo, test_hi=t_hi,
-        optimism=(v_mean - t_mean) if held_out else nan, alpha=alpha, tied=tied, better=better,
-        worse=worse, n_configs=int(ok["config_id"].nunique()), comparisons=comp, costs=costs,
-        fastest=_argmin(costs, "latency_ms"), cheapest=_argmin(costs, "tokens"), smallest=_argmin(costs, "chunks"),
-        by_type=_by_type(test, chosen, metric, n_boot, confidence, seed), missed_by_all=missed,
-        missed_metric=missed_metric, test_method=method, note=note, untested=untested, confidence=confidence,
+        n_test=int(test["qid"].nunique()),
+        validation_mean=v_mean,
+        test_mean=t_mean,
+        test_lo=t_lo,
+        test_hi=t_hi,
+        optimism=(v_mean - t_mean) if held_out else nan,
+        alpha=alpha,
+        tied=tied,
+        better=better,
+        worse=worse,
+        n_configs=int(ok["config_id"].nunique()),
+        comparisons=comp,
+        costs=costs,
+        fastest=_argmin(costs, "latency_ms"),
+        cheapest=_argmin(costs, "tokens"),
+        smallest=_argmin(costs, "chunks"),
+        by_type=_by_type(test, chosen, metric, n_boot, confidence, seed),
+        missed_by_all=missed,
+        missed_metric=missed_metric,
+        test_method=method,
+        note=note,
+        untested=untested,
+        confidence=confidence,
         flagged=_flagged(records, chosen, reported_on),
     )

@@ -22,8 +22,8 @@ from ragsweep.errors import RagsweepError
 
 @dataclass(frozen=True)
 class ClusterInfo:
-    address: str          # what was connected to, or "local" for a Ray started for the run
-    driver_host: str      # the IP Ray uses for this process's node
+    address: str  # what was connected to, or "local" for a Ray started for the run
+    driver_host: str  # the IP Ray uses for this process's node
     hosts: tuple[str, ...]  # node IPs of the alive nodes, one per node
     cpus: int
     gpus: int = 0
@@ -33,8 +33,14 @@ class ClusterInfo:
         return sorted({h for h in self.hosts if h != self.driver_host})
 
     def describe(self) -> dict:
-        return {"kind": "ray", "address": self.address, "nodes": len(self.hosts), "hosts": sorted(set(self.hosts)),
-                "cpus": self.cpus, "gpus": self.gpus}
+        return {
+            "kind": "ray",
+            "address": self.address,
+            "nodes": len(self.hosts),
+            "hosts": sorted(set(self.hosts)),
+            "cpus": self.cpus,
+            "gpus": self.gpus,
+        }
 
 
 def _reachable(address: str) -> None:
@@ -47,9 +53,10 @@ def _reachable(address: str) -> None:
     try:
         socket.create_connection((host, int(port)), timeout=3).close()
     except OSError as exc:
-        raise RagsweepError(f"ray.address: no Ray cluster answers at {address} ({exc.strerror or exc}); start one with "
-                            "`ray start --head --port PORT`, or leave the address out to start Ray on this machine") \
-            from None
+        raise RagsweepError(
+            f"ray.address: no Ray cluster answers at {address} ({exc.strerror or exc}); start one with "
+            "`ray start --head --port PORT`, or leave the address out to start Ray on this machine"
+        ) from None
 
 
 def connect(ray_spec) -> ClusterInfo:
@@ -57,8 +64,9 @@ def connect(ray_spec) -> ClusterInfo:
     try:
         import ray
     except ImportError:
-        raise RagsweepError("executor: ray needs Ray installed; pip install 'ray>=2.30' (on every node), or use "
-                            "executor: local") from None
+        raise RagsweepError(
+            "executor: ray needs Ray installed; pip install 'ray>=2.30' (on every node), or use executor: local"
+        ) from None
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     quiet: dict[str, Any] = {"logging_level": logging.ERROR, "log_to_driver": False, "include_dashboard": False}
     if ray.is_initialized():
@@ -69,8 +77,9 @@ def connect(ray_spec) -> ClusterInfo:
         try:
             ray.init(address=ray_spec.address, **quiet)
         except Exception as exc:  # noqa: BLE001 - Ray raises several types for a cluster it cannot join
-            raise RagsweepError(f"ray.address: cannot join the Ray cluster at {ray_spec.address} "
-                                f"({str(exc).splitlines()[0][:200]})") from None
+            raise RagsweepError(
+                f"ray.address: cannot join the Ray cluster at {ray_spec.address} ({str(exc).splitlines()[0][:200]})"
+            ) from None
         address = ray_spec.address
     else:
         ray.init(num_cpus=ray_spec.num_cpus, **quiet)
@@ -79,8 +88,10 @@ def connect(ray_spec) -> ClusterInfo:
     cpus = int(sum(n.get("Resources", {}).get("CPU", 0) for n in nodes))
     if cpus < 1:
         ray.shutdown()
-        raise RagsweepError(f"ray.address: the cluster at {address} has no CPU for tasks; start workers with "
-                            "`ray start --address HEAD:PORT --num-cpus N`")
+        raise RagsweepError(
+            f"ray.address: the cluster at {address} has no CPU for tasks; start workers with "
+            "`ray start --address HEAD:PORT --num-cpus N`"
+        )
     gpus = int(sum(n.get("Resources", {}).get("GPU", 0) for n in nodes))
     driver = ray.util.get_node_ip_address()
     return ClusterInfo(address, driver, tuple(n["NodeManagerAddress"] for n in nodes), cpus, gpus)
@@ -107,8 +118,10 @@ def check_shared_state(spec, uses_vectors: bool, uses_neo4j: bool, cluster: Clus
     """Refuse stores and models the cluster's tasks cannot reach, naming the setting and the fix."""
     gpu_wanted = [e.label() for e in spec.embeddings if str(getattr(e, "device", "") or "").startswith("cuda")]
     if gpu_wanted and not cluster.gpus:
-        raise RagsweepError(f"embeddings[{gpu_wanted[0]}].device: cuda, but the Ray cluster at {cluster.address} has "
-                            "no GPU; start nodes with GPUs or leave device unset")
+        raise RagsweepError(
+            f"embeddings[{gpu_wanted[0]}].device: cuda, but the Ray cluster at {cluster.address} has "
+            "no GPU; start nodes with GPUs or leave device unset"
+        )
     others = cluster.other_hosts
     if not others:
         return
@@ -116,18 +129,26 @@ def check_shared_state(spec, uses_vectors: bool, uses_neo4j: bool, cluster: Clus
     local = _local_models(spec)
     if local:
         section = "rerankers" if local[0] in spec.rerankers else "embeddings"
-        raise RagsweepError(f"{section}[{local[0].label()}].model: {local[0].model} is a directory on this machine, "
-                            f"but {where}; give a hub id, which every node loads alike")
+        raise RagsweepError(
+            f"{section}[{local[0].label()}].model: {local[0].model} is a directory on this machine, "
+            f"but {where}; give a hub id, which every node loads alike"
+        )
     if uses_vectors and spec.vector_store.url is None:
-        raise RagsweepError(f"vector_store: {where}, which cannot open an embedded Chroma directory; run a Chroma "
-                            "server every node reaches (`chroma run --path DIR --host 0.0.0.0 --port 8000`) and set "
-                            "vector_store.url")
+        raise RagsweepError(
+            f"vector_store: {where}, which cannot open an embedded Chroma directory; run a Chroma "
+            "server every node reaches (`chroma run --path DIR --host 0.0.0.0 --port 8000`) and set "
+            "vector_store.url"
+        )
     if uses_vectors and _loopback(urlparse(spec.vector_store.url).hostname):
-        raise RagsweepError(f"vector_store.url: {spec.vector_store.url} is a loopback address, but {where}; give the "
-                            "Chroma server's address on the network")
+        raise RagsweepError(
+            f"vector_store.url: {spec.vector_store.url} is a loopback address, but {where}; give the "
+            "Chroma server's address on the network"
+        )
     if uses_neo4j and _loopback(urlparse(spec.neo4j.url).hostname):
-        raise RagsweepError(f"neo4j.url: {spec.neo4j.url} is a loopback address, but {where}; give the Neo4j "
-                            "server's address on the network")
+        raise RagsweepError(
+            f"neo4j.url: {spec.neo4j.url} is a loopback address, but {where}; give the Neo4j "
+            "server's address on the network"
+        )
 
 
 def with_absolute_model(entry):
@@ -146,9 +167,12 @@ def with_absolute_models(config):
     """``config`` with its embeddings' and reranker's local model paths made absolute (``with_absolute_model``)."""
     from dataclasses import replace
 
-    return replace(config, embedding=with_absolute_model(config.embedding),
-                   chunk_embedding=with_absolute_model(config.chunk_embedding),
-                   reranker=with_absolute_model(config.reranker))
+    return replace(
+        config,
+        embedding=with_absolute_model(config.embedding),
+        chunk_embedding=with_absolute_model(config.chunk_embedding),
+        reranker=with_absolute_model(config.reranker),
+    )
 
 
 class RaySession(NamedTuple):

@@ -22,8 +22,16 @@ class InProcess:
     ``chunks``: a splitter's chunks made elsewhere (by chunk key), used instead of chunking again. After ``run``,
     ``error`` is what stopped the generate unit (a budget, a refused key), else None."""
 
-    def __init__(self, plan: SweepPlan, ctx: StageContext, sink: AnswerSink, bar, gen_items: list[Retrieved],
-                 clients=None, chunks: dict[str, list] | None = None) -> None:
+    def __init__(
+        self,
+        plan: SweepPlan,
+        ctx: StageContext,
+        sink: AnswerSink,
+        bar,
+        gen_items: list[Retrieved],
+        clients=None,
+        chunks: dict[str, list] | None = None,
+    ) -> None:
         self.plan, self.ctx, self.sink, self.bar, self.clients = plan, ctx, sink, bar, clients
         self.gen_items, self.given = gen_items, chunks or {}
         self.texts = plan.query_embeddings()  # embedding label -> (model, the question texts it embeds)
@@ -94,8 +102,9 @@ class InProcess:
         """Every pending question embedded once by the model (timed); a failure fails the model's configurations."""
         from ragsweep.pipelines.stages import queries
 
-        users = with_embedding([c for g in self.plan.groups.values() for c in g.configs
-                                  if c.config_hash not in self.failed], unit.label)
+        users = with_embedding(
+            [c for g in self.plan.groups.values() for c in g.configs if c.config_hash not in self.failed], unit.label
+        )
         if not users:
             return  # every configuration of this model has failed already
         emb, texts = self.texts[unit.label]
@@ -142,8 +151,10 @@ class InProcess:
         # every run, local or Ray
         configs = {h: i for i, h in enumerate(self.plan.pending)}
         questions = {h: {q.qid: i for i, q in enumerate(qs)} for h, qs in self.plan.pending.items()}
-        self.gen_items.sort(key=lambda it: (configs[it.config.config_hash],
-                                            questions[it.config.config_hash][it.question.qid]))
+        self.gen_items.sort(
+            key=lambda it: (configs[it.config.config_hash], questions[it.config.config_hash][it.question.qid])
+        )
         if self.gen_items:
-            self.error = generate.generate_all(self.ctx.spec, self.gen_items, self.sink, self.clients,
-                                               self.ctx.stats, self.bar)
+            self.error = generate.generate_all(
+                self.ctx.spec, self.gen_items, self.sink, self.clients, self.ctx.stats, self.bar
+            )

@@ -43,8 +43,9 @@ class LocalExecutor:
         score.score_answers(ctx, questions, todo, journal, scorer_key)
 
 
-def answer_here(plan: SweepPlan, ctx: StageContext, sink: AnswerSink, bar, clients,
-                gen_items: list[Retrieved]) -> RagsweepError | None:
+def answer_here(
+    plan: SweepPlan, ctx: StageContext, sink: AnswerSink, bar, clients, gen_items: list[Retrieved]
+) -> RagsweepError | None:
     """``LocalExecutor.answer``, generating ``gen_items`` (answers retrieved elsewhere: the Ray executor's
     workers) with the plan's own."""
     from ragsweep.llm.budget import BudgetExhausted
@@ -52,8 +53,9 @@ def answer_here(plan: SweepPlan, ctx: StageContext, sink: AnswerSink, bar, clien
 
     try:
         if ctx.llm is not None:
-            generate.prefetch_rewrites([c for g in plan.groups.values() for c in g.configs], plan.pending, ctx.llm,
-                                       ctx.stats)
+            generate.prefetch_rewrites(
+                [c for g in plan.groups.values() for c in g.configs], plan.pending, ctx.llm, ctx.stats
+            )
         return InProcess(plan, ctx, sink, bar, gen_items, clients).run(plan.units(ANSWERING)).error
     except (BudgetExhausted, LLMFatalError, ClusterLost) as exc:
         return exc

@@ -42,8 +42,12 @@ def on_driver(config) -> bool:
     tuned fusion weights and abstention thresholds are chosen once, on the run's validation questions, here."""
     from ragsweep.pipelines.stages.abstain import tunes_abstention
 
-    return (config.rewrite_llm is not None or getattr(config.retriever, "tuned", False) or tunes_abstention(config)
-            or config.adaptive is not None)  # an adaptive configuration's classifier is trained once, here
+    return (
+        config.rewrite_llm is not None
+        or getattr(config.retriever, "tuned", False)
+        or tunes_abstention(config)
+        or config.adaptive is not None
+    )  # an adaptive configuration's classifier is trained once, here
 
 
 class RayExecutor:
@@ -101,8 +105,9 @@ class RayExecutor:
                 except (BudgetExhausted, LLMFatalError):
                     raise
                 except Exception as exc:  # noqa: BLE001 - one splitter failing must not lose the others
-                    answer.record_failures(g.configs, plan.pending, sink, ctx.stats, bar,
-                                           f"chunking failed: {short_reason(exc)}")
+                    answer.record_failures(
+                        g.configs, plan.pending, sink, ctx.stats, bar, f"chunking failed: {short_reason(exc)}"
+                    )
                     failed.add(key)
         return failed
 
@@ -128,13 +133,16 @@ class RayExecutor:
         from ragsweep.executors.cluster import with_absolute_model
 
         remote = ray.remote(num_cpus=1, num_gpus=1 if self.session.cluster.gpus else 0, max_retries=1)(
-            ray_tasks.score_task)
+            ray_tasks.score_task
+        )
         bertscore = with_absolute_model(ctx.spec.scoring.bertscore)
         root = ctx.cache.root.resolve()
 
         def failed(exc: BaseException) -> RagsweepError:
-            return RagsweepError(f"ray: scoring failed ({short_reason(task_cause(exc))}); the answers are journaled: "
-                                 "run the same command again to score them")
+            return RagsweepError(
+                f"ray: scoring failed ({short_reason(task_cause(exc))}); the answers are journaled: "
+                "run the same command again to score them"
+            )
 
         def run(blocks):
             try:

@@ -49,21 +49,27 @@ class Dispatch:
 
         self.plan, self.ctx, self.pending, self.journal = plan, ctx, plan.pending, sink
         self.work = {key: Group(g.configs) for key, g in plan.groups.items()}
-        self.spec, self.dataset, self.stats, self.bars, self.answer_bar = (ctx.spec, ctx.dataset, ctx.stats,
-                                                                           ctx.bars, bar)
+        self.spec, self.dataset, self.stats, self.bars, self.answer_bar = (
+            ctx.spec,
+            ctx.dataset,
+            ctx.stats,
+            ctx.bars,
+            bar,
+        )
         self.emb_cache = ctx.models.cache
         self.gen_items, self.cluster = gen_items, cluster
         # tasks that may run the embedding model get a GPU when the cluster has them (Ray hides GPUs from
         # tasks that do not ask); answering tasks only read question vectors the driver sends
         gpu = 1 if cluster.gpus else 0
-        self.remote = {fn.__name__: ray.remote(num_cpus=1, num_gpus=gpu if fn is not tasks.answer_task else 0,
-                                               max_retries=1)(fn)
-                       for fn in (tasks.chunk_task, tasks.index_task, tasks.query_task, tasks.graph_task,
-                                  tasks.answer_task)}
+        self.remote = {
+            fn.__name__: ray.remote(num_cpus=1, num_gpus=gpu if fn is not tasks.answer_task else 0, max_retries=1)(fn)
+            for fn in (tasks.chunk_task, tasks.index_task, tasks.query_task, tasks.graph_task, tasks.answer_task)
+        }
         self.spec_ref, self.dataset_ref = ray.put(self.spec), ray.put(self.dataset)
         self.root = ctx.cache.root.resolve()
-        self.per_task = questions_per_task(self.spec, len({q.qid for q in plan.questions_of(plan.configs)}),
-                                           len(self.work), cluster.cpus)
+        self.per_task = questions_per_task(
+            self.spec, len({q.qid for q in plan.questions_of(plan.configs)}), len(self.work), cluster.cpus
+        )
         self.models = plan.query_embeddings()  # embedding label -> (model, the question texts it embeds)
         self.outstanding: dict = {}  # ObjectRef -> (unit, handler, what the handler needs)
         self.tasks_left: dict = {}  # unit key -> its tasks not returned yet
@@ -98,18 +104,24 @@ class Dispatch:
         for key, g in self.work.items():
             g.chunks = chunk.cached_chunks(self.ctx, g.configs[0])
         # one bar for the units before answering: chunk (unless cached), index, queries and graph tasks
-        prep_bar = self.bars.add("ray: chunk, index, graph tasks", sum(
-            u.stage != "answer" and not (u.stage == "chunk" and self.work[u.chunk_key].chunks is not None)
-            for u in units))
+        prep_bar = self.bars.add(
+            "ray: chunk, index, graph tasks",
+            sum(
+                u.stage != "answer" and not (u.stage == "chunk" and self.work[u.chunk_key].chunks is not None)
+                for u in units
+            ),
+        )
         schedule = Schedule(units)
         self.start(schedule)
         while self.outstanding:
             try:
                 ready, _ = ray.wait(list(self.outstanding), num_returns=1)
             except Exception as exc:  # noqa: BLE001 - the cluster failed: stop cleanly, keep what is journaled
-                raise ClusterLost(f"ray: the cluster at {self.cluster.address} stopped answering "
-                                  f"({short_reason(exc)}); finished answers are journaled: run the same command "
-                                  "again to go on") from None
+                raise ClusterLost(
+                    f"ray: the cluster at {self.cluster.address} stopped answering "
+                    f"({short_reason(exc)}); finished answers are journaled: run the same command "
+                    "again to go on"
+                ) from None
             unit, handler, what = self.outstanding.pop(ready[0])
             try:
                 result = ray.get(ready[0])
@@ -173,8 +185,12 @@ class Dispatch:
         configs = with_embedding(self._configs(unit), unit.label)
         if configs:
             vecs = self.vectors_for(configs[0].embedding, ([c.index_text for c in g.chunks or []], "text"))
-            self.submit(unit, "index_task", (self.spec_ref, self.dataset_ref, configs[0], g.chunks_ref, vecs,
-                                             self.root), self.indexed)
+            self.submit(
+                unit,
+                "index_task",
+                (self.spec_ref, self.dataset_ref, configs[0], g.chunks_ref, vecs, self.root),
+                self.indexed,
+            )
 
     def indexed(self, unit: Unit, result, _what=None) -> None:
         if isinstance(result, BaseException):
@@ -191,8 +207,12 @@ class Dispatch:
 
     def start_queries(self, unit: Unit) -> None:
         emb, texts = self.models[unit.label]
-        self.submit(unit, "query_task", (self.spec_ref, self.dataset_ref, emb, texts,
-                                         self.vectors_for(emb, (texts, "query")), self.root), self.queried)
+        self.submit(
+            unit,
+            "query_task",
+            (self.spec_ref, self.dataset_ref, emb, texts, self.vectors_for(emb, (texts, "query")), self.root),
+            self.queried,
+        )
 
     def queried(self, unit: Unit, result, _what=None) -> None:
         if isinstance(result, BaseException):
@@ -211,8 +231,9 @@ class Dispatch:
             path = self.ctx.cache.root / "graphs" / f"{gkey}.json"
             if path.is_file():
                 g.graph_files[gkey] = path.read_text(encoding="utf-8")
-        self.submit(unit, "graph_task", (self.spec_ref, self.dataset_ref, graph_cfgs, g.chunks_ref, g.graph_files),
-                    self.graphed)
+        self.submit(
+            unit, "graph_task", (self.spec_ref, self.dataset_ref, graph_cfgs, g.chunks_ref, g.graph_files), self.graphed
+        )
 
     def graphed(self, unit: Unit, result, _what=None) -> None:
         g = self.work[unit.chunk_key]
@@ -220,8 +241,12 @@ class Dispatch:
             return
         self.store(result)
         for failed_spec, reason in result.graph_failures.items():  # recorded once, as a local run does
-            cfgs = [c for c in g.configs if c.retriever.model_dump_json() == failed_spec
-                    and (c.embedding is None or c.embedding.label() not in g.failed_embeddings)]
+            cfgs = [
+                c
+                for c in g.configs
+                if c.retriever.model_dump_json() == failed_spec
+                and (c.embedding is None or c.embedding.label() not in g.failed_embeddings)
+            ]
             self.fail(cfgs, self.pending, reason)
             g.configs = [c for c in g.configs if c not in cfgs]
         for gkey, text in result.graph_files.items():
@@ -244,15 +269,20 @@ class Dispatch:
         questions = self.plan.questions_of(configs)
         graph_ref = ray.put(g.graph_files) if unit.for_graphs else ray.put({})
         for i in range(0, len(questions), self.per_task):
-            qids = {q.qid for q in questions[i:i + self.per_task]}
+            qids = {q.qid for q in questions[i : i + self.per_task]}
             part = {c.config_hash: [q for q in self.pending[c.config_hash] if q.qid in qids] for c in configs}
             cfgs = [c for c in configs if part[c.config_hash]]
             texts = sorted({q.question for c in cfgs for q in part[c.config_hash]})
             vecs = {}
             for emb in {c.embedding.label(): c.embedding for c in cfgs if c.embedding is not None}.values():
                 vecs.update(self.vectors_for(emb, (texts, "query")))
-            self.submit(unit, "answer_task", (self.spec_ref, self.dataset_ref, cfgs, g.chunks_ref, part, vecs,
-                                              graph_ref, self.root), self.answered, (cfgs, part))
+            self.submit(
+                unit,
+                "answer_task",
+                (self.spec_ref, self.dataset_ref, cfgs, g.chunks_ref, part, vecs, graph_ref, self.root),
+                self.answered,
+                (cfgs, part),
+            )
 
     def answered(self, _unit: Unit, result, batch) -> None:
         cfgs, part = batch

@@ -71,8 +71,13 @@ def _scratch_cache(graph_files: dict[str, str] | None = None) -> CacheDir:
 def _context(spec, dataset, cache_root: Path, vectors=None, graph_files=None, configs=()) -> StageContext:
     """A task's stage context: in-memory caches the driver filled, no LLM, quiet progress."""
     models = Models(lambda: MemoryEmbeddingCache(vectors), export_root(cache_root))
-    return StageContext(spec=spec, dataset=dataset, cache=_scratch_cache(graph_files), models=models,
-                        neo4j=graph.neo4j_connection(spec, list(configs)))
+    return StageContext(
+        spec=spec,
+        dataset=dataset,
+        cache=_scratch_cache(graph_files),
+        models=models,
+        neo4j=graph.neo4j_connection(spec, list(configs)),
+    )
 
 
 def _result(ctx: StageContext, **kw) -> TaskResult:
@@ -123,8 +128,9 @@ def graph_task(spec, dataset, configs, chunks, graph_files: dict[str, str]) -> T
     return _result(ctx, graph_files=files, graph_failures=failures)
 
 
-def answer_task(spec, dataset, configs, chunks, pending, vectors, graph_files: dict[str, str],
-                cache_root: Path) -> TaskResult:
+def answer_task(
+    spec, dataset, configs, chunks, pending, vectors, graph_files: dict[str, str], cache_root: Path
+) -> TaskResult:
     """An answer unit of one splitter, on a slice of the questions (``pending``: configuration hash ->
     questions): open the indexes and graphs the driver's earlier tasks made, then answer exactly as the
     local executor does; LLM-written answers go back as generation items."""
@@ -138,7 +144,8 @@ def answer_task(spec, dataset, configs, chunks, pending, vectors, graph_files: d
     plan = SweepPlan.build(configs, pending)
     try:  # the plan's units in this process: the chunks are the driver's, indexes and graphs its tasks' (reopened)
         InProcess(plan, ctx, sink, bar, gen_items, chunks={configs[0].chunk_key: chunks}).run(
-            plan.units(ANSWERING[:-1]))
+            plan.units(ANSWERING[:-1])
+        )
     finally:
         if ctx.neo4j is not None:
             ctx.neo4j.close()

@@ -22,22 +22,37 @@ def console_for_output():
 
 
 def generate(
-    source: str = typer.Argument(..., help="a spec (its dataset.corpus, generate:, llm:, prices:), a folder of "
-                                 "documents, a JSONL corpus (id, text) or demo"),
-    out: Path = typer.Option(..., "--out", help="questions file to write (JSONL; dataset.questions: {format: jsonl} "
-                             "reads it); OUT.generation.json and OUT.rejected.jsonl go next to it"),
-    questions: Optional[int] = typer.Option(None, "--questions", min=1, help="how many (default: generate.questions, "
-                                            "100)"),
-    generator: Optional[str] = typer.Option(None, "--generator", help="offline (no model) or llm (the spec's "
-                                            "endpoint)"),
+    source: str = typer.Argument(
+        ...,
+        help="a spec (its dataset.corpus, generate:, llm:, prices:), a folder of "
+        "documents, a JSONL corpus (id, text) or demo",
+    ),
+    out: Path = typer.Option(
+        ...,
+        "--out",
+        help="questions file to write (JSONL; dataset.questions: {format: jsonl} "
+        "reads it); OUT.generation.json and OUT.rejected.jsonl go next to it",
+    ),
+    questions: Optional[int] = typer.Option(
+        None, "--questions", min=1, help="how many (default: generate.questions, 100)"
+    ),
+    generator: Optional[str] = typer.Option(
+        None, "--generator", help="offline (no model) or llm (the spec's endpoint)"
+    ),
     mix: Optional[str] = typer.Option(None, "--mix", help="weights per type, e.g. simple=0.6,out_of_scope=0.2"),
     seed: Optional[int] = typer.Option(None, "--seed", help="which passages and facts are drawn"),
-    dry_run: bool = typer.Option(False, "--dry-run", help="print the LLM calls, tokens and cost it would need, "
-                                 "and spend nothing"),
-    budget: Optional[float] = typer.Option(None, "--budget", min=0, help="stop before LLM spending would pass USD "
-                                           "(what is written so far is kept; exit code 4)"),
-    cache: Optional[Path] = typer.Option(None, "--cache", help="cache directory (default: the spec's cache_dir or "
-                                         ".ragsweep/cache)"),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="print the LLM calls, tokens and cost it would need, and spend nothing"
+    ),
+    budget: Optional[float] = typer.Option(
+        None,
+        "--budget",
+        min=0,
+        help="stop before LLM spending would pass USD (what is written so far is kept; exit code 4)",
+    ),
+    cache: Optional[Path] = typer.Option(
+        None, "--cache", help="cache directory (default: the spec's cache_dir or .ragsweep/cache)"
+    ),
 ) -> None:
     """Write a test set from a corpus: questions of HyPA-RAG's types with reference answers and evidence
     spans verified to occur in the corpus (unverifiable ones, placeholders and prompt text rejected and
@@ -51,8 +66,15 @@ def generate(
     try:
         from ragsweep.generate.command import parse_mix, resolve, run_generate
 
-        req = resolve(source, {"questions": questions, "generator": generator, "seed": seed,
-                               "mix": parse_mix(mix) if mix is not None else None})
+        req = resolve(
+            source,
+            {
+                "questions": questions,
+                "generator": generator,
+                "seed": seed,
+                "mix": parse_mix(mix) if mix is not None else None,
+            },
+        )
         console = console_for_output()
         if dry_run:
             from ragsweep.datasets.load import load_corpus

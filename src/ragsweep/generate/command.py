@@ -56,19 +56,23 @@ def resolve(source: str, overrides: dict) -> GenerateRequest:
     elif path.is_file() and path.suffix == ".jsonl":
         dataset = DatasetSpec(corpus=JsonlCorpus(format="jsonl", path=path))
     else:
-        raise RagsweepError(f"{source}: not a spec (.yaml), a folder of documents, a .jsonl corpus or 'demo'; "
-                            "give one of those")
+        raise RagsweepError(
+            f"{source}: not a spec (.yaml), a folder of documents, a .jsonl corpus or 'demo'; give one of those"
+        )
     base = spec.generate if spec is not None and spec.generate is not None else GenerateSpec()
     try:
-        gen = GenerateSpec.model_validate({**base.model_dump(exclude_unset=True),
-                                           **{k: v for k, v in overrides.items() if v is not None}})
+        gen = GenerateSpec.model_validate(
+            {**base.model_dump(exclude_unset=True), **{k: v for k, v in overrides.items() if v is not None}}
+        )
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(["generate", *(str(p) for p in err["loc"])])
         raise RagsweepError(f"{field}: {err['msg'].removeprefix('Value error, ')}") from None
     if gen.generator == "llm" and (spec is None or (gen.llm or spec.llm) is None):
-        raise RagsweepError("--generator llm: needs an endpoint; give as SOURCE a spec with an llm: section (or "
-                            "generate.llm), or use the offline generator")
+        raise RagsweepError(
+            "--generator llm: needs an endpoint; give as SOURCE a spec with an llm: section (or "
+            "generate.llm), or use the offline generator"
+        )
     return GenerateRequest(dataset, gen, spec, source)
 
 
@@ -96,8 +100,10 @@ def estimate(req: GenerateRequest, documents):
             if got is None:
                 break
             est.add(1, count_tokens(got[0]) + MESSAGE_OVERHEAD + REPLY_PRIMING, llm.max_tokens, price)
-    est.notes.append(f"the first round; rejected questions are replaced in up to {gen.rounds - 1} more rounds of "
-                     "fewer prompts; cached replies cost nothing")
+    est.notes.append(
+        f"the first round; rejected questions are replaced in up to {gen.rounds - 1} more rounds of "
+        "fewer prompts; cached replies cost nothing"
+    )
     return [est]
 
 
@@ -123,8 +129,10 @@ def run_generate(req: GenerateRequest, out: Path, *, cache: Path | None, budget:
         spec_llm = _llm_spec(req)
         api_key_for(spec_llm, "generate.llm" if req.generate.llm else "llm")
         if budget is not None and price_for(spec_llm.model, req.spec.prices) is None:
-            raise RagsweepError(f"--budget: model {spec_llm.model!r} has no price, so spending cannot be bounded; add "
-                                f"it to the spec's prices (USD per million tokens)")
+            raise RagsweepError(
+                f"--budget: model {spec_llm.model!r} has no price, so spending cannot be bounded; add "
+                f"it to the spec's prices (USD per million tokens)"
+            )
         cache_dir = CacheDir(Path(cache or req.spec.cache_dir or DEFAULT_CACHE))
         cache_dir.root.mkdir(parents=True, exist_ok=True)
         clients = LLMClients(req.spec, cache_dir.llm_calls, run_id=f"generate-{int(time.time())}", budget_usd=budget)
@@ -141,8 +149,11 @@ def run_generate(req: GenerateRequest, out: Path, *, cache: Path | None, budget:
             clients.close()
     from ragsweep.datasets.types import Dataset
 
-    extra = {"source": req.source, "documents": len(documents),
-             "corpus_fingerprint": Dataset("corpus", documents, []).corpus_fingerprint()}
+    extra = {
+        "source": req.source,
+        "documents": len(documents),
+        "corpus_fingerprint": Dataset("corpus", documents, []).corpus_fingerprint(),
+    }
     return outcome, output.write(out, outcome, extra)
 
 
@@ -160,10 +171,14 @@ def exit_status(summary: dict, rejected_path: Path) -> tuple[int, str | None]:
     if written >= wanted:
         return 0, None
     failed = summary.get("failed_calls") or 0
-    parts = ([f"rejected {_top_reasons(rejected)} (see {rejected_path})"] if rejected else []) + \
-        ([f"{failed} LLM calls failed"] if failed else [])
-    why = "; ".join(parts) or ("no candidates: the corpus ran out of passages" if summary["generator"] == "llm"
-                               else "no candidates: the corpus has too few definitions, duties or sentences")
+    parts = ([f"rejected {_top_reasons(rejected)} (see {rejected_path})"] if rejected else []) + (
+        [f"{failed} LLM calls failed"] if failed else []
+    )
+    why = "; ".join(parts) or (
+        "no candidates: the corpus ran out of passages"
+        if summary["generator"] == "llm"
+        else "no candidates: the corpus has too few definitions, duties or sentences"
+    )
     if written:
         return 3, f"wrote {written} of {wanted} questions asked; {why}"
     if summary["generator"] != "llm":

@@ -20,8 +20,9 @@ class NearDuplicates:
         """Weigh words by their IDF over ``batch`` (the candidates about to be checked) and the kept questions."""
         from sklearn.feature_extraction.text import TfidfVectorizer
 
-        self._vec = TfidfVectorizer(ngram_range=(1, 2), lowercase=True, sublinear_tf=True, norm="l2",
-                                    token_pattern=r"(?u)\b\w+\b").fit(self.kept + list(batch) or ["empty"])
+        self._vec = TfidfVectorizer(
+            ngram_range=(1, 2), lowercase=True, sublinear_tf=True, norm="l2", token_pattern=r"(?u)\b\w+\b"
+        ).fit(self.kept + list(batch) or ["empty"])
         self._matrix = self._vec.transform(self.kept) if self.kept else None
 
     def add_if_new(self, text: str) -> bool:

@@ -67,8 +67,11 @@ def _modal(label: str) -> tuple[str, str, bool] | None:
 def _kind(modal: str, negated: bool) -> str:
     if negated:
         return "prohibition"
-    return "permission" if modal.split()[0] in PERMISSIVE or modal.split()[-2:-1] == ["entitled"] or any(
-        w in modal for w in PERMISSIVE) else "obligation"
+    return (
+        "permission"
+        if modal.split()[0] in PERMISSIVE or modal.split()[-2:-1] == ["entitled"] or any(w in modal for w in PERMISSIVE)
+        else "obligation"
+    )
 
 
 def _cased(term: str, text: str) -> str | None:
@@ -105,5 +108,8 @@ def ict_pairs(facts: DocumentFacts) -> list[tuple[Sentence, Sentence, Sentence]]
     Domain Question Answering", ACL)."""
     s = facts.sentences
     ok = [MIN_WORDS <= x.words <= MAX_WORDS for x in s]
-    return [(s[i - 1], s[i], s[i + 1]) for i in range(1, len(s) - 1)
-            if ok[i - 1] and ok[i] and ok[i + 1] and s[i].words >= 8 and not s[i].text[:1].islower()]  # no fragment
+    return [
+        (s[i - 1], s[i], s[i + 1])
+        for i in range(1, len(s) - 1)
+        if ok[i - 1] and ok[i] and ok[i + 1] and s[i].words >= 8 and not s[i].text[:1].islower()
+    ]  # no fragment

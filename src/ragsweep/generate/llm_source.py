@@ -35,8 +35,11 @@ class PassageCursor:
         rng = random.Random(f"{seed}:passages")
         per_doc = []
         for d in sorted(documents, key=lambda d: d.doc_id):
-            ps = [Passage(d.doc_id, titles[d.doc_id], t) for t in splitter.split_text(d.text)
-                  if len(t.split()) >= MIN_PASSAGE_WORDS]
+            ps = [
+                Passage(d.doc_id, titles[d.doc_id], t)
+                for t in splitter.split_text(d.text)
+                if len(t.split()) >= MIN_PASSAGE_WORDS
+            ]
             rng.shuffle(ps)
             if ps:
                 per_doc.append(ps)
@@ -54,8 +57,11 @@ class PassageCursor:
         first = free[0]
         picked = [first]
         if two:
-            want = (lambda p: p.doc_id == self.order[first].doc_id) if same_doc else \
-                (lambda p: p.doc_id != self.order[first].doc_id)
+            want = (
+                (lambda p: p.doc_id == self.order[first].doc_id)
+                if same_doc
+                else (lambda p: p.doc_id != self.order[first].doc_id)
+            )
             second = next((i for i in free[1:] if want(self.order[i])), None)
             if second is None and not same_doc:
                 return None
@@ -85,8 +91,15 @@ def candidate(qtype: str, passages: list[Passage], reply: str, model: str) -> Ca
     source = {"passages": [p.doc_id for p in passages], "model": model}
     if parsed["absent_terms"]:
         source["absent_terms"] = parsed["absent_terms"]
-    return Candidate(qtype, "llm", parsed["question"], parsed["answer"], quotes,
-                     doc_id=passages[0].doc_id if qtype != "out_of_scope" else None, source=source)
+    return Candidate(
+        qtype,
+        "llm",
+        parsed["question"],
+        parsed["answer"],
+        quotes,
+        doc_id=passages[0].doc_id if qtype != "out_of_scope" else None,
+        source=source,
+    )
 
 
 async def ask_all(llm, prompt_texts: list[str], trace) -> tuple[list, BaseException | None]:

@@ -24,8 +24,12 @@ _SKIP_VERBS = {"mean", "means", "include", "be deemed", "be entitled", "be const
 
 
 def _usable(d: Duty) -> bool:
-    return (len(d.subject.split()) <= 4 and not _BAD_SUBJECT.search(d.subject) and d.verb not in _SKIP_VERBS
-            and bool(d.verb))
+    return (
+        len(d.subject.split()) <= 4
+        and not _BAD_SUBJECT.search(d.subject)
+        and d.verb not in _SKIP_VERBS
+        and bool(d.verb)
+    )
 
 
 def _the(subject: str) -> str:
@@ -62,8 +66,11 @@ def duty_question(f: DocumentFacts, d: Duty, rng: random.Random, anchored: bool 
         return f"What must {s} not {d.verb}{where}?"
     if len(d.object.split()) >= 2 and rng.random() < 0.5:
         return f"Who {d.modal} {d.verb}{obj}{where}?"
-    return rng.choice([f"What {d.modal.split()[0]} {s} {d.verb}{where}?", f"What does {s} have to {d.verb}{where}?"]) \
-        if d.kind == "obligation" else f"What may {s} {d.verb}{where}?"
+    return (
+        rng.choice([f"What {d.modal.split()[0]} {s} {d.verb}{where}?", f"What does {s} have to {d.verb}{where}?"])
+        if d.kind == "obligation"
+        else f"What may {s} {d.verb}{where}?"
+    )
 
 
 def simple_candidate(f: DocumentFacts, fact, rng: random.Random, anchored: bool = True) -> Candidate:
@@ -109,8 +116,15 @@ class OfflineRecipes:
         pairs = self._pairs(rng)
         for method in ("definition", "duty"):
             if method in self.methods:
-                streams.append(iter([simple_candidate(f, x, rng) for f, x in pairs
-                                     if (method == "definition") == isinstance(x, Definition)]))
+                streams.append(
+                    iter(
+                        [
+                            simple_candidate(f, x, rng)
+                            for f, x in pairs
+                            if (method == "definition") == isinstance(x, Definition)
+                        ]
+                    )
+                )
         if "ict" in self.methods:
             streams.append(self._ict(rng))
         while streams:
@@ -127,9 +141,14 @@ class OfflineRecipes:
         triples = [t for f in self.docs for t in ict_pairs(f)]
         rng.shuffle(triples)
         for prev, s, nxt in triples:
-            yield Candidate("simple", "ict", _ENUMERATOR.sub("", _flat(s.text)),
-                            f"{_flat(prev.text)} {_flat(nxt.text)}",
-                            [Quote(prev.text, prev.doc_id), Quote(nxt.text, nxt.doc_id)], doc_id=s.doc_id)
+            yield Candidate(
+                "simple",
+                "ict",
+                _ENUMERATOR.sub("", _flat(s.text)),
+                f"{_flat(prev.text)} {_flat(nxt.text)}",
+                [Quote(prev.text, prev.doc_id), Quote(nxt.text, nxt.doc_id)],
+                doc_id=s.doc_id,
+            )
 
     def _situational(self, rng: random.Random) -> Iterator[Candidate]:
         for f, d in self._pairs(rng):
@@ -137,9 +156,9 @@ class OfflineRecipes:
                 continue
             s = d.sentence
             if d.kind == "obligation":
-                q = f'I am {_the(d.subject)} {_where(f)}. What do I have to {d.verb}?'
+                q = f"I am {_the(d.subject)} {_where(f)}. What do I have to {d.verb}?"
             else:
-                q = f'As {_the(d.subject)} {_where(f)}, am I allowed to {d.verb} {d.object}?'
+                q = f"As {_the(d.subject)} {_where(f)}, am I allowed to {d.verb} {d.object}?"
             yield Candidate("situational", "duty", q, _flat(s.text), [Quote(s.text, s.doc_id)], doc_id=f.doc_id)
 
     def _vague(self, rng: random.Random) -> Iterator[Candidate]:
@@ -171,8 +190,14 @@ class OfflineRecipes:
                 if a.sentence == b.sentence:
                     continue
                 ca, cb = simple_candidate(f, a, rng), simple_candidate(f, b, rng)
-                yield Candidate("double", f"{ca.method}+{cb.method}", f"{ca.question} And {_lcfirst(cb.question)}",
-                                f"{ca.reference_answer} {cb.reference_answer}", ca.quotes + cb.quotes, doc_id=f.doc_id)
+                yield Candidate(
+                    "double",
+                    f"{ca.method}+{cb.method}",
+                    f"{ca.question} And {_lcfirst(cb.question)}",
+                    f"{ca.reference_answer} {cb.reference_answer}",
+                    ca.quotes + cb.quotes,
+                    doc_id=f.doc_id,
+                )
 
     def _comparative(self, rng: random.Random) -> Iterator[Candidate]:
         """One defined term, or one (subject, verb) duty, in two documents."""
@@ -193,29 +218,68 @@ class OfflineRecipes:
             else:
                 q = f'How do "{fa.title}" and "{fb.title}" differ on what {_the(a.subject)} {a.modal} {a.verb}?'
             ref = f"{fa.title}: {_flat(a.sentence.text)} {fb.title}: {_flat(b.sentence.text)}"
-            yield Candidate("comparative", "definition" if key[0] == "def" else "duty", q, ref,
-                            [Quote(a.sentence.text, fa.doc_id), Quote(b.sentence.text, fb.doc_id)], doc_id=fa.doc_id)
+            yield Candidate(
+                "comparative",
+                "definition" if key[0] == "def" else "duty",
+                q,
+                ref,
+                [Quote(a.sentence.text, fa.doc_id), Quote(b.sentence.text, fb.doc_id)],
+                doc_id=fa.doc_id,
+            )
 
     def _out_of_scope(self, rng: random.Random) -> Iterator[Candidate]:
         """A term defined in one document, asked of another that never mentions it; with one document, a
         common legal term the corpus never mentions. The checks verify the absence."""
-        terms = sorted({d.term for f in self.docs for d in f.definitions if len(d.term) >= 4},
-                       key=lambda t: (t.lower(), t))  # "Control" and "control": a total order, not set order
+        terms = sorted(
+            {d.term for f in self.docs for d in f.definitions if len(d.term) >= 4}, key=lambda t: (t.lower(), t)
+        )  # "Control" and "control": a total order, not set order
         pool = [(t, f) for t in terms for f in self.docs]
         rng.shuffle(pool)
         for term, f in pool:
-            yield Candidate("out_of_scope", "absent_term", f'What does "{term}" mean {_where(f)}?', None,
-                            out_of_scope_term=term, doc_id=f.doc_id)
+            yield Candidate(
+                "out_of_scope",
+                "absent_term",
+                f'What does "{term}" mean {_where(f)}?',
+                None,
+                out_of_scope_term=term,
+                doc_id=f.doc_id,
+            )
         fallback = list(COMMON_LEGAL_TERMS)
         rng.shuffle(fallback)
         for term in fallback:
             f = rng.choice(self.docs)
-            yield Candidate("out_of_scope", "absent_term", f'What does "{f.title}" say about {term}?', None,
-                            out_of_scope_term=term, doc_id=None)
+            yield Candidate(
+                "out_of_scope",
+                "absent_term",
+                f'What does "{f.title}" say about {term}?',
+                None,
+                out_of_scope_term=term,
+                doc_id=None,
+            )
 
 
-COMMON_LEGAL_TERMS = ("force majeure", "liquidated damages", "escrow", "indemnification", "arbitration",
-                      "governing law", "non-compete", "severability", "assignment of rights", "quorum",
-                      "statute of limitations", "power of attorney", "right of first refusal", "sublicensing",
-                      "export control", "anti-bribery", "data portability", "cookies", "audit rights",
-                      "insurance coverage", "termination for convenience", "most favoured nation", "probation period")
+COMMON_LEGAL_TERMS = (
+    "force majeure",
+    "liquidated damages",
+    "escrow",
+    "indemnification",
+    "arbitration",
+    "governing law",
+    "non-compete",
+    "severability",
+    "assignment of rights",
+    "quorum",
+    "statute of limitations",
+    "power of attorney",
+    "right of first refusal",
+    "sublicensing",
+    "export control",
+    "anti-bribery",
+    "data portability",
+    "cookies",
+    "audit rights",
+    "insurance coverage",
+    "termination for convenience",
+    "most favoured nation",
+    "probation period",
+)

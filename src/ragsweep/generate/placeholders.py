@@ -54,7 +54,7 @@ def _template() -> tuple[frozenset, frozenset, frozenset, tuple[str, ...]]:
     grams = set()
     for text in texts:
         w = _words(text)
-        grams.update(tuple(w[i:i + NGRAM]) for i in range(len(w) - NGRAM + 1))
+        grams.update(tuple(w[i : i + NGRAM]) for i in range(len(w) - NGRAM + 1))
     own = tuple(dict.fromkeys(m for text in texts for m in _ANGLE.findall(text)))
     keys = {k for text in texts for k in re.findall(r'"(\w+)":', text)}
     field_words = {w for p in (*own, *keys) for w in _words(p)} - _STOP
@@ -85,7 +85,7 @@ def template_echo(text: str) -> bool:
         return False
     covered: set[int] = set()
     for i in range(len(words) - NGRAM + 1):
-        if tuple(words[i:i + NGRAM]) in grams:
+        if tuple(words[i : i + NGRAM]) in grams:
             covered.update(range(i, i + NGRAM))
     return len(covered) >= COVERED * len(words)
 

@@ -15,43 +15,49 @@ TYPE_INSTRUCTIONS = {
     "simple": "a simple question about one fact stated in the passage",
     "complex": "a complex question that needs two or more statements of the passages combined to answer",
     "distracting": "a question that opens with a sentence of irrelevant but plausible information, then asks "
-                   "about one fact of the passage",
+    "about one fact of the passage",
     "situational": "a question asked from the point of view of a person in a concrete situation the passage "
-                   "governs (\"I am ... ; can I ...?\")",
+    'governs ("I am ... ; can I ...?")',
     "double": "two distinct questions joined in one sentence, each answered by a different statement",
     "conversational": "a follow-up question in a conversation: first a short earlier question in the form "
-                      "\"Earlier: ...\", then the follow-up, which refers back to it",
+    '"Earlier: ...", then the follow-up, which refers back to it',
     "complex_situational": "a question about a concrete situation that needs two or more statements of the "
-                           "passages, applied in steps, to answer",
+    "passages, applied in steps, to answer",
     "out_of_scope": "a question on the same subject matter that the passages do NOT answer (about something "
-                    "they never mention); give no evidence, and list in absent_terms one or two distinctive "
-                    "words or phrases of your question that occur nowhere in the passages",
+    "they never mention); give no evidence, and list in absent_terms one or two distinctive "
+    "words or phrases of your question that occur nowhere in the passages",
     "vague": "an underspecified question (it does not say which document, party or case it means) that the "
-             "passage still answers",
+    "passage still answers",
     "comparative": "a question that compares what passage 1 and passage 2 say on the same point; quote evidence "
-                   "from both",
+    "from both",
     "rule_conclusion": "a question that states facts of a concrete case and asks what conclusion the rule in the "
-                       "passage leads to",
+    "passage leads to",
 }
 TWO_PASSAGES = ("complex", "complex_situational", "comparative")
 
 
 def build(qtype: str, passages: list[tuple[str, str]]) -> str:
     """The prompt for one question of ``qtype`` from ``passages`` ((title, text) each)."""
-    shown = "\n\n".join(f'<passage {i} title={json.dumps(title, ensure_ascii=False)}>\n{text}\n</passage>'
-                        for i, (title, text) in enumerate(passages, 1))
-    evidence = ('"evidence": [], "absent_terms": ["<a term of the question absent from the passages>"]'
-                if qtype == "out_of_scope" else
-                '"evidence": [{"passage": <its number>, "quote": "<one or more whole sentences copied verbatim '
-                'from that passage>"}]')
-    return (f"{MARKER}. Read the passages and write {TYPE_INSTRUCTIONS[qtype]}.\n"
-            f"Question type: {qtype}\n"
-            "Rules: the question must make sense on its own to someone who has not seen the passages (name the "
-            "document when it matters); the answer must be short and follow from the passages only; every quote "
-            "must be copied character for character, without ellipses.\n\n"
-            f"{shown}\n\n"
-            "Reply with one JSON object and nothing else:\n"
-            f'{{"question": "<the question>", "answer": "<the reference answer>", {evidence}}}')
+    shown = "\n\n".join(
+        f"<passage {i} title={json.dumps(title, ensure_ascii=False)}>\n{text}\n</passage>"
+        for i, (title, text) in enumerate(passages, 1)
+    )
+    evidence = (
+        '"evidence": [], "absent_terms": ["<a term of the question absent from the passages>"]'
+        if qtype == "out_of_scope"
+        else '"evidence": [{"passage": <its number>, "quote": "<one or more whole sentences copied verbatim '
+        'from that passage>"}]'
+    )
+    return (
+        f"{MARKER}. Read the passages and write {TYPE_INSTRUCTIONS[qtype]}.\n"
+        f"Question type: {qtype}\n"
+        "Rules: the question must make sense on its own to someone who has not seen the passages (name the "
+        "document when it matters); the answer must be short and follow from the passages only; every quote "
+        "must be copied character for character, without ellipses.\n\n"
+        f"{shown}\n\n"
+        "Reply with one JSON object and nothing else:\n"
+        f'{{"question": "<the question>", "answer": "<the reference answer>", {evidence}}}'
+    )
 
 
 def parse(reply: str) -> dict | None:
@@ -61,7 +67,7 @@ def parse(reply: str) -> dict | None:
     if start < 0 or end <= start:
         return None
     try:
-        obj = json.loads(text[start:end + 1])
+        obj = json.loads(text[start : end + 1])
     except json.JSONDecodeError:
         return None
     if not isinstance(obj, dict) or not isinstance(obj.get("question"), str):
@@ -80,5 +86,9 @@ def parse(reply: str) -> dict | None:
         else:
             return None
     answer = obj.get("answer")
-    return {"question": obj["question"].strip(), "answer": answer.strip() if isinstance(answer, str) else None,
-            "quotes": quotes, "absent_terms": [t for t in terms if isinstance(t, str) and t.strip()]}
+    return {
+        "question": obj["question"].strip(),
+        "answer": answer.strip() if isinstance(answer, str) else None,
+        "quotes": quotes,
+        "absent_terms": [t for t in terms if isinstance(t, str) and t.strip()],
+    }

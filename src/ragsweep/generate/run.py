@@ -65,8 +65,13 @@ class _Selection:
         self.reasons[kind] += 1
         row = {"type": qtype, "reason": reason}
         if c is not None:
-            row.update(question=c.question, method=c.method, reference_answer=c.reference_answer,
-                       evidence=[q.text for q in c.quotes], source=c.source)
+            row.update(
+                question=c.question,
+                method=c.method,
+                reference_answer=c.reference_answer,
+                evidence=[q.text for q in c.quotes],
+                source=c.source,
+            )
         if reply is not None:
             row["reply"] = reply[:2000]
         self.rejected.append(row)
@@ -84,12 +89,20 @@ class _Selection:
             self.reject(c, reason, c.qtype)
             return False
         texts = self.checker.documents
-        self.kept.append({
-            "id": qid, "question": c.question, "reference_answer": c.reference_answer, "type": c.qtype,
-            "method": c.method,
-            "evidence": [{"doc_id": s.doc_id, "start": s.start, "end": s.end, "text": texts[s.doc_id][s.start:s.end]}
-                         for s in spans],
-            **({"source": c.source} if c.source else {})})
+        self.kept.append(
+            {
+                "id": qid,
+                "question": c.question,
+                "reference_answer": c.reference_answer,
+                "type": c.qtype,
+                "method": c.method,
+                "evidence": [
+                    {"doc_id": s.doc_id, "start": s.start, "end": s.end, "text": texts[s.doc_id][s.start : s.end]}
+                    for s in spans
+                ],
+                **({"source": c.source} if c.source else {}),
+            }
+        )
         self.count[c.qtype] += 1
         return True
 
@@ -107,8 +120,9 @@ def offline(spec: GenerateSpec, documents: list[Document], sel: _Selection) -> N
     from ragsweep.generate.offline import OfflineRecipes
 
     titles = document_titles(documents)
-    recipes = OfflineRecipes([document_facts(d.doc_id, titles[d.doc_id], d.text) for d in documents],
-                             tuple(spec.methods), spec.seed)
+    recipes = OfflineRecipes(
+        [document_facts(d.doc_id, titles[d.doc_id], d.text) for d in documents], tuple(spec.methods), spec.seed
+    )
     pools = {t: list(islice(recipes.stream(t), max(MIN_POOL, POOL_FACTOR * q))) for t, q in sel.wanted.items()}
     sel.dedup.fit([c.question for pool in pools.values() for c in pool])
     for t, pool in pools.items():
@@ -153,8 +167,10 @@ def llm_rounds(spec: GenerateSpec, documents: list[Document], sel: _Selection, l
                 sel.reject(None, unparseable(reply), t, reply)
             else:
                 sel.consider(c)
-        say(f"round {rnd + 1}: {len(texts)} prompts, {len(sel.kept) - before} questions kept"
-            + (f", {failed} calls failed" if failed else ""))
+        say(
+            f"round {rnd + 1}: {len(texts)} prompts, {len(sel.kept) - before} questions kept"
+            + (f", {failed} calls failed" if failed else "")
+        )
         if stop is not None:
             return stop
         if all(sel.short(t) <= 0 for t in sel.wanted):
@@ -176,9 +192,14 @@ def generate_questions(spec: GenerateSpec, documents: list[Document], *, llm=Non
         stop = llm_rounds(spec, documents, sel, llm, trace, say)
     per_type = {t: {"wanted": q, "written": sel.count[t]} for t, q in wanted.items()}
     summary = {
-        "generator": spec.generator, "model": getattr(llm, "model", None), "seed": spec.seed,
-        "wanted": spec.questions, "written": len(sel.kept), "per_type": per_type,
-        "checked": sel.checked, "rejected": dict(sorted(sel.reasons.items())),
+        "generator": spec.generator,
+        "model": getattr(llm, "model", None),
+        "seed": spec.seed,
+        "wanted": spec.questions,
+        "written": len(sel.kept),
+        "per_type": per_type,
+        "checked": sel.checked,
+        "rejected": dict(sorted(sel.reasons.items())),
         "evidence_tiers": sel.checker.tiers(),
         "examples": {k: [r for r in sel.rejected if r["reason"].split(":")[0] == k][:EXAMPLES] for k in sel.reasons},
         "shortfall": {t: q["wanted"] - q["written"] for t, q in per_type.items() if q["written"] < q["wanted"]},

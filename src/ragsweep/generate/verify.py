@@ -16,8 +16,17 @@ from ragsweep.generate import placeholders
 from ragsweep.generate.candidates import Candidate
 from ragsweep.generate.placeholders import fold
 
-REASONS = ("unparseable reply", "empty question", *placeholders.REASONS, "no evidence", "evidence too short",
-           "evidence not in corpus", "out-of-scope term in corpus", "no out-of-scope term", "near-duplicate")
+REASONS = (
+    "unparseable reply",
+    "empty question",
+    *placeholders.REASONS,
+    "no evidence",
+    "evidence too short",
+    "evidence not in corpus",
+    "out-of-scope term in corpus",
+    "no out-of-scope term",
+    "near-duplicate",
+)
 
 
 class Checker:

@@ -47,8 +47,9 @@ def graph_key(corpus_fingerprint: str, chunk_digest: str, extractor_identity: di
 
     from ragsweep import __version__
 
-    raw = json.dumps([corpus_fingerprint, chunk_digest, extractor_identity, __version__, version("llama-index-core")],
-                     sort_keys=True)
+    raw = json.dumps(
+        [corpus_fingerprint, chunk_digest, extractor_identity, __version__, version("llama-index-core")], sort_keys=True
+    )
     return hashlib.sha256(raw.encode()).hexdigest()[:24]
 
 
@@ -89,9 +90,9 @@ def extract(chunks, extractor, progress=None) -> list:
     nodes = [c.to_node() for c in chunks]
     out = []
     for i in range(0, len(nodes), BATCH):
-        out.extend(run_transformations(nodes[i:i + BATCH], [extractor]))
+        out.extend(run_transformations(nodes[i : i + BATCH], [extractor]))
         if progress is not None:
-            progress(len(nodes[i:i + BATCH]))
+            progress(len(nodes[i : i + BATCH]))
     return out
 
 
@@ -111,8 +112,14 @@ def build_or_load(path: Path, key: str, chunks, make_extractor, progress=None) -
     nodes = extract(chunks, make_extractor(), progress)
     attach_sources(nodes)
     store = SimplePropertyGraphStore()
-    PropertyGraphIndex(nodes=nodes, kg_extractors=[AlreadyExtracted()], property_graph_store=store,
-                       embed_kg_nodes=False, use_async=False, show_progress=False)
+    PropertyGraphIndex(
+        nodes=nodes,
+        kg_extractors=[AlreadyExtracted()],
+        property_graph_store=store,
+        embed_kg_nodes=False,
+        use_async=False,
+        show_progress=False,
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     store.persist(str(tmp))

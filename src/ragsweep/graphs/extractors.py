@@ -17,12 +17,14 @@ def make_extractor(rspec, llm, workers: int = 8):
     if rspec.extractor == "llm_simple":
         from llama_index.core.indices.property_graph import SimpleLLMPathExtractor
 
-        return SimpleLLMPathExtractor(llm=llm, max_paths_per_chunk=rspec.max_triplets_per_chunk, num_workers=workers,
-                                      raise_on_error=True)
+        return SimpleLLMPathExtractor(
+            llm=llm, max_paths_per_chunk=rspec.max_triplets_per_chunk, num_workers=workers, raise_on_error=True
+        )
     from llama_index.core.indices.property_graph import DynamicLLMPathExtractor
 
-    return DynamicLLMPathExtractor(llm=llm, max_triplets_per_chunk=rspec.max_triplets_per_chunk, num_workers=workers,
-                                   raise_on_error=True)
+    return DynamicLLMPathExtractor(
+        llm=llm, max_triplets_per_chunk=rspec.max_triplets_per_chunk, num_workers=workers, raise_on_error=True
+    )
 
 
 def extractor_identity(rspec, llm_spec) -> dict:

@@ -31,8 +31,9 @@ class LegalPatternExtractor(TransformComponent):
                 subj = EntityNode(name=t.subject, label=t.subject_label, properties=metadata)
                 obj = EntityNode(name=t.object, label=t.object_label, properties=metadata)
                 kg_nodes += [subj, obj]
-                kg_relations.append(Relation(label=t.relation, source_id=subj.id, target_id=obj.id,
-                                             properties=metadata))
+                kg_relations.append(
+                    Relation(label=t.relation, source_id=subj.id, target_id=obj.id, properties=metadata)
+                )
             node.metadata[KG_NODES_KEY], node.metadata[KG_RELATIONS_KEY] = kg_nodes, kg_relations
         return nodes
 

@@ -81,8 +81,6 @@ MAX_REF_SOURCES = 4
 MAX_COOCCUR_PAIRS = 3
 
 
-
-
 @dataclass(frozen=True)
 class Triplet:
     """One graph edge with normalised endpoint names and Neo4j-safe labels."""
@@ -110,12 +108,17 @@ def _cut_clause(tokens: list[str], cut_preps: bool = False) -> list[str]:
         low, prev = tok.lower().strip(EDGE), (kept[-1].lower().strip(EDGE) if kept else "")
         nxt1 = tokens[i + 1] if i + 1 < len(tokens) else ""
         nxt = tokens[i + 2].lower() if i + 2 < len(tokens) else ""
-        if kept and (tok.startswith(("(", "[")) or low in BOUNDARY or (cut_preps and low in PREPS)
-                     or (low == "to" and nxt1[:1].islower() and nxt1.lower() not in DETERMINERS
-                         and prev not in TO_PREP_HEADS)  # "to" + verb: a purpose clause
-                     or (low in NEW_NP and prev not in NP_JOINERS)  # "... schedule every 3 years"
-                     or (low in CONJ and nxt in STOP)  # "... and make it available": a second verb phrase
-                     or (low == "of" and nxt in STOP and nxt1.endswith("ing"))):  # "of receiving the"
+        if kept and (
+            tok.startswith(("(", "["))
+            or low in BOUNDARY
+            or (cut_preps and low in PREPS)
+            or (
+                low == "to" and nxt1[:1].islower() and nxt1.lower() not in DETERMINERS and prev not in TO_PREP_HEADS
+            )  # "to" + verb: a purpose clause
+            or (low in NEW_NP and prev not in NP_JOINERS)  # "... schedule every 3 years"
+            or (low in CONJ and nxt in STOP)  # "... and make it available": a second verb phrase
+            or (low == "of" and nxt in STOP and nxt1.endswith("ing"))
+        ):  # "of receiving the"
             break
         kept.append(tok)
         if tok.endswith((",", ";", ":", ")")) and not re.search(r"\(\w*\)$", tok):
@@ -132,20 +135,29 @@ def normalize_entity(name: str) -> str:
     if sec := SECTION_RE.fullmatch(text):
         return _section_name(sec)
     if (ref := SECTION_RE.search(text)) and ref.start() > 0:
-        text = text[:ref.start()]  # "furniture listed in Schedule 2": the reference is an entity of its own
+        text = text[: ref.start()]  # "furniture listed in Schedule 2": the reference is an entity of its own
     text = text.strip(EDGE)
     tokens = QUANT_RE.sub("", ENUM_RE.sub("", text)).split()
     while tokens and tokens[0].lower().strip(EDGE) in LEADING:
         tokens = tokens[1:]
-    words = [w + ")" if "(" in w and ")" not in w else w  # keep "db(a)" whole
-             for w in (t.lower().strip(EDGE) for t in _cut_clause(tokens)) if w]
+    words = [
+        w + ")" if "(" in w and ")" not in w else w  # keep "db(a)" whole
+        for w in (t.lower().strip(EDGE) for t in _cut_clause(tokens))
+        if w
+    ]
     if words:
         words[-1] = POSSESSIVE_RE.sub("", words[-1])
     while words and words[-1] in TAIL_FUNCTION:
         words.pop()
     result = " ".join(words)
-    if (not words or words[0] in PRONOUNS or len(words) > MAX_ENTITY_WORDS or len(result) < 2
-            or all(w in STOP for w in words) or BARE_NUMBER_RE.fullmatch(result)):
+    if (
+        not words
+        or words[0] in PRONOUNS
+        or len(words) > MAX_ENTITY_WORDS
+        or len(result) < 2
+        or all(w in STOP for w in words)
+        or BARE_NUMBER_RE.fullmatch(result)
+    ):
         return ""
     return result
 
@@ -177,8 +189,11 @@ def _heading(line: str) -> Triplet | None:
 
 def _definitions(clause: str) -> list[Triplet]:
     """Quoted, unquoted and glossary-style definitions, plus parenthetical aliases."""
-    out = [Triplet(a, "ALIAS_OF", n, "PARTY", "PARTY") for m in ALIAS_RE.finditer(clause)
-           if (a := normalize_entity(m.group("alias"))) and (n := normalize_entity(m.group("name"))) and a != n]
+    out = [
+        Triplet(a, "ALIAS_OF", n, "PARTY", "PARTY")
+        for m in ALIAS_RE.finditer(clause)
+        if (a := normalize_entity(m.group("alias"))) and (n := normalize_entity(m.group("name"))) and a != n
+    ]
     m = DEF_QUOTED_RE.search(clause) or DEF_BARE_RE.match(clause)
     if not m and (m := DEF_GLOSSARY_RE.match(clause)) and m.group("defn").split()[0] in STOP:
         m = None  # "Click: you agree ..." is no glossary entry
@@ -199,14 +214,14 @@ def _subject(prefix: str, clause_start: bool) -> tuple[str, bool, bool]:
         tokens, prefix = tokens[1:], prefix.split(None, 1)[1] if len(tokens) > 1 else ""
     if clause_start and tokens and tokens[0].lower() not in OPENERS and not NEW_MAIN_CLAUSE_RE.search(prefix):
         that = ([None] + list(REPORTING_THAT_RE.finditer(prefix)))[-1]  # "warrants that the Software will"
-        tokens = prefix[that.end():].split() if that else tokens
+        tokens = prefix[that.end() :].split() if that else tokens
     else:
         tokens = COMMA_RE.split(prefix)[-1].split()
         while tokens and tokens[0].lower() in CONJ | {"then"}:
             tokens = tokens[1:]
         if tokens and tokens[0].lower() in OPENERS:  # "On termination the Licensee shall"
             dets = [i for i, t in enumerate(tokens) if t.lower() in ("the", "a", "an")]
-            tokens, clause_start = (tokens[dets[-1]:] if dets else []), False
+            tokens, clause_start = (tokens[dets[-1] :] if dets else []), False
     if not tokens:
         return "", False, False
     head = next((i for i, t in enumerate(tokens) if t.lower() not in DETERMINERS), 0)
@@ -224,7 +239,7 @@ def _object(rest: str) -> str:
             name = ""  # "after obtaining ..." is a clause; "under § 4 to the Board" is a REFERS_TO, not the object
         if name or not nxt:
             return name
-        rest = rest[nxt.end():]
+        rest = rest[nxt.end() :]
     return ""
 
 
@@ -239,7 +254,7 @@ def _duties(clause: str, defined: set[str]) -> tuple[list[Triplet], list[str]]:
             verb, start = None, (m.end("be") if be else m.end("tofrom") if m.group("state") else -1)
         if start < 0 or not (verb or be or m.group("state")):
             continue
-        prefix = clause[prev_end:m.start()]
+        prefix = clause[prev_end : m.start()]
         name, negated, capitalised = _subject(prefix, prev_end == 0)
         if prev_subject and (prefix.split()[-1:] in (["and"], ["or"]) or not name and not COMMA_RE.search(prefix)):
             name = prev_subject  # "... and shall not be further processed", "A Volunteer who will work ... must"
@@ -260,7 +275,7 @@ def _duties(clause: str, defined: set[str]) -> tuple[list[Triplet], list[str]]:
 
 
 def _fold_plural(name: str, defined: set[str]) -> str:
-    """"Items" meets the defined term "item"."""
+    """ "Items" meets the defined term "item"."""
     return name[:-1] if name.endswith("s") and name not in defined and name[:-1] in defined else name
 
 
@@ -274,9 +289,13 @@ def _mentions(clause: str, defined: set[str], sections: list[re.Match[str]]) -> 
             found.append((m.start(), name, "TERM"))
     for m in CAP_PHRASE_RE.finditer(clause):
         s, e = m.span()
-        words, before = m.group().split(), clause[max(0, s - 7):s].lower().split()
-        if (any(a < e and s < b for a, b in taken) or words[0].lower() in ("this", "these")
-                or before[-1:] in (["this"], ["these"]) or (len(words) == 1 and s == 0)):
+        words, before = m.group().split(), clause[max(0, s - 7) : s].lower().split()
+        if (
+            any(a < e and s < b for a, b in taken)
+            or words[0].lower() in ("this", "these")
+            or before[-1:] in (["this"], ["these"])
+            or (len(words) == 1 and s == 0)
+        ):
             continue  # "this Ordinance" names the document itself: a hub across documents, not an entity
         if name := _fold_plural(normalize_entity(m.group()), defined):
             found.append((s, name, "TERM" if name in defined else "ENTITY"))
@@ -302,8 +321,12 @@ def _clause_triplets(clause: str, defined: set[str]) -> list[Triplet]:
     if refs := [_section_name(m) for m in sections]:
         labels = {t.subject: t.subject_label for t in out} | dict(mentions)
         sources = list(dict.fromkeys([t.subject for t in out] + subjects + [n for n, _ in mentions]))
-        out += [Triplet(s, "REFERS_TO", r, labels.get(s, "ENTITY"), "SECTION")
-                for r in dict.fromkeys(refs) for s in sources[:MAX_REF_SOURCES] if s != r]
+        out += [
+            Triplet(s, "REFERS_TO", r, labels.get(s, "ENTITY"), "SECTION")
+            for r in dict.fromkeys(refs)
+            for s in sources[:MAX_REF_SOURCES]
+            if s != r
+        ]
     if not out:
         pairs = list(zip(mentions, mentions[1:]))[:MAX_COOCCUR_PAIRS]
         out = [Triplet(a, "CO_OCCURS_WITH", b, la, lb) for (a, la), (b, lb) in pairs]
@@ -323,8 +346,9 @@ def extract_triplets(text: str, max_per_chunk: int = 64) -> list[Triplet]:
         for t in _clause_triplets(clause, defined):
             subj, obj = _fold_plural(t.subject, defined), _fold_plural(t.object, defined)
             if subj and obj and subj != obj and len(found) < max_per_chunk:
-                found.setdefault((subj, t.relation, obj),
-                                 Triplet(subj, t.relation, obj, t.subject_label, t.object_label))
+                found.setdefault(
+                    (subj, t.relation, obj), Triplet(subj, t.relation, obj, t.subject_label, t.object_label)
+                )
     best: dict[str, str] = {}
     for t in found.values():
         for name, label in ((t.subject, t.subject_label), (t.object, t.object_label)):

@@ -27,8 +27,9 @@ def credentials(spec) -> tuple[str, str]:
     for field, name in (("username_env", spec.username_env), ("password_env", spec.password_env)):
         value = os.environ.get(name)
         if not value:
-            raise RagsweepError(f"neo4j.{field}: ${name} is not set; export it "
-                                "(for the local server: eval \"$(scripts/neo4j.sh env)\")")
+            raise RagsweepError(
+                f'neo4j.{field}: ${name} is not set; export it (for the local server: eval "$(scripts/neo4j.sh env)")'
+            )
         values.append(value)
     return values[0], values[1]
 
@@ -47,19 +48,26 @@ def preflight(spec) -> None:
                 driver.execute_query("RETURN apoc.version() AS v", database_=spec.database)
             except ClientError as exc:
                 if "apoc" in str(exc.message or "").lower() or "Unknown function" in str(exc):
-                    raise RagsweepError(f"neo4j: the server at {spec.url} has no APOC plugin (apoc.version() is "
-                                        "unknown); install APOC core into its plugins folder "
-                                        "(scripts/neo4j.sh does)") from None
+                    raise RagsweepError(
+                        f"neo4j: the server at {spec.url} has no APOC plugin (apoc.version() is "
+                        "unknown); install APOC core into its plugins folder "
+                        "(scripts/neo4j.sh does)"
+                    ) from None
                 raise
     except AuthError:
-        raise RagsweepError(f"neo4j: the server at {spec.url} refused the credentials in ${spec.username_env} / "
-                            f"${spec.password_env}; check them") from None
+        raise RagsweepError(
+            f"neo4j: the server at {spec.url} refused the credentials in ${spec.username_env} / "
+            f"${spec.password_env}; check them"
+        ) from None
     except (ServiceUnavailable, OSError) as exc:
-        raise RagsweepError(f"neo4j.url: cannot reach Neo4j at {spec.url} ({type(exc).__name__}); start it "
-                            "(scripts/neo4j.sh start) or fix the url") from None
+        raise RagsweepError(
+            f"neo4j.url: cannot reach Neo4j at {spec.url} ({type(exc).__name__}); start it "
+            "(scripts/neo4j.sh start) or fix the url"
+        ) from None
     except Neo4jError as exc:
-        raise RagsweepError(f"neo4j: the server at {spec.url} failed the start-up check: "
-                            f"{exc.code or type(exc).__name__}") from None
+        raise RagsweepError(
+            f"neo4j: the server at {spec.url} failed the start-up check: {exc.code or type(exc).__name__}"
+        ) from None
 
 
 def open_store(spec):
@@ -70,13 +78,22 @@ def open_store(spec):
     from llama_index.graph_stores.neo4j import Neo4jPropertyGraphStore
 
     user, password = credentials(spec)
-    return Neo4jPropertyGraphStore(username=user, password=password, url=spec.url, database=spec.database,
-                                   timeout=spec.timeout, refresh_schema=False, sanitize_query_output=False)
+    return Neo4jPropertyGraphStore(
+        username=user,
+        password=password,
+        url=spec.url,
+        database=spec.database,
+        timeout=spec.timeout,
+        refresh_schema=False,
+        sanitize_query_output=False,
+    )
 
 
 def _marker(store, ns: str) -> dict | None:
-    rows = store.structured_query("MATCH (g:RagsweepGraph {id: $ns}) RETURN g.entities AS entities, "
-                                  "g.relations AS relations", param_map={"ns": ns})
+    rows = store.structured_query(
+        "MATCH (g:RagsweepGraph {id: $ns}) RETURN g.entities AS entities, g.relations AS relations",
+        param_map={"ns": ns},
+    )
     return rows[0] if rows else None
 
 
@@ -97,21 +114,33 @@ def load(store, ns: str, simple_store, entities: int, relations: int, progress=N
                 props[TRIPLET_SOURCE_KEY] = ns + props[TRIPLET_SOURCE_KEY]
             ents.append(EntityNode(name=ns + node.id, label=node.label, properties=props))
         elif isinstance(node, ChunkNode):
-            chunks.append(ChunkNode(text=node.text, id_=ns + node.id, label=node.label,
-                                    properties={k: v for k, v in node.properties.items() if k != "_node_content"}))
-    rels = [Relation(label=r.label, source_id=ns + r.source_id, target_id=ns + r.target_id,
-                     properties=dict(r.properties)) for r in graph.relations.values()]
+            chunks.append(
+                ChunkNode(
+                    text=node.text,
+                    id_=ns + node.id,
+                    label=node.label,
+                    properties={k: v for k, v in node.properties.items() if k != "_node_content"},
+                )
+            )
+    rels = [
+        Relation(label=r.label, source_id=ns + r.source_id, target_id=ns + r.target_id, properties=dict(r.properties))
+        for r in graph.relations.values()
+    ]
     for items, upsert in ((chunks, store.upsert_nodes), (ents, store.upsert_nodes), (rels, store.upsert_relations)):
         for i in range(0, len(items), BATCH):
-            upsert(items[i:i + BATCH])
+            upsert(items[i : i + BATCH])
             if progress is not None:
-                progress(len(items[i:i + BATCH]))
+                progress(len(items[i : i + BATCH]))
     got = _counts(store, ns)
     if got != {"entities": entities, "relations": relations}:  # e.g. another process deleted it meanwhile
-        raise RuntimeError(f"Neo4j holds {got} for graph {ns} after loading, expected {entities} entities and "
-                           f"{relations} relations; run again (was another sweep loading it at the same time?)")
-    store.structured_query("MERGE (g:RagsweepGraph {id: $ns}) SET g.entities = $e, g.relations = $r",
-                           param_map={"ns": ns, "e": entities, "r": relations})
+        raise RuntimeError(
+            f"Neo4j holds {got} for graph {ns} after loading, expected {entities} entities and "
+            f"{relations} relations; run again (was another sweep loading it at the same time?)"
+        )
+    store.structured_query(
+        "MERGE (g:RagsweepGraph {id: $ns}) SET g.entities = $e, g.relations = $r",
+        param_map={"ns": ns, "e": entities, "r": relations},
+    )
     return True, time.perf_counter() - t0
 
 
@@ -119,7 +148,9 @@ def _counts(store, ns: str) -> dict:
     rows = store.structured_query(
         "MATCH (e:__Entity__) WHERE e.id STARTS WITH $ns WITH count(e) AS entities "
         "OPTIONAL MATCH (s:__Entity__)-[r]->(t:__Entity__) WHERE s.id STARTS WITH $ns AND t.id STARTS WITH $ns "
-        "RETURN entities, count(r) AS relations", param_map={"ns": ns})
+        "RETURN entities, count(r) AS relations",
+        param_map={"ns": ns},
+    )
     return {"entities": rows[0]["entities"], "relations": rows[0]["relations"]}
 
 
@@ -129,16 +160,18 @@ def delete(store, ns: str) -> None:
     while True:
         rows = store.structured_query(
             "MATCH (n:__Node__) WHERE n.id STARTS WITH $ns WITH n LIMIT 5000 DETACH DELETE n RETURN count(*) AS n",
-            param_map={"ns": ns})
+            param_map={"ns": ns},
+        )
         if not rows or rows[0]["n"] == 0:
             return
 
 
 def entity_ids(store, ns: str) -> list[str]:
     """The graph's entity ids as stored in Neo4j, without the namespace."""
-    rows = store.structured_query("MATCH (e:__Entity__) WHERE e.id STARTS WITH $ns RETURN e.id AS id",
-                                  param_map={"ns": ns})
-    return sorted(r["id"][len(ns):] for r in rows)
+    rows = store.structured_query(
+        "MATCH (e:__Entity__) WHERE e.id STARTS WITH $ns RETURN e.id AS id", param_map={"ns": ns}
+    )
+    return sorted(r["id"][len(ns) :] for r in rows)
 
 
 class Neo4jConnection:

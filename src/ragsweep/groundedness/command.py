@@ -19,8 +19,10 @@ def choose(names: str | None, spec) -> list[str]:
     if unknown:
         raise RagsweepError(f"--detectors: unknown {unknown[0]!r}; choose from {', '.join(ALL)}")
     if any(needs_llm(n) for n in chosen) and (spec is None or _judge_llm(spec) is None):
-        raise RagsweepError("--detectors: llm_faithfulness, claims and llm_correctness need an LLM; give --spec with "
-                            "an llm: (or stage2.llm:) section")
+        raise RagsweepError(
+            "--detectors: llm_faithfulness, claims and llm_correctness need an LLM; give --spec with "
+            "an llm: (or stage2.llm:) section"
+        )
     return chosen
 
 
@@ -28,8 +30,18 @@ def _judge_llm(spec):
     return (spec.stage2.llm if spec.stage2 is not None else None) or spec.llm
 
 
-def evaluate_labels(labels: str, *, spec_path: Path | None, detectors: str | None, dev_fraction: float, seed: int,
-                    cache: Path | None, budget: float | None, n_boot: int = 1000, say=lambda line: None) -> dict:
+def evaluate_labels(
+    labels: str,
+    *,
+    spec_path: Path | None,
+    detectors: str | None,
+    dev_fraction: float,
+    seed: int,
+    cache: Path | None,
+    budget: float | None,
+    n_boot: int = 1000,
+    say=lambda line: None,
+) -> dict:
     """Score every item with every chosen detector and evaluate each against the labels; a JSON-ready dict."""
     from dataclasses import asdict
 
@@ -58,19 +70,27 @@ def evaluate_labels(labels: str, *, spec_path: Path | None, detectors: str | Non
             det = build(name, llm=llm, prompts=prompts, price=price)
             t0 = time.perf_counter()
             scored = det.score_all(items)
-            say(f"{name}: scored {sum(s.score is not None for s in scored)}/{len(items)} items in "
-                f"{time.perf_counter() - t0:.1f} s")
+            say(
+                f"{name}: scored {sum(s.score is not None for s in scored)}/{len(items)} items in "
+                f"{time.perf_counter() - t0:.1f} s"
+            )
             scores[name] = [asdict(s) for s in scored]
             rows.append(meta.evaluate(name, det.label, items, scored, dev, test, n_boot=n_boot, seed=seed))
     finally:
         if clients is not None:
             _say_endpoints(clients, say)
             clients.close()
-    return {"labels": str(labels), "items": len(items), "dev": len(dev), "test": len(test), "seed": seed,
-            "judge_model": None if llm is None else llm.model,
-            "categories": sorted({it.category for it in items if it.category}),
-            "rows": [asdict(r) for r in rows], "scores": {n: dict(zip([it.id for it in items], s))
-                                                          for n, s in scores.items()}}
+    return {
+        "labels": str(labels),
+        "items": len(items),
+        "dev": len(dev),
+        "test": len(test),
+        "seed": seed,
+        "judge_model": None if llm is None else llm.model,
+        "categories": sorted({it.category for it in items if it.category}),
+        "rows": [asdict(r) for r in rows],
+        "scores": {n: dict(zip([it.id for it in items], s)) for n, s in scores.items()},
+    }
 
 
 def _say_endpoints(clients, say) -> None:
@@ -91,8 +111,10 @@ def _llm(spec, cache: Path | None, budget: float | None):
     api_key_for(judge, "stage2.llm" if spec.stage2 is not None and spec.stage2.llm else "llm")
     price = price_for(judge.model, spec.prices)
     if budget is not None and price is None:
-        raise RagsweepError(f"--budget: model {judge.model!r} has no price, so spending cannot be bounded; add it to "
-                            "the spec's prices (USD per million tokens)")
+        raise RagsweepError(
+            f"--budget: model {judge.model!r} has no price, so spending cannot be bounded; add it to "
+            "the spec's prices (USD per million tokens)"
+        )
     root = CacheDir(Path(cache or spec.cache_dir or DEFAULT_CACHE))
     root.root.mkdir(parents=True, exist_ok=True)
     clients = LLMClients(spec, root.llm_calls, run_id=f"judges-{int(time.time())}", budget_usd=budget)

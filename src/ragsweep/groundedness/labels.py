@@ -15,8 +15,18 @@ from pathlib import Path
 from ragsweep.errors import RagsweepError
 
 DEMO_LABELS = Path(__file__).resolve().parents[1] / "datasets" / "demo" / "groundedness.jsonl"
-_KNOWN = {"id", "question", "contexts", "answer", "grounded", "correctness", "reference_answer", "category",
-          "config_id", "qid"}
+_KNOWN = {
+    "id",
+    "question",
+    "contexts",
+    "answer",
+    "grounded",
+    "correctness",
+    "reference_answer",
+    "category",
+    "config_id",
+    "qid",
+}
 
 
 @dataclass(frozen=True)
@@ -38,7 +48,7 @@ def parse_grounded(v, where: str) -> bool | None:
         return v
     if isinstance(v, str) and v.strip().lower() in ("yes", "no", "true", "false"):
         return v.strip().lower() in ("yes", "true")
-    raise RagsweepError(f"{where}: field 'grounded' must be true/false or \"yes\"/\"no\", got {v!r}")
+    raise RagsweepError(f'{where}: field \'grounded\' must be true/false or "yes"/"no", got {v!r}')
 
 
 def load_labels(path: str | Path) -> list[LabelledItem]:
@@ -54,18 +64,22 @@ def load_labels(path: str | Path) -> list[LabelledItem]:
         try:
             unknown = sorted(set(obj) - _KNOWN)
             if unknown:
-                raise RagsweepError(f"{where}: unknown field(s) {', '.join(unknown)}; "
-                                    f"known: {', '.join(sorted(_KNOWN))}")
+                raise RagsweepError(
+                    f"{where}: unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(_KNOWN))}"
+                )
             for key in ("question", "answer"):
                 if not isinstance(obj.get(key), str) or not obj[key].strip():
                     raise RagsweepError(f"{where}: field {key!r} must be a non-empty string")
             ctx = obj.get("contexts")
             if not isinstance(ctx, list) or not ctx or not all(isinstance(c, str) for c in ctx):
-                raise RagsweepError(f"{where}: field 'contexts' must be a non-empty list of strings (the passages "
-                                    "the answer was written from)")
+                raise RagsweepError(
+                    f"{where}: field 'contexts' must be a non-empty list of strings (the passages "
+                    "the answer was written from)"
+                )
             corr = obj.get("correctness")
-            if corr is not None and (isinstance(corr, bool) or not isinstance(corr, (int, float))
-                                     or not 1 <= corr <= 5):
+            if corr is not None and (
+                isinstance(corr, bool) or not isinstance(corr, (int, float)) or not 1 <= corr <= 5
+            ):
                 raise RagsweepError(f"{where}: field 'correctness' must be a number from 1 to 5, got {corr!r}")
             grounded = parse_grounded(obj.get("grounded"), where)
             if grounded is None and corr is None:
@@ -74,9 +88,20 @@ def load_labels(path: str | Path) -> list[LabelledItem]:
             if item_id in seen:
                 raise RagsweepError(f"{where}: id {item_id!r} is used twice; ids must be unique")
             seen.add(item_id)
-            items.append(LabelledItem(item_id, obj["question"], tuple(ctx), obj["answer"], grounded,
-                                      None if corr is None else float(corr), obj.get("reference_answer"),
-                                      obj.get("category"), obj.get("config_id"), obj.get("qid")))
+            items.append(
+                LabelledItem(
+                    item_id,
+                    obj["question"],
+                    tuple(ctx),
+                    obj["answer"],
+                    grounded,
+                    None if corr is None else float(corr),
+                    obj.get("reference_answer"),
+                    obj.get("category"),
+                    obj.get("config_id"),
+                    obj.get("qid"),
+                )
+            )
         except RagsweepError as exc:
             errors.append(str(exc))
     if errors:

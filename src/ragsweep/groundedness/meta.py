@@ -56,8 +56,6 @@ class DetectorRow:
     chance_reason: str | None = None  # why it is flagged
 
 
-
-
 def unmeasured(scored) -> tuple[int, str | None]:
     """How many items got no score, and the first one's reason (shortened; None when none is recorded)."""
     missing = [s for s in scored if s.score is None]
@@ -164,9 +162,11 @@ def _estimate(stat, n: int, n_boot: int, seed: int) -> Estimate:
     return Estimate(float(value), lo, hi)
 
 
-def evaluate(name: str, label: str, items, scored, dev: list[int], test: list[int], *, n_boot: int = 1000,
-             seed: int = 0) -> DetectorRow:
+def evaluate(
+    name: str, label: str, items, scored, dev: list[int], test: list[int], *, n_boot: int = 1000, seed: int = 0
+) -> DetectorRow:
     """One detector's row: ``scored`` holds its ``Scored`` per item (same order as ``items``)."""
+
     def target(it) -> float | None:
         if label == "correctness":
             return None if it.correctness is None else float(it.correctness >= PASS)
@@ -186,8 +186,23 @@ def evaluate(name: str, label: str, items, scored, dev: list[int], test: list[in
     ms_est = _estimate(lambda i: float(np.median(ms[i])), len(ms), n_boot, seed)
     unscored, example = unmeasured(scored)
     if not d or not t:
-        return DetectorRow(name, label, len(d), len(t), unscored, float("nan"), nan, nan, nan, nan, nan, ms_est, usd,
-                           n_items=len(items), unmeasured_example=example)
+        return DetectorRow(
+            name,
+            label,
+            len(d),
+            len(t),
+            unscored,
+            float("nan"),
+            nan,
+            nan,
+            nan,
+            nan,
+            nan,
+            ms_est,
+            usd,
+            n_items=len(items),
+            unmeasured_example=example,
+        )
     s_dev = np.array([scored[i].score for i in d])
     y_dev = np.array([target(items[i]) for i in d]).astype(bool)
     thr = tune_threshold(s_dev, y_dev)
@@ -200,20 +215,31 @@ def evaluate(name: str, label: str, items, scored, dev: list[int], test: list[in
         def stat(i):
             keep = ~np.isnan(other[i])
             return spearman(s[i][keep], other[i][keep]) if keep.sum() >= 3 else float("nan")
+
         return stat
 
     n = len(t)
     row = DetectorRow(
-        name, label, len(d), n, unscored, thr,
+        name,
+        label,
+        len(d),
+        n,
+        unscored,
+        thr,
         macro_f1=_estimate(lambda i: macro_f1(y[i], s[i] >= thr), n, n_boot, seed),
         kappa=_estimate(lambda i: kappa(y[i], s[i] >= thr), n, n_boot, seed),
         auroc=_estimate(lambda i: auroc(y[i], s[i]), n, n_boot, seed),
         spearman_grounded=_estimate(corr(g), n, n_boot, seed) if not np.isnan(g).all() else nan,
         spearman_correctness=_estimate(corr(c), n, n_boot, seed) if not np.isnan(c).all() else nan,
-        ms_per_item=ms_est, usd_per_item=usd, n_items=len(items), unmeasured_example=example)
+        ms_per_item=ms_est,
+        usd_per_item=usd,
+        n_items=len(items),
+        unmeasured_example=example,
+    )
     row.chance_reason = chance_reason(s, s >= thr, row.kappa)
     row.no_better_than_chance = row.chance_reason is not None
     cats = sorted({items[i].category for i in t if items[i].category})
-    row.per_category = {cat: float(np.mean([scored[i].score >= thr for i in t if items[i].category == cat]))
-                        for cat in cats}
+    row.per_category = {
+        cat: float(np.mean([scored[i].score >= thr for i in t if items[i].category == cat])) for cat in cats
+    }
     return row

@@ -16,27 +16,51 @@ def _ci(e: dict, fmt: str = ".3f") -> str:
 def print_result(result: dict, console) -> None:
     from rich.table import Table
 
-    t = Table(title=f"Detectors against {result['labels']} ({result['items']} items: threshold tuned on "
-                    f"{result['dev']} dev items, figures on {result['test']} test items, 95% bootstrap CIs)",
-              caption="target: grounded (label), or correctness >= 4; Spearman: of the score with the grounded "
-                      "label (0/1) and with correctness (1-5); ms: median per item; USD: mean per item (priced "
-                      "from tokens, cached calls included)")
-    for col in ("detector", "target", "macro-F1", "kappa", "AUROC", "Spearman grounded", "Spearman correctness",
-                "ms/item", "USD/item", "threshold", "unmeasured"):
+    t = Table(
+        title=f"Detectors against {result['labels']} ({result['items']} items: threshold tuned on "
+        f"{result['dev']} dev items, figures on {result['test']} test items, 95% bootstrap CIs)",
+        caption="target: grounded (label), or correctness >= 4; Spearman: of the score with the grounded "
+        "label (0/1) and with correctness (1-5); ms: median per item; USD: mean per item (priced "
+        "from tokens, cached calls included)",
+    )
+    for col in (
+        "detector",
+        "target",
+        "macro-F1",
+        "kappa",
+        "AUROC",
+        "Spearman grounded",
+        "Spearman correctness",
+        "ms/item",
+        "USD/item",
+        "threshold",
+        "unmeasured",
+    ):
         t.add_column(col, justify="left" if col in ("detector", "target") else "right", no_wrap=col == "detector")
     for r in result["rows"]:
         usd = "-" if r["usd_per_item"] is None else _ci(r["usd_per_item"], ".5f")
-        t.add_row(_name(r), r["label"], _ci(r["macro_f1"]), _ci(r["kappa"]), _ci(r["auroc"]),
-                  _ci(r["spearman_grounded"], "+.2f"), _ci(r["spearman_correctness"], "+.2f"),
-                  _ci(r["ms_per_item"], ".1f"), usd, f"{r['threshold']:.3f}",
-                  f"{r['unscored']}/{r.get('n_items') or result['items']}")
+        t.add_row(
+            _name(r),
+            r["label"],
+            _ci(r["macro_f1"]),
+            _ci(r["kappa"]),
+            _ci(r["auroc"]),
+            _ci(r["spearman_grounded"], "+.2f"),
+            _ci(r["spearman_correctness"], "+.2f"),
+            _ci(r["ms_per_item"], ".1f"),
+            usd,
+            f"{r['threshold']:.3f}",
+            f"{r['unscored']}/{r.get('n_items') or result['items']}",
+        )
     console.print(t)
     for line in notes(result):
         console.print(line, markup=False, highlight=False, soft_wrap=True)
     cats = result.get("categories") or []
     if cats:
-        c = Table(title="Share of test items each detector calls grounded, per category (supported should be "
-                        "high, the others low)")
+        c = Table(
+            title="Share of test items each detector calls grounded, per category (supported should be "
+            "high, the others low)"
+        )
         c.add_column("detector")
         for cat in cats:
             c.add_column(cat, justify="right")
@@ -55,13 +79,17 @@ def notes(result: dict) -> list[str]:
     chance = [r for r in rows if r.get("no_better_than_chance")]
     out = []
     if chance:
-        out.append(f"{CHANCE} no better than chance on the {result['test']} test items: constant outputs, or "
-                   "kappa's 95% CI reaching 0 (agreement beyond chance not shown); the other figures do not "
-                   "make up for it")
+        out.append(
+            f"{CHANCE} no better than chance on the {result['test']} test items: constant outputs, or "
+            "kappa's 95% CI reaching 0 (agreement beyond chance not shown); the other figures do not "
+            "make up for it"
+        )
         out += [f"    {r['detector']}: {r['chance_reason']}" for r in chance]
     for r in rows:
         if r["unscored"]:
             why = r.get("unmeasured_example") or "no reason recorded"
-            out.append(f"{r['detector']}: {r['unscored']}/{r.get('n_items') or result['items']} items unmeasured "
-                       f"(unparseable replies, failed calls; left out of the figures), e.g. {why}")
+            out.append(
+                f"{r['detector']}: {r['unscored']}/{r.get('n_items') or result['items']} items unmeasured "
+                f"(unparseable replies, failed calls; left out of the figures), e.g. {why}"
+            )
     return out

@@ -31,7 +31,8 @@ class Budget:
                 self.refused += 1
                 raise BudgetExhausted(
                     f"budget ${self.limit:.4f} reached (spent ${self.spent:.4f}); the next call could cost up to "
-                    f"${amount:.4f}; finished work is kept: re-run with a higher --budget to go on")
+                    f"${amount:.4f}; finished work is kept: re-run with a higher --budget to go on"
+                )
             self.reserved += amount
             self.outstanding += 1
             return amount

@@ -24,8 +24,23 @@ CREATE TABLE IF NOT EXISTS calls (
 );
 CREATE INDEX IF NOT EXISTS calls_run ON calls (run);
 """
-_COLUMNS = ("key", "model", "content", "finish_reason", "prompt_tokens", "completion_tokens", "ms", "cost_usd",
-            "created", "run", "stage", "config_id", "judge", "service_ms", "queue_ms")
+_COLUMNS = (
+    "key",
+    "model",
+    "content",
+    "finish_reason",
+    "prompt_tokens",
+    "completion_tokens",
+    "ms",
+    "cost_usd",
+    "created",
+    "run",
+    "stage",
+    "config_id",
+    "judge",
+    "service_ms",
+    "queue_ms",
+)
 _ADDED = {"service_ms": "REAL", "queue_ms": "REAL"}  # columns a cache written before them lacks
 
 
@@ -72,7 +87,9 @@ class LLMCallCache:
         with self._lock:
             row = self._db.execute(
                 "SELECT content, finish_reason, prompt_tokens, completion_tokens, ms, cost_usd, service_ms, queue_ms "
-                "FROM calls WHERE key = ?", [key]).fetchone()
+                "FROM calls WHERE key = ?",
+                [key],
+            ).fetchone()
         return CachedCall(row[0], row[1], row[2] or 0, row[3] or 0, row[4] or 0.0, *row[5:]) if row else None
 
     def has(self, key: str) -> bool:
@@ -83,9 +100,24 @@ class LLMCallCache:
         with self._lock, self._db:
             self._db.execute(
                 f"INSERT OR REPLACE INTO calls ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
-                [key, model, call.content, call.finish_reason, call.prompt_tokens, call.completion_tokens, call.ms,
-                 call.cost_usd, time.time(), scope.get("run"), scope.get("stage"), scope.get("config_id"),
-                 scope.get("judge"), call.service_ms, call.queue_ms])
+                [
+                    key,
+                    model,
+                    call.content,
+                    call.finish_reason,
+                    call.prompt_tokens,
+                    call.completion_tokens,
+                    call.ms,
+                    call.cost_usd,
+                    time.time(),
+                    scope.get("run"),
+                    scope.get("stage"),
+                    scope.get("config_id"),
+                    scope.get("judge"),
+                    call.service_ms,
+                    call.queue_ms,
+                ],
+            )
 
     def spending(self, run: str) -> list[dict]:
         """Calls paid for by ``run``, grouped by (stage, configuration, judge, model)."""
@@ -93,10 +125,21 @@ class LLMCallCache:
             rows = self._db.execute(
                 "SELECT stage, config_id, judge, model, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens), "
                 "SUM(cost_usd), COUNT(cost_usd) FROM calls WHERE run = ? GROUP BY stage, config_id, judge, model",
-                [run]).fetchall()
-        return [{"stage": s, "config_id": c, "judge": j, "model": m, "calls": n, "prompt_tokens": p or 0,
-                 "completion_tokens": o or 0, "cost_usd": cost if priced == n else None}
-                for s, c, j, m, n, p, o, cost, priced in rows]
+                [run],
+            ).fetchall()
+        return [
+            {
+                "stage": s,
+                "config_id": c,
+                "judge": j,
+                "model": m,
+                "calls": n,
+                "prompt_tokens": p or 0,
+                "completion_tokens": o or 0,
+                "cost_usd": cost if priced == n else None,
+            }
+            for s, c, j, m, n, p, o, cost, priced in rows
+        ]
 
     def close(self) -> None:
         with self._lock:

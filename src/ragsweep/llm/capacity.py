@@ -77,9 +77,17 @@ class _Reply:
 
 
 class AdaptiveLimit:
-    def __init__(self, maximum: int, *, adaptive: bool = True, slots: int | None = None, start: int | None = None,
-                 timeout_s: float = 60.0, clock: Callable[[], float] = time.monotonic,
-                 schedule: Callable[[float, Callable[[], None]], object] | None = None) -> None:
+    def __init__(
+        self,
+        maximum: int,
+        *,
+        adaptive: bool = True,
+        slots: int | None = None,
+        start: int | None = None,
+        timeout_s: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
+        schedule: Callable[[float, Callable[[], None]], object] | None = None,
+    ) -> None:
         self.maximum = max(1, int(maximum))
         self.adaptive = adaptive and self.maximum > 1
         self.slots = slots
@@ -139,8 +147,9 @@ class AdaptiveLimit:
         self._active[ticket.id] = ticket
         return ticket
 
-    def done(self, ticket: Ticket, ms: float, prompt_tokens: int, completion_tokens: int,
-             server_ms: float | None = None) -> Served:
+    def done(
+        self, ticket: Ticket, ms: float, prompt_tokens: int, completion_tokens: int, server_ms: float | None = None
+    ) -> Served:
         """A reply came back after ``ms``; ``server_ms``: the service time the server reported, if any."""
         end = self._clock()
         self._active.pop(ticket.id, None)
@@ -150,8 +159,9 @@ class AdaptiveLimit:
             self._last_end = end
             self._release()
 
-    def _learn(self, ticket: Ticket, ms: float, prompt_tokens: int, completion_tokens: int, server_ms: float | None,
-               end: float) -> Served:
+    def _learn(
+        self, ticket: Ticket, ms: float, prompt_tokens: int, completion_tokens: int, server_ms: float | None, end: float
+    ) -> Served:
         served = self._service(ticket, ms, server_ms, end)
         if served.basis == "server" or (served.basis == "alone" and self.calls):  # the first: a cold server
             self.model.add(prompt_tokens, completion_tokens, served.service_ms)
@@ -161,11 +171,19 @@ class AdaptiveLimit:
             if served.queue_ms and served.queue_ms > QUEUED_SHARE * served.service_ms:
                 self.queued += 1
                 self.queue_s += served.queue_ms / 1000
-        predicted = served.service_ms if served.basis == "server" else self.model.predict(prompt_tokens,
-                                                                                            completion_tokens)
+        predicted = (
+            served.service_ms if served.basis == "server" else self.model.predict(prompt_tokens, completion_tokens)
+        )
         if self.adaptive and ticket.epoch == self.epoch and predicted:
-            self._window.append(_Reply(ticket.in_flight, prompt_tokens, completion_tokens, ms,
-                                       served.service_ms if served.basis == "server" else None))
+            self._window.append(
+                _Reply(
+                    ticket.in_flight,
+                    prompt_tokens,
+                    completion_tokens,
+                    ms,
+                    served.service_ms if served.basis == "server" else None,
+                )
+            )
             self._decide()
         return served
 
@@ -248,9 +266,10 @@ class AdaptiveLimit:
 
     def _rate(self, window: list[_Reply]) -> float | None:
         """Service seconds a window delivered per second (Little's law), with the model as it stands now."""
-        predicted = [r.server_ms if r.server_ms is not None else self.model.predict(r.prompt_tokens,
-                                                                                    r.completion_tokens)
-                     for r in window]
+        predicted = [
+            r.server_ms if r.server_ms is not None else self.model.predict(r.prompt_tokens, r.completion_tokens)
+            for r in window
+        ]
         if any(p is None for p in predicted):
             return None
         in_flight = sum(r.in_flight for r in window) / len(window)
@@ -292,9 +311,21 @@ class AdaptiveLimit:
                 self._handed += 1
 
     def summary(self) -> dict:
-        return {"adaptive": self.adaptive, "maximum": self.maximum, "slots": self.slots, "limit": self.limit,
-                "lowest": self.lowest, "highest": self.highest, "queued_at": self.ceiling, "serial": self.serial,
-                "changes": self.changes,
-                "calls": self.calls, "waited": self.waited, "wait_s": round(self.wait_s, 3),
-                "queued": self.queued, "queue_s": round(self.queue_s, 3), "timeouts": self.timeouts,
-                "service_known": self.service_known}
+        return {
+            "adaptive": self.adaptive,
+            "maximum": self.maximum,
+            "slots": self.slots,
+            "limit": self.limit,
+            "lowest": self.lowest,
+            "highest": self.highest,
+            "queued_at": self.ceiling,
+            "serial": self.serial,
+            "changes": self.changes,
+            "calls": self.calls,
+            "waited": self.waited,
+            "wait_s": round(self.wait_s, 3),
+            "queued": self.queued,
+            "queue_s": round(self.queue_s, 3),
+            "timeouts": self.timeouts,
+            "service_known": self.service_known,
+        }

@@ -18,11 +18,13 @@ from ragsweep.llm.budget import Budget
 def llms_in_use(spec: SweepSpec, with_stage2: bool = True) -> list[tuple[str, LLMSpec]]:
     """(role, spec) for every LLM the sweep will call."""
     out: list[tuple[str, LLMSpec]] = []
-    if spec.llm is not None and (spec.generator.kind == "llm"
-                                 or any(getattr(r, "num_queries", 1) > 1 for r in spec.retrievers)
-                                 or any(getattr(r, "uses_llm", False) for r in spec.retrievers)
-                                 or any(getattr(r, "uses_llm", False) for r in spec.rerankers)
-                                 or any(getattr(t, "uses_llm", False) for t in spec.query_transforms)):
+    if spec.llm is not None and (
+        spec.generator.kind == "llm"
+        or any(getattr(r, "num_queries", 1) > 1 for r in spec.retrievers)
+        or any(getattr(r, "uses_llm", False) for r in spec.retrievers)
+        or any(getattr(r, "uses_llm", False) for r in spec.rerankers)
+        or any(getattr(t, "uses_llm", False) for t in spec.query_transforms)
+    ):
         out.append(("llm", spec.llm))
     for i, sp in enumerate(spec.splitters):  # contextual chunks written by an LLM: the spec's, or their own
         ctx = getattr(sp, "context", None)
@@ -44,7 +46,8 @@ def api_key_for(llm: LLMSpec, field: str = "llm") -> str | None:
     if not value:
         raise RagsweepError(
             f"{field}.api_key_env: environment variable {llm.api_key_env} is not set; export it, or set "
-            f"api_key_env: null for a local server that needs no key")
+            f"api_key_env: null for a local server that needs no key"
+        )
     return value
 
 
@@ -66,7 +69,8 @@ def check_llms(spec: SweepSpec, budget_usd: float | None) -> None:
             raise RagsweepError(
                 f"--budget: model {llm.model!r} ({role}.model) has no price, so spending cannot be bounded; "
                 f"add it to the spec's prices, e.g. prices: {{{llm.model}: {{input: 0.5, output: 1.5}}}} (USD per "
-                "million tokens)")
+                "million tokens)"
+            )
 
 
 def _identity(llm: LLMSpec) -> str:
@@ -98,10 +102,16 @@ class LLMClients:
             if ekey not in self._engines:
                 cache = LLMCallCache(self.cache_path)
                 self._caches.append(cache)
-                self._engines[ekey] = LLMEngine(llm, cache, price=price_for(llm.model, self.spec.prices),
-                                                budget=self.budget, run_id=self.run_id, secrets=self._secrets,
-                                                seed=self.spec.seed,
-                                                server=probe(llm.base_url, llm.model, api_key_for(llm)))
+                self._engines[ekey] = LLMEngine(
+                    llm,
+                    cache,
+                    price=price_for(llm.model, self.spec.prices),
+                    budget=self.budget,
+                    run_id=self.run_id,
+                    secrets=self._secrets,
+                    seed=self.spec.seed,
+                    server=probe(llm.base_url, llm.model, api_key_for(llm)),
+                )
             self._llms[ident] = SweepLLM(llm, self._engines[ekey], api_key_for(llm))
         return self._llms[ident]
 

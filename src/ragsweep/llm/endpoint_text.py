@@ -14,19 +14,30 @@ def endpoint_line(e: dict) -> str | None:
     cap = e.get("capacity") or {}
     bits = []
     if cap.get("adaptive") and (cap.get("queued_at") or cap.get("limit", 0) < cap.get("maximum", 0)):
-        seen = (f"{cap['queued_at']} at once served no more than fewer did, or timed out" if cap.get("queued_at")
-                else "the server's replies never showed room for more")
-        bits.append(f"{cap['limit']} request(s) in flight at the end, of llm.concurrency {cap['maximum']} ({seen}; "
-                    f"between {cap['lowest']} and {cap['highest']})")
+        seen = (
+            f"{cap['queued_at']} at once served no more than fewer did, or timed out"
+            if cap.get("queued_at")
+            else "the server's replies never showed room for more"
+        )
+        bits.append(
+            f"{cap['limit']} request(s) in flight at the end, of llm.concurrency {cap['maximum']} ({seen}; "
+            f"between {cap['lowest']} and {cap['highest']})"
+        )
     if cap.get("waited"):
-        bits.append(f"{cap['waited']} calls waited for a free slot ({_duration(cap.get('wait_s', 0) / cap['waited'])} "
-                    "on average, in ragsweep: not in any latency figure)")
+        bits.append(
+            f"{cap['waited']} calls waited for a free slot ({_duration(cap.get('wait_s', 0) / cap['waited'])} "
+            "on average, in ragsweep: not in any latency figure)"
+        )
     if cap.get("queued"):
-        bits.append(f"{cap['queued']} calls waited {_duration(cap.get('queue_s', 0))} in the server's queue "
-                    "(left out of their service times)")
+        bits.append(
+            f"{cap['queued']} calls waited {_duration(cap.get('queue_s', 0))} in the server's queue "
+            "(left out of their service times)"
+        )
     if e.get("timeouts"):
-        bits.append(f"{e['timeouts']} timed out after llm.timeout (a retry is sent only once the server is "
-                    "presumed done with the copy it was computing)")
+        bits.append(
+            f"{e['timeouts']} timed out after llm.timeout (a retry is sent only once the server is "
+            "presumed done with the copy it was computing)"
+        )
     if e.get("truncated"):
         bits.append(f"{e['truncated']} replies cut at max_tokens")
     if not bits:

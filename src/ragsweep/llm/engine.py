@@ -56,14 +56,25 @@ class LLMContextError(LLMCallError):
 
     def advice(self, stage: str) -> str:
         """One line for a record and the user: the stage, the sizes, and what to change."""
-        return (f"{stage}: {self}; lower top_k, the splitter's chunk_size or max_tokens, or give the server a larger "
-                "context (llama.cpp -c / n_ctx, vLLM --max-model-len, Ollama num_ctx) and set llm.context_window to it")
+        return (
+            f"{stage}: {self}; lower top_k, the splitter's chunk_size or max_tokens, or give the server a larger "
+            "context (llama.cpp -c / n_ctx, vLLM --max-model-len, Ollama num_ctx) and set llm.context_window to it"
+        )
 
 
 class LLMEngine:
-    def __init__(self, spec: LLMSpec, cache: LLMCallCache, *, price: PriceSpec | None = None,
-                 budget: Budget | None = None, run_id: str | None = None, secrets: tuple[str, ...] = (),
-                 seed: int = 0, server: ServerInfo | None = None) -> None:
+    def __init__(
+        self,
+        spec: LLMSpec,
+        cache: LLMCallCache,
+        *,
+        price: PriceSpec | None = None,
+        budget: Budget | None = None,
+        run_id: str | None = None,
+        secrets: tuple[str, ...] = (),
+        seed: int = 0,
+        server: ServerInfo | None = None,
+    ) -> None:
         self.spec = spec
         self.server = server or ServerInfo()
         # the server's context window where known (it told, or refused a prompt saying so); prompts are checked
@@ -95,15 +106,24 @@ class LLMEngine:
         if self._closed:
             raise LLMCallError(f"the LLM engine for {self.spec.model!r} is closed")
         return asyncio.run_coroutine_threadsafe(
-            self._call(llm, list(messages), dict(kwargs), current_scope(), current_trace()), self._loop)
+            self._call(llm, list(messages), dict(kwargs), current_scope(), current_trace()), self._loop
+        )
 
     def describe(self) -> dict:
         """What this endpoint did in this process: capacity, waits, timeouts, truncations (the manifest)."""
-        out = {"endpoint": self.scrub(self.spec.base_url or "https://api.openai.com/v1"), "model": self.spec.model,
-               "calls": self.calls, "cache_hits": self.cache_hits, "retries": self.retries,
-               "timeouts": self.timeouts, "truncated": self.truncated, "failed": self.failures,
-               "context_window": self.context_limit, "context_source": self.context_source,
-               "max_in_flight": self.max_in_flight}
+        out = {
+            "endpoint": self.scrub(self.spec.base_url or "https://api.openai.com/v1"),
+            "model": self.spec.model,
+            "calls": self.calls,
+            "cache_hits": self.cache_hits,
+            "retries": self.retries,
+            "timeouts": self.timeouts,
+            "truncated": self.truncated,
+            "failed": self.failures,
+            "context_window": self.context_limit,
+            "context_source": self.context_source,
+            "max_in_flight": self.max_in_flight,
+        }
         if self._capacity is not None:
             out["capacity"] = self._capacity.summary()
         return out
@@ -155,9 +175,13 @@ class LLMEngine:
     async def _fresh(self, llm, messages, kwargs, params, key, scope, trace) -> CachedCall:
         if self._capacity is None:  # made on the engine's loop, where its futures live
             # a hosted API serves any number at once (its rate limits are the limits): no slow start there
-            self._capacity = AdaptiveLimit(self.spec.concurrency, adaptive=self.spec.adaptive_concurrency,
-                                           slots=self.server.slots, timeout_s=self.spec.timeout,
-                                           start=None if is_local(self.spec.base_url) else self.spec.concurrency)
+            self._capacity = AdaptiveLimit(
+                self.spec.concurrency,
+                adaptive=self.spec.adaptive_concurrency,
+                slots=self.server.slots,
+                timeout_s=self.spec.timeout,
+                start=None if is_local(self.spec.base_url) else self.spec.concurrency,
+            )
         est_out = int(params.get("max_tokens") or params.get("max_completion_tokens") or self.spec.max_tokens)
         # the prompt's size is needed to rate-limit tokens, to bound spending and to check the context window
         told = self.server.context_window
@@ -279,15 +303,20 @@ class LLMEngine:
         status = status_of(exc)
         where = self.spec.base_url or "https://api.openai.com/v1"
         if status == 401:
-            hint = (f"the endpoint refused the API key from ${self.spec.api_key_env}; check the key"
-                    if self.spec.api_key_env else "the endpoint wants an API key; set llm.api_key_env")
+            hint = (
+                f"the endpoint refused the API key from ${self.spec.api_key_env}; check the key"
+                if self.spec.api_key_env
+                else "the endpoint wants an API key; set llm.api_key_env"
+            )
         elif status == 403:
             hint = "the key has no access to this model or endpoint"
         elif status == 429:
             hint = "the account's quota is used up (insufficient_quota); add credit or use another key"
         else:
-            hint = (f"model {self.spec.model!r} or the path not found there; fix llm.model (GET {where}/models "
-                    "lists them) or base_url (OpenAI-compatible servers usually end in /v1)")
+            hint = (
+                f"model {self.spec.model!r} or the path not found there; fix llm.model (GET {where}/models "
+                "lists them) or base_url (OpenAI-compatible servers usually end in /v1)"
+            )
         return f"LLM endpoint {where}: {hint} [{self._describe(exc)}]"
 
 

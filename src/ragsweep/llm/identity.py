@@ -5,5 +5,10 @@ from __future__ import annotations
 
 def llm_identity(llm) -> dict:
     """Model and sampling settings (not its URL, limits or timeouts, which change no reply)."""
-    return {"model": llm.model, "temperature": llm.temperature, "seed": llm.seed, "max_tokens": llm.max_tokens,
-            "context_window": llm.context_window}
+    return {
+        "model": llm.model,
+        "temperature": llm.temperature,
+        "seed": llm.seed,
+        "max_tokens": llm.max_tokens,
+        "context_window": llm.context_window,
+    }

@@ -23,9 +23,15 @@ class SweepLLM(OpenAILike):
 
     def __init__(self, spec: LLMSpec, engine, api_key: str | None) -> None:
         super().__init__(
-            model=spec.model, api_base=spec.base_url or "https://api.openai.com/v1",
-            api_key=api_key or "not-needed", temperature=spec.temperature, max_tokens=spec.max_tokens,
-            timeout=spec.timeout, max_retries=0, context_window=spec.context_window, is_chat_model=True,
+            model=spec.model,
+            api_base=spec.base_url or "https://api.openai.com/v1",
+            api_key=api_key or "not-needed",
+            temperature=spec.temperature,
+            max_tokens=spec.max_tokens,
+            timeout=spec.timeout,
+            max_retries=0,
+            context_window=spec.context_window,
+            is_chat_model=True,
             additional_kwargs={"seed": spec.seed} if spec.seed is not None else {},
         )
         self._engine = engine
@@ -67,6 +73,9 @@ class SweepLLM(OpenAILike):
 def _response(call) -> ChatResponse:
     return ChatResponse(
         message=ChatMessage(role=MessageRole.ASSISTANT, content=call.content),
-        additional_kwargs={"prompt_tokens": call.prompt_tokens, "completion_tokens": call.completion_tokens,
-                           "total_tokens": call.prompt_tokens + call.completion_tokens},
+        additional_kwargs={
+            "prompt_tokens": call.prompt_tokens,
+            "completion_tokens": call.completion_tokens,
+            "total_tokens": call.prompt_tokens + call.completion_tokens,
+        },
     )

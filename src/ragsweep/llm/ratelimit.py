@@ -57,8 +57,10 @@ class RateLimiter:
             self._lock = asyncio.Lock()
         async with self._lock:  # first come, first served
             while True:
-                wait = max(self.requests.wait_time(1) if self.requests else 0.0,
-                           self.tokens.wait_time(tokens) if self.tokens else 0.0)
+                wait = max(
+                    self.requests.wait_time(1) if self.requests else 0.0,
+                    self.tokens.wait_time(tokens) if self.tokens else 0.0,
+                )
                 if wait <= 0:
                     break
                 self.waited_s += wait

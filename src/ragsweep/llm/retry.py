@@ -61,8 +61,14 @@ def retry_after_seconds(exc: BaseException) -> float | None:
         return None
 
 
-def backoff_delay(attempt: int, retry_after: float | None = None, *, base: float = 0.5, cap: float = 60.0,
-                  rng: random.Random | None = None) -> float:
+def backoff_delay(
+    attempt: int,
+    retry_after: float | None = None,
+    *,
+    base: float = 0.5,
+    cap: float = 60.0,
+    rng: random.Random | None = None,
+) -> float:
     """Seconds to wait before retry number ``attempt`` (0-based).
 
     With a ``Retry-After`` the server's wait is used (capped at ``cap``); otherwise
@@ -70,19 +76,32 @@ def backoff_delay(attempt: int, retry_after: float | None = None, *, base: float
     """
     if retry_after is not None:
         return min(cap, retry_after)
-    d = min(cap, base * (2 ** attempt))
+    d = min(cap, base * (2**attempt))
     return d / 2 + (rng or random).uniform(0, d / 2)
 
 
-_LIMIT = re.compile(r"maximum context length is (\d+)|context (?:window|size|length) of (\d+)|"
-                    r"n_ctx[\"']?\s*[:=]\s*(\d+)", re.IGNORECASE)
+_LIMIT = re.compile(
+    r"maximum context length is (\d+)|context (?:window|size|length) of (\d+)|"
+    r"n_ctx[\"']?\s*[:=]\s*(\d+)",
+    re.IGNORECASE,
+)
 # the prompt's tokens where the message says them apart from the reply's ("(2531 in the messages, 512 in the
 # completion)"), else the request's
-_ASKED = tuple(re.compile(p, re.IGNORECASE) for p in (
-    r"(\d+) in the messages", r"request has (\d+) (?:input )?tokens", r"Requested tokens \((\d+)\)",
-    r"n_prompt_tokens[\"']?\s*[:=]\s*(\d+)", r"you requested (\d+) tokens"))  # in this order
-_OVERFLOW = re.compile(r"context[_ ]length[_ ]exceeded|exceed_context_size|maximum context length|exceeds? (?:the )?"
-                       r"(?:available )?context (?:size|window|length)|context window", re.IGNORECASE)
+_ASKED = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"(\d+) in the messages",
+        r"request has (\d+) (?:input )?tokens",
+        r"Requested tokens \((\d+)\)",
+        r"n_prompt_tokens[\"']?\s*[:=]\s*(\d+)",
+        r"you requested (\d+) tokens",
+    )
+)  # in this order
+_OVERFLOW = re.compile(
+    r"context[_ ]length[_ ]exceeded|exceed_context_size|maximum context length|exceeds? (?:the )?"
+    r"(?:available )?context (?:size|window|length)|context window",
+    re.IGNORECASE,
+)
 
 
 def context_overflow(exc: BaseException) -> tuple[int | None, int | None] | None:
@@ -92,8 +111,14 @@ def context_overflow(exc: BaseException) -> tuple[int | None, int | None] | None
     if status_of(exc) not in (400, 413, 422):
         return None
     body = getattr(exc, "body", None)
-    text = " ".join(str(x) for x in (getattr(exc, "code", None) or "", getattr(exc, "message", None) or exc,
-                                     json.dumps(body) if isinstance(body, (dict, list)) else body or ""))
+    text = " ".join(
+        str(x)
+        for x in (
+            getattr(exc, "code", None) or "",
+            getattr(exc, "message", None) or exc,
+            json.dumps(body) if isinstance(body, (dict, list)) else body or "",
+        )
+    )
     if not _OVERFLOW.search(text):
         return None
 

@@ -49,12 +49,19 @@ class Trace:
     replies: list[str] = field(default_factory=list)  # reply texts, in call order (for inspection)
 
     def as_dict(self) -> LLMUse:
-        return {"llm_calls": self.calls, "llm_cached": self.cached, "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens, "llm_ms": self.ms,
-                "llm_service_ms": self.service_ms, "llm_queue_ms": self.queue_ms,
-                "llm_service_unknown": self.service_unknown, "llm_truncated": self.truncated,
-                "cost_usd": None if self.unpriced and not self.cost_usd else self.cost_usd,
-                "llm_retries": self.retries}
+        return {
+            "llm_calls": self.calls,
+            "llm_cached": self.cached,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "llm_ms": self.ms,
+            "llm_service_ms": self.service_ms,
+            "llm_queue_ms": self.queue_ms,
+            "llm_service_unknown": self.service_unknown,
+            "llm_truncated": self.truncated,
+            "cost_usd": None if self.unpriced and not self.cost_usd else self.cost_usd,
+            "llm_retries": self.retries,
+        }
 
 
 _SCOPE: contextvars.ContextVar[dict] = contextvars.ContextVar("ragsweep_llm_scope", default={})

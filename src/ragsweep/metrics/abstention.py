@@ -27,23 +27,38 @@ from typing import Iterable, Sequence
 REFUSAL = "I cannot answer this from the provided documents."
 # LlamaIndex's answer when nothing was retrieved
 _EMPTY_RESPONSE = "empty response"
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'", "`": "'",
-                         "\u201c": '"', "\u201d": '"', "\u201f": '"', "\u00ab": '"', "\u00bb": '"'})
+_QUOTES = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "`": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201f": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+    }
+)
 _NOT = r"(?:cannot|can not|can't|could not|couldn't|am unable to|'m unable to|am not able to|'m not able to)"
 _SOURCE = r"(?:context|contexts|documents?|information|text|texts|sources?|passages?|excerpts?)"
 # each anchored at the start of the normalised answer
-REFUSAL_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p) for p in (
-    # "I cannot answer ...", "Sorry, I can't help with that", "I'm unable to provide ..."
-    rf"^(?:(?:i'm |i am )?sorry,? (?:but )?)?(?:i|we) {_NOT} (?:answer|help|assist|provide|comply|find|determine|"
-    r"say|tell|share|respond)\b",
-    r"^(?:i|we) (?:do not|don't) know\b",
-    # "The (provided) context does not contain/mention ...", "The documents do not say ..."
-    rf"^(?:the|this|these) (?:provided |given |retrieved )?{_SOURCE}(?: provided| given)? (?:does|do) not "
-    r"(?:contain|provide|mention|say|state|specify|include|address|give|answer|cover)\b",
-    r"^there is no (?:relevant )?(?:information|mention|answer)\b",
-    r"^(?:no|not enough) (?:relevant )?information\b",
-    r"^(?:the )?(?:answer|information) (?:is )?not (?:found|available|provided|given|present) in\b",
-))
+REFUSAL_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(p)
+    for p in (
+        # "I cannot answer ...", "Sorry, I can't help with that", "I'm unable to provide ..."
+        rf"^(?:(?:i'm |i am )?sorry,? (?:but )?)?(?:i|we) {_NOT} (?:answer|help|assist|provide|comply|find|determine|"
+        r"say|tell|share|respond)\b",
+        r"^(?:i|we) (?:do not|don't) know\b",
+        # "The (provided) context does not contain/mention ...", "The documents do not say ..."
+        rf"^(?:the|this|these) (?:provided |given |retrieved )?{_SOURCE}(?: provided| given)? (?:does|do) not "
+        r"(?:contain|provide|mention|say|state|specify|include|address|give|answer|cover)\b",
+        r"^there is no (?:relevant )?(?:information|mention|answer)\b",
+        r"^(?:no|not enough) (?:relevant )?information\b",
+        r"^(?:the )?(?:answer|information) (?:is )?not (?:found|available|provided|given|present) in\b",
+    )
+)
 
 
 def normalise(text: str) -> str:
@@ -66,8 +81,9 @@ def is_refusal(answer: str | None, refusal: str | None = None) -> bool:
         return True
     for sentence in {REFUSAL, refusal or REFUSAL}:
         want = normalise(sentence)
-        if want and (text == want or text.startswith(want + " ") or text.startswith(want + ".")
-                     or text.startswith(want + ",")):
+        if want and (
+            text == want or text.startswith(want + " ") or text.startswith(want + ".") or text.startswith(want + ",")
+        ):
             return True
     return any(p.match(text) for p in REFUSAL_PATTERNS)
 
@@ -110,15 +126,23 @@ def tune_threshold(points: Sequence[tuple[float | None, bool]]) -> dict:
     n_unans = sum(1 for _, u in points if u)
     base = {"n_validation": len(points), "n_unanswerable": n_unans}
     if n_unans == 0 or n_unans == len(points):
-        return {**base, "threshold": None, "balanced_accuracy": None,
-                "reason": "the validation questions need both answerable and unanswerable ones: never abstain"}
+        return {
+            **base,
+            "threshold": None,
+            "balanced_accuracy": None,
+            "reason": "the validation questions need both answerable and unanswerable ones: never abstain",
+        }
     finite = sorted({s for s, _ in points if s is not None and math.isfinite(s)})
     candidates: list[float | None] = [None, *finite]
     scored = [(t, balanced_accuracy(points, t)) for t in candidates]
     best = max(ba for _, ba in scored)
     chosen = next(t for t, ba in scored if ba == best)
-    return {**base, "threshold": chosen, "balanced_accuracy": round(float(best), 6),
-            "candidates": [[t, round(float(ba), 6)] for t, ba in scored]}
+    return {
+        **base,
+        "threshold": chosen,
+        "balanced_accuracy": round(float(best), 6),
+        "candidates": [[t, round(float(ba), 6)] for t, ba in scored],
+    }
 
 
 def abstention_scores(abstained: bool | None, answerable: bool | None) -> dict[str, float]:

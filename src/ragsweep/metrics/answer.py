@@ -83,7 +83,7 @@ def contains_run(tokens: Sequence[str], run: Sequence[str]) -> bool:
     """Whether ``run`` occurs in ``tokens`` as a contiguous subsequence (token boundaries respected)."""
     tokens, run = list(tokens), list(run)
     n = len(run)
-    return n > 0 and any(tokens[i:i + n] == run for i in range(len(tokens) - n + 1))
+    return n > 0 and any(tokens[i : i + n] == run for i in range(len(tokens) - n + 1))
 
 
 def token_overlap_f1(prediction: Sequence[str], gold: Sequence[str]) -> float:
@@ -95,8 +95,9 @@ def token_overlap_f1(prediction: Sequence[str], gold: Sequence[str]) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def best_over_references(answer: str | None, references: References,
-                         score: Callable[[list[str], list[str]], float]) -> float:
+def best_over_references(
+    answer: str | None, references: References, score: Callable[[list[str], list[str]], float]
+) -> float:
     """Max of ``score(answer tokens, reference tokens)`` over the references; NaN without one."""
     golds = reference_tokens(references)
     if not golds:

@@ -78,43 +78,108 @@ def _bertscore(part: str, word: str, rescaled: bool) -> Metric:
     label = f"BERTScore {word}" + (" (rescaled)" if rescaled else "")
     short = {("f1", True): "BS-F1", ("f1", False): "BS-F1 raw"}.get((part, rescaled))
     report = {"f1": 0, "p": 1, "r": 2}[part] if rescaled else None
-    return Metric(name, "bertscore", label, short=short, report=report, table=0 if short == "BS-F1" else None,
-                  compare=0 if short == "BS-F1" else None, cite=_BERTSCORE)
+    return Metric(
+        name,
+        "bertscore",
+        label,
+        short=short,
+        report=report,
+        table=0 if short == "BS-F1" else None,
+        compare=0 if short == "BS-F1" else None,
+        cite=_BERTSCORE,
+    )
 
 
-def _retrieval(name: str, label: str, short: str, fn: Callable[..., float], table: int | None,
-               compare: int | None, report: int, cite: str) -> Metric:
-    return Metric(name, "retrieval", label, short=short, tunable=True, per_k=True, table=table, compare=compare,
-                  report=report, fn=fn, cite=cite)
+def _retrieval(
+    name: str,
+    label: str,
+    short: str,
+    fn: Callable[..., float],
+    table: int | None,
+    compare: int | None,
+    report: int,
+    cite: str,
+) -> Metric:
+    return Metric(
+        name,
+        "retrieval",
+        label,
+        short=short,
+        tunable=True,
+        per_k=True,
+        table=table,
+        compare=compare,
+        report=report,
+        fn=fn,
+        cite=cite,
+    )
 
 
 CATALOGUE: tuple[Metric, ...] = (
-    _bertscore("p", "precision", False), _bertscore("r", "recall", False), _bertscore("f1", "F1", False),
-    _bertscore("p", "precision", True), _bertscore("r", "recall", True), _bertscore("f1", "F1", True),
-    Metric("answer_contains", "answer", "answer contains gold", short="contains", table=2, report=3,
-           fn=answer_contains, cite=_SQUAD),
+    _bertscore("p", "precision", False),
+    _bertscore("r", "recall", False),
+    _bertscore("f1", "F1", False),
+    _bertscore("p", "precision", True),
+    _bertscore("r", "recall", True),
+    _bertscore("f1", "F1", True),
+    Metric(
+        "answer_contains",
+        "answer",
+        "answer contains gold",
+        short="contains",
+        table=2,
+        report=3,
+        fn=answer_contains,
+        cite=_SQUAD,
+    ),
     Metric("exact_match", "answer", "exact match", short="EM", report=4, fn=exact_match, cite=_SQUAD),
     Metric("token_f1", "answer", "token F1", short="tokF1", report=5, fn=token_f1, cite=_SQUAD),
     _retrieval("hit", "hit", "hit", hit_at_k, table=1, compare=2, report=6, cite=""),
-    _retrieval("mrr", "MRR", "MRR", reciprocal_rank, table=3, compare=3, report=7,
-               cite="Voorhees 1999, The TREC-8 Question Answering Track Report"),
-    _retrieval("ndcg", "nDCG", "nDCG", ndcg_at_k, table=4, compare=1, report=8,
-               cite="Järvelin & Kekäläinen 2002, Cumulated gain-based evaluation of IR techniques (TOIS)"),
+    _retrieval(
+        "mrr",
+        "MRR",
+        "MRR",
+        reciprocal_rank,
+        table=3,
+        compare=3,
+        report=7,
+        cite="Voorhees 1999, The TREC-8 Question Answering Track Report",
+    ),
+    _retrieval(
+        "ndcg",
+        "nDCG",
+        "nDCG",
+        ndcg_at_k,
+        table=4,
+        compare=1,
+        report=8,
+        cite="Järvelin & Kekäläinen 2002, Cumulated gain-based evaluation of IR techniques (TOIS)",
+    ),
     _retrieval("span_recall", "span recall", "spanR", span_recall_at_k, table=5, compare=4, report=9, cite=_SPANS),
-    _retrieval("span_precision", "span precision", "spanP", span_precision_at_k, table=6, compare=None, report=10,
-               cite=_SPANS),
-    _retrieval("doc_mrr", "document MRR", "docMRR", document_reciprocal_rank, table=None, compare=None, report=11,
-               cite=""),
+    _retrieval(
+        "span_precision", "span precision", "spanP", span_precision_at_k, table=6, compare=None, report=10, cite=_SPANS
+    ),
+    _retrieval(
+        "doc_mrr", "document MRR", "docMRR", document_reciprocal_rank, table=None, compare=None, report=11, cite=""
+    ),
     Metric("retrieval_ms", "latency", "retrieval latency (ms)", higher_is_better=False, selectable=False),
     Metric("query_embedding_ms", "latency", "query embedding (ms)", higher_is_better=False, selectable=False),
     Metric("rerank_ms", "latency", "reranking (ms)", higher_is_better=False, selectable=False),
     Metric("postprocess_ms", "latency", "postprocessing (ms)", higher_is_better=False, selectable=False),
-    Metric("generation_ms", "latency", "generation latency: server time (ms)", higher_is_better=False,
-           selectable=False),
-    Metric("abstention_rate", "abstention", "abstains (unanswerable)", short="abst", table=7, report=12,
-           cite=_ABSTAIN),
-    Metric("false_abstention_rate", "abstention", "abstains (answerable)", short="fAbst", higher_is_better=False,
-           table=8, report=13, cite=_ABSTAIN),
+    Metric(
+        "generation_ms", "latency", "generation latency: server time (ms)", higher_is_better=False, selectable=False
+    ),
+    Metric("abstention_rate", "abstention", "abstains (unanswerable)", short="abst", table=7, report=12, cite=_ABSTAIN),
+    Metric(
+        "false_abstention_rate",
+        "abstention",
+        "abstains (answerable)",
+        short="fAbst",
+        higher_is_better=False,
+        table=8,
+        report=13,
+        cite=_ABSTAIN,
+    ),
     Metric("quip", "groundedness", "QuIP (answer n-grams found in its context)", cite=_QUIP),
     Metric("echoed_prompt", "degenerate", "echoes the prompt", higher_is_better=False, selectable=False),
     Metric("copied_context", "degenerate", "copies the context", higher_is_better=False, selectable=False),
@@ -128,8 +193,11 @@ BY_NAME: dict[str, Metric] = {m.name: m for m in CATALOGUE}
 
 def names(family: Family | None = None, **flags: object) -> list[str]:
     """The metrics of ``family`` (all when None) whose attributes equal ``flags``, in declaration order."""
-    return [m.name for m in CATALOGUE if (family is None or m.family == family)
-            and all(getattr(m, k) == v for k, v in flags.items())]
+    return [
+        m.name
+        for m in CATALOGUE
+        if (family is None or m.family == family) and all(getattr(m, k) == v for k, v in flags.items())
+    ]
 
 
 def ordered(position: str) -> list[str]:

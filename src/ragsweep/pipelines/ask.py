@@ -12,8 +12,14 @@ from ragsweep.pipelines.answer_record import AnswerRecord, Retrieved
 from ragsweep.pipelines.grid import Configuration
 
 
-def answer_question(spec: SweepSpec, config: Configuration, dataset: Dataset, question: str,
-                    cache_dir: Path | None = None, tuned: dict | None = None) -> AnswerRecord:
+def answer_question(
+    spec: SweepSpec,
+    config: Configuration,
+    dataset: Dataset,
+    question: str,
+    cache_dir: Path | None = None,
+    tuned: dict | None = None,
+) -> AnswerRecord:
     """The answer payload (sources with their text) of ``question`` under ``config``, reusing the caches
     (it may build a missing index, so it holds the cache's lock while it runs); ``tuned``: the fusion
     weights the run chose on its validation questions (its manifest's ``tuned_weights`` entry)."""
@@ -24,8 +30,9 @@ def answer_question(spec: SweepSpec, config: Configuration, dataset: Dataset, qu
         return _answer(spec, config, dataset, question, cache, tuned)
 
 
-def _answer(spec: SweepSpec, config: Configuration, dataset: Dataset, question: str, cache: CacheDir,
-            tuned: dict | None = None) -> AnswerRecord:
+def _answer(
+    spec: SweepSpec, config: Configuration, dataset: Dataset, question: str, cache: CacheDir, tuned: dict | None = None
+) -> AnswerRecord:
     from ragsweep.embeddings.cache import EmbeddingCache
     from ragsweep.llm.clients import LLMClients, check_llms, llms_in_use
     from ragsweep.pipelines.context import Models, StageContext
@@ -36,8 +43,9 @@ def _answer(spec: SweepSpec, config: Configuration, dataset: Dataset, question: 
 
     clients = None
     spec = spec.model_copy(update={"top_k": [config.top_k]})  # retrieve at this configuration's k only
-    ctx = StageContext(spec=spec, dataset=dataset, cache=cache,
-                       models=Models(lambda: EmbeddingCache(cache.embeddings), cache.root))
+    ctx = StageContext(
+        spec=spec, dataset=dataset, cache=cache, models=Models(lambda: EmbeddingCache(cache.embeddings), cache.root)
+    )
     if tuned:
         ctx.tuned_weights[config.config_hash] = tuned
     try:
@@ -73,7 +81,7 @@ def _answer(spec: SweepSpec, config: Configuration, dataset: Dataset, question: 
         for s in payload["sources"]:
             s["text"] = texts.get(s["node_id"], "")
             if s.get("merged_from"):  # a postprocessor's window or parent: its own range of the document
-                s["text"] = dataset.document(s["doc_id"]).text[s["start"]:s["end"]]
+                s["text"] = dataset.document(s["doc_id"]).text[s["start"] : s["end"]]
         return payload
     finally:
         if clients is not None:

@@ -128,8 +128,13 @@ def scaffolding(template: str | None) -> Scaffolding:
             tail = [ln.strip() for ln in joined.rsplit("\0", 1)[-1].splitlines() if ln.strip()]
             last = _head(tail[-1]) if tail else ""
             answer_label = last if last in labels else None
-    return Scaffolding(tuple(dict.fromkeys(instructions)), tuple(dict.fromkeys(labels)), tuple(dict.fromkeys(rules)),
-                       query_prefix, answer_label)
+    return Scaffolding(
+        tuple(dict.fromkeys(instructions)),
+        tuple(dict.fromkeys(labels)),
+        tuple(dict.fromkeys(rules)),
+        query_prefix,
+        answer_label,
+    )
 
 
 def echoes_prompt(answer: str | None, template: str | None = None, question: str | None = None) -> bool:
@@ -189,8 +194,11 @@ def degeneracy(answer: str | None, contexts, template: str | None = None, questi
     ``copied_share`` (QuIP against ``contexts``; None without an answer or a context)."""
     contexts = list(contexts)
     share = copied_share(answer, contexts)
-    return {"echoed_prompt": echoes_prompt(answer, template, question),
-            "copied_context": copies_context(answer, contexts, share), "copied_share": share}
+    return {
+        "echoed_prompt": echoes_prompt(answer, template, question),
+        "copied_context": copies_context(answer, contexts, share),
+        "copied_share": share,
+    }
 
 
 def answer_flags(answer: str | None, nodes, generator, prompt: str | None, question: str | None) -> dict:

@@ -59,8 +59,9 @@ class _Run:
         return self.chunk_tokens[config.chunk_key]
 
 
-def estimate_run(spec, run_dir: Path | None = None, cache_dir: Path | None = None, limit: int | None = None
-                 ) -> list[StageEstimate]:
+def estimate_run(
+    spec, run_dir: Path | None = None, cache_dir: Path | None = None, limit: int | None = None
+) -> list[StageEstimate]:
     """Per stage (query rewrites, transforms, reranking, generation, graph extraction, chunk contexts, each
     judge): the LLM calls, tokens and cost of what the run directory does not hold yet."""
     from ragsweep.cache_dir import DEFAULT_CACHE, CacheDir
@@ -101,8 +102,13 @@ def _stage1(r: _Run) -> list[StageEstimate]:
     llm = _llm(spec)
     out: list[StageEstimate] = []
     price = price_for(llm.model, spec.prices)
-    rewrites = {(q.qid, n) for c in configs if (n := getattr(c.retriever, "num_queries", 1)) > 1
-                for q in questions if (c.config_hash, q.qid) not in done}
+    rewrites = {
+        (q.qid, n)
+        for c in configs
+        if (n := getattr(c.retriever, "num_queries", 1)) > 1
+        for q in questions
+        if (c.config_hash, q.qid) not in done
+    }
     if rewrites:
         est = StageEstimate("query_rewrite", llm.model)
         base = count_tokens(QUERY_GEN_PROMPT.format(num_queries=2, query=""))
@@ -137,8 +143,9 @@ def _generation(r: _Run, price) -> StageEstimate:
     largest = 0  # the longest prompt one call sends (LlamaIndex packs chunks up to context_window)
     for c in r.configs:
         template = template_text(generator, c.prompt or generator.prompt_file)
-        base = count_tokens((template or DEFAULT_TEXT_QA_PROMPT_TMPL).format(context_str="", query_str="")
-                            ) + 40  # + system prompt
+        base = (
+            count_tokens((template or DEFAULT_TEXT_QA_PROMPT_TMPL).format(context_str="", query_str="")) + 40
+        )  # + system prompt
         room = max(1, llm.context_window - llm.max_tokens - base)
         ctx = c.top_k * r.mean_chunk(c)
         calls_per_q = max(1, math.ceil(ctx / room))
@@ -146,11 +153,17 @@ def _generation(r: _Run, price) -> StageEstimate:
         for q in r.questions:
             if (c.config_hash, q.qid) in r.done:
                 continue
-            est.add(calls_per_q, calls_per_q * (r.overhead + base + r.q_tokens[q.qid]) + int(ctx),
-                    calls_per_q * llm.max_tokens, price)
-    est.notes.append(f"longest prompt about {largest:,} tokens (mean chunks at top_k, packed up to "
-                     f"context_window {llm.context_window:,}): the server's context must hold it plus "
-                     f"max_tokens {llm.max_tokens:,}")
+            est.add(
+                calls_per_q,
+                calls_per_q * (r.overhead + base + r.q_tokens[q.qid]) + int(ctx),
+                calls_per_q * llm.max_tokens,
+                price,
+            )
+    est.notes.append(
+        f"longest prompt about {largest:,} tokens (mean chunks at top_k, packed up to "
+        f"context_window {llm.context_window:,}): the server's context must hold it plus "
+        f"max_tokens {llm.max_tokens:,}"
+    )
     return est
 
 
@@ -190,8 +203,10 @@ def _judges(r: _Run) -> list[StageEstimate]:
             ref = count_tokens(q.reference_answer or "")
             prompt = base + r.q_tokens[q.qid] + answer + (ref if name == "correctness" else int(ctx))
             est.add(n_sel, n_sel * prompt, n_sel * judge_llm.max_tokens, price)
-        est.notes.append(f"at most {n_sel} configurations x {len(test)} test questions (top {s2.top_n} plus "
-                         f"those not significantly worse, at most max_configs = {s2.max_configs})")
+        est.notes.append(
+            f"at most {n_sel} configurations x {len(test)} test questions (top {s2.top_n} plus "
+            f"those not significantly worse, at most max_configs = {s2.max_configs})"
+        )
         out.append(est)
     return out
 

@@ -15,8 +15,10 @@ def steps(config, est: StageEstimate) -> list[tuple]:
     if config.adaptive is None:
         return [(config.query_transform, config.reranker)]
     routes = [(r.transform, r.reranker) for r in config.adaptive.routes]
-    note = (f"{config.config_id}: every question counted in each class with an LLM step (classes are predicted "
-            "when the run trains the classifier): an upper bound")
+    note = (
+        f"{config.config_id}: every question counted in each class with an LLM step (classes are predicted "
+        "when the run trains the classifier): an upper bound"
+    )
     if any(x is not None and x.uses_llm for pair in routes for x in pair) and note not in est.notes:
         est.notes.append(note)
     return routes
@@ -38,15 +40,26 @@ def llm_rerank(spec, configs, questions, done, q_tokens, mean_chunk, overhead, p
         for q in questions:
             # one reordering per (question, index, retriever, transform, reranker) serves every top_k,
             # except for tuned fusion weights, which are chosen per top_k
-            key = (q.qid, c.chunk_key, c.embedding.label() if c.embedding else None, c.retriever.label(),
-                   t.label() if t else None, r.label(), c.top_k if getattr(c.retriever, "tuned", False) else None)
+            key = (
+                q.qid,
+                c.chunk_key,
+                c.embedding.label() if c.embedding else None,
+                c.retriever.label(),
+                t.label() if t else None,
+                r.label(),
+                c.top_k if getattr(c.retriever, "tuned", False) else None,
+            )
             if (c.config_hash, q.qid) in done or key in seen:
                 continue
             seen.add(key)
             batches = math.ceil(r.candidates / r.batch_size)
             per_doc = mean_chunk(c) + 6  # "Document N:" and blank lines
-            est.add(batches, batches * (overhead + base + q_tokens[q.qid]) + int(r.candidates * per_doc),
-                    batches * min(spec.llm.max_tokens, 8 * r.batch_size), price)
+            est.add(
+                batches,
+                batches * (overhead + base + q_tokens[q.qid]) + int(r.candidates * per_doc),
+                batches * min(spec.llm.max_tokens, 8 * r.batch_size),
+                price,
+            )
     return est
 
 

@@ -12,9 +12,11 @@ def print_estimate(estimates: list[StageEstimate], console) -> None:
     if not estimates:
         console.print("dry run: this run makes no LLM calls (nothing to spend)")
         return
-    table = Table(title="dry run: LLM calls this run would make (nothing was spent)",
-                  caption="prompt tokens estimated with cl100k; completion tokens and cost at max_tokens "
-                          "(upper bound); cache hits not predicted")
+    table = Table(
+        title="dry run: LLM calls this run would make (nothing was spent)",
+        caption="prompt tokens estimated with cl100k; completion tokens and cost at max_tokens "
+        "(upper bound); cache hits not predicted",
+    )
     for col in ("stage", "model", "calls", "prompt tokens", "completion tokens (max)", "cost USD (max)"):
         table.add_column(col, justify="left" if col in ("stage", "model") else "right")
     total_calls, total_cost, unknown = 0, 0.0, False

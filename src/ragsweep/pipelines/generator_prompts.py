@@ -20,8 +20,10 @@ def refusal_template(refusal: str) -> str:
 
     escaped = refusal.replace("{", "{{").replace("}", "}}")
     marker = "answer the query.\n"
-    instruction = (f"If the context does not contain the answer, or the query is unrelated to the context or asks "
-                   f"for something unsafe, reply exactly: {escaped}\n")
+    instruction = (
+        f"If the context does not contain the answer, or the query is unrelated to the context or asks "
+        f"for something unsafe, reply exactly: {escaped}\n"
+    )
     assert marker in DEFAULT_TEXT_QA_PROMPT_TMPL
     return DEFAULT_TEXT_QA_PROMPT_TMPL.replace(marker, marker + instruction, 1)
 
@@ -49,8 +51,13 @@ def check_templates(generator) -> None:
     if getattr(generator, "kind", None) != "llm":
         return
     files = getattr(generator, "prompt_files", None)
-    named = ([(f"generator.prompt_files[{i}]", p) for i, p in enumerate(files)] if files
-             else [("generator.prompt_file", generator.prompt_file)] if generator.prompt_file is not None else [])
+    named = (
+        [(f"generator.prompt_files[{i}]", p) for i, p in enumerate(files)]
+        if files
+        else [("generator.prompt_file", generator.prompt_file)]
+        if generator.prompt_file is not None
+        else []
+    )
     for field, path in named:
         text = Path(path).read_text(encoding="utf-8")
         if any(p not in text for p in PLACEHOLDERS):
@@ -67,6 +74,13 @@ def prompt_axis(spec, configs: list) -> list:
     if not files:
         return configs
     hashes = {str(p): prompt_sha256(p) for p in files}
-    return [replace(c, config_id=f"{c.config_id}-{prompt_label(p)}", prompt=str(p),
-                    generator={**c.generator, "prompt_sha256": hashes[str(p)]})
-            for c in configs for p in files]
+    return [
+        replace(
+            c,
+            config_id=f"{c.config_id}-{prompt_label(p)}",
+            prompt=str(p),
+            generator={**c.generator, "prompt_sha256": hashes[str(p)]},
+        )
+        for c in configs
+        for p in files
+    ]

@@ -68,9 +68,11 @@ class Configuration:
         splitter = self.splitter.model_dump(mode="json", exclude={"name", "embedding"})
         if isinstance(splitter.get("context"), dict):  # its LLM's URL and key, its prompt's path: not the chunks
             splitter["context"] = {k: v for k, v in splitter["context"].items() if k not in ("llm", "prompt_file")}
-        return {"splitter": splitter,
-                "chunk_embedding": model_key(self.chunk_embedding) if self.chunk_embedding is not None else None,
-                **({"context_llm": self.context_llm} if self.context_llm is not None else {})}
+        return {
+            "splitter": splitter,
+            "chunk_embedding": model_key(self.chunk_embedding) if self.chunk_embedding is not None else None,
+            **({"context_llm": self.context_llm} if self.context_llm is not None else {}),
+        }
 
     def identity(self) -> dict:
         """Everything that determines this configuration's results: hashed into ``config_hash``."""
@@ -105,30 +107,37 @@ class Configuration:
             "top_k": self.top_k,
             "generator": self.generator,
             "reranker": self.reranker.model_dump(mode="json") if self.reranker is not None else None,
-            "query_transform": (self.query_transform.model_dump(mode="json")
-                                if self.query_transform is not None else None),
+            "query_transform": (
+                self.query_transform.model_dump(mode="json") if self.query_transform is not None else None
+            ),
             **({"adaptive": self.adaptive.spec.model_dump(mode="json")} if self.adaptive is not None else {}),
             "postprocessor": self.postprocessor.model_dump(mode="json") if self.postprocessor is not None else None,
         }
 
     def labels(self) -> dict:
         """The columns naming this configuration in records, summary and the manifest."""
-        return {"config_id": self.config_id, "config_hash": self.config_hash, "splitter": self.chunk_key,
-                "embedding": self.embedding.label() if self.embedding is not None else None,
-                "retriever": self.retrieval_label, "top_k": self.top_k if self.adaptive is None else None,
-                "query_transform": self.query_transform.label() if self.query_transform is not None else None,
-                "reranker": self.reranker.label() if self.reranker is not None else None,
-                "postprocessor": self.postprocessor.label() if self.postprocessor is not None else None,
-                **({"prompt": Path(self.prompt).stem} if self.prompt is not None else {})}
+        return {
+            "config_id": self.config_id,
+            "config_hash": self.config_hash,
+            "splitter": self.chunk_key,
+            "embedding": self.embedding.label() if self.embedding is not None else None,
+            "retriever": self.retrieval_label,
+            "top_k": self.top_k if self.adaptive is None else None,
+            "query_transform": self.query_transform.label() if self.query_transform is not None else None,
+            "reranker": self.reranker.label() if self.reranker is not None else None,
+            "postprocessor": self.postprocessor.label() if self.postprocessor is not None else None,
+            **({"prompt": Path(self.prompt).stem} if self.prompt is not None else {}),
+        }
 
     @property
     def retrieval_label(self) -> str:
         """The retriever's label, with ``+transform`` and ``+reranker`` when they change what it returns
         (plots colour by it)."""
-        return "+".join([self.retriever.label()]
-                        + [x.label() for x in (self.query_transform, self.reranker, self.postprocessor)
-                           if x is not None]
-                        + ([self.adaptive.spec.label()] if self.adaptive is not None else []))
+        return "+".join(
+            [self.retriever.label()]
+            + [x.label() for x in (self.query_transform, self.reranker, self.postprocessor) if x is not None]
+            + ([self.adaptive.spec.label()] if self.adaptive is not None else [])
+        )
 
     @cached_property
     def config_hash(self) -> str:
@@ -176,7 +185,6 @@ def tuning_split(spec: SweepSpec, retriever: RetrieverSpec) -> dict | None:
     return {"seed": spec.seed, **spec.split.model_dump(mode="json")}
 
 
-
 def reranker_identity(reranker: ActiveReranker) -> dict:
     """What determines a reranker's order: its settings and a local model's fingerprint (retrained
     weights in the same directory are new results); an LLM reranker's LLM is the ``rewrite_llm``."""
@@ -220,15 +228,21 @@ def context_identity(spec: SweepSpec, splitter: SplitterSpec) -> dict:
 def _retrieval_llm(spec: SweepSpec, retriever, parts) -> dict | None:
     """The identity of the LLM a configuration calls while retrieving (fusion rewrites, an LLM graph
     extractor, an LLM transform or reranker among ``parts``), else None."""
-    uses_llm = (getattr(retriever, "num_queries", 1) > 1 or getattr(retriever, "uses_llm", False)
-                or any(x is not None and x.uses_llm for x in parts))
+    uses_llm = (
+        getattr(retriever, "num_queries", 1) > 1
+        or getattr(retriever, "uses_llm", False)
+        or any(x is not None and x.uses_llm for x in parts)
+    )
     return llm_identity(spec.llm) if uses_llm and spec.llm else None
 
 
 def _retrieval_variants(spec: SweepSpec, retriever) -> list[tuple]:
     """(query transform, reranker) pairs a retriever is combined with; None for ``none``."""
-    return [(None if t.kind == "none" else t, None if r.kind == "none" else r)
-            for t in spec.transforms_for(retriever) for r in spec.rerankers_for(retriever.label())]
+    return [
+        (None if t.kind == "none" else t, None if r.kind == "none" else r)
+        for t in spec.transforms_for(retriever)
+        for r in spec.rerankers_for(retriever.label())
+    ]
 
 
 def expand(spec: SweepSpec) -> list[Configuration]:
@@ -241,33 +255,60 @@ def expand(spec: SweepSpec) -> list[Configuration]:
                 chunk_emb = _chunk_embedding(splitter, emb, spec)
                 for transform, reranker in _retrieval_variants(spec, retriever):
                     for k in spec.top_k:
-                        parts = ([splitter.label()] + ([emb.label()] if emb is not None else []) + [retriever.label()]
-                                 + [x.label() for x in (transform, reranker) if x is not None] + [f"k{k}"])
+                        parts = (
+                            [splitter.label()]
+                            + ([emb.label()] if emb is not None else [])
+                            + [retriever.label()]
+                            + [x.label() for x in (transform, reranker) if x is not None]
+                            + [f"k{k}"]
+                        )
                         rewrite = _retrieval_llm(spec, retriever, (transform, reranker))
-                        out.append(Configuration("-".join(parts), splitter, chunk_emb, emb, retriever, k, generator,
-                                                 rewrite, reranker, transform, tune_metric(spec, retriever),
-                                                 tuning_split(spec, retriever)))
+                        out.append(
+                            Configuration(
+                                "-".join(parts),
+                                splitter,
+                                chunk_emb,
+                                emb,
+                                retriever,
+                                k,
+                                generator,
+                                rewrite,
+                                reranker,
+                                transform,
+                                tune_metric(spec, retriever),
+                                tuning_split(spec, retriever),
+                            )
+                        )
     out = postprocessor_axis(spec, out)  # postprocessors: one configuration per one that applies
     out += adaptive_configurations(spec, generator)
-    out = [replace(c, context_llm=context_identity(spec, c.splitter)) if uses_llm(c.splitter.context) else c
-           for c in out]
+    out = [
+        replace(c, context_llm=context_identity(spec, c.splitter)) if uses_llm(c.splitter.context) else c for c in out
+    ]
     out = prompt_axis(spec, out)  # generator.prompt_files: one configuration per template
     ids = [c.config_id for c in out]
     clash = next((i for i in ids if ids.count(i) > 1), None)
     if clash is not None:  # e.g. a retriever named "bm25-maxsim" beside bm25 with a maxsim reranker
-        raise RagsweepError(f"two configurations share the id {clash!r}; give a retriever, query transform or "
-                            "reranker a distinct 'name'")
+        raise RagsweepError(
+            f"two configurations share the id {clash!r}; give a retriever, query transform or "
+            "reranker a distinct 'name'"
+        )
     return out
 
 
 def adaptive_identity(amap: AdaptiveMap) -> dict:
     """What decides an adaptive configuration's routing: the classifier's labels, settings and training
     split, and each class's top_k, reranker and transform (the top-level ones stay empty)."""
-    return {"classifier": amap.classifier_identity(),
-            "classes": {r.name: {"top_k": r.top_k,
-                                 "reranker": reranker_identity(r.reranker) if r.reranker is not None else None,
-                                 "query_transform": r.transform.identity() if r.transform is not None else None}
-                        for r in amap.routes}}
+    return {
+        "classifier": amap.classifier_identity(),
+        "classes": {
+            r.name: {
+                "top_k": r.top_k,
+                "reranker": reranker_identity(r.reranker) if r.reranker is not None else None,
+                "query_transform": r.transform.identity() if r.transform is not None else None,
+            }
+            for r in amap.routes
+        },
+    }
 
 
 def adaptive_configurations(spec: SweepSpec, generator: dict) -> list[Configuration]:
@@ -279,10 +320,21 @@ def adaptive_configurations(spec: SweepSpec, generator: dict) -> list[Configurat
         retriever = next(r for r in spec.retrievers if r.label() == a.retriever)
         rewrite = _retrieval_llm(spec, retriever, [x for r in amap.routes for x in (r.transform, r.reranker)])
         for splitter in spec.splitters:
-            for emb in (list(spec.embeddings) if retriever.needs_embedding else [None]):
+            for emb in list(spec.embeddings) if retriever.needs_embedding else [None]:
                 parts = [splitter.label()] + ([emb.label()] if emb is not None else []) + [retriever.label(), a.label()]
-                out.append(Configuration("-".join(parts), splitter, _chunk_embedding(splitter, emb, spec), emb,
-                                         retriever, amap.top_k_max, generator, rewrite,
-                                         tune_metric=tune_metric(spec, retriever),
-                                         tuning_split=tuning_split(spec, retriever), adaptive=amap))
+                out.append(
+                    Configuration(
+                        "-".join(parts),
+                        splitter,
+                        _chunk_embedding(splitter, emb, spec),
+                        emb,
+                        retriever,
+                        amap.top_k_max,
+                        generator,
+                        rewrite,
+                        tune_metric=tune_metric(spec, retriever),
+                        tuning_split=tuning_split(spec, retriever),
+                        adaptive=amap,
+                    )
+                )
     return out

@@ -35,8 +35,14 @@ CREATE TABLE IF NOT EXISTS judgement (
 class Journal:
     """``secrets``: values (API keys) scrubbed from everything written, e.g. a server's error text."""
 
-    def __init__(self, path: Path, flush_seconds: float = 0.5, flush_rows: int = 500,
-                 secrets: tuple[str, ...] = (), read_only: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        flush_seconds: float = 0.5,
+        flush_rows: int = 500,
+        secrets: tuple[str, ...] = (),
+        read_only: bool = False,
+    ) -> None:
         self._secrets = tuple(s for s in secrets if s)
         if read_only:  # reading a run (perhaps while its sweep still writes): never create or change it
             import sqlite3
@@ -68,9 +74,13 @@ class Journal:
         """(config hash, qid) pairs that failed for good: a prompt longer than the server's context window (the
         same prompt fails the same way, so a re-run does not send it again; ``--fresh`` does)."""
         self.flush()
-        return {(h, q) for h, q in self._db.execute(
-            "SELECT config_hash, qid FROM answer WHERE ok = 0 AND json_extract(payload, '$.error_kind') = ?",
-            ["context_window"])}
+        return {
+            (h, q)
+            for h, q in self._db.execute(
+                "SELECT config_hash, qid FROM answer WHERE ok = 0 AND json_extract(payload, '$.error_kind') = ?",
+                ["context_window"],
+            )
+        }
 
     def attempted(self) -> set[tuple[str, str]]:
         """(config hash, qid) pairs with an answer row, failed ones included."""
@@ -79,8 +89,10 @@ class Journal:
 
     def add_answer(self, config_hash: str, qid: str, config_id: str, payload: AnswerRecord) -> None:
         ok = 0 if payload.get("error") else 1
-        self._add("INSERT OR REPLACE INTO answer VALUES (?, ?, ?, ?, ?)",
-                  (config_hash, qid, config_id, ok, self._scrub(json.dumps(payload, ensure_ascii=False))))
+        self._add(
+            "INSERT OR REPLACE INTO answer VALUES (?, ?, ?, ?, ?)",
+            (config_hash, qid, config_id, ok, self._scrub(json.dumps(payload, ensure_ascii=False))),
+        )
 
     def _scrub(self, text: str) -> str:
         for secret in self._secrets:
@@ -96,8 +108,10 @@ class Journal:
         """A stage-2 judgement; ``ok`` = 0 (a call that failed) is retried by the next run, while an
         unparseable reply is a finished, *unmeasured* judgement."""
         ok = 0 if payload.get("status") == "failed" else 1
-        self._add("INSERT OR REPLACE INTO judgement VALUES (?, ?, ?, ?, ?, ?)",
-                  (config_hash, qid, judge, judge_key, ok, self._scrub(json.dumps(payload, ensure_ascii=False))))
+        self._add(
+            "INSERT OR REPLACE INTO judgement VALUES (?, ?, ?, ?, ?, ?)",
+            (config_hash, qid, judge, judge_key, ok, self._scrub(json.dumps(payload, ensure_ascii=False))),
+        )
 
     def judgements(self, judge_keys: dict[str, str] | None = None) -> dict[tuple[str, str, str], dict]:
         """(config hash, qid, judge) -> payload, only those made with the judge's current settings."""
@@ -118,8 +132,10 @@ class Journal:
             with self._db:
                 for sql, row in self._pending:
                     self._db.execute(sql, row)
-                self._db.execute("INSERT INTO meta VALUES ('revision', '1') ON CONFLICT(key) DO UPDATE SET "
-                                 "value = CAST(value AS INTEGER) + 1")
+                self._db.execute(
+                    "INSERT INTO meta VALUES ('revision', '1') ON CONFLICT(key) DO UPDATE SET "
+                    "value = CAST(value AS INTEGER) + 1"
+                )
             self._pending.clear()
         self._last = time.monotonic()
 
@@ -137,7 +153,9 @@ class Journal:
             "SELECT a.config_hash, a.qid FROM answer a LEFT JOIN score s "
             "ON s.config_hash = a.config_hash AND s.qid = a.qid "
             "WHERE a.ok = 1 AND (s.payload IS NULL OR CASE WHEN json_valid(s.payload) "  # a NaN row of an older run
-            "THEN json_extract(s.payload, '$.scorer') END IS NOT ?)", [scorer_key])
+            "THEN json_extract(s.payload, '$.scorer') END IS NOT ?)",
+            [scorer_key],
+        )
         return {(h, q) for h, q in rows}
 
     def answer_texts(self, keys: set[tuple[str, str]]) -> list[tuple[str, str, str]]:
@@ -158,9 +176,10 @@ class Journal:
 
     def scores(self) -> dict[tuple[str, str], dict]:
         self.flush()
-        return {(h, q): {k: math.nan if v is None and k.startswith("bertscore") else v
-                         for k, v in json.loads(p).items()}
-                for h, q, p in self._db.execute("SELECT config_hash, qid, payload FROM score")}
+        return {
+            (h, q): {k: math.nan if v is None and k.startswith("bertscore") else v for k, v in json.loads(p).items()}
+            for h, q, p in self._db.execute("SELECT config_hash, qid, payload FROM score")
+        }
 
     def close(self) -> None:
         self.flush()

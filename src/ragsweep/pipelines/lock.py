@@ -51,13 +51,13 @@ class DirLock:
         except OSError:
             text = os.pread(fd, 4096, 0).decode("utf-8", "replace")
             os.close(fd)
-            raise RagsweepError(f"{self.what} {self.path.parent} is being written by another ragsweep run "
-                                f"({_holder(text)}); {self.fix}") from None
+            raise RagsweepError(
+                f"{self.what} {self.path.parent} is being written by another ragsweep run ({_holder(text)}); {self.fix}"
+            ) from None
         left = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip()
         if left:
             self.previous = _holder(left)
-        info = {"pid": os.getpid(), "host": socket.gethostname(),
-                "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        info = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps(info).encode(), 0)
         self._fd = fd
@@ -73,8 +73,11 @@ class DirLock:
 @contextmanager
 def writer_locks(spec, run_dir: Path | None, cache_root: Path, console=None):
     """Hold the run directory, the cache and an embedded Chroma directory of the spec's for this process."""
-    dirs = [] if run_dir is None else [(run_dir, "run directory", "wait for it to finish, or give this sweep "
-                                                                 "another name (spec name or --out)")]
+    dirs = (
+        []
+        if run_dir is None
+        else [(run_dir, "run directory", "wait for it to finish, or give this sweep another name (spec name or --out)")]
+    )
     dirs.append((cache_root, "cache", "wait for it to finish, or pass another --cache"))
     if spec.vector_store.path is not None and spec.vector_store.url is None:
         dirs.append((spec.vector_store.path, "vector_store.path", "wait for it to finish, or use another path"))
@@ -82,6 +85,8 @@ def writer_locks(spec, run_dir: Path | None, cache_root: Path, console=None):
         for directory, what, fix in dirs:
             lock = stack.enter_context(DirLock(directory, what, fix))
             if lock.previous and console is not None:
-                console.print(f"note: {what} {directory}: took over the lock left by a run that stopped "
-                              f"({lock.previous})", soft_wrap=True)
+                console.print(
+                    f"note: {what} {directory}: took over the lock left by a run that stopped ({lock.previous})",
+                    soft_wrap=True,
+                )
         yield

@@ -89,7 +89,6 @@ class Group:
         return [c for c in self.configs if c.retriever.uses_graph == unit.for_graphs]
 
 
-
 @dataclass
 class SweepPlan:
     """The units of one invocation, over the configurations and the questions each still has to answer."""
@@ -101,8 +100,14 @@ class SweepPlan:
     judge: bool = False
 
     @classmethod
-    def build(cls, configs: list[Configuration], pending: dict[str, list[Question]], *, generate: bool = False,
-              judge: bool = False) -> "SweepPlan":
+    def build(
+        cls,
+        configs: list[Configuration],
+        pending: dict[str, list[Question]],
+        *,
+        generate: bool = False,
+        judge: bool = False,
+    ) -> "SweepPlan":
         groups: dict[str, Group] = {}
         for c in configs:
             if pending[c.config_hash]:

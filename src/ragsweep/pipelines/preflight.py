@@ -41,16 +41,19 @@ def check_llm_settings(spec: SweepSpec) -> None:
     from ragsweep.pipelines.outputs.columns import SELECTABLE_METRICS
 
     if spec.scoring.metric not in SELECTABLE_METRICS:
-        raise RagsweepError(f"scoring.metric: unknown metric {spec.scoring.metric!r}; "
-                            f"choose one of {', '.join(SELECTABLE_METRICS)}")
+        raise RagsweepError(
+            f"scoring.metric: unknown metric {spec.scoring.metric!r}; choose one of {', '.join(SELECTABLE_METRICS)}"
+        )
     if spec.stage2 is not None:
         from ragsweep.evaluation.judges import check_prompt_files
         from ragsweep.pipelines.outputs.columns import SELECTABLE_METRICS
 
         check_prompt_files(spec.stage2.prompts)
         if spec.stage2.select_metric not in SELECTABLE_METRICS:
-            raise RagsweepError(f"stage2.select_metric: unknown metric {spec.stage2.select_metric!r}; "
-                                f"choose one of {', '.join(SELECTABLE_METRICS)}")
+            raise RagsweepError(
+                f"stage2.select_metric: unknown metric {spec.stage2.select_metric!r}; "
+                f"choose one of {', '.join(SELECTABLE_METRICS)}"
+            )
     if spec.generator.kind == "llm":
         from ragsweep.pipelines.generator_prompts import check_templates
 
@@ -69,7 +72,8 @@ def check_context_windows(spec: SweepSpec) -> None:
             raise RagsweepError(
                 f"{role}.context_window: {llm.context_window} tokens, but the server at {llm.base_url} holds "
                 f"{info.context_window} ({info.source}); set {role}.context_window: {info.context_window}, or "
-                "start the server with a larger context")
+                "start the server with a larger context"
+            )
 
 
 def embeddings_in_use(configs: list[Configuration]) -> list:

@@ -23,8 +23,13 @@ class Progress:
             from rich.progress import Progress as RichProgress
 
             self._p = RichProgress(
-                TextColumn("[bold]{task.description:<40}"), BarColumn(), MofNCompleteColumn(),
-                TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=False,
+                TextColumn("[bold]{task.description:<40}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=console,
+                transient=False,
             )
 
     def __enter__(self) -> "Progress":

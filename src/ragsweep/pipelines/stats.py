@@ -33,10 +33,19 @@ class SweepStats:
     executor: dict = field(default_factory=lambda: {"kind": "local"})
     stopped: str | None = None
     invocation: int | None = None  # this invocation's number in the run (1, 2, ...): answers carry it
+
     def merge(self, part: "SweepStats") -> None:
         """Add a task's counters and timings to these."""
-        for name in ("answered", "failed", "embeddings_computed", "query_embeddings_computed", "embeddings_from_cache",
-                     "indexes_built", "indexes_reused", "bertscore_pairs_computed"):
+        for name in (
+            "answered",
+            "failed",
+            "embeddings_computed",
+            "query_embeddings_computed",
+            "embeddings_from_cache",
+            "indexes_built",
+            "indexes_reused",
+            "bertscore_pairs_computed",
+        ):
             setattr(self, name, getattr(self, name) + getattr(part, name))
         for k, v in part.timings.items():
             self.timings[k] += v

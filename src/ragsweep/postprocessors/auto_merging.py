@@ -17,8 +17,9 @@ from ragsweep.postprocessors.base import Shaped, chunk_index, span_node
 from ragsweep.splitters.hierarchical import build_tree, leaves
 
 
-def merge(items: list[tuple[int, list[int], float | None]], tree, ratio: float
-          ) -> list[tuple[int, list[int], float | None]]:
+def merge(
+    items: list[tuple[int, list[int], float | None]], tree, ratio: float
+) -> list[tuple[int, list[int], float | None]]:
     """``items``: ``(tree position, members, score)`` in rank order, members being rank positions.
     Returns them merged up the tree, ordered by their best-ranked member."""
     changed = True
@@ -62,7 +63,8 @@ def apply(spec, config, nodes: list, dataset) -> Shaped:
             merges += 1
             t = tree[node]
             group = [nodes[m] for m in members]
-            shaped.append((members[0], span_node(group, doc_id, t.start, t.end, doc.text[t.start:t.end], score,
-                                                 "parent")))
+            shaped.append(
+                (members[0], span_node(group, doc_id, t.start, t.end, doc.text[t.start : t.end], score, "parent"))
+            )
     ranked = [n for _, n in sorted(shaped, key=lambda x: x[0])]
     return Shaped(ranked, ranked, {"postprocess": {"merged": merges}})

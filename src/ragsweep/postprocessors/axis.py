@@ -18,7 +18,10 @@ def postprocessor_axis(spec, configs: list) -> list:
                 out.append(c)
                 continue
             tail = f"-k{c.top_k}"
-            cid = (f"{c.config_id[:-len(tail)]}-{post.label()}{tail}" if c.config_id.endswith(tail)
-                   else f"{c.config_id}-{post.label()}")
+            cid = (
+                f"{c.config_id[: -len(tail)]}-{post.label()}{tail}"
+                if c.config_id.endswith(tail)
+                else f"{c.config_id}-{post.label()}"
+            )
             out.append(replace(c, config_id=cid, postprocessor=post))
     return out

@@ -30,10 +30,16 @@ def span_node(nws_members: list, doc_id: str, start: int, end: int, text: str, s
     from llama_index.core.schema import NodeWithScore, TextNode
 
     best = nws_members[0].node
-    meta = {"doc_id": doc_id, SOURCE_FIELDS: {"merged_from": [m.node.node_id for m in nws_members],
-                                              "expanded": how}}
-    node = TextNode(id_=best.node_id, text=text, metadata=meta, start_char_idx=start, end_char_idx=end,
-                    excluded_embed_metadata_keys=list(meta), excluded_llm_metadata_keys=list(meta))
+    meta = {"doc_id": doc_id, SOURCE_FIELDS: {"merged_from": [m.node.node_id for m in nws_members], "expanded": how}}
+    node = TextNode(
+        id_=best.node_id,
+        text=text,
+        metadata=meta,
+        start_char_idx=start,
+        end_char_idx=end,
+        excluded_embed_metadata_keys=list(meta),
+        excluded_llm_metadata_keys=list(meta),
+    )
     return NodeWithScore(node=node, score=score)
 
 

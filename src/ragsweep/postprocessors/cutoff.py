@@ -24,8 +24,10 @@ def _scored(config, nodes: list) -> list:
     from llama_index.core.schema import NodeWithScore
 
     if config.retriever.kind == "vector" and config.reranker is None and config.query_transform is None:
-        return [NodeWithScore(node=n.node, score=None if n.score is None else cosine_from_chroma(float(n.score)))
-                for n in nodes]
+        return [
+            NodeWithScore(node=n.node, score=None if n.score is None else cosine_from_chroma(float(n.score)))
+            for n in nodes
+        ]
     return [NodeWithScore(node=n.node, score=n.score) for n in nodes]
 
 

@@ -59,7 +59,11 @@ def apply(spec, config, nodes: list, dataset) -> Shaped:
             live = [k for k in range(lo, hi + 1) if sents[k][0] >= 0]  # skip numbers of whitespace-only pieces
             start, end = sents[live[0]][0], max(sents[k][1] for k in live)
             group = [nodes[positions[m]] for m in members]
-            shaped.append((positions[members[0]],
-                           span_node(group, doc_id, start, end, doc.text[start:end], group[0].score, "window")))
+            shaped.append(
+                (
+                    positions[members[0]],
+                    span_node(group, doc_id, start, end, doc.text[start:end], group[0].score, "window"),
+                )
+            )
     ranked = [n for _, n in sorted(shaped, key=lambda x: x[0])]
     return Shaped(ranked, ranked, {"postprocess": {"windows": len(ranked)}})

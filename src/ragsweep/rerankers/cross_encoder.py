@@ -24,8 +24,9 @@ class CrossEncoderReranker(PointwiseReranker):
         from ragsweep.embeddings.device import resolve_device
 
         # trust_remote_code off: a hub name must not run code from the hub
-        self.postprocessor = SentenceTransformerRerank(top_n=1, model=model, device=resolve_device(device),
-                                                       trust_remote_code=False)
+        self.postprocessor = SentenceTransformerRerank(
+            top_n=1, model=model, device=resolve_device(device), trust_remote_code=False
+        )
 
     def _score_texts(self, query: str, texts: list[str]) -> list[float]:
         from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode

@@ -69,7 +69,7 @@ class LateInteractionReranker(PointwiseReranker):
         for t in todo:
             ids = self.tokenizer(t, add_special_tokens=False, truncation=False, verbose=False)["input_ids"]
             for start in range(0, max(len(ids), 1), self.window):
-                piece = ids[start:start + self.window]
+                piece = ids[start : start + self.window]
                 windows.append([self.tokenizer.cls_token_id, *piece, self.tokenizer.sep_token_id])
                 owner.append(t)
                 keep.append([_is_word(tok) for tok in self.tokenizer.convert_ids_to_tokens(piece)])

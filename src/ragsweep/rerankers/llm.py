@@ -44,8 +44,9 @@ class LLMReranker:
         from llama_index.core.postprocessor import LLMRerank
 
         self.drop_unlisted = drop_unlisted
-        self.postprocessor = LLMRerank(llm=llm, choice_batch_size=batch_size, top_n=10**6,
-                                       parse_choice_select_answer_fn=parse_choices)
+        self.postprocessor = LLMRerank(
+            llm=llm, choice_batch_size=batch_size, top_n=10**6, parse_choice_select_answer_fn=parse_choices
+        )
 
     def rerank(self, query: QueryBundle, nodes: list[NodeWithScore]) -> list[NodeWithScore]:
         copies = [NodeWithScore(node=n.node, score=n.score) for n in nodes]

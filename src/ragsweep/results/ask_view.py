@@ -39,14 +39,17 @@ def match_question(dataset: Dataset, question: str, qid: str | None = None) -> Q
             if q.qid == qid:
                 return q
         examples = ", ".join(q.qid for q in dataset.questions[:3])
-        raise RagsweepError(f"--qid: {qid!r} is not a question of the run's dataset (ids look like {examples}); "
-                            f"fix the id or leave --qid out")
+        raise RagsweepError(
+            f"--qid: {qid!r} is not a question of the run's dataset (ids look like {examples}); "
+            f"fix the id or leave --qid out"
+        )
     wanted = _normal(question)
     return next((q for q in dataset.questions if _normal(q.question) == wanted), None)
 
 
-def ask_run(run_dir: Path, config_id: str, question: str, cache: Path | None = None,
-            qid: str | None = None) -> AskResult:
+def ask_run(
+    run_dir: Path, config_id: str, question: str, cache: Path | None = None, qid: str | None = None
+) -> AskResult:
     """Answer ``question`` with ``config_id`` of the run in ``run_dir`` (reusing its caches) and mark
     the sources that overlap the matched question's gold evidence (``source["gold"]``)."""
     from ragsweep.config import parse_spec
@@ -82,8 +85,11 @@ def print_ask(result: AskResult, console) -> None:
     console.print(f"retrieval {out['retrieval_ms']:.1f} ms, generation {out['generation_ms']:.1f} ms")
     if q is not None:
         how = "named by --qid" if result.by_qid else "same text"
-        gold = (f"{len(q.evidence)} gold evidence span(s); sources overlapping one are marked ✓" if q.evidence
-                else "it has no gold evidence")
+        gold = (
+            f"{len(q.evidence)} gold evidence span(s); sources overlapping one are marked ✓"
+            if q.evidence
+            else "it has no gold evidence"
+        )
         console.print(f"dataset question {escape(q.qid)} ({how}): {gold}")
     sources = out["sources"]
     pages = any(s.get("page") for s in sources)
@@ -91,18 +97,35 @@ def print_ask(result: AskResult, console) -> None:
     table = Table(title="sources")
     # the optional columns leave the others where they were for corpora without pages or gold
     reranked = any("rank_base" in s for s in sources)
-    for col in ("rank", "score", "document", *(["page"] if pages else []), "span",
-                *(["rank before rerank"] if reranked else []), "vector rank", "bm25 rank",
-                "graph rank", *(["gold"] if marks else []), "text"):
+    for col in (
+        "rank",
+        "score",
+        "document",
+        *(["page"] if pages else []),
+        "span",
+        *(["rank before rerank"] if reranked else []),
+        "vector rank",
+        "bm25 rank",
+        "graph rank",
+        *(["gold"] if marks else []),
+        "text",
+    ):
         table.add_column(col)
     for s in sources:
         text = " ".join(s["text"].split())[:160]
         if s.get("triplets"):  # knowledge-graph sources: the triplets that led to the chunk
             text = "; ".join(s["triplets"][:3]) + "\n" + text
-        table.add_row(str(s["rank"]), f"{s['score']:.4f}" if s["score"] is not None else "-",
-                      escape(str(s["doc_id"])), *([escape(str(s.get("page") or "-"))] if pages else []),
-                      f"{s['start']}-{s['end']}", *([str(s.get("rank_base") or "-")] if reranked else []),
-                      str(s["rank_vector"] or "-"), str(s["rank_bm25"] or "-"),
-                      str(s.get("rank_graph") or "-"), *(["✓" if s.get("gold") else ""] if marks else []),
-                      escape(text))
+        table.add_row(
+            str(s["rank"]),
+            f"{s['score']:.4f}" if s["score"] is not None else "-",
+            escape(str(s["doc_id"])),
+            *([escape(str(s.get("page") or "-"))] if pages else []),
+            f"{s['start']}-{s['end']}",
+            *([str(s.get("rank_base") or "-")] if reranked else []),
+            str(s["rank_vector"] or "-"),
+            str(s["rank_bm25"] or "-"),
+            str(s.get("rank_graph") or "-"),
+            *(["✓" if s.get("gold") else ""] if marks else []),
+            escape(text),
+        )
     console.print(table)

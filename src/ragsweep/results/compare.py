@@ -31,8 +31,23 @@ if TYPE_CHECKING:
 DEFAULT_METRICS = [m for m in ordered("compare") if BY_NAME[m].family != "judge"]
 JUDGE_METRICS = names("judge")
 JUDGE_OF = {m.name: m.judge for m in CATALOGUE if m.judge}
-COLUMNS = ["config_id", "metric", "paired", "n", "mean_a", "mean_b", "diff", "diff_lo", "diff_hi", "d_z",
-           "p_value", "p_holm", "significant", "same_settings", "test"]
+COLUMNS = [
+    "config_id",
+    "metric",
+    "paired",
+    "n",
+    "mean_a",
+    "mean_b",
+    "diff",
+    "diff_lo",
+    "diff_hi",
+    "d_z",
+    "p_value",
+    "p_holm",
+    "significant",
+    "same_settings",
+    "test",
+]
 
 
 @dataclass
@@ -51,8 +66,9 @@ class Comparison:
     ranking: pd.DataFrame | None = None
 
 
-def compare_runs(a: RunData, b: RunData, metrics: list[str] | None = None, split: str = "test",
-                 alpha: float = 0.05, seed: int = 0) -> Comparison:
+def compare_runs(
+    a: RunData, b: RunData, metrics: list[str] | None = None, split: str = "test", alpha: float = 0.05, seed: int = 0
+) -> Comparison:
     import pandas as pd
 
     from ragsweep.evaluation.significance import holm
@@ -64,9 +80,11 @@ def compare_runs(a: RunData, b: RunData, metrics: list[str] | None = None, split
     ids_a, ids_b = _configs(a), _configs(b)
     shared = [c for c in ids_a if c in ids_b]
     if not shared:
-        raise RagsweepError(f"{a.path} and {b.path} share no configuration id (e.g. {next(iter(ids_a))} vs "
-                            f"{next(iter(ids_b))}); compare runs of specs with common splitters, embeddings, "
-                            "retrievers and top_k")
+        raise RagsweepError(
+            f"{a.path} and {b.path} share no configuration id (e.g. {next(iter(ids_a))} vs "
+            f"{next(iter(ids_b))}); compare runs of specs with common splitters, embeddings, "
+            "retrievers and top_k"
+        )
     metrics = metrics or [m for m in DEFAULT_METRICS + JUDGE_METRICS if _has(a, m) and _has(b, m)]
     missing = [m for m in metrics if not (_has(a, m) and _has(b, m))]
     if missing:
@@ -91,15 +109,26 @@ def compare_runs(a: RunData, b: RunData, metrics: list[str] | None = None, split
     notes += ranking_notes
     changed = [c for c in shared if ids_a[c] != ids_b[c]]
     if changed:
-        notes.append(f"{len(changed)} shared configuration(s) have different settings in the two runs (other "
-                     f"configuration hash: generator, model, version...): {', '.join(changed[:5])}"
-                     + (" ..." if len(changed) > 5 else ""))
-    return Comparison(a, b, table[COLUMNS], [c for c in ids_a if c not in ids_b], [c for c in ids_b if c not in ids_a],
-                      len(common), notes, ranking)
+        notes.append(
+            f"{len(changed)} shared configuration(s) have different settings in the two runs (other "
+            f"configuration hash: generator, model, version...): {', '.join(changed[:5])}"
+            + (" ..." if len(changed) > 5 else "")
+        )
+    return Comparison(
+        a,
+        b,
+        table[COLUMNS],
+        [c for c in ids_a if c not in ids_b],
+        [c for c in ids_b if c not in ids_a],
+        len(common),
+        notes,
+        ranking,
+    )
 
 
-def _compare_one(config: str, metric: str, recs_a, recs_b, common: list[str], same: bool, seed: int,
-                 family: int = 1) -> dict:
+def _compare_one(
+    config: str, metric: str, recs_a, recs_b, common: list[str], same: bool, seed: int, family: int = 1
+) -> dict:
     import numpy as np
 
     from ragsweep.evaluation.bootstrap import bootstrap_ci
@@ -109,14 +138,25 @@ def _compare_one(config: str, metric: str, recs_a, recs_b, common: list[str], sa
     vb = recs_b[recs_b["config_id"] == config].set_index("qid")[metric]
     row = {"config_id": config, "metric": metric, "same_settings": same}
     if common:  # B first: diff = B - A
-        t = compare_pair(vb.reindex(common).to_numpy(float), va.reindex(common).to_numpy(float), seed=seed,
-                         family_size=family)
+        t = compare_pair(
+            vb.reindex(common).to_numpy(float), va.reindex(common).to_numpy(float), seed=seed, family_size=family
+        )
         return {**row, **t, "paired": True, "mean_a": t["mean_b"], "mean_b": t["mean_a"]}
     mean_a, mean_b = bootstrap_ci(va.to_numpy(float), seed=seed)[0], bootstrap_ci(vb.to_numpy(float), seed=seed)[0]
     nan = float("nan")
-    return {**row, "paired": False, "n": int(np.count_nonzero(~np.isnan(vb.to_numpy(float)))), "mean_a": mean_a,
-            "mean_b": mean_b, "diff": mean_b - mean_a, "diff_lo": nan, "diff_hi": nan, "d_z": nan, "p_value": nan,
-            "test": None}
+    return {
+        **row,
+        "paired": False,
+        "n": int(np.count_nonzero(~np.isnan(vb.to_numpy(float)))),
+        "mean_a": mean_a,
+        "mean_b": mean_b,
+        "diff": mean_b - mean_a,
+        "diff_lo": nan,
+        "diff_hi": nan,
+        "d_z": nan,
+        "p_value": nan,
+        "test": None,
+    }
 
 
 def _scoring_notes(a: RunData, b: RunData, metrics: list[str]) -> list[str]:
@@ -124,15 +164,20 @@ def _scoring_notes(a: RunData, b: RunData, metrics: list[str]) -> list[str]:
     on the same scale: say so next to the deltas."""
     notes = []
     if any(m.startswith("bertscore_") for m in metrics) and a.meta.get("bertscore_key") != b.meta.get("bertscore_key"):
-        notes.append(f"BERTScore settings differ between the runs (A: {a.meta.get('bertscore')}, B: "
-                     f"{b.meta.get('bertscore')}): BERTScore deltas mix the change with the scorer")
+        notes.append(
+            f"BERTScore settings differ between the runs (A: {a.meta.get('bertscore')}, B: "
+            f"{b.meta.get('bertscore')}): BERTScore deltas mix the change with the scorer"
+        )
     keys_a = (a.meta.get("stage2") or {}).get("judge_keys") or {}
     keys_b = (b.meta.get("stage2") or {}).get("judge_keys") or {}
-    judges = sorted({JUDGE_OF[m] for m in metrics
-                     if m in JUDGE_OF and keys_a.get(JUDGE_OF[m]) != keys_b.get(JUDGE_OF[m])})
+    judges = sorted(
+        {JUDGE_OF[m] for m in metrics if m in JUDGE_OF and keys_a.get(JUDGE_OF[m]) != keys_b.get(JUDGE_OF[m])}
+    )
     if judges:
-        notes.append(f"judge settings (model, prompt or parameters) differ for {', '.join(judges)}: their deltas mix "
-                     "the change with the judge")
+        notes.append(
+            f"judge settings (model, prompt or parameters) differ for {', '.join(judges)}: their deltas mix "
+            "the change with the judge"
+        )
     return notes
 
 
@@ -143,8 +188,14 @@ def _configs(run: RunData) -> dict[str, str]:
 
 
 def _measured(run: RunData) -> list[str]:
-    return [m for m in DEFAULT_METRICS + JUDGE_METRICS + [c for c in run.records.columns if c.startswith("bertscore_")]
-            + [m for m in names("retrieval") if m not in DEFAULT_METRICS] if _has(run, m)]
+    return [
+        m
+        for m in DEFAULT_METRICS
+        + JUDGE_METRICS
+        + [c for c in run.records.columns if c.startswith("bertscore_")]
+        + [m for m in names("retrieval") if m not in DEFAULT_METRICS]
+        if _has(run, m)
+    ]
 
 
 def _has(run: RunData, metric: str) -> bool:
@@ -197,22 +248,35 @@ def print_comparison(result: Comparison, console) -> None:
     console.print(f"A: {a.describe()}")
     console.print(f"B: {b.describe()}")
     shared = result.table["config_id"].nunique()
-    console.print(f"{shared} configuration(s) in both; only in A: {len(result.only_a)}, only in B: "
-                  f"{len(result.only_b)}; {result.questions_paired} questions paired")
+    console.print(
+        f"{shared} configuration(s) in both; only in A: {len(result.only_a)}, only in B: "
+        f"{len(result.only_b)}; {result.questions_paired} questions paired"
+    )
     for note in result.notes:
         console.print(f"note: {escape(note)}")
-    table = Table(caption="B - A with a 95% paired-bootstrap CI; p: two-sided paired test (exact sign-flip, "
-                  "exact sign test or paired t-test; the test column of --csv), Holm-adjusted "
-                  "over the configurations of each metric; * p < 0.05", pad_edge=False)
-    for col, just in (("configuration", "left"), ("metric", "left"), ("n", "right"), ("A", "right"),
-                      ("B", "right"), ("B - A [95% CI]", "right"), ("p (Holm)", "right")):
+    table = Table(
+        caption="B - A with a 95% paired-bootstrap CI; p: two-sided paired test (exact sign-flip, "
+        "exact sign test or paired t-test; the test column of --csv), Holm-adjusted "
+        "over the configurations of each metric; * p < 0.05",
+        pad_edge=False,
+    )
+    for col, just in (
+        ("configuration", "left"),
+        ("metric", "left"),
+        ("n", "right"),
+        ("A", "right"),
+        ("B", "right"),
+        ("B - A [95% CI]", "right"),
+        ("p (Holm)", "right"),
+    ):
         table.add_column(col, justify=just, no_wrap=True)
     for r in result.table.itertuples(index=False):
         ci = f" [{r.diff_lo:+.3f}, {r.diff_hi:+.3f}]" if r.paired and r.n else ""
         p = "-" if r.p_holm != r.p_holm else f"{r.p_holm:.4f}{' *' if r.significant else ''}"
         cid = r.config_id + ("" if r.same_settings else " (changed)")
-        table.add_row(cid, r.metric, str(r.n), _f(r.mean_a), _f(r.mean_b), f"{r.diff:+.3f}{ci}" if r.diff == r.diff
-                      else "-", p)
+        table.add_row(
+            cid, r.metric, str(r.n), _f(r.mean_a), _f(r.mean_b), f"{r.diff:+.3f}{ci}" if r.diff == r.diff else "-", p
+        )
     console.print(table)
     if result.ranking is not None:
         from ragsweep.results.ranking import print_ranking

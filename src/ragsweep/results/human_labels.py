@@ -20,8 +20,22 @@ if TYPE_CHECKING:
 
 LABELS_FILE = "human_labels.jsonl"
 JUDGE_OF = {"grounded": "faithfulness", "correctness": "correctness"}
-COLUMNS = ["judge", "config_id", "n_judged", "n_labelled", "judge_mean", "judge_lo", "judge_hi", "human_mean",
-           "human_lo", "human_hi", "ppi", "ppi_lo", "ppi_hi", "lam"]
+COLUMNS = [
+    "judge",
+    "config_id",
+    "n_judged",
+    "n_labelled",
+    "judge_mean",
+    "judge_lo",
+    "judge_hi",
+    "human_mean",
+    "human_lo",
+    "human_hi",
+    "ppi",
+    "ppi_lo",
+    "ppi_hi",
+    "lam",
+]
 MIN_LABELLED = 2
 
 
@@ -40,8 +54,14 @@ def load_run_labels(path: Path) -> list[dict]:
         grounded = parse_grounded(obj.get("grounded"), where)
         if grounded is None and corr is None:
             raise RagsweepError(f"{where}: no label; give 'grounded' (true/false) and/or 'correctness' (1-5)")
-        out.append({"config_id": obj["config_id"], "qid": str(obj["qid"]), "grounded": grounded,
-                    "correctness": None if corr is None else float(corr)})
+        out.append(
+            {
+                "config_id": obj["config_id"],
+                "qid": str(obj["qid"]),
+                "grounded": grounded,
+                "correctness": None if corr is None else float(corr),
+            }
+        )
     if not out:
         raise RagsweepError(f"{path}: no labels")
     return out
@@ -59,12 +79,16 @@ def import_labels(run: RunData, path: Path) -> Path:
         seen.add(key)
         rows = rec[(rec["config_id"] == lab["config_id"]) & (rec["qid"].astype(str) == lab["qid"])]
         if rows.empty:
-            raise RagsweepError(f"{path}: label {i}: the run has no answer of configuration {lab['config_id']!r} to "
-                                f"question {lab['qid']!r}; label answers the run has (records.parquet)")
+            raise RagsweepError(
+                f"{path}: label {i}: the run has no answer of configuration {lab['config_id']!r} to "
+                f"question {lab['qid']!r}; label answers the run has (records.parquet)"
+            )
         for field, judge in JUDGE_OF.items():
             if lab[field] is not None and (judge not in rows.columns or rows[judge].isna().all()):
-                raise RagsweepError(f"{path}: label {i}: {field} checks the {judge} judge, which did not score "
-                                    f"({lab['config_id']}, {lab['qid']}); label answers stage 2 judged")
+                raise RagsweepError(
+                    f"{path}: label {i}: {field} checks the {judge} judge, which did not score "
+                    f"({lab['config_id']}, {lab['qid']}); label answers stage 2 judged"
+                )
     out = Path(run.path) / LABELS_FILE
     out.write_text("".join(json.dumps(lab) + "\n" for lab in labels), encoding="utf-8")
     return out
@@ -98,22 +122,47 @@ def ppi_table(run: RunData) -> pd.DataFrame | None:
             y = np.array([human[k] for k, m in zip(keys, mask) if m])
             r = ppi_mean(f[~mask], f[mask], y)
             se = f.std(ddof=1) / np.sqrt(len(f)) if len(f) > 1 else 0.0
-            rows.append({"judge": judge, "config_id": cid, "n_judged": len(f), "n_labelled": int(mask.sum()),
-                         "judge_mean": f.mean(), "judge_lo": f.mean() - 1.96 * se, "judge_hi": f.mean() + 1.96 * se,
-                         "human_mean": r.human_mean, "human_lo": r.human_lo, "human_hi": r.human_hi,
-                         "ppi": r.estimate, "ppi_lo": r.lo, "ppi_hi": r.hi, "lam": r.lam})
+            rows.append(
+                {
+                    "judge": judge,
+                    "config_id": cid,
+                    "n_judged": len(f),
+                    "n_labelled": int(mask.sum()),
+                    "judge_mean": f.mean(),
+                    "judge_lo": f.mean() - 1.96 * se,
+                    "judge_hi": f.mean() + 1.96 * se,
+                    "human_mean": r.human_mean,
+                    "human_lo": r.human_lo,
+                    "human_hi": r.human_hi,
+                    "ppi": r.estimate,
+                    "ppi_lo": r.lo,
+                    "ppi_hi": r.hi,
+                    "lam": r.lam,
+                }
+            )
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
 TITLE = "Judged metrics with human labels: judge mean, human labels alone, and PPI++ (95% CIs)"
-NOTE = ("PPI++ corrects the judge mean by the judge's error on the labelled answers (Angelopoulos et al. 2023); "
-        "lambda: the weight it gives the judge (0: the judge adds nothing beyond the human labels).")
+NOTE = (
+    "PPI++ corrects the judge mean by the judge's error on the labelled answers (Angelopoulos et al. 2023); "
+    "lambda: the weight it gives the judge (0: the judge adds nothing beyond the human labels)."
+)
 
 
 def lines(table: pd.DataFrame) -> list[tuple]:
-    return [(r.judge, r.config_id, f"{r.n_labelled}/{r.n_judged}", f"{r.judge_mean:.3f} [{r.judge_lo:.3f}, "
-             f"{r.judge_hi:.3f}]", f"{r.human_mean:.3f} [{r.human_lo:.3f}, {r.human_hi:.3f}]",
-             f"{r.ppi:.3f} [{r.ppi_lo:.3f}, {r.ppi_hi:.3f}]", f"{r.lam:.2f}") for r in table.itertuples(index=False)]
+    return [
+        (
+            r.judge,
+            r.config_id,
+            f"{r.n_labelled}/{r.n_judged}",
+            f"{r.judge_mean:.3f} [{r.judge_lo:.3f}, {r.judge_hi:.3f}]",
+            f"{r.human_mean:.3f} [{r.human_lo:.3f}, {r.human_hi:.3f}]",
+            f"{r.ppi:.3f} [{r.ppi_lo:.3f}, {r.ppi_hi:.3f}]",
+            f"{r.lam:.2f}",
+        )
+        for r in table.itertuples(index=False)
+    ]
 
 
 HEAD = ("judge", "configuration", "labelled/judged", "judge mean", "human labels", "PPI++", "lambda")
@@ -138,5 +187,7 @@ def ppi_html(run: RunData) -> str:
         return ""
     head = "".join(f"<th>{html.escape(h)}</th>" for h in HEAD)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in lines(table))
-    return (f"<h3>{html.escape(TITLE)}</h3><div class=\"scroll\"><table id=\"ppi\"><thead><tr>{head}</tr></thead>"
-            f"<tbody>{body}</tbody></table></div><p class=\"muted\">{html.escape(NOTE)}</p>")
+    return (
+        f'<h3>{html.escape(TITLE)}</h3><div class="scroll"><table id="ppi"><thead><tr>{head}</tr></thead>'
+        f'<tbody>{body}</tbody></table></div><p class="muted">{html.escape(NOTE)}</p>'
+    )

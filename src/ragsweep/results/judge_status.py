@@ -17,8 +17,10 @@ if TYPE_CHECKING:
     from ragsweep.results.run import RunData
 
 TITLE = "Stage-2 judges, test questions: mean [95% CI] (n unm.: unmeasured judgements, excluded from the mean)"
-NOTE = ("not judged: stage 2 did not judge the configuration; n/a: judged, but no judgement could be used (replies "
-        "that could not be parsed, or failed calls)")
+NOTE = (
+    "not judged: stage 2 did not judge the configuration; n/a: judged, but no judgement could be used (replies "
+    "that could not be parsed, or failed calls)"
+)
 
 
 def _missing(v) -> bool:
@@ -38,8 +40,11 @@ def judged_metrics(run: RunData) -> list[str]:
     from ragsweep.pipelines.outputs.columns import JUDGE_METRICS
 
     recs = run.records
-    return [m for m in JUDGE_METRICS if m in recs.columns and f"{judge_of(m)}_status" in recs.columns
-            and recs[f"{judge_of(m)}_status"].notna().any()]
+    return [
+        m
+        for m in JUDGE_METRICS
+        if m in recs.columns and f"{judge_of(m)}_status" in recs.columns and recs[f"{judge_of(m)}_status"].notna().any()
+    ]
 
 
 def unmeasured_suffix(row: dict, metric: str) -> str:
@@ -64,8 +69,9 @@ def table_rows(run: RunData) -> tuple[list[str], list[list[str]]]:
     if not metrics or summary.empty:
         return metrics, []
     selected = set((run.meta.get("stage2") or {}).get("selected") or [])
-    judged = set(run.records.loc[run.records[[f"{judge_of(m)}_status" for m in metrics]].notna().any(axis=1),
-                                 "config_id"])
+    judged = set(
+        run.records.loc[run.records[[f"{judge_of(m)}_status" for m in metrics]].notna().any(axis=1), "config_id"]
+    )
     rows = [r for r in summary.to_dict("records") if r["config_id"] in selected | judged]
     return metrics, [[str(r["config_id"]), *(mean_cell(r, m) for m in metrics)] for r in rows]
 
@@ -81,8 +87,10 @@ def judge_lines(run: RunData) -> list[str]:
         status = recs[f"{judge}_status"]
         made = int(status.notna().sum())
         bad = recs[status.isin(["unmeasured", "failed"])]
-        line = (f"{judge}: {int(status.eq('unmeasured').sum())}/{made} judgements unmeasured, "
-                f"{int(status.eq('failed').sum())} failed")
+        line = (
+            f"{judge}: {int(status.eq('unmeasured').sum())}/{made} judgements unmeasured, "
+            f"{int(status.eq('failed').sum())} failed"
+        )
         cut = int(recs[f"{judge}_truncated"].fillna(0).gt(0).sum()) if f"{judge}_truncated" in recs.columns else 0
         if cut:
             line += f", {cut} with a reply cut at max_tokens"
@@ -122,6 +130,8 @@ def judges_html(run: RunData) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in ["configuration", *metrics])
     body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
     lines = "".join(f"<li>{html.escape(line)}</li>" for line in judge_lines(run))
-    return (f"<h3>{html.escape(TITLE)}</h3><div class=\"scroll\"><table id=\"judge-status\"><thead><tr>{head}</tr>"
-            f"</thead><tbody>{body}</tbody></table></div><ul class=\"muted\" id=\"judge-unmeasured\">{lines}</ul>"
-            f"<p class=\"muted\">{html.escape(NOTE)}</p>")
+    return (
+        f'<h3>{html.escape(TITLE)}</h3><div class="scroll"><table id="judge-status"><thead><tr>{head}</tr>'
+        f'</thead><tbody>{body}</tbody></table></div><ul class="muted" id="judge-unmeasured">{lines}</ul>'
+        f'<p class="muted">{html.escape(NOTE)}</p>'
+    )

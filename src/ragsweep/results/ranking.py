@@ -13,14 +13,31 @@ if TYPE_CHECKING:
 
     from ragsweep.results.run import RunData
 
-COLUMNS = ["metric", "n_configs", "spearman", "spearman_lo", "spearman_hi", "kendall", "top1_same", "top5_overlap",
-           "reliability_a", "reliability_b", "disattenuated", "n_a", "n_b"]
+COLUMNS = [
+    "metric",
+    "n_configs",
+    "spearman",
+    "spearman_lo",
+    "spearman_hi",
+    "kendall",
+    "top1_same",
+    "top5_overlap",
+    "reliability_a",
+    "reliability_b",
+    "disattenuated",
+    "n_a",
+    "n_b",
+]
 TITLE = "Ranking agreement (Spearman of the configurations' means, 95% bootstrap CI over questions)"
-EXPLAIN = ("For a synthetic question set against a human one, rho near 1 means the synthetic set ranks the "
-           "configurations as the human one does; a CI reaching 0 means the question sets are too small to tell.")
-CAVEAT = ("Question noise pulls rho and, more, its bootstrap interval towards 0: the interval is conservative for "
-          "'the sets agree'. Reliability: each set's split-half rho (Spearman-Brown); corrected: rho / "
-          "sqrt(reliability A x B), how alike the question populations rank (Spearman 1904).")
+EXPLAIN = (
+    "For a synthetic question set against a human one, rho near 1 means the synthetic set ranks the "
+    "configurations as the human one does; a CI reaching 0 means the question sets are too small to tell."
+)
+CAVEAT = (
+    "Question noise pulls rho and, more, its bootstrap interval towards 0: the interval is conservative for "
+    "'the sets agree'. Reliability: each set's split-half rho (Spearman-Brown); corrected: rho / "
+    "sqrt(reliability A x B), how alike the question populations rank (Spearman 1904)."
+)
 MIN_CONFIGS = 3
 
 
@@ -45,8 +62,15 @@ def score_matrix(run: RunData, configs: list[str], metric: str, split: str = "te
     return table.reindex(configs).to_numpy(float)
 
 
-def ranking_table(a: RunData, b: RunData, metrics: list[str], split: str = "test", seed: int = 0,
-                  n_boot: int = 1000, configs: list[str] | None = None) -> tuple[pd.DataFrame | None, list[str]]:
+def ranking_table(
+    a: RunData,
+    b: RunData,
+    metrics: list[str],
+    split: str = "test",
+    seed: int = 0,
+    n_boot: int = 1000,
+    configs: list[str] | None = None,
+) -> tuple[pd.DataFrame | None, list[str]]:
     """One row per metric (``COLUMNS``) over ``configs`` (default: the shared ones), and notes; ``None``
     when fewer than 3 configurations are shared. A metric with fewer than 3 configurations scored in
     both runs gets a row of NaNs."""
@@ -66,16 +90,30 @@ def ranking_table(a: RunData, b: RunData, metrics: list[str], split: str = "test
             rows.append({"metric": m, "n_configs": 0, "n_a": sa.shape[1], "n_b": sb.shape[1]})
             notes.append(f"ranking agreement: fewer than {MIN_CONFIGS} configurations have {m} scores in both runs")
             continue
-        rows.append({"metric": m, "n_configs": r.n_configs, "spearman": r.spearman, "spearman_lo": r.ci_lo,
-                     "spearman_hi": r.ci_hi, "kendall": r.kendall, "top1_same": r.top1_same,
-                     "top5_overlap": r.top_k_overlap, "reliability_a": r.reliability_a,
-                     "reliability_b": r.reliability_b, "disattenuated": r.disattenuated,
-                     "n_a": r.n_questions_a, "n_b": r.n_questions_b})
+        rows.append(
+            {
+                "metric": m,
+                "n_configs": r.n_configs,
+                "spearman": r.spearman,
+                "spearman_lo": r.ci_lo,
+                "spearman_hi": r.ci_hi,
+                "kendall": r.kendall,
+                "top1_same": r.top1_same,
+                "top5_overlap": r.top_k_overlap,
+                "reliability_a": r.reliability_a,
+                "reliability_b": r.reliability_b,
+                "disattenuated": r.disattenuated,
+                "n_a": r.n_questions_a,
+                "n_b": r.n_questions_b,
+            }
+        )
         if r.n_degenerate:
             skipped.append(f"{m} {r.n_degenerate}")
     if skipped:
-        notes.append(f"ranking agreement: bootstrap resamples left out of {n_boot} (all configurations tied in one "
-                     f"run, or one without a score): {', '.join(skipped)}")
+        notes.append(
+            f"ranking agreement: bootstrap resamples left out of {n_boot} (all configurations tied in one "
+            f"run, or one without a score): {', '.join(skipped)}"
+        )
     return pd.DataFrame(rows, columns=COLUMNS), notes
 
 
@@ -84,15 +122,34 @@ def print_ranking(ranking: pd.DataFrame, console) -> None:
     from rich.table import Table
 
     table = Table(title=TITLE, caption=CAVEAT, pad_edge=False)
-    for col in ("metric", "configs", "Spearman [95% CI]", "Kendall tau-b", "same best", "top-5 overlap",
-                "reliability A / B", "corrected", "questions A", "questions B"):
+    for col in (
+        "metric",
+        "configs",
+        "Spearman [95% CI]",
+        "Kendall tau-b",
+        "same best",
+        "top-5 overlap",
+        "reliability A / B",
+        "corrected",
+        "questions A",
+        "questions B",
+    ):
         table.add_column(col, justify="left" if col == "metric" else "right", no_wrap=True)
     for r in ranking.itertuples(index=False):
         rho = "-" if r.spearman != r.spearman else f"{r.spearman:+.3f} [{r.spearman_lo:+.3f}, {r.spearman_hi:+.3f}]"
         same = "-" if r.n_configs == 0 else ("yes" if r.top1_same else "no")
-        table.add_row(r.metric, str(r.n_configs), rho, _f(r.kendall, "+.3f"), same, _f(r.top5_overlap, ".2f"),
-                      f"{_f(r.reliability_a, '.2f')} / {_f(r.reliability_b, '.2f')}", _f(r.disattenuated, "+.2f"),
-                      str(r.n_a), str(r.n_b))
+        table.add_row(
+            r.metric,
+            str(r.n_configs),
+            rho,
+            _f(r.kendall, "+.3f"),
+            same,
+            _f(r.top5_overlap, ".2f"),
+            f"{_f(r.reliability_a, '.2f')} / {_f(r.reliability_b, '.2f')}",
+            _f(r.disattenuated, "+.2f"),
+            str(r.n_a),
+            str(r.n_b),
+        )
     console.print(table)
     console.print(EXPLAIN)
 

@@ -132,8 +132,10 @@ def _what_it_has(records: pd.DataFrame, meta: dict, status: str) -> str:
     expected = meta.get("expected_records")
     if records.empty:
         return f"0 of {expected} (configuration, question) rows answered yet"
-    parts = [f"{len(records)} of {expected} (configuration, question) rows present",
-             f"{int(records['error'].notna().sum())} failed"]
+    parts = [
+        f"{len(records)} of {expected} (configuration, question) rows present",
+        f"{int(records['error'].notna().sum())} failed",
+    ]
     has_ref = records["reference_answer"].fillna("").astype(str).str.strip().ne("")
     unscored = int((records["error"].isna() & has_ref & records["bertscore_f1"].isna()).sum())
     if unscored:
@@ -161,18 +163,22 @@ def read_manifest(run_dir: Path) -> dict:
     from ragsweep.pipelines.outputs.manifest import FORMAT_VERSION
 
     if not run_dir.exists():
-        raise RagsweepError(f"{run_dir}: no such run directory (a run is written to OUTPUT_DIR/NAME by "
-                            "`ragsweep run SPEC`)")
+        raise RagsweepError(
+            f"{run_dir}: no such run directory (a run is written to OUTPUT_DIR/NAME by `ragsweep run SPEC`)"
+        )
     if not run_dir.is_dir():
         raise RagsweepError(f"{run_dir}: not a directory; give the run directory (e.g. runs/demo), not a file in it")
     mpath = RunDir(run_dir).manifest
     if not mpath.is_file():
         if RunDir(run_dir).journal.is_file():
-            raise RagsweepError(f"{run_dir}: has a journal but no manifest.json (a sweep killed before it wrote one, "
-                                "or an older ragsweep); run `ragsweep run SPEC` again to write it (finished work "
-                                "is reused)")
-        raise RagsweepError(f"{run_dir}: not a ragsweep run directory (no manifest.json); run `ragsweep run SPEC` "
-                            "to make one")
+            raise RagsweepError(
+                f"{run_dir}: has a journal but no manifest.json (a sweep killed before it wrote one, "
+                "or an older ragsweep); run `ragsweep run SPEC` again to write it (finished work "
+                "is reused)"
+            )
+        raise RagsweepError(
+            f"{run_dir}: not a ragsweep run directory (no manifest.json); run `ragsweep run SPEC` to make one"
+        )
     try:
         meta = json.loads(mpath.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError):
@@ -181,12 +187,16 @@ def read_manifest(run_dir: Path) -> dict:
     if not isinstance(version, int):
         raise RagsweepError(f"{mpath}: no format_version; not a ragsweep manifest")
     if version < FORMAT_VERSION:
-        raise RagsweepError(f"{run_dir}: written by an older ragsweep (run format {version}, this version reads "
-                            f"{FORMAT_VERSION}); run `ragsweep run SPEC` with this version to rewrite it from its "
-                            "journal (finished work is reused, nothing is recomputed)")
+        raise RagsweepError(
+            f"{run_dir}: written by an older ragsweep (run format {version}, this version reads "
+            f"{FORMAT_VERSION}); run `ragsweep run SPEC` with this version to rewrite it from its "
+            "journal (finished work is reused, nothing is recomputed)"
+        )
     if version > FORMAT_VERSION:
-        raise RagsweepError(f"{run_dir}: written by a newer ragsweep (run format {version}, this version reads "
-                            f"{FORMAT_VERSION}); upgrade ragsweep to read it")
+        raise RagsweepError(
+            f"{run_dir}: written by a newer ragsweep (run format {version}, this version reads "
+            f"{FORMAT_VERSION}); upgrade ragsweep to read it"
+        )
     return meta
 
 
@@ -197,12 +207,16 @@ def _running_state(meta: dict) -> tuple[str, str]:
     pid, host = info.get("pid"), info.get("host")
     started = info.get("started_at", "?")
     if host not in (None, platform.node()):
-        return "unfinished", (f"the sweep started {started} on {host} has not written its results (still running "
-                              "there, or killed); results so far, from its journal")
+        return "unfinished", (
+            f"the sweep started {started} on {host} has not written its results (still running "
+            "there, or killed); results so far, from its journal"
+        )
     if isinstance(pid, int) and _is_sweep(pid):
         return "running", f"a sweep is still running (pid {pid}, started {started}); results so far"
-    return "killed", (f"the sweep started {started} stopped before writing its results (killed?); results so far, "
-                      "from its journal; run `ragsweep run SPEC` again to finish it")
+    return "killed", (
+        f"the sweep started {started} stopped before writing its results (killed?); results so far, "
+        "from its journal; run `ragsweep run SPEC` again to finish it"
+    )
 
 
 def _is_sweep(pid: int) -> bool:
@@ -240,11 +254,13 @@ def _from_journal(run_dir: Path, meta: dict, questions: pd.DataFrame):
         finally:
             journal.close()
     except sqlite3.Error as exc:
-        raise RagsweepError(f"{jpath}: unreadable ({exc}); run `ragsweep run SPEC` again (with --fresh if the journal "
-                            "is damaged)") from None
+        raise RagsweepError(
+            f"{jpath}: unreadable ({exc}); run `ragsweep run SPEC` again (with --fresh if the journal is damaged)"
+        ) from None
     spec = meta.get("spec", {})
-    summary = build_summary(records, labels, spec.get("scoring", {"bootstrap_samples": 1000, "confidence": 0.95}),
-                            meta.get("seed", 0))
+    summary = build_summary(
+        records, labels, spec.get("scoring", {"bootstrap_samples": 1000, "confidence": 0.95}), meta.get("seed", 0)
+    )
     return records, summary
 
 
@@ -269,8 +285,9 @@ def _read_table(path: Path, reader, required: bool = True) -> pd.DataFrame:
     except pd.errors.EmptyDataError:
         return pd.DataFrame()
     except Exception as exc:  # noqa: BLE001 - a damaged file of any kind: say which one
-        raise RagsweepError(f"{path}: unreadable ({type(exc).__name__}); run `ragsweep run SPEC` again to "
-                            "rewrite it") from None
+        raise RagsweepError(
+            f"{path}: unreadable ({type(exc).__name__}); run `ragsweep run SPEC` again to rewrite it"
+        ) from None
 
 
 def _config_row(c: dict) -> dict:
@@ -304,5 +321,8 @@ def overlaps_gold(source: dict, spans: list[dict]) -> bool:
     """Whether a retrieved source overlaps a gold evidence span by at least one character (the
     relevance rule of the retrieval metrics)."""
     start, end = source.get("start"), source.get("end")
-    return start is not None and end is not None and any(
-        g["doc_id"] == source.get("doc_id") and start < g["end"] and g["start"] < end for g in spans)
+    return (
+        start is not None
+        and end is not None
+        and any(g["doc_id"] == source.get("doc_id") and start < g["end"] and g["start"] < end for g in spans)
+    )

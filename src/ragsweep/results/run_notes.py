@@ -11,5 +11,9 @@ from ragsweep.results.run import RunData
 
 def run_notes(run: RunData) -> list[str]:
     every = run.split("all").to_dict("records") if not run.summary.empty else []
-    return (failure_lines(failures(run.records)) + truncation_lines(every) + invocation_lines(every)
-            + endpoint_lines(run.meta))
+    return (
+        failure_lines(failures(run.records))
+        + truncation_lines(every)
+        + invocation_lines(every)
+        + endpoint_lines(run.meta)
+    )

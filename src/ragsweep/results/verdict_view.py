@@ -41,9 +41,15 @@ def run_verdict(run: RunData, metric: str | None = None) -> Verdict:
     finalists = (run.meta.get("search") or {}).get("finalists")
     if finalists is not None:  # a search: the finalists are the configurations answered on test
         records = records[records["config_id"].isin(finalists)]
-    return decide(records, metric, alpha=float(scoring.get("alpha", 0.05)),
-                  n_boot=int(scoring.get("bootstrap_samples", 1000)), confidence=float(scoring.get("confidence", 0.95)),
-                  seed=int(spec.get("seed", 0)), chunks=chunks_per_config(run))
+    return decide(
+        records,
+        metric,
+        alpha=float(scoring.get("alpha", 0.05)),
+        n_boot=int(scoring.get("bootstrap_samples", 1000)),
+        confidence=float(scoring.get("confidence", 0.95)),
+        seed=int(spec.get("seed", 0)),
+        chunks=chunks_per_config(run),
+    )
 
 
 def verdict_html(v: Verdict, ci_label: str | None = None) -> str:
@@ -54,10 +60,15 @@ def verdict_html(v: Verdict, ci_label: str | None = None) -> str:
     on = v.reported_on
     if v.chosen is None:
         return f"<section id='verdict'><h2>Verdict</h2><p>{e(v.why(name))}</p></section>"
-    rows = "".join(f"<tr><td>{e(t['qtype'])}</td><td>{t['n']}</td><td>{fmt(t['mean'])} [{fmt(t['lo'])}, "
-                   f"{fmt(t['hi'])}]</td></tr>" for t in v.by_type)
-    opt = (f" Validation {fmt(v.validation_mean)}; optimism (validation − test) {v.optimism:+.3f}."
-           if v.held_out else f" {e(v.note or '')}.")
+    rows = "".join(
+        f"<tr><td>{e(t['qtype'])}</td><td>{t['n']}</td><td>{fmt(t['mean'])} [{fmt(t['lo'])}, {fmt(t['hi'])}]</td></tr>"
+        for t in v.by_type
+    )
+    opt = (
+        f" Validation {fmt(v.validation_mean)}; optimism (validation − test) {v.optimism:+.3f}."
+        if v.held_out
+        else f" {e(v.note or '')}."
+    )
     bits = cost_bits(v)
     parts = [
         "<section id='verdict'><h2>Verdict</h2>",
@@ -73,10 +84,14 @@ def verdict_html(v: Verdict, ci_label: str | None = None) -> str:
     if bits:
         parts.append(f"<p>Among it and the tied ones: {e('; '.join(bits))}.</p>")
     if rows:
-        parts.append(f"<table><thead><tr><th>question type</th><th>n</th><th>{e(name)} ({on})</th></tr></thead>"
-                     f"<tbody>{rows}</tbody></table>")
+        parts.append(
+            f"<table><thead><tr><th>question type</th><th>n</th><th>{e(name)} ({on})</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table>"
+        )
     if v.missed_metric is not None:
-        parts.append(f"<p>{on.capitalize()} questions every configuration misses ({e(v.missed_metric)} = 0): "
-                     f"{len(v.missed_by_all)}{': ' + e(', '.join(v.missed_by_all)) if v.missed_by_all else ''}.</p>")
+        parts.append(
+            f"<p>{on.capitalize()} questions every configuration misses ({e(v.missed_metric)} = 0): "
+            f"{len(v.missed_by_all)}{': ' + e(', '.join(v.missed_by_all)) if v.missed_by_all else ''}.</p>"
+        )
     parts.append("</section>")
     return "".join(parts)

@@ -24,8 +24,9 @@ def client_for(path: Path | None, url: str | None):
 
         u = urlparse(url)
         try:
-            client = chromadb.HttpClient(host=u.hostname, port=u.port or 8000, ssl=u.scheme == "https",
-                                         settings=settings)
+            client = chromadb.HttpClient(
+                host=u.hostname, port=u.port or 8000, ssl=u.scheme == "https", settings=settings
+            )
             client.heartbeat()
         except Exception as exc:  # noqa: BLE001 - any connection failure gets the same clear line
             raise RagsweepError(
@@ -54,8 +55,9 @@ def float32_store(collection):
         def query(self, query, **kwargs):
             result = super().query(query, **kwargs)
             if result.similarities:  # similarity = exp(-distance) in llama-index-vector-stores-chroma
-                result.similarities = [math.exp(-float(np.float32(-math.log(s)))) if s > 0 else s
-                                       for s in result.similarities]
+                result.similarities = [
+                    math.exp(-float(np.float32(-math.log(s)))) if s > 0 else s for s in result.similarities
+                ]
             return result
 
     return Float32ChromaVectorStore(chroma_collection=collection)
@@ -84,15 +86,26 @@ def open_or_build(client, index_key: str, chunks, embed_model):
     # per search, HNSW's recall, and with it the top results, depend on that build: two builds of the same
     # 5,203 vectors (contractnli, one sentence per chunk) gave a different top 5 for 17 of 150 questions at
     # 10, for 2 of 150 at 256. An exact search for large collections is still to do.
-    meta = {"hnsw:space": "cosine", "hnsw:num_threads": 1, "hnsw:search_ef": HNSW_EF, "hnsw:construction_ef": HNSW_EF,
-            "ragsweep_key": index_key[:500], "ragsweep_n": len(chunks)}
+    meta = {
+        "hnsw:space": "cosine",
+        "hnsw:num_threads": 1,
+        "hnsw:search_ef": HNSW_EF,
+        "hnsw:construction_ef": HNSW_EF,
+        "ragsweep_key": index_key[:500],
+        "ragsweep_n": len(chunks),
+    }
     existing = None
     try:
         existing = client.get_collection(name)
     except Exception:  # noqa: BLE001 - chroma raises different types for "not found" across versions
         existing = None
-    if existing is not None and existing.metadata and existing.metadata.get("ragsweep_n") == len(chunks) \
-            and existing.metadata.get("hnsw:search_ef") == HNSW_EF and existing.count() == len(chunks):
+    if (
+        existing is not None
+        and existing.metadata
+        and existing.metadata.get("ragsweep_n") == len(chunks)
+        and existing.metadata.get("hnsw:search_ef") == HNSW_EF
+        and existing.count() == len(chunks)
+    ):
         store = float32_store(existing)
         return VectorStoreIndex.from_vector_store(store, embed_model=embed_model), False
     if existing is not None:

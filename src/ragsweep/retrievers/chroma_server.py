@@ -59,21 +59,29 @@ class ChromaServer:
         exe = Path(sys.executable).with_name("chroma")
         cli = str(exe) if exe.exists() else shutil.which("chroma")
         if cli is None:
-            raise RagsweepError("vector_store: the `chroma` command (chromadb's CLI) is not installed next to this "
-                                "Python; reinstall chromadb, or set vector_store.url to a running Chroma server")
+            raise RagsweepError(
+                "vector_store: the `chroma` command (chromadb's CLI) is not installed next to this "
+                "Python; reinstall chromadb, or set vector_store.url to a running Chroma server"
+            )
         self.path.mkdir(parents=True, exist_ok=True)
         self.port = self.port or _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._log = open(self.path.parent / f"{self.path.name}.server.log", "wb")  # noqa: SIM115 - closed in __exit__
-        self.proc = subprocess.Popen([cli, "run", "--path", str(self.path), "--host", "127.0.0.1", "--port",
-                                      str(self.port)], stdout=self._log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+        self.proc = subprocess.Popen(
+            [cli, "run", "--path", str(self.path), "--host", "127.0.0.1", "--port", str(self.port)],
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,
+        )
         deadline = time.monotonic() + self.timeout
         while not _answers(self.url):
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.__exit__(None, None, None)
-                raise RagsweepError(f"vector_store.path: could not serve {self.path} with `chroma run` (see "
-                                    f"{self._log.name}); start a Chroma server yourself and set vector_store.url")
+                raise RagsweepError(
+                    f"vector_store.path: could not serve {self.path} with `chroma run` (see "
+                    f"{self._log.name}); start a Chroma server yourself and set vector_store.url"
+                )
             time.sleep(0.2)
         return self.url
 

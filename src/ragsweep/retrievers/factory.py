@@ -18,8 +18,15 @@ def bm25_retriever(chunks, k_max: int):
 class IndexRetrievers:
     """Shared base retrievers of one (splitter, embedding) index and memoised views per top_k."""
 
-    def __init__(self, bm25_shared: SharedResults | None, vector_shared: SharedResults | None, llm=None,
-                 graphs=None, rerankers=None, transform_memo=None) -> None:
+    def __init__(
+        self,
+        bm25_shared: SharedResults | None,
+        vector_shared: SharedResults | None,
+        llm=None,
+        graphs=None,
+        rerankers=None,
+        transform_memo=None,
+    ) -> None:
         self.bm25 = bm25_shared
         self.vector = vector_shared
         self.llm = llm  # writes fusion query rewrites (num_queries > 1), LLM query transforms, reranks with kind llm
@@ -30,8 +37,13 @@ class IndexRetrievers:
         self._reranked: dict[tuple[str, ...], tuple[SharedResults, object]] = {}
         self._expanded: dict[str, object] = {}  # transform key -> its transforms.base.AppliedTransform here
 
-    def make(self, spec: RetrieverSpec, k: int, reranker: ActiveReranker | None = None,
-             transform: ActiveTransform | None = None):
+    def make(
+        self,
+        spec: RetrieverSpec,
+        k: int,
+        reranker: ActiveReranker | None = None,
+        transform: ActiveTransform | None = None,
+    ):
         """The retriever of ``spec`` at ``top_k`` k; with ``transform``, as the transform changes it (a
         part searching with another query, or the whole retriever run per query and fused); with
         ``reranker``, its top candidates reordered, then cut to k."""
@@ -84,8 +96,11 @@ class IndexRetrievers:
         from ragsweep.rerankers.registry import RerankerModels
         from ragsweep.retrievers.reranked import RerankingRetriever
 
-        key = (spec.model_dump_json(), json.dumps(transform.identity() if transform else None, sort_keys=True),
-               json.dumps(reranker.identity(), sort_keys=True))
+        key = (
+            spec.model_dump_json(),
+            json.dumps(transform.identity() if transform else None, sort_keys=True),
+            json.dumps(reranker.identity(), sort_keys=True),
+        )
         if key not in self._reranked:
             if self.rerankers is None:
                 self.rerankers = RerankerModels()
@@ -94,8 +109,9 @@ class IndexRetrievers:
             self._reranked[key] = (SharedResults(retriever, reranker.candidates), retriever)
         return self._reranked[key]
 
-    def rerank_costs(self, spec: RetrieverSpec, reranker: ActiveReranker | None, query: str,
-                     transform: ActiveTransform | None = None) -> dict:
+    def rerank_costs(
+        self, spec: RetrieverSpec, reranker: ActiveReranker | None, query: str, transform: ActiveTransform | None = None
+    ) -> dict:
         """What reordering ``query``'s candidates cost (``rerank_ms``, ``rerank_llm``); empty without a reranker."""
         if reranker is None:
             return {}
@@ -132,8 +148,14 @@ class IndexRetrievers:
             return []
         return [(name, self._shared(name, spec, transform)) for name in spec.searches]
 
-    def source_ranks(self, spec: RetrieverSpec, k: int, query: str, reranker: ActiveReranker | None = None,
-                     transform: ActiveTransform | None = None) -> dict[str, dict[str, int]]:
+    def source_ranks(
+        self,
+        spec: RetrieverSpec,
+        k: int,
+        query: str,
+        reranker: ActiveReranker | None = None,
+        transform: ActiveTransform | None = None,
+    ) -> dict[str, dict[str, int]]:
         """Node id -> {retriever: 1-based rank}: for fusions, in each sub-retriever's top k (the top
         candidates with a reranker); with a reranker, ``base``: the rank before reordering."""
         out: dict[str, dict[str, int]] = {}

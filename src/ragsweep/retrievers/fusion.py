@@ -34,5 +34,7 @@ class WeightedFusionRetriever(QueryFusionRetriever):
                 by_id[node_id] = nws
                 fused[node_id] = fused.get(node_id, 0.0) + weight / (rank + RRF_K)
         # sorted() is stable: ties keep first-seen order, as in LlamaIndex
-        return [NodeWithScore(node=by_id[i].node, score=score)
-                for i, score in sorted(fused.items(), key=lambda x: x[1], reverse=True)]
+        return [
+            NodeWithScore(node=by_id[i].node, score=score)
+            for i, score in sorted(fused.items(), key=lambda x: x[1], reverse=True)
+        ]

@@ -39,12 +39,25 @@ def _remembered(memo: dict, key, make, failure: str):
 class ChunkGraphs:
     """Graphs and memoised graph retrievers over one splitter's chunks."""
 
-    def __init__(self, *, spec, chunk_key: str, chunks, corpus_fingerprint: str, chunk_digest: str, cache_root,
-                 k_max: int, stats, bars, llm=None, neo4j: Neo4jConnection | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        spec,
+        chunk_key: str,
+        chunks,
+        corpus_fingerprint: str,
+        chunk_digest: str,
+        cache_root,
+        k_max: int,
+        stats,
+        bars,
+        llm=None,
+        neo4j: Neo4jConnection | None = None,
+    ) -> None:
         self.spec, self.chunk_key, self.chunks, self.k_max = spec, chunk_key, chunks, k_max
         self.corpus_fingerprint, self.chunk_digest = corpus_fingerprint, chunk_digest
         self.cache_root, self.stats, self.bars, self.llm, self.neo4j = cache_root, stats, bars, llm, neo4j
-        self._graphs: dict[str, object] = {}    # graph key -> BuiltGraph | Exception
+        self._graphs: dict[str, object] = {}  # graph key -> BuiltGraph | Exception
         self._served: dict[tuple, object] = {}  # (graph key, store) -> (store, vocabulary, namespace) | Exception
         self._shared: dict[tuple, object] = {}  # retrieval setting -> SharedResults
         self._by_id = {c.node_id: c for c in chunks}
@@ -54,14 +67,27 @@ class ChunkGraphs:
         from ragsweep.retrievers.knowledge_graph import GraphChunkRetriever
         from ragsweep.retrievers.memo import SharedResults
 
-        key = (rspec.extractor, rspec.max_triplets_per_chunk, rspec.store, rspec.max_keywords, rspec.path_depth,
-               rspec.max_triplets)
+        key = (
+            rspec.extractor,
+            rspec.max_triplets_per_chunk,
+            rspec.store,
+            rspec.max_keywords,
+            rspec.path_depth,
+            rspec.max_triplets,
+        )
         if key not in self._shared:
             store, vocab, ns = self._serve(rspec)
-            base = GraphChunkRetriever(store, vocab, self._by_id, max_keywords=rspec.max_keywords,
-                                       path_depth=rspec.path_depth, max_triplets=rspec.max_triplets,
-                                       similarity_top_k=self.k_max, namespace=ns,
-                                       triplets_in_context=self.spec.generator.kind == "llm")
+            base = GraphChunkRetriever(
+                store,
+                vocab,
+                self._by_id,
+                max_keywords=rspec.max_keywords,
+                path_depth=rspec.path_depth,
+                max_triplets=rspec.max_triplets,
+                similarity_top_k=self.k_max,
+                namespace=ns,
+                triplets_in_context=self.spec.generator.kind == "llm",
+            )
             self._shared[key] = SharedResults(base, self.k_max)
         return self._shared[key]
 
@@ -69,8 +95,12 @@ class ChunkGraphs:
         from ragsweep.graphs.build import graph_key
 
         key = graph_key(self.corpus_fingerprint, self.chunk_digest, extractor_identity(rspec, self.spec.llm))
-        return _remembered(self._graphs, key, lambda: self._build(rspec, key),
-                           f"building the knowledge graph of {self.chunk_key} ({rspec.extractor}) failed")
+        return _remembered(
+            self._graphs,
+            key,
+            lambda: self._build(rspec, key),
+            f"building the knowledge graph of {self.chunk_key} ({rspec.extractor}) failed",
+        )
 
     def _build(self, rspec, key: str):
         from ragsweep.graphs.build import build_or_load
@@ -80,15 +110,27 @@ class ChunkGraphs:
         bar = self.bars.add(f"graph {label}", len(self.chunks))
         workers = self.spec.llm.concurrency if self.spec.llm else 8
         with llm_scope(None, stage="graph_extraction", config_id=None):
-            built = build_or_load(self.cache_root / "graphs" / f"{key}.json", key, self.chunks,
-                                  lambda: make_extractor(rspec, self.llm, workers), lambda n: self.bars.advance(bar, n))
+            built = build_or_load(
+                self.cache_root / "graphs" / f"{key}.json",
+                key,
+                self.chunks,
+                lambda: make_extractor(rspec, self.llm, workers),
+                lambda n: self.bars.advance(bar, n),
+            )
         self.bars.complete(bar)
-        self.stats.graphs[label] = {"key": key, "entities": built.entities, "relations": built.relations,
-                                    "built": built.built, "seconds": round(built.seconds, 3)}
+        self.stats.graphs[label] = {
+            "key": key,
+            "entities": built.entities,
+            "relations": built.relations,
+            "built": built.built,
+            "seconds": round(built.seconds, 3),
+        }
         if built.empty:
-            raise RagsweepError(f"the knowledge graph of {self.chunk_key} ({rspec.extractor}) has no triplets: the "
-                                "extractor found no entities and relations in these chunks; use another extractor "
-                                "or splitter, or leave knowledge-graph retrievers out for this corpus")
+            raise RagsweepError(
+                f"the knowledge graph of {self.chunk_key} ({rspec.extractor}) has no triplets: the "
+                "extractor found no entities and relations in these chunks; use another extractor "
+                "or splitter, or leave knowledge-graph retrievers out for this corpus"
+            )
         return built
 
     def _label(self, rspec) -> str:
@@ -103,11 +145,18 @@ class ChunkGraphs:
 
         built = self.graph(rspec)
         if rspec.store == "simple":
-            return _remembered(self._served, (built.key, "simple"),
-                               lambda: (built.store, EntityVocabulary.of(entity_ids(built.store)), ""),
-                               f"serving the knowledge graph of {self.chunk_key} failed")
-        return _remembered(self._served, (built.key, "neo4j"), lambda: self._serve_neo4j(built, rspec),
-                           f"loading the knowledge graph of {self.chunk_key} into Neo4j failed")
+            return _remembered(
+                self._served,
+                (built.key, "simple"),
+                lambda: (built.store, EntityVocabulary.of(entity_ids(built.store)), ""),
+                f"serving the knowledge graph of {self.chunk_key} failed",
+            )
+        return _remembered(
+            self._served,
+            (built.key, "neo4j"),
+            lambda: self._serve_neo4j(built, rspec),
+            f"loading the knowledge graph of {self.chunk_key} into Neo4j failed",
+        )
 
     def _serve_neo4j(self, built, rspec):
         from ragsweep.graphs import neo4j_store
@@ -119,8 +168,9 @@ class ChunkGraphs:
         label = self._label(rspec)
         n_items = len(built.store.graph.nodes) + len(built.store.graph.relations)
         bar = self.bars.add(f"neo4j {label}", n_items)
-        loaded, seconds = neo4j_store.load(store, ns, built.store, built.entities, built.relations,
-                                           progress=lambda n: self.bars.advance(bar, n))
+        loaded, seconds = neo4j_store.load(
+            store, ns, built.store, built.entities, built.relations, progress=lambda n: self.bars.advance(bar, n)
+        )
         self.bars.complete(bar)
         self.stats.graphs[label].update({"neo4j_loaded": loaded, "neo4j_seconds": round(seconds, 3)})
         return store, EntityVocabulary.of(neo4j_store.entity_ids(store, ns)), ns

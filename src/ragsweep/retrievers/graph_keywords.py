@@ -59,7 +59,7 @@ def match_entities(query: str, vocab: EntityVocabulary, max_keywords: int) -> li
     while i < len(toks):
         hit = None
         for name_toks, names in vocab.by_first.get(toks[i], ()):
-            if toks[i:i + len(name_toks)] == name_toks:
+            if toks[i : i + len(name_toks)] == name_toks:
                 hit = (name_toks, names)
                 break  # entries are longest first
         if hit is None:

@@ -32,9 +32,19 @@ class GraphChunkRetriever(BasePGRetriever):
     triplets are part of what a generator reads (an LLM), else only of the record.
     """
 
-    def __init__(self, graph_store, vocabulary: EntityVocabulary, chunks: dict, *, max_keywords: int,
-                 path_depth: int, max_triplets: int, similarity_top_k: int, namespace: str = "",
-                 triplets_in_context: bool = False) -> None:
+    def __init__(
+        self,
+        graph_store,
+        vocabulary: EntityVocabulary,
+        chunks: dict,
+        *,
+        max_keywords: int,
+        path_depth: int,
+        max_triplets: int,
+        similarity_top_k: int,
+        namespace: str = "",
+        triplets_in_context: bool = False,
+    ) -> None:
         super().__init__(graph_store=graph_store, include_text=False)
         self._vocab = vocabulary
         self._chunks = chunks
@@ -72,7 +82,7 @@ class GraphChunkRetriever(BasePGRetriever):
         return [(w, k[2], k[3], k[4], src) for k, w, src in ranked[: self._max_triplets]]
 
     def _strip(self, entity_id: str) -> str:
-        return entity_id[len(self._ns):] if self._ns and entity_id.startswith(self._ns) else entity_id
+        return entity_id[len(self._ns) :] if self._ns and entity_id.startswith(self._ns) else entity_id
 
     def retrieve_from_graph(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         scores: dict[str, float] = {}

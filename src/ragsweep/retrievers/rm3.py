@@ -29,8 +29,14 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 _FEEDBACK_TERM = re.compile(r"[a-z0-9]{2,20}")
 
 
-def relevance_model(query_terms: list[str], feedback: list[list[str]], scores: list[float], fb_terms: int,
-                    original_weight: float, allowed: Callable[[str], bool] | None = None) -> dict[str, float]:
+def relevance_model(
+    query_terms: list[str],
+    feedback: list[list[str]],
+    scores: list[float],
+    fb_terms: int,
+    original_weight: float,
+    allowed: Callable[[str], bool] | None = None,
+) -> dict[str, float]:
     """RM3 term weights (summing to 1) from the query's analysed terms and the feedback documents'
     analysed terms with their retrieval scores; ``allowed`` says which terms may be feedback terms.
     Pure; the caller supplies the analysis."""
@@ -59,8 +65,16 @@ class RM3Retriever(BaseRetriever):
     """BM25 with RM3 expansion over a LlamaIndex ``BM25Retriever``'s bm25s index; ``feedback`` gives the
     plain BM25 results of a question (``memo.SharedResults``)."""
 
-    def __init__(self, bm25_retriever, feedback, k: int, fb_docs: int = 10, fb_terms: int = 10,
-                 original_weight: float = 0.5, max_df: float = 0.1) -> None:
+    def __init__(
+        self,
+        bm25_retriever,
+        feedback,
+        k: int,
+        fb_docs: int = 10,
+        fb_terms: int = 10,
+        original_weight: float = 0.5,
+        max_df: float = 0.1,
+    ) -> None:
         super().__init__()
         self._bm25 = bm25_retriever
         self._feedback = feedback
@@ -83,8 +97,14 @@ class RM3Retriever(BaseRetriever):
         import bm25s
 
         r = self._bm25
-        return bm25s.tokenize(texts, stopwords=stopwords, stemmer=None if r.skip_stemming else r.stemmer,
-                              token_pattern=r.token_pattern, return_ids=False, show_progress=False)
+        return bm25s.tokenize(
+            texts,
+            stopwords=stopwords,
+            stemmer=None if r.skip_stemming else r.stemmer,
+            token_pattern=r.token_pattern,
+            return_ids=False,
+            show_progress=False,
+        )
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         import numpy as np
@@ -96,8 +116,14 @@ class RM3Retriever(BaseRetriever):
         # the query as LlamaIndex's BM25Retriever analyses it; documents as the index analysed them
         query_terms = self._analyse([query], "english")[0]
         docs = self._analyse([n.node.get_content(metadata_mode=MetadataMode.EMBED) for n in feedback], "en")
-        weights = relevance_model(query_terms, docs, [float(n.score or 0.0) for n in feedback], self._fb_terms,
-                                  self._original_weight, self._feedback_term)
+        weights = relevance_model(
+            query_terms,
+            docs,
+            [float(n.score or 0.0) for n in feedback],
+            self._fb_terms,
+            self._original_weight,
+            self._feedback_term,
+        )
         self.expansions[query] = weights
         bm25 = self._bm25.bm25
         n_docs = int(bm25.scores["num_docs"])

@@ -29,17 +29,23 @@ def shared_units(config) -> set[tuple[str, ...]]:
 
 def retrieval_key(config) -> str:
     """What a retrieval is, but top_k and postprocessor: embedding, retriever, transform, reranker."""
-    parts = [config.embedding.label() if config.embedding is not None else "-", config.retriever.label(),
-             config.query_transform.label() if config.query_transform is not None else "none",
-             config.reranker.label() if config.reranker is not None else "none",
-             config.adaptive.spec.label() if config.adaptive is not None else "-"]
+    parts = [
+        config.embedding.label() if config.embedding is not None else "-",
+        config.retriever.label(),
+        config.query_transform.label() if config.query_transform is not None else "none",
+        config.reranker.label() if config.reranker is not None else "none",
+        config.adaptive.spec.label() if config.adaptive is not None else "-",
+    ]
     return "/".join(parts)
 
 
 def retrieval_kind(config) -> str:
     """What a retrieval's cost per question depends on: the retriever kind, reranker and transform kinds."""
-    parts = [config.retriever.kind, config.reranker.kind if config.reranker is not None else "none",
-             config.query_transform.kind if config.query_transform is not None else "none"]
+    parts = [
+        config.retriever.kind,
+        config.reranker.kind if config.reranker is not None else "none",
+        config.query_transform.kind if config.query_transform is not None else "none",
+    ]
     return "retrieval:" + "/".join(parts)
 
 
@@ -75,7 +81,8 @@ class CostModel:
     def proxy(feats: dict[str, float]) -> float:
         """Before a fit: the shared units a candidate adds (each costs more than a few answers)."""
         return sum(n for k, n in feats.items() if k in ("chunk", "index", "graph")) + 0.01 * feats.get(
-            next((k for k in feats if k.startswith("retrieval:")), ""), 0.0)
+            next((k for k in feats if k.startswith("retrieval:")), ""), 0.0
+        )
 
     def predict(self, feats: dict[str, float]) -> float | None:
         """Predicted seconds (a kind never seen costs the mean of the seen kinds of its family); None untrained."""

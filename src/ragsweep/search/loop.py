@@ -49,9 +49,18 @@ class Limits:
 Evaluate = Callable[[list], dict[str, Outcome]]
 
 
-def run_search(study, space, strategy, limits: Limits, evaluate: Evaluate, batch: int = 1,
-               on_trial: Callable[[int], None] | None = None, questions: int = 1, pool: int = 1,
-               done: set | None = None) -> str:
+def run_search(
+    study,
+    space,
+    strategy,
+    limits: Limits,
+    evaluate: Evaluate,
+    batch: int = 1,
+    on_trial: Callable[[int], None] | None = None,
+    questions: int = 1,
+    pool: int = 1,
+    done: set | None = None,
+) -> str:
     """Resume the study's unfinished trials, then search; returns why it stopped. ``on_trial(n)`` is
     called with the number of configurations evaluated by each evaluation. Each asked trial keeps what it
     adds (``cost.features`` over ``questions`` questions, given the units evaluated trials computed and
@@ -101,8 +110,10 @@ def run_search(study, space, strategy, limits: Limits, evaluate: Evaluate, batch
             adds = computed | {u for _, c in asked for u in shared_units(c)}
             feats = [features(c, adds, questions) for _, c in candidates]
             costs = [model.predict(f) for f in feats]
-            pick = min(range(len(candidates)), key=lambda i: (costs[i] if costs[i] is not None
-                                                              else CostModel.proxy(feats[i]), i))
+            pick = min(
+                range(len(candidates)),
+                key=lambda i: (costs[i] if costs[i] is not None else CostModel.proxy(feats[i]), i),
+            )
             for i, (number, config) in enumerate(candidates):
                 if i != pick:
                     study.skip(number, f"cost-aware: {candidates[pick][1].config_id} was predicted cheaper")
@@ -111,8 +122,11 @@ def run_search(study, space, strategy, limits: Limits, evaluate: Evaluate, batch
             asked.append((number, config))
         if not asked:
             _tell_echoes(study, echoes, {})
-            return ("the sampler keeps proposing evaluated configurations" if repeats >= MAX_REPEATS
-                    else "the strategy has nothing more to try")
+            return (
+                "the sampler keeps proposing evaluated configurations"
+                if repeats >= MAX_REPEATS
+                else "the strategy has nothing more to try"
+            )
         outcomes = evaluate([c for _, c in asked])
         numbers = {}
         for number, config in asked:

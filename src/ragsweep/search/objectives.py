@@ -9,15 +9,17 @@ import math
 from ragsweep.search.trials import Outcome
 
 
-def outcomes(records, configs: list, objectives: list[str], metric: str, seconds: float,
-             dropped: dict[str, dict] | None = None) -> dict[str, Outcome]:
+def outcomes(
+    records, configs: list, objectives: list[str], metric: str, seconds: float, dropped: dict[str, dict] | None = None
+) -> dict[str, Outcome]:
     """Per configuration hash: its ``Outcome`` (``seconds``: the evaluation's wall time, shared by the
     configurations evaluated together in proportion to the questions each answered). A configuration with
     no value of ``metric`` failed, with the first error its records give; ``dropped``: those racing dropped."""
     import pandas as pd
 
-    rows = {c.config_hash: (records[records["config_id"] == c.config_id] if not records.empty else records)
-            for c in configs}
+    rows = {
+        c.config_hash: (records[records["config_id"] == c.config_id] if not records.empty else records) for c in configs
+    }
     total = sum(len(r) for r in rows.values())
     out = {}
     for c in configs:
@@ -35,8 +37,13 @@ def outcomes(records, configs: list, objectives: list[str], metric: str, seconds
             out[c.config_hash] = Outcome(None, share, usd, len(r), len(errors), reason)
             continue
         latency = (col("retrieval_ms").fillna(0) + col("generation_ms").fillna(0)).median()
-        values = {"quality": float(quality.mean()), "latency": float(latency),
-                  "cost": usd / max(1, len(r))}
-        out[c.config_hash] = Outcome({o: values[o] for o in objectives}, share, usd, len(r), len(errors),
-                                     dropped=(dropped or {}).get(c.config_hash))
+        values = {"quality": float(quality.mean()), "latency": float(latency), "cost": usd / max(1, len(r))}
+        out[c.config_hash] = Outcome(
+            {o: values[o] for o in objectives},
+            share,
+            usd,
+            len(r),
+            len(errors),
+            dropped=(dropped or {}).get(c.config_hash),
+        )
     return out

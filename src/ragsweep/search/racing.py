@@ -59,8 +59,14 @@ def _mean(values) -> float:
     return float(v.mean()) if v.size else math.nan
 
 
-def drop(values: dict[str, Sequence[float]], higher: bool, alpha: float, protected: AbstractSet[str] = frozenset(),
-         seed: int = 0, family: bool = True) -> dict[str, tuple[float, str]]:
+def drop(
+    values: dict[str, Sequence[float]],
+    higher: bool,
+    alpha: float,
+    protected: AbstractSet[str] = frozenset(),
+    seed: int = 0,
+    family: bool = True,
+) -> dict[str, tuple[float, str]]:
     """The configurations significantly worse than the leader on these values (hash -> aligned per-question
     values, NaN unmeasured): hash -> (Bonferroni-adjusted p, leader). Each is compared with the leader (the best
     mean) by a one-sided paired test on the questions both measured, at ``alpha / (m - 1)``: the best
@@ -86,16 +92,25 @@ def drop(values: dict[str, Sequence[float]], higher: bool, alpha: float, protect
     for h in ranked:
         if h == leader or h in protected:
             continue
-        p = paired_test(values[leader], values[h], "greater" if higher else "less", seed=seed, family_size=m - 1,
-                        alpha=alpha).p_value
+        p = paired_test(
+            values[leader], values[h], "greater" if higher else "less", seed=seed, family_size=m - 1, alpha=alpha
+        ).p_value
         adjusted = min(1.0, p * (m - 1))
         if adjusted < alpha:
             out[h] = (adjusted, leader)
     return out
 
 
-def race(contenders: list[str], sizes: list[int], values_at: Callable[[list[str], int], dict[str, Sequence[float]]],
-         higher: bool, alpha: float, incumbent: str | None = None, seed: int = 0, family: bool = True) -> RaceResult:
+def race(
+    contenders: list[str],
+    sizes: list[int],
+    values_at: Callable[[list[str], int], dict[str, Sequence[float]]],
+    higher: bool,
+    alpha: float,
+    incumbent: str | None = None,
+    seed: int = 0,
+    family: bool = True,
+) -> RaceResult:
     """Run a race over ``sizes`` looks. ``values_at(hashes, n)`` evaluates those configurations on the first
     n questions of the race's order and returns their per-question values on them (it is also asked for the
     incumbent, whose values exist already)."""
@@ -108,8 +123,14 @@ def race(contenders: list[str], sizes: list[int], values_at: Callable[[list[str]
             result.pairs[h] = n
         if i == len(sizes) - 1:
             break
-        gone = drop({h: values[h] for h in values}, higher, alpha / interim,
-                    protected={incumbent} if incumbent is not None else set(), seed=seed, family=family)
+        gone = drop(
+            {h: values[h] for h in values},
+            higher,
+            alpha / interim,
+            protected={incumbent} if incumbent is not None else set(),
+            seed=seed,
+            family=family,
+        )
         for h, (p, leader) in gone.items():
             if h in alive:
                 result.dropped[h] = (n, p, leader)

@@ -59,8 +59,16 @@ def trial_limit(spec, n_configs: int) -> int | None:
 def search_key(spec, space: SearchSpace, seed: int, metric: str, validation: list[str]) -> str:
     """What the study's trials are a function of: a change starts a new study (or, in the same directory, errors)."""
     s = spec.search
-    ident = [sorted(space.by_hash), s.strategy, s.objectives, s.order, seed, metric, sorted(validation),
-             s.racing.model_dump() if s.racing is not None else None]
+    ident = [
+        sorted(space.by_hash),
+        s.strategy,
+        s.objectives,
+        s.order,
+        seed,
+        metric,
+        sorted(validation),
+        s.racing.model_dump() if s.racing is not None else None,
+    ]
     return hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:16]
 
 
@@ -75,9 +83,18 @@ def search(st: RunState, stage1, cached: set | None = None) -> SearchRun:
     error = None
     try:
         batch = len(space) if s.strategy == "grid" else s.batch  # a raced grid: every configuration at once
-        stopped = run_search(study, space, strategy, Limits(setup.limit, s.budget.seconds, s.budget.usd), evaluate,
-                             batch, on_trial=bar.advance if bar is not None else None,
-                             questions=len(setup.validation), pool=4 if s.cost_aware else 1, done=cached)
+        stopped = run_search(
+            study,
+            space,
+            strategy,
+            Limits(setup.limit, s.budget.seconds, s.budget.usd),
+            evaluate,
+            batch,
+            on_trial=bar.advance if bar is not None else None,
+            questions=len(setup.validation),
+            pool=4 if s.cost_aware else 1,
+            done=cached,
+        )
     except _Stopped as stop:
         stopped, error = f"error: {stop.error}", stop.error
     trials = study.trials()
@@ -101,22 +118,31 @@ def _setup(st: RunState):
     s = spec.search
     metric = s.metric or spec.scoring.metric
     if metric not in SELECTABLE_METRICS:
-        raise RagsweepError(f"search.metric: {metric!r} is not a metric a search can optimise; use one of "
-                            f"{', '.join(SELECTABLE_METRICS)}")
+        raise RagsweepError(
+            f"search.metric: {metric!r} is not a metric a search can optimise; use one of "
+            f"{', '.join(SELECTABLE_METRICS)}"
+        )
     validation = [q for q in st.questions if split.get(q.qid) == "validation"]
     test = [q for q in st.questions if split.get(q.qid) == "test"]
     if not validation or not test:
-        raise RagsweepError("search: needs validation and test questions (it optimises on one and reports on the "
-                            "other); the split gave "
-                            f"{len(validation)} and {len(test)}: add questions or use search: grid")
+        raise RagsweepError(
+            "search: needs validation and test questions (it optimises on one and reports on the "
+            "other); the split gave "
+            f"{len(validation)} and {len(test)}: add questions or use search: grid"
+        )
     space = SearchSpace(st.configs, s.order)
     seed = s.seed if s.seed is not None else spec.seed
     lower = metric in LOWER_IS_BETTER
     directions = directions_of(s.objectives, lower)
     limit = trial_limit(spec, len(space))
     strategy = REGISTRY[s.strategy](s, seed, limit, lower)
-    study = SearchStudy(RunDir(st.run_dir).search, search_key(spec, space, seed, metric, [q.qid for q in validation]),
-                        s.objectives, directions, strategy.sampler())
+    study = SearchStudy(
+        RunDir(st.run_dir).search,
+        search_key(spec, space, seed, metric, [q.qid for q in validation]),
+        s.objectives,
+        directions,
+        strategy.sampler(),
+    )
     return SearchSetup(spec, space, study, validation, test, split, metric, lower, directions, seed, limit), strategy
 
 
@@ -174,8 +200,16 @@ def _evaluator(setup: SearchSetup, journal, scorer_key: str, stage1) -> Evaluate
             if incumbent is not None:  # evaluated in full before: its journal rows are what it is compared on
                 tried.add(incumbent)
             sizes = looks(len(ordered), s.racing.first, s.racing.growth, s.racing.minimum)
-            result = race([c.config_hash for c in batch], sizes, values_at, not lower, s.racing.alpha, incumbent,
-                          seed, family=s.racing.family)
+            result = race(
+                [c.config_hash for c in batch],
+                sizes,
+                values_at,
+                not lower,
+                s.racing.alpha,
+                incumbent,
+                seed,
+                family=s.racing.family,
+            )
             for h, (at, p, leader) in result.dropped.items():
                 dropped[h] = {"at": at, "p": p, "leader": space.by_hash[leader].config_id}
             seen = {h: result.pairs.get(h, len(ordered)) for h in (c.config_hash for c in batch)}

@@ -18,8 +18,7 @@ from typing import Protocol
 AXES = ("splitter", "retriever", "embedding", "query_transform", "reranker", "postprocessor", "top_k", "prompt")
 # the retriever before the embedding: a BM25 path is offered none. IBM's RAG-HPO study (arXiv:2505.03452) found
 # that fixing the models first beats pipeline order for greedy search
-MODELS_FIRST = ("embedding", "reranker", "query_transform", "splitter", "retriever", "postprocessor", "top_k",
-                "prompt")
+MODELS_FIRST = ("embedding", "reranker", "query_transform", "splitter", "retriever", "postprocessor", "top_k", "prompt")
 
 
 class ConfigLike(Protocol):
@@ -34,15 +33,21 @@ class ConfigLike(Protocol):
 
 def axis_values(config) -> dict[str, str]:
     """One configuration's value on every axis, as strings (``none`` where it has no such part)."""
+
     def label(x) -> str:
         return x.label() if x is not None else "none"
 
     retriever = config.retriever.label() + (f"+{config.adaptive.spec.label()}" if config.adaptive is not None else "")
-    return {"splitter": config.chunk_key, "embedding": label(config.embedding), "retriever": retriever,
-            "query_transform": label(config.query_transform), "reranker": label(config.reranker),
-            "postprocessor": label(config.postprocessor),
-            "top_k": str(config.top_k) if config.adaptive is None else "adaptive",
-            "prompt": Path(config.prompt).stem if config.prompt is not None else "default"}
+    return {
+        "splitter": config.chunk_key,
+        "embedding": label(config.embedding),
+        "retriever": retriever,
+        "query_transform": label(config.query_transform),
+        "reranker": label(config.reranker),
+        "postprocessor": label(config.postprocessor),
+        "top_k": str(config.top_k) if config.adaptive is None else "adaptive",
+        "prompt": Path(config.prompt).stem if config.prompt is not None else "default",
+    }
 
 
 class SearchSpace:
@@ -74,8 +79,7 @@ class SearchSpace:
         remaining = list(self.configs)
         for axis in self.axes:
             options = [o for o in self.options[axis] if any(self.values[c.config_hash][axis] == o for c in remaining)]
-            value = options[0] if len(options) == 1 else choose(param_name(axis, options, self.options[axis]),
-                                                                 options)
+            value = options[0] if len(options) == 1 else choose(param_name(axis, options, self.options[axis]), options)
             remaining = [c for c in remaining if self.values[c.config_hash][axis] == value]
         return remaining[0]
 

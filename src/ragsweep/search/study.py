@@ -21,8 +21,9 @@ STUDY = "search"
 class SearchStudy:
     """One run directory's Optuna study; ``key`` identifies the search (space, strategy, objectives, seed)."""
 
-    def __init__(self, path: Path | None, key: str, objectives: Sequence[str], directions: Sequence[Direction],
-                 sampler) -> None:
+    def __init__(
+        self, path: Path | None, key: str, objectives: Sequence[str], directions: Sequence[Direction], sampler
+    ) -> None:
         """``path`` None: in memory (the benchmark's replays), nothing to resume."""
         import optuna
 
@@ -38,8 +39,10 @@ class SearchStudy:
             self.study = optuna.load_study(study_name=STUDY, storage=storage, sampler=sampler)
             old = self.study.user_attrs.get("key")
             if old != key:
-                raise RagsweepError(f"{path}: holds a search with other settings (another space, strategy, objectives "
-                                    "or seed); pass --fresh to start over or change the spec's name")
+                raise RagsweepError(
+                    f"{path}: holds a search with other settings (another space, strategy, objectives "
+                    "or seed); pass --fresh to start over or change the spec's name"
+                )
         else:
             self.study = optuna.create_study(study_name=STUDY, storage=storage, sampler=sampler, directions=directions)
             self.study.set_user_attr("key", key)
@@ -58,14 +61,32 @@ class SearchStudy:
             a = t.user_attrs
             again = a.get("repeat_of") is not None
             failed = "skipped" if a.get("skipped") else "repeat" if again else "failed"
-            state = {TrialState.COMPLETE: "repeat" if again else "complete", TrialState.FAIL: failed,
-                     TrialState.PRUNED: "repeat" if again else "pruned", TrialState.RUNNING: "running",
-                     TrialState.WAITING: "waiting"}[t.state]
+            state = {
+                TrialState.COMPLETE: "repeat" if again else "complete",
+                TrialState.FAIL: failed,
+                TrialState.PRUNED: "repeat" if again else "pruned",
+                TrialState.RUNNING: "running",
+                TrialState.WAITING: "waiting",
+            }[t.state]
             values = dict(zip(self.objectives, t.values)) if t.values is not None else dict(a.get("partial") or {})
-            out.append(Trial(t.number, a.get("config_hash"), a.get("config_id"), state, values,
-                             float(a.get("seconds", 0.0)), float(a.get("usd", 0.0)), a.get("repeat_of"),
-                             a.get("reason"), a.get("batch"), int(a.get("questions", 0)), a.get("dropped"),
-                             a.get("features"), a.get("predicted_seconds")))
+            out.append(
+                Trial(
+                    t.number,
+                    a.get("config_hash"),
+                    a.get("config_id"),
+                    state,
+                    values,
+                    float(a.get("seconds", 0.0)),
+                    float(a.get("usd", 0.0)),
+                    a.get("repeat_of"),
+                    a.get("reason"),
+                    a.get("batch"),
+                    int(a.get("questions", 0)),
+                    a.get("dropped"),
+                    a.get("features"),
+                    a.get("predicted_seconds"),
+                )
+            )
         return out
 
     def waiting(self) -> bool:

@@ -52,12 +52,25 @@ class Chunk:
         from llama_index.core.schema import TextNode
 
         if self.context is None:
-            return TextNode(id_=self.node_id, text=self.text, metadata={"doc_id": self.doc_id},
-                            start_char_idx=self.start, end_char_idx=self.end,
-                            excluded_embed_metadata_keys=["doc_id"], excluded_llm_metadata_keys=["doc_id"])
-        return TextNode(id_=self.node_id, text=self.text, metadata={"doc_id": self.doc_id, "context": self.context},
-                        start_char_idx=self.start, end_char_idx=self.end, metadata_template="{value}",
-                        excluded_embed_metadata_keys=["doc_id"], excluded_llm_metadata_keys=["doc_id", "context"])
+            return TextNode(
+                id_=self.node_id,
+                text=self.text,
+                metadata={"doc_id": self.doc_id},
+                start_char_idx=self.start,
+                end_char_idx=self.end,
+                excluded_embed_metadata_keys=["doc_id"],
+                excluded_llm_metadata_keys=["doc_id"],
+            )
+        return TextNode(
+            id_=self.node_id,
+            text=self.text,
+            metadata={"doc_id": self.doc_id, "context": self.context},
+            start_char_idx=self.start,
+            end_char_idx=self.end,
+            metadata_template="{value}",
+            excluded_embed_metadata_keys=["doc_id"],
+            excluded_llm_metadata_keys=["doc_id", "context"],
+        )
 
 
 def parser_is_contiguous(parser) -> bool:
@@ -112,8 +125,9 @@ def make_parser(spec: SplitterSpec, lc_embeddings=None):
         from llama_index.core.node_parser import SentenceWindowNodeParser
 
         # single sentences; their windows are cut from the document by the sentence_window postprocessor
-        return SentenceWindowNodeParser.from_defaults(window_size=spec.window_size, include_metadata=False,
-                                                      include_prev_next_rel=False)
+        return SentenceWindowNodeParser.from_defaults(
+            window_size=spec.window_size, include_metadata=False, include_prev_next_rel=False
+        )
     if isinstance(spec, HierarchicalSplitterSpec):
         from ragsweep.splitters.hierarchical import HierarchicalLeafParser
 
@@ -121,8 +135,9 @@ def make_parser(spec: SplitterSpec, lc_embeddings=None):
     raise TypeError(f"unknown splitter spec {type(spec).__name__}")
 
 
-def split_corpus(documents: list[Document], parser, key: str, progress=None,
-                 contiguous: bool | None = None) -> list[Chunk]:
+def split_corpus(
+    documents: list[Document], parser, key: str, progress=None, contiguous: bool | None = None
+) -> list[Chunk]:
     """Run ``parser`` over every document once; return chunks with exact offsets.
 
     ``key`` prefixes node ids so ids are unique per splitter (Chroma needs unique ids).

@@ -23,7 +23,8 @@ def save_chunks(path: Path, chunks) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     # a chunk's context (contextual chunks) is a sixth field, left out without one (older files read the same)
-    rows = [[c.node_id, c.doc_id, c.start, c.end, c.text] + ([c.context] if c.context is not None else [])
-            for c in chunks]
+    rows = [
+        [c.node_id, c.doc_id, c.start, c.end, c.text] + ([c.context] if c.context is not None else []) for c in chunks
+    ]
     tmp.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
     os.replace(tmp, path)

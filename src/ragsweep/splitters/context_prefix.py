@@ -105,8 +105,9 @@ def heading_path(heads: list[Heading], offset: int, paths: list[tuple[str, ...]]
     return (paths if paths is not None else heading_paths(heads))[i - 1]
 
 
-def context_prefix(doc: Document, start: int, mode: str, heads: list[Heading] | None = None,
-                   paths: list[tuple[str, ...]] | None = None) -> str | None:
+def context_prefix(
+    doc: Document, start: int, mode: str, heads: list[Heading] | None = None, paths: list[tuple[str, ...]] | None = None
+) -> str | None:
     """The prefix of the chunk of ``doc`` starting at ``start``: None for ``none``, the title for ``title``,
     ``Title > heading > subheading`` for ``title_headings`` (headings equal to the title left out)."""
     if mode == "none":

@@ -33,8 +33,9 @@ def build_tree(text: str, chunk_sizes: tuple[int, ...], chunk_overlap: int) -> t
     from llama_index.core.node_parser import HierarchicalNodeParser
     from llama_index.core.schema import MetadataMode
 
-    parser = HierarchicalNodeParser.from_defaults(chunk_sizes=list(chunk_sizes), chunk_overlap=chunk_overlap,
-                                                  include_metadata=False, include_prev_next_rel=False)
+    parser = HierarchicalNodeParser.from_defaults(
+        chunk_sizes=list(chunk_sizes), chunk_overlap=chunk_overlap, include_metadata=False, include_prev_next_rel=False
+    )
     nodes = parser.get_nodes_from_documents([Document(text=text)])
     pos = {n.node_id: i for i, n in enumerate(nodes)}
     spans: list[tuple[int, int]] = []
@@ -46,7 +47,7 @@ def build_tree(text: str, chunk_sizes: tuple[int, ...], chunk_overlap: int) -> t
         rel = n.start_char_idx
         start = base + rel if rel is not None else -1
         cursor = cursors.get(parent, base)
-        if rel is None or start < cursor or text[start:start + len(content)] != content:
+        if rel is None or start < cursor or text[start : start + len(content)] != content:
             span = find_span(text[:limit], content, cursor)
             if span is None:
                 raise ValueError(f"could not locate a hierarchical chunk at level of parent {parent} in its text")
@@ -86,6 +87,10 @@ class HierarchicalLeafParser:
         out = []
         for doc in documents:
             tree = build_tree(doc.text, self.chunk_sizes, self.chunk_overlap)
-            out.extend(TextNode(text=doc.text[tree[i].start:tree[i].end], start_char_idx=tree[i].start,
-                                end_char_idx=tree[i].end) for i in leaves(tree))
+            out.extend(
+                TextNode(
+                    text=doc.text[tree[i].start : tree[i].end], start_char_idx=tree[i].start, end_char_idx=tree[i].end
+                )
+                for i in leaves(tree)
+            )
         return out

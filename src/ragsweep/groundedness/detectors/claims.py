@@ -19,11 +19,15 @@ SPLIT_MARKER = "Break the answer into its atomic factual claims"
 CHECK_MARKER = "Is the claim fully supported by the context"
 MAX_CLAIMS = 12
 
-SPLIT = (f"{SPLIT_MARKER}: short statements that each make sense on their own (resolve pronouns), one per "
-         "line, without numbering or commentary.\n\nQuestion: {question}\nAnswer: {answer}\n\nClaims:")
-CHECK = ("Context:\n{context}\n\nClaim: {claim}\n\n"
-         f"{CHECK_MARKER}? A claim the context does not state, or states of another party or document, is not "
-         "supported. Reply YES or NO, then one sentence of reasoning.")
+SPLIT = (
+    f"{SPLIT_MARKER}: short statements that each make sense on their own (resolve pronouns), one per "
+    "line, without numbering or commentary.\n\nQuestion: {question}\nAnswer: {answer}\n\nClaims:"
+)
+CHECK = (
+    "Context:\n{context}\n\nClaim: {claim}\n\n"
+    f"{CHECK_MARKER}? A claim the context does not state, or states of another party or document, is not "
+    "supported. Reply YES or NO, then one sentence of reasoning."
+)
 
 
 def parse_claims(reply: str) -> list[str]:
@@ -51,8 +55,9 @@ class Claims(Detector):
             if not claims:
                 raise Unmeasured(f"no claims in the split reply: {split.text.strip()[:80]!r}")
             context = "\n\n".join(c.strip() for c in item.contexts)
-            replies = await asyncio.gather(*(self.llm.acomplete(CHECK.format(context=context, claim=c))
-                                             for c in claims))
+            replies = await asyncio.gather(
+                *(self.llm.acomplete(CHECK.format(context=context, claim=c)) for c in claims)
+            )
             verdicts = [parse_yes_no(r.text) for r in replies]
             known = [v for v, _ in verdicts if v is not None]
             if not known:

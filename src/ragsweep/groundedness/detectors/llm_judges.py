@@ -29,8 +29,15 @@ class LLMJudge(Detector):
         async def one(item) -> float | None:
             if self.judge == "correctness" and not item.reference_answer:
                 raise Unmeasured("no reference answer")
-            out = await judge(self.judge, self.evaluator, query=item.question, answer=item.answer,
-                              contexts=list(item.contexts), reference=item.reference_answer, threshold=self.threshold)
+            out = await judge(
+                self.judge,
+                self.evaluator,
+                query=item.question,
+                answer=item.answer,
+                contexts=list(item.contexts),
+                reference=item.reference_answer,
+                threshold=self.threshold,
+            )
             if out["status"] != "ok":
                 raise Unmeasured(out.get("reason") or "")
             return out["score"]

@@ -29,8 +29,8 @@ def quip_score(answer: str, contexts: list[str] | tuple[str, ...], n: int = N) -
     ctx = " \n ".join(_norm(c) for c in contexts)
     if len(a) < n:
         return float(a in ctx)
-    grams = {a[i:i + n] for i in range(len(a) - n + 1)}
-    have = {ctx[i:i + n] for i in range(len(ctx) - n + 1)}
+    grams = {a[i : i + n] for i in range(len(a) - n + 1)}
+    have = {ctx[i : i + n] for i in range(len(ctx) - n + 1)}
     return len(grams & have) / len(grams)
 
 

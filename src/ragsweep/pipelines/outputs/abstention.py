@@ -11,7 +11,8 @@ def abstain_thresholds(configs, journal) -> dict:
     if wanted:
         for h, _, _, payload in journal.answers(set(wanted)):
             if wanted[h] not in out and "abstain_threshold" in payload:
-                out[wanted[h]] = {"threshold": payload["abstain_threshold"],
-                                  **({"tuning": payload["abstention_tuning"]}
-                                     if payload.get("abstention_tuning") else {})}
+                out[wanted[h]] = {
+                    "threshold": payload["abstain_threshold"],
+                    **({"tuning": payload["abstention_tuning"]} if payload.get("abstention_tuning") else {}),
+                }
     return {c: out[c] for c in sorted(out)}

@@ -30,8 +30,15 @@ def failures(records) -> list[dict]:
             key = (kind if isinstance(kind, str) else None, re.sub(r"\d[\d,.]*", "N", str(reason)))
             seen.setdefault(key, [str(reason), 0])[1] += 1
         (kind, _), (reason, _) = max(seen.items(), key=lambda kv: kv[1][1])  # ties: the first met (stable)
-        out.append({"config_id": str(cid), "failed": int(len(failed)), "questions": int(len(group)),
-                    "reason": reason, "kind": kind})
+        out.append(
+            {
+                "config_id": str(cid),
+                "failed": int(len(failed)),
+                "questions": int(len(group)),
+                "reason": reason,
+                "kind": kind,
+            }
+        )
     return sorted(out, key=lambda f: (-f["failed"] / f["questions"], f["config_id"]))
 
 
@@ -41,9 +48,12 @@ def failure_lines(failed: list[dict]) -> list[str]:
         every = f["failed"] == f["questions"]
         head = "failed" if every else "partly failed"
         count = f"all {f['questions']} answers" if every else f"{f['failed']} of {f['questions']} answers"
-        again = ("; not retried (the same prompt fails the same way): change the configuration or the context "
-                 "window, or pass --fresh" if f.get("kind") == "context_window"
-                 else "; running the same command again retries them")
+        again = (
+            "; not retried (the same prompt fails the same way): change the configuration or the context "
+            "window, or pass --fresh"
+            if f.get("kind") == "context_window"
+            else "; running the same command again retries them"
+        )
         out.append(f"{head}: {f['config_id']}: {count} failed: {f['reason']}{again}")
     return out
 
@@ -59,12 +69,16 @@ def incomplete_line(invocation: dict, run_dir) -> str:
     except (OSError, ValueError):
         failed = []
     for_good = sum(f["failed"] for f in failed if f.get("kind") == "context_window")
-    line = (f"incomplete: {invocation['failed']} (configuration, question) results failed this time (see the 'error' "
-            f"column of records.parquet) and {invocation.get('judgements_failed', 0)} judgements failed (the "
-            "'<judge>_status' columns); run the same command again to retry them")
+    line = (
+        f"incomplete: {invocation['failed']} (configuration, question) results failed this time (see the 'error' "
+        f"column of records.parquet) and {invocation.get('judgements_failed', 0)} judgements failed (the "
+        "'<judge>_status' columns); run the same command again to retry them"
+    )
     if for_good:
-        line += (f"; {for_good} answers failed for good and are not retried (prompts longer than the server's context "
-                 "window, listed above)")
+        line += (
+            f"; {for_good} answers failed for good and are not retried (prompts longer than the server's context "
+            "window, listed above)"
+        )
     return line
 
 
@@ -79,8 +93,10 @@ def truncation_lines(rows: list[dict]) -> list[str]:
     for r in rows:
         n = _count(r, "n_truncated")
         if n:
-            out.append(f"truncated: {n} of {_count(r, 'n_questions')} answers of {r['config_id']} were cut at "
-                       "llm.max_tokens (finish_reason length): raise max_tokens, or they are scored as cut")
+            out.append(
+                f"truncated: {n} of {_count(r, 'n_questions')} answers of {r['config_id']} were cut at "
+                "llm.max_tokens (finish_reason length): raise max_tokens, or they are scored as cut"
+            )
     return out
 
 
@@ -89,6 +105,8 @@ def invocation_lines(rows: list[dict]) -> list[str]:
     mixed = [str(r["config_id"]) for r in rows if _count(r, "latency_invocations") > 1]
     if not mixed:
         return []
-    return [f"note: the generation times of {', '.join(mixed)} come from more than one invocation (a resumed "
-            "run): each is the server's time on its calls where known, else their wall time then (records: "
-            "invocation, generation_wall_ms)"]
+    return [
+        f"note: the generation times of {', '.join(mixed)} come from more than one invocation (a resumed "
+        "run): each is the server's time on its calls where known, else their wall time then (records: "
+        "invocation, generation_wall_ms)"
+    ]

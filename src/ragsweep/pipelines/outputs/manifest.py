@@ -17,9 +17,26 @@ from ragsweep.run_dir import RunDir
 # 3: questions.parquet, status 'running' at start-up, configuration labels; 4: answer metrics, verdict.json
 FORMAT_VERSION = 4
 
-_PACKAGES = ["ragsweep", "llama-index-core", "llama-index-retrievers-bm25", "llama-index-vector-stores-chroma",
-             "chromadb", "langchain-text-splitters", "langchain-experimental", "bert-score", "sentence-transformers",
-             "transformers", "torch", "onnxruntime", "bm25s", "scikit-learn", "pandas", "pyarrow", "numpy", "pydantic"]
+_PACKAGES = [
+    "ragsweep",
+    "llama-index-core",
+    "llama-index-retrievers-bm25",
+    "llama-index-vector-stores-chroma",
+    "chromadb",
+    "langchain-text-splitters",
+    "langchain-experimental",
+    "bert-score",
+    "sentence-transformers",
+    "transformers",
+    "torch",
+    "onnxruntime",
+    "bm25s",
+    "scikit-learn",
+    "pandas",
+    "pyarrow",
+    "numpy",
+    "pydantic",
+]
 
 
 def package_versions() -> dict[str, str]:
@@ -34,8 +51,18 @@ def package_versions() -> dict[str, str]:
     return out
 
 
-def write_started(spec, dataset, questions, configs, run_dir: Path, limit, cache_dir: Path | None,
-                  scorer_key: str, split: dict, judge_keys: dict | None = None) -> None:
+def write_started(
+    spec,
+    dataset,
+    questions,
+    configs,
+    run_dir: Path,
+    limit,
+    cache_dir: Path | None,
+    scorer_key: str,
+    split: dict,
+    judge_keys: dict | None = None,
+) -> None:
     """Before any work: ``questions.parquet`` and a manifest with status ``running``, so that a
     killed sweep's directory still says what it was and ``load_run`` can rebuild its records
     from the journal."""
@@ -58,29 +85,38 @@ def write_started(spec, dataset, questions, configs, run_dir: Path, limit, cache
     manifest.update(run_context(spec, questions, cache_dir, scorer_key, split))
     if judge_keys is not None:
         manifest["stage2"] = {"judge_keys": judge_keys, "selected": [], "skipped": "running"}
-    manifest["running"] = {"pid": os.getpid(), "host": platform.node(),
-                           "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    manifest["running"] = {
+        "pid": os.getpid(),
+        "host": platform.node(),
+        "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
     write_manifest(run_dir, manifest)
 
 
 def run_context(spec, questions, cache_dir: Path | None, scorer_key: str | None, split: dict | None) -> dict:
     """Where the run's shared state lives and which scores and split its records use."""
-    out: dict[str, Any] = {"cache_dir": str(Path(cache_dir).resolve()) if cache_dir is not None else None,
-           "bertscore_key": scorer_key}
+    out: dict[str, Any] = {
+        "cache_dir": str(Path(cache_dir).resolve()) if cache_dir is not None else None,
+        "bertscore_key": scorer_key,
+    }
     if split is not None:
         from ragsweep.evaluation.split import split_counts
 
         used = {q.qid for q in questions}
-        out["split"] = {"validation_fraction": spec.split.validation_fraction, "seed": spec.seed,
-                        "stratify": spec.split.stratify,
-                        "counts": split_counts({k: v for k, v in split.items() if k in used}, questions)}
+        out["split"] = {
+            "validation_fraction": spec.split.validation_fraction,
+            "seed": spec.seed,
+            "stratify": spec.split.stratify,
+            "counts": split_counts({k: v for k, v in split.items() if k in used}, questions),
+        }
     return out
 
 
 def write_manifest(run_dir: Path, manifest: dict) -> None:
-    atomic(RunDir(run_dir).manifest,
-            lambda p: Path(p).write_text(json.dumps(manifest, indent=2, ensure_ascii=False, default=str),
-                                         encoding="utf-8"))
+    atomic(
+        RunDir(run_dir).manifest,
+        lambda p: Path(p).write_text(json.dumps(manifest, indent=2, ensure_ascii=False, default=str), encoding="utf-8"),
+    )
 
 
 def forget_outputs(run_dir: Path) -> None:
@@ -92,6 +128,7 @@ def forget_outputs(run_dir: Path) -> None:
 
 def usage_summary(spending: list[dict]) -> dict:
     """Calls, tokens and dollars this run paid for, in total and by stage, judge and configuration."""
+
     def add(bucket: dict, row: dict) -> None:
         b = bucket.setdefault("calls", 0)
         bucket["calls"] = b + row["calls"]
@@ -128,33 +165,44 @@ def read_previous(run_dir: Path) -> dict:
     return {}
 
 
-def build_manifest(spec, dataset, questions, configs, stats, limit, status: str, n_records: int | None,
-                   run_dir) -> dict:
+def build_manifest(
+    spec, dataset, questions, configs, stats, limit, status: str, n_records: int | None, run_dir
+) -> dict:
     """The manifest; ``stats`` None (at start-up) adds no invocation."""
     from ragsweep import __version__
 
     old = read_previous(run_dir)
     previous = old.get("invocations", [])
-    invocation = None if stats is None else {
-        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "argv": [os.path.basename(sys.argv[0])] + sys.argv[1:],
-        "timings_s": {k: round(v, 3) for k, v in stats.timings.items()},
-        "answered": stats.answered, "failed": stats.failed, "skipped_already_done": stats.skipped_done,
-        "embeddings_computed": stats.embeddings_computed,
-        "query_embeddings_computed": stats.query_embeddings_computed,
-        "embeddings_from_cache": stats.embeddings_from_cache,
-        "indexes_built": stats.indexes_built, "indexes_reused": stats.indexes_reused,
-        "bertscore_pairs_computed": stats.bertscore_pairs_computed,
-        "bertscore_pairs_unique": stats.bertscore_pairs_total,
-        "chunks": stats.chunks, "unique_chunk_texts": stats.unique_chunk_texts,
-        "graphs": stats.graphs,
-        "unit_seconds": {k: round(v, 3) for k, v in sorted(stats.units.items())},
-        **({"chunk_contexts": stats.chunk_contexts} if stats.chunk_contexts else {}),
-        "executor": stats.executor, "invocation": stats.invocation,
-        "judgements_made": stats.judged, "judgements_failed": stats.judge_failed,
-        **{k: v for k, v in stats.llm.items() if k != "spending"},
-        "stopped": stats.stopped,
-    }
+    invocation = (
+        None
+        if stats is None
+        else {
+            "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "argv": [os.path.basename(sys.argv[0])] + sys.argv[1:],
+            "timings_s": {k: round(v, 3) for k, v in stats.timings.items()},
+            "answered": stats.answered,
+            "failed": stats.failed,
+            "skipped_already_done": stats.skipped_done,
+            "embeddings_computed": stats.embeddings_computed,
+            "query_embeddings_computed": stats.query_embeddings_computed,
+            "embeddings_from_cache": stats.embeddings_from_cache,
+            "indexes_built": stats.indexes_built,
+            "indexes_reused": stats.indexes_reused,
+            "bertscore_pairs_computed": stats.bertscore_pairs_computed,
+            "bertscore_pairs_unique": stats.bertscore_pairs_total,
+            "chunks": stats.chunks,
+            "unique_chunk_texts": stats.unique_chunk_texts,
+            "graphs": stats.graphs,
+            "unit_seconds": {k: round(v, 3) for k, v in sorted(stats.units.items())},
+            **({"chunk_contexts": stats.chunk_contexts} if stats.chunk_contexts else {}),
+            "executor": stats.executor,
+            "invocation": stats.invocation,
+            "judgements_made": stats.judged,
+            "judgements_failed": stats.judge_failed,
+            **{k: v for k, v in stats.llm.items() if k != "spending"},
+            "stopped": stats.stopped,
+        }
+    )
     from ragsweep.evaluation.bertscore import MINILM_ID
 
     bs = spec.scoring.bertscore
@@ -162,15 +210,19 @@ def build_manifest(spec, dataset, questions, configs, stats, limit, status: str,
         "format_version": FORMAT_VERSION,
         "ragsweep_version": __version__,
         "status": status,
-        "records": n_records, "expected_records": len(configs) * len(questions),
+        "records": n_records,
+        "expected_records": len(configs) * len(questions),
         "spec": spec.model_dump(mode="json"),
         "seed": spec.seed,
         "question_limit": limit,
         "dataset": {
-            "name": dataset.name, "fingerprint": dataset.fingerprint(),
+            "name": dataset.name,
+            "fingerprint": dataset.fingerprint(),
             "corpus_fingerprint": dataset.corpus_fingerprint(),
-            "documents": len(dataset.documents), "questions": len(dataset.questions),
-            "questions_used": len(questions), "notes": list(dataset.notes),
+            "documents": len(dataset.documents),
+            "questions": len(dataset.questions),
+            "questions_used": len(questions),
+            "notes": list(dataset.notes),
             "evidence_location": dataset.evidence.get("location"),
             "evidence_copies": dataset.evidence.get("copies"),
             "unlocated_evidence": len(dataset.evidence.get("unlocated") or []),
@@ -178,11 +230,16 @@ def build_manifest(spec, dataset, questions, configs, stats, limit, status: str,
         "generator": generator_info(spec),
         "llm": llm_info(spec),
         "usage": usage_summary(stats.llm.get("spending", [])) if stats is not None and stats.llm else None,
-        "bertscore": {"backbone": MINILM_ID if bs.model == "minilm" else bs.model, "num_layers": bs.num_layers or
-                      (6 if bs.model == "minilm" else None), "baseline": bs.baseline,
-                      "backend": bs.backend},
-        "configurations": [{"config_id": c.config_id, "config_hash": c.config_hash, **c.resolved(),
-                            "labels": c.labels()} for c in configs],
+        "bertscore": {
+            "backbone": MINILM_ID if bs.model == "minilm" else bs.model,
+            "num_layers": bs.num_layers or (6 if bs.model == "minilm" else None),
+            "baseline": bs.baseline,
+            "backend": bs.backend,
+        },
+        "configurations": [
+            {"config_id": c.config_id, "config_hash": c.config_hash, **c.resolved(), "labels": c.labels()}
+            for c in configs
+        ],
         "versions": package_versions(),
         "platform": {"machine": platform.machine(), "system": platform.system(), "cpus": os.cpu_count()},
         "invocations": previous + ([invocation] if invocation else []),
@@ -192,15 +249,20 @@ def build_manifest(spec, dataset, questions, configs, stats, limit, status: str,
 
 def generator_info(spec) -> dict:
     if spec.generator.kind == "llm":
-        return {"label": f"llm:{spec.llm.model}", "llm": spec.llm.model,
-                "response_mode": spec.generator.response_mode,
-                "prompt_file": str(spec.generator.prompt_file) if spec.generator.prompt_file else None,
-                **({"prompt_files": [str(p) for p in spec.generator.prompt_files]}
-                   if spec.generator.prompt_files else {}),
-                **({"refusal": spec.generator.refusal} if spec.generator.refusal else {})}
-    return {"label": "extractive-baseline", "llm": None,
-            "note": "offline baseline: answers are retrieved sentences, not generated text",
-            **({"abstain_below": spec.generator.abstain_below} if spec.generator.abstain_below is not None else {})}
+        return {
+            "label": f"llm:{spec.llm.model}",
+            "llm": spec.llm.model,
+            "response_mode": spec.generator.response_mode,
+            "prompt_file": str(spec.generator.prompt_file) if spec.generator.prompt_file else None,
+            **({"prompt_files": [str(p) for p in spec.generator.prompt_files]} if spec.generator.prompt_files else {}),
+            **({"refusal": spec.generator.refusal} if spec.generator.refusal else {}),
+        }
+    return {
+        "label": "extractive-baseline",
+        "llm": None,
+        "note": "offline baseline: answers are retrieved sentences, not generated text",
+        **({"abstain_below": spec.generator.abstain_below} if spec.generator.abstain_below is not None else {}),
+    }
 
 
 def llm_info(spec) -> dict:
@@ -211,8 +273,7 @@ def llm_info(spec) -> dict:
     out = {}
     for role, llm in llms_in_use(spec):
         price = price_for(llm.model, spec.prices)
-        out[role] = {**llm.model_dump(mode="json"),
-                     "price_usd_per_million": price.model_dump() if price else None}
+        out[role] = {**llm.model_dump(mode="json"), "price_usd_per_million": price.model_dump() if price else None}
     return out
 
 

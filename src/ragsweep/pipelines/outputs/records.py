@@ -20,11 +20,25 @@ from ragsweep.pipelines.outputs.columns import (
 def question_rows(questions, split: dict | None = None) -> list[dict]:
     """The questions as plain rows (written to ``questions.parquet``): what records need of them,
     plus the gold evidence spans the report shows."""
-    return [{"qid": q.qid, "question": q.question, "qtype": q.qtype, "reference_answer": q.reference_answer,
-             "split": (split or {}).get(q.qid, "all"),
-             "evidence": [{"doc_id": e.doc_id, "start": e.start, "end": e.end,
-                           **({"copy_of": e.copy_of} if e.copy_of is not None else {})} for e in q.evidence]}
-            for q in questions]
+    return [
+        {
+            "qid": q.qid,
+            "question": q.question,
+            "qtype": q.qtype,
+            "reference_answer": q.reference_answer,
+            "split": (split or {}).get(q.qid, "all"),
+            "evidence": [
+                {
+                    "doc_id": e.doc_id,
+                    "start": e.start,
+                    "end": e.end,
+                    **({"copy_of": e.copy_of} if e.copy_of is not None else {}),
+                }
+                for e in q.evidence
+            ],
+        }
+        for q in questions
+    ]
 
 
 def answer_scores(payload: AnswerRecord, reference: str | None) -> Mapping[str, float | None]:
@@ -57,9 +71,11 @@ def retrieval_llm(payload: AnswerRecord) -> dict:
     if not parts:
         return {"retrieval_llm_calls": None, "retrieval_tokens": None, "retrieval_cost_usd": None}
     costs = [p.get("cost_usd") for p in parts if p.get("cost_usd") is not None]
-    return {"retrieval_llm_calls": sum(p.get("llm_calls") or 0 for p in parts),
-            "retrieval_tokens": sum((p.get("prompt_tokens") or 0) + (p.get("completion_tokens") or 0) for p in parts),
-            "retrieval_cost_usd": sum(costs) if costs else None}
+    return {
+        "retrieval_llm_calls": sum(p.get("llm_calls") or 0 for p in parts),
+        "retrieval_tokens": sum((p.get("prompt_tokens") or 0) + (p.get("completion_tokens") or 0) for p in parts),
+        "retrieval_cost_usd": sum(costs) if costs else None,
+    }
 
 
 def llm_answer_timing(payload: AnswerRecord) -> dict:
@@ -67,14 +83,19 @@ def llm_answer_timing(payload: AnswerRecord) -> dict:
     its wall time with queue waits, the queue wait, whether a reply was cut at max_tokens, the invocation that
     made it; and for a failed answer the kind of failure (``context_window``: a prompt too long for the server)."""
     llm = payload.get("llm") or {}
-    return {"generation_wall_ms": payload.get("generation_wall_ms"),
-            "generation_queue_ms": payload.get("generation_queue_ms"),
-            "truncated": payload.get("truncated"), "llm_truncated": llm.get("llm_truncated"),
-            "invocation": payload.get("invocation"), "error_kind": payload.get("error_kind")}
+    return {
+        "generation_wall_ms": payload.get("generation_wall_ms"),
+        "generation_queue_ms": payload.get("generation_queue_ms"),
+        "truncated": payload.get("truncated"),
+        "llm_truncated": llm.get("llm_truncated"),
+        "invocation": payload.get("invocation"),
+        "error_kind": payload.get("error_kind"),
+    }
 
 
-def build_records(questions: list[dict], configs: list[dict], journal, scorer_key: str | None = None,
-                  judge_keys: dict | None = None):
+def build_records(
+    questions: list[dict], configs: list[dict], journal, scorer_key: str | None = None, judge_keys: dict | None = None
+):
     """One row per (configuration, question) present in the journal, with scores joined in
     (only scores made with the current BERTScore settings, ``scorer_key``, when given) and, with
     ``judge_keys``, the stage-2 judgements made with the current judge settings. The short-answer
@@ -116,10 +137,15 @@ def _row(config: dict, q: dict, payload: AnswerRecord, scores: dict, with_eviden
     qid = q["qid"]
     row = {
         **config,
-        "qid": qid, "question": q["question"], "qtype": q["qtype"], "reference_answer": q["reference_answer"],
+        "qid": qid,
+        "question": q["question"],
+        "qtype": q["qtype"],
+        "reference_answer": q["reference_answer"],
         "n_gold_spans": len(q["evidence"]),
-        "answer": payload.get("answer"), "answer_empty": payload.get("answer_empty"),
-        "generator": payload.get("generator"), "sources": payload.get("sources") or [],
+        "answer": payload.get("answer"),
+        "answer_empty": payload.get("answer_empty"),
+        "generator": payload.get("generator"),
+        "sources": payload.get("sources") or [],
         **{m: payload.get(m) for m in RETRIEVAL_METRICS + LATENCY_METRICS + GROUNDEDNESS_METRICS},
         # LLM answers only (NaN: extractive, failed, or journaled before the flags existed)
         **{m: None if payload.get("error") else payload.get(m) for m in DEGENERATE_FLAGS},
@@ -132,16 +158,25 @@ def _row(config: dict, q: dict, payload: AnswerRecord, scores: dict, with_eviden
         "n_retrieved": payload.get("n_retrieved"),  # with a postprocessor: nodes retrieved before it
         "context_order": payload.get("context_order"),  # long_context_reorder: ranks in the generator's order
         # adaptive: the question's predicted class and the top_k it was retrieved (and scored) at
-        **({"top_k": payload.get("top_k"), "adaptive_class": payload["adaptive_class"]}
-           if payload.get("adaptive_class") else {}),
+        **(
+            {"top_k": payload.get("top_k"), "adaptive_class": payload["adaptive_class"]}
+            if payload.get("adaptive_class")
+            else {}
+        ),
     }
     llm = payload.get("llm") or {}
     row.update(retrieval_llm(payload))
     row.update(llm_answer_timing(payload))
-    row.update({"split": q["split"],
-                "llm_calls": llm.get("llm_calls"), "llm_cached": llm.get("llm_cached"),
-                "prompt_tokens": llm.get("prompt_tokens"), "completion_tokens": llm.get("completion_tokens"),
-                "cost_usd": llm.get("cost_usd")})
+    row.update(
+        {
+            "split": q["split"],
+            "llm_calls": llm.get("llm_calls"),
+            "llm_cached": llm.get("llm_cached"),
+            "prompt_tokens": llm.get("prompt_tokens"),
+            "completion_tokens": llm.get("completion_tokens"),
+            "cost_usd": llm.get("cost_usd"),
+        }
+    )
     row.update({m: scores.get(m) for m in BERTSCORE_METRICS})
     row.update(answer_scores(payload, q["reference_answer"]))
     row.update(abstention(payload, bool(q["evidence"]) if with_evidence else None))
@@ -160,7 +195,7 @@ def judgement_columns(judged: dict, config_hash: str, qid: str, judge_keys) -> d
         row[j] = jv.get("score") if jv and jv.get("status") == "ok" else None
         if j == "correctness":
             row["correctness_reasoning"] = jv.get("reasoning") if jv else None
-            row["correctness_pass"] = (float(jv["passing"]) if jv and jv.get("status") == "ok" else None)
+            row["correctness_pass"] = float(jv["passing"]) if jv and jv.get("status") == "ok" else None
         row[f"{j}_cost_usd"] = (jv.get("llm") or {}).get("cost_usd") if jv else None
         row[f"{j}_truncated"] = (jv.get("llm") or {}).get("llm_truncated") if jv else None
     return row

@@ -28,7 +28,8 @@ def build_summary(records, configs: list[dict], scoring: dict, seed: int, select
     meta = pd.DataFrame(configs)
     if selection and selection.get("ranking"):
         rank = pd.DataFrame(selection["ranking"])[["config_id", "rank", "selected", "reason"]].rename(
-            columns={"rank": "selection_rank", "selected": "stage2_selected", "reason": "selection_reason"})
+            columns={"rank": "selection_rank", "selected": "stage2_selected", "reason": "selection_reason"}
+        )
         meta = meta.merge(rank, on="config_id", how="left")
     out = meta.merge(pd.concat(parts, ignore_index=True), on="config_id", how="inner")
     cols = [c for c in out.columns if not c.endswith(("_unmeasured", "_failed"))]
@@ -44,35 +45,55 @@ def _split_summary(recs, judge_metrics: list[str], scoring: dict, seed: int):
     from ragsweep.evaluation.bootstrap import summarise
 
     ok = recs[recs["error"].isna()]
-    summ = summarise(ok, ["config_id"], SUMMARY_METRICS + judge_metrics,
-                     n_resamples=scoring["bootstrap_samples"], confidence=scoring["confidence"], seed=seed)
+    summ = summarise(
+        ok,
+        ["config_id"],
+        SUMMARY_METRICS + judge_metrics,
+        n_resamples=scoring["bootstrap_samples"],
+        confidence=scoring["confidence"],
+        seed=seed,
+    )
     aggs = dict(
         n_questions=("qid", "size"),
         n_errors=("error", lambda s: int(s.notna().sum())),
         n_empty_answers=("answer_empty", lambda s: int(s.eq(True).sum())),
         **{f"n_{f}": (f, lambda s: int(s.eq(1).sum())) for f in DEGENERATE_FLAGS if f in recs.columns},
         # LLM answers cut at max_tokens, and how many invocations their timed figures come from
-        **({"n_truncated": ("truncated", lambda s: int(s.eq(True).sum()))} if "truncated" in recs.columns
-           else {}),
-        **({"latency_invocations": ("invocation", lambda s: int(s.dropna().nunique()))}
-           if "invocation" in recs.columns else {}),
+        **({"n_truncated": ("truncated", lambda s: int(s.eq(True).sum()))} if "truncated" in recs.columns else {}),
+        **(
+            {"latency_invocations": ("invocation", lambda s: int(s.dropna().nunique()))}
+            if "invocation" in recs.columns
+            else {}
+        ),
     )
     counts = recs.groupby("config_id").agg(**aggs).reset_index()
     for m in judge_metrics:
         status = recs[f"{JUDGE_OF[m]}_status"]
-        extra = recs.assign(_u=status.eq("unmeasured"), _f=status.eq("failed")).groupby("config_id").agg(
-            **{f"{m}_unmeasured": ("_u", "sum"), f"{m}_failed": ("_f", "sum")}).reset_index()
+        extra = (
+            recs.assign(_u=status.eq("unmeasured"), _f=status.eq("failed"))
+            .groupby("config_id")
+            .agg(**{f"{m}_unmeasured": ("_u", "sum"), f"{m}_failed": ("_f", "sum")})
+            .reset_index()
+        )
         counts = counts.merge(extra, on="config_id", how="left")
-    cost = recs.groupby("config_id").agg(
-        generation_cost_usd=("cost_usd", lambda s: float(s.sum()) if s.notna().any() else None),
-        generation_prompt_tokens=("prompt_tokens", "sum"),
-        generation_completion_tokens=("completion_tokens", "sum"),
-    ).reset_index()
-    lat = ok.groupby("config_id").agg(
-        retrieval_ms_median=("retrieval_ms", "median"),
-        retrieval_ms_p95=("retrieval_ms", lambda s: s.quantile(0.95)),
-        generation_ms_median=("generation_ms", "median"),
-    ).reset_index()
+    cost = (
+        recs.groupby("config_id")
+        .agg(
+            generation_cost_usd=("cost_usd", lambda s: float(s.sum()) if s.notna().any() else None),
+            generation_prompt_tokens=("prompt_tokens", "sum"),
+            generation_completion_tokens=("completion_tokens", "sum"),
+        )
+        .reset_index()
+    )
+    lat = (
+        ok.groupby("config_id")
+        .agg(
+            retrieval_ms_median=("retrieval_ms", "median"),
+            retrieval_ms_p95=("retrieval_ms", lambda s: s.quantile(0.95)),
+            generation_ms_median=("generation_ms", "median"),
+        )
+        .reset_index()
+    )
     part = counts.merge(lat, on="config_id", how="left").merge(cost, on="config_id", how="left")
     part = part.merge(summ, on="config_id", how="left")
     return part
@@ -119,17 +140,33 @@ def build_comparisons(records, spec, selection: dict | None):
         chosen_on = "test"
     higher = metric not in LOWER_IS_BETTER
     if metric in test.columns and test[metric].notna().any():
-        frames.append(compare_to_best(test[["config_id", "qid", metric]], metric, best=best, seed=spec.seed,
-                                      higher_is_better=higher, alpha=spec.scoring.alpha,
-                                      n_boot=spec.scoring.bootstrap_samples,
-                                      confidence=spec.scoring.confidence).assign(stage="stage1"))
+        frames.append(
+            compare_to_best(
+                test[["config_id", "qid", metric]],
+                metric,
+                best=best,
+                seed=spec.seed,
+                higher_is_better=higher,
+                alpha=spec.scoring.alpha,
+                n_boot=spec.scoring.bootstrap_samples,
+                confidence=spec.scoring.confidence,
+            ).assign(stage="stage1")
+        )
     if selection and selection.get("selected"):
         judged = test[test["config_id"].isin(selection["selected"])]
         for m in [m for m in JUDGE_METRICS if m in judged.columns]:
             if judged[m].notna().any():
-                frames.append(compare_to_best(judged[["config_id", "qid", m]], m, best=best, seed=spec.seed,
-                                              alpha=spec.scoring.alpha, n_boot=spec.scoring.bootstrap_samples,
-                                              confidence=spec.scoring.confidence).assign(stage="stage2"))
+                frames.append(
+                    compare_to_best(
+                        judged[["config_id", "qid", m]],
+                        m,
+                        best=best,
+                        seed=spec.seed,
+                        alpha=spec.scoring.alpha,
+                        n_boot=spec.scoring.bootstrap_samples,
+                        confidence=spec.scoring.confidence,
+                    ).assign(stage="stage2")
+                )
     if not frames:
         return pd.DataFrame(columns=columns)
     out = pd.concat(frames, ignore_index=True).assign(chosen_on=chosen_on)

@@ -13,8 +13,15 @@ def read_summary(path) -> list[dict]:
 
     with open(path, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    numeric = ("n_questions", "n_errors", "retrieval_ms_median", "n_truncated", "latency_invocations",
-               *DEGENERATE_FLAGS, *(f"n_{f}" for f in DEGENERATE_FLAGS))
+    numeric = (
+        "n_questions",
+        "n_errors",
+        "retrieval_ms_median",
+        "n_truncated",
+        "latency_invocations",
+        *DEGENERATE_FLAGS,
+        *(f"n_{f}" for f in DEGENERATE_FLAGS),
+    )
     for row in rows:
         for col, value in row.items():
             metric = col.removesuffix("_lo").removesuffix("_hi").removesuffix("_unmeasured")
@@ -28,8 +35,10 @@ def usage_line(usage: dict) -> str:
     cost = f"${usage['cost_usd']:.4f}" if usage.get("cost_usd") is not None else "cost unknown (no price)"
     if usage.get("unpriced_calls"):
         cost += f" (+{usage['unpriced_calls']} calls without a price)"
-    return (f"LLM: {usage['calls']} calls paid by this run, {usage.get('prompt_tokens', 0)} prompt + "
-            f"{usage.get('completion_tokens', 0)} completion tokens, {cost}")
+    return (
+        f"LLM: {usage['calls']} calls paid by this run, {usage.get('prompt_tokens', 0)} prompt + "
+        f"{usage.get('completion_tokens', 0)} completion tokens, {cost}"
+    )
 
 
 def _column(metric: str) -> str:
@@ -46,9 +55,9 @@ def _number(v) -> float | None:
     return None if _missing(v) else float(v)
 
 
-def judgement_counts(row: dict, metric: str,
-                     words: tuple[tuple[str, str], ...] = (("unmeasured", "unmeasured"), ("failed", "failed"))
-                     ) -> list[str]:
+def judgement_counts(
+    row: dict, metric: str, words: tuple[tuple[str, str], ...] = (("unmeasured", "unmeasured"), ("failed", "failed"))
+) -> list[str]:
     """``["2 unmeasured", "1 failed"]``: a judge metric's non-zero counts (summary columns ``METRIC_KIND``), each
     followed by its word."""
     counts = ((row.get(f"{metric}_{kind}"), word) for kind, word in words)
@@ -56,7 +65,7 @@ def judgement_counts(row: dict, metric: str,
 
 
 def _unmeasured(row, metric: str) -> str:
-    """" (2 unm.)" after a judge mean that excludes unmeasured judgements."""
+    """ " (2 unm.)" after a judge mean that excludes unmeasured judgements."""
     said = judgement_counts(row, metric, (("unmeasured", "unm."),))
     return f" ({said[0]})" if said else ""
 
@@ -82,8 +91,7 @@ def summary_rows(summary) -> list[dict]:
     return summary.to_dict("records") if hasattr(summary, "to_dict") else list(summary)
 
 
-def print_summary(summary, console, title: str = "summary", metrics: list[str] | None = None,
-                  validation=None) -> None:
+def print_summary(summary, console, title: str = "summary", metrics: list[str] | None = None, validation=None) -> None:
     """A rich table, best first by the first metric (shown with its 95% CI); summary.csv has every CI.
     ``summary``: a DataFrame or a list of row dicts (a no-op re-run prints without importing pandas).
 
@@ -104,8 +112,10 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
     sign = -1.0 if higher_is_better(key) else 1.0
     ordered = sorted(rows, key=lambda r: (True, 0.0) if _missing(r.get(key)) else (False, sign * r[key]))  # stable
     id_w = max(len("configuration"), max(len(str(r["config_id"])) for r in rows))
-    n_w = max(len(f"{int(r['n_questions'])} ({int(r['n_errors'])} err)" if r["n_errors"] else
-                  str(int(r["n_questions"]))) for r in rows)
+    n_w = max(
+        len(f"{int(r['n_questions'])} ({int(r['n_errors'])} err)" if r["n_errors"] else str(int(r["n_questions"])))
+        for r in rows
+    )
     # each column takes its content + 2 padding + 1 rule: id, n, headline with CI, ms, then 5-wide metrics
     width = 1 + (id_w + 3) + (n_w + 3) + (22 + 3) + (5 + 3) + (8 if val else 0)
     # degenerate LLM answers (pipelines/degenerate.py): a column only when some answer is flagged
@@ -135,19 +145,25 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
 
 def _caption(key: str, shown: list[str], left_out: list[str], flagged: bool, with_validation: bool) -> str:
     """What the table's abbreviations and columns mean, for the columns it shows."""
-    caption = (f"sorted by {key} [95% bootstrap CI]; retrieval metrics at the configuration's top_k; "
-               "BS-F1 = BERTScore F1, baseline-rescaled (BS-F1 raw: not rescaled); contains, EM, tokF1 = "
-               "answer contains / equals / token F1 with the gold answer (SQuAD-normalised); "
-               "ms = median retrieval latency")
+    caption = (
+        f"sorted by {key} [95% bootstrap CI]; retrieval metrics at the configuration's top_k; "
+        "BS-F1 = BERTScore F1, baseline-rescaled (BS-F1 raw: not rescaled); contains, EM, tokF1 = "
+        "answer contains / equals / token F1 with the gold answer (SQuAD-normalised); "
+        "ms = median retrieval latency"
+    )
     if any(m in ABSTENTION_METRICS for m in shown):
-        caption += ("; abst = abstained on unanswerable questions (no gold evidence), fAbst = abstained on "
-                    "answerable ones")
+        caption += (
+            "; abst = abstained on unanswerable questions (no gold evidence), fAbst = abstained on answerable ones"
+        )
     if any(m in JUDGE_METRICS for m in shown):
-        caption += ("; judges: correctness 1-5, others pass rates; (n unm.) = unparseable judge replies, "
-                    "excluded from the mean")
+        caption += (
+            "; judges: correctness 1-5, others pass rates; (n unm.) = unparseable judge replies, excluded from the mean"
+        )
     if flagged:
-        caption += ("; echo/copy = answers that echo the prompt's instructions / are mostly a long verbatim copy "
-                    "of the retrieved context (echoed_prompt, copied_context in records and summary.csv)")
+        caption += (
+            "; echo/copy = answers that echo the prompt's instructions / are mostly a long verbatim copy "
+            "of the retrieved context (echoed_prompt, copied_context in records and summary.csv)"
+        )
     if with_validation:
         caption += f"; val. = {_column(key)} on the validation questions (where configurations are chosen)"
     if left_out:

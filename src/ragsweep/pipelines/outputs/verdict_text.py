@@ -11,25 +11,27 @@ if TYPE_CHECKING:
     from ragsweep.evaluation.verdict import Verdict
 
 
-
 def fmt(x: float | None, digits: int = 3) -> str:
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
 
 
 def cost_bits(v: Verdict) -> list[str]:
-    """"fastest: X (12.3 ms)" and the like, only where the tied set differs in that cost."""
+    """ "fastest: X (12.3 ms)" and the like, only where the tied set differs in that cost."""
     by_id = {c["config_id"]: c for c in v.costs}
     bits = []
-    for name, key, unit in (("fastest", "latency_ms", " ms median per question"),
-                            ("cheapest", "tokens", " LLM tokens per question"),
-                            ("smallest index", "chunks", " chunks")):
+    for name, key, unit in (
+        ("fastest", "latency_ms", " ms median per question"),
+        ("cheapest", "tokens", " LLM tokens per question"),
+        ("smallest index", "chunks", " chunks"),
+    ):
         values = {c.get(key) for c in v.costs if c.get(key) is not None}
         pick = {"latency_ms": v.fastest, "tokens": v.cheapest, "chunks": v.smallest}[key]
         if pick is None or len(values) < 2:
             continue
         value = by_id[pick][key]
-        bits.append(f"{name}: {pick} ({value:.1f}{unit})" if key == "latency_ms" else
-                    f"{name}: {pick} ({value:.0f}{unit})")
+        bits.append(
+            f"{name}: {pick} ({value:.1f}{unit})" if key == "latency_ms" else f"{name}: {pick} ({value:.0f}{unit})"
+        )
     return bits
 
 
@@ -40,14 +42,21 @@ def verdict_lines(v: Verdict, ci_label: str | None = None) -> list[str]:
     if v.chosen is None:
         return [f"[bold]verdict ({name})[/bold]: {v.why(name)}"]
     on = v.reported_on
-    lines = [f"[bold]verdict[/bold] by {name}: chosen on {v.n_validation} validation questions, reported on "
-             f"{v.n_test} test questions" if v.held_out else f"[bold]verdict[/bold] by {name}: {v.note}"]
+    lines = [
+        f"[bold]verdict[/bold] by {name}: chosen on {v.n_validation} validation questions, reported on "
+        f"{v.n_test} test questions"
+        if v.held_out
+        else f"[bold]verdict[/bold] by {name}: {v.note}"
+    ]
     opt = f"; validation {fmt(v.validation_mean)}, optimism {v.optimism:+.3f}" if v.held_out else ""
-    lines.append(f"  use [bold]{v.chosen}[/bold]: {on} {name} {fmt(v.test_mean)} [{fmt(v.test_lo)}, "
-                 f"{fmt(v.test_hi)}] ({ci_label} CI){opt}")
+    lines.append(
+        f"  use [bold]{v.chosen}[/bold]: {on} {name} {fmt(v.test_mean)} [{fmt(v.test_lo)}, "
+        f"{fmt(v.test_hi)}] ({ci_label} CI){opt}"
+    )
     shown = ", ".join(v.tied[:8]) + (f" and {len(v.tied) - 8} more" if len(v.tied) > 8 else "")
-    lines.append(f"  tied with it ({len(v.tied)} of {v.n_configs - 1}; not significantly different on {on}): "
-                 f"{shown or 'none'}")
+    lines.append(
+        f"  tied with it ({len(v.tied)} of {v.n_configs - 1}; not significantly different on {on}): {shown or 'none'}"
+    )
     if v.better:
         lines.append(f"  [yellow]significantly better on {on} ({len(v.better)}): {', '.join(v.better[:5])}[/yellow]")
     lines.append(f"  significantly worse: {len(v.worse)}" + (f" ({v.test_method})" if v.test_method else ""))
@@ -64,8 +73,11 @@ def verdict_lines(v: Verdict, ci_label: str | None = None) -> list[str]:
         parts = [f"{t['qtype']} {fmt(t['mean'])} [{fmt(t['lo'])}, {fmt(t['hi'])}] (n={t['n']})" for t in v.by_type]
         lines.append(f"  by question type ({on}): " + "; ".join(parts))
     if v.missed_metric is not None:
-        missed = ", ".join(v.missed_by_all[:12]) + (f" and {len(v.missed_by_all) - 12} more"
-                                                     if len(v.missed_by_all) > 12 else "")
-        lines.append(f"  {on} questions every configuration misses ({v.missed_metric} = 0): "
-                     f"{len(v.missed_by_all)}" + (f": {missed}" if missed else ""))
+        missed = ", ".join(v.missed_by_all[:12]) + (
+            f" and {len(v.missed_by_all) - 12} more" if len(v.missed_by_all) > 12 else ""
+        )
+        lines.append(
+            f"  {on} questions every configuration misses ({v.missed_metric} = 0): "
+            f"{len(v.missed_by_all)}" + (f": {missed}" if missed else "")
+        )
     return lines

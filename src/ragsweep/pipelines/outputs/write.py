@@ -33,10 +33,20 @@ def outputs_key(spec, questions, configs, journal, scorer_key, split, stage2, st
     from ragsweep import __version__
     from ragsweep.pipelines.outputs.manifest import FORMAT_VERSION
 
-    ident = [FORMAT_VERSION, __version__, journal.revision(), journal.meta("run_id"),
-             [c.labels() for c in configs],
-             [(q.qid, (split or {}).get(q.qid)) for q in questions], scorer_key, spec.scoring.model_dump(mode="json"),
-             spec.seed, spec.stage2.model_dump(mode="json") if spec.stage2 else None, stage2, stopped]
+    ident = [
+        FORMAT_VERSION,
+        __version__,
+        journal.revision(),
+        journal.meta("run_id"),
+        [c.labels() for c in configs],
+        [(q.qid, (split or {}).get(q.qid)) for q in questions],
+        scorer_key,
+        spec.scoring.model_dump(mode="json"),
+        spec.seed,
+        spec.stage2.model_dump(mode="json") if spec.stage2 else None,
+        stage2,
+        stopped,
+    ]
     if search is not None:  # which configurations the verdict compares (absent for a grid: its key is unchanged)
         ident.append([search.get("finalists"), search.get("used")])
     return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:24]
@@ -55,8 +65,14 @@ def write_outputs(st: RunState) -> dict:
     they depend on changed since the last invocation (``outputs_key``), the files are kept as they are: a
     no-op re-run does not bootstrap again. ``st.search_info``: a search's record (``search.summary.
     search_record``); its configurations are those it evaluated, and the verdict compares its finalists."""
-    spec, dataset, questions, configs, journal, run_dir = (st.spec, st.dataset, st.questions, st.configs, st.journal,
-                                                           st.run_dir)
+    spec, dataset, questions, configs, journal, run_dir = (
+        st.spec,
+        st.dataset,
+        st.questions,
+        st.configs,
+        st.journal,
+        st.run_dir,
+    )
     stats, limit, console, cache_dir, scorer_key = st.stats, st.limit, st.console, st.cache.root, st.scorer_key
     split, stage2, search = st.split, st.stage2_info, st.search_info
     key = outputs_key(spec, questions, configs, journal, scorer_key, split, stage2, stats.stopped, search)
@@ -65,8 +81,9 @@ def write_outputs(st: RunState) -> dict:
         status, n_records, summary = kept["status"], kept["records"], None
     else:
         forget_outputs(run_dir)  # the files change now: a kill half-way must not leave them under the old key
-        status, n_records, summary = _rebuild(spec, questions, configs, journal, run_dir, stats, scorer_key, split,
-                                              stage2, search)
+        status, n_records, summary = _rebuild(
+            spec, questions, configs, journal, run_dir, stats, scorer_key, split, stage2, search
+        )
     manifest = build_manifest(spec, dataset, questions, configs, stats, limit, status, n_records, run_dir)
     manifest.update(run_context(spec, questions, cache_dir, scorer_key, split))
     manifest["stage2"] = stage2
@@ -111,12 +128,14 @@ def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key
     summary = build_summary(records, labels, spec.scoring.model_dump(), spec.seed, stage2)
     comparisons = build_comparisons(records, spec, stage2)
     finalists = search["finalists"] if search is not None else None
-    verdict = build_verdict(records if finalists is None else records[records["config_id"].isin(finalists)],
-                            spec, stats)
+    verdict = build_verdict(
+        records if finalists is None else records[records["config_id"].isin(finalists)], spec, stats
+    )
     verdict["failed"] = failures(records)  # never compared, never dropped: printed with their reason
     run_dir.mkdir(parents=True, exist_ok=True)
-    atomic(RunDir(run_dir).verdict, lambda p: p.write_text(json.dumps(verdict, indent=1, default=str),
-                                                            encoding="utf-8"))
+    atomic(
+        RunDir(run_dir).verdict, lambda p: p.write_text(json.dumps(verdict, indent=1, default=str), encoding="utf-8")
+    )
     atomic(RunDir(run_dir).records, lambda p: records.to_parquet(p, index=False))
     atomic(RunDir(run_dir).summary, lambda p: summary.to_csv(p, index=False))
     atomic(RunDir(run_dir).comparisons, lambda p: comparisons.to_csv(p, index=False))
@@ -124,10 +143,12 @@ def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key
     # complete: every (configuration, question) answered without error, scored wherever a reference
     # exists, and (stage 2) every selected configuration judged on every test question
     # a search's race may have answered more of a trial's questions before a kill than its final look counts
-    complete = (not records.empty and (len(records) == expected or (search is not None and len(records) >= expected))
-                and int(records["error"].notna().sum()) == 0
-                and bool((records["bertscore_f1"].notna()
-                          | records["reference_answer"].fillna("").str.strip().eq("")).all()))
+    complete = (
+        not records.empty
+        and (len(records) == expected or (search is not None and len(records) >= expected))
+        and int(records["error"].notna().sum()) == 0
+        and bool((records["bertscore_f1"].notna() | records["reference_answer"].fillna("").str.strip().eq("")).all())
+    )
     if spec.stage2 is not None:
         complete = complete and stage2_complete(records, stage2, spec)
     status = "complete" if complete else "incomplete"
@@ -155,8 +176,15 @@ def build_verdict(records, spec, stats) -> dict:
         return {}
     configs = records[["config_id", "splitter"]].drop_duplicates().to_dict("records")
     chunks = chunks_by_config(configs, stats.chunks)
-    verdict = decide(records, metric, alpha=spec.scoring.alpha, n_boot=spec.scoring.bootstrap_samples,
-                     confidence=spec.scoring.confidence, seed=spec.seed, chunks=chunks or None)
+    verdict = decide(
+        records,
+        metric,
+        alpha=spec.scoring.alpha,
+        n_boot=spec.scoring.bootstrap_samples,
+        confidence=spec.scoring.confidence,
+        seed=spec.seed,
+        chunks=chunks or None,
+    )
     return {**verdict.to_dict(), "flagged_note": verdict.flagged_note(label(metric))}
 
 
@@ -185,8 +213,13 @@ def _print(spec, configs, rows: list[dict], stage2, manifest, console, run_dir: 
     if stage2 and stage2.get("selected") and test:
         test = [r for r in test if r["config_id"] in stage2["selected"]]
         metrics = [m for m in JUDGE_METRICS if test and m in test[0]] + TABLE_METRICS[:2]
-    print_summary(test, console, title=f"{spec.name}: test questions ({len(test)} configurations shown of "
-                  f"{len(configs)})", metrics=metrics, validation=validation or None)
+    print_summary(
+        test,
+        console,
+        title=f"{spec.name}: test questions ({len(test)} configurations shown of {len(configs)})",
+        metrics=metrics,
+        validation=validation or None,
+    )
     every = [r for r in rows if r.get("split") == "all"]
     for line in truncation_lines(every) + invocation_lines(every) + endpoint_lines(manifest):
         console.print(line, markup=False, soft_wrap=True)

@@ -32,8 +32,11 @@ class AbstentionRule:
         return answer, False
 
     def payload(self, abstained: bool) -> dict:
-        return {"abstained": abstained, "abstain_threshold": self.threshold,
-                **({"abstention_tuning": self.tuning} if self.tuning is not None else {})}
+        return {
+            "abstained": abstained,
+            "abstain_threshold": self.threshold,
+            **({"abstention_tuning": self.tuning} if self.tuning is not None else {}),
+        }
 
 
 def tunes_abstention(config) -> bool:
@@ -61,8 +64,9 @@ def abstention_rule(ctx, config, retriever) -> AbstentionRule | None:
     t0 = time.perf_counter()
     trace = Trace()
     with llm_scope(trace, stage="tune", config_id=config.config_id):
-        points = [(top_score(n.score for n in retriever.retrieve(QueryBundle(q.question))), not q.evidence)
-                  for q in questions]
+        points = [
+            (top_score(n.score for n in retriever.retrieve(QueryBundle(q.question))), not q.evidence) for q in questions
+        ]
     tuning = tune_threshold(points)
     tuning["tuning_ms"] = round((time.perf_counter() - t0) * 1000, 1)
     if trace.calls:

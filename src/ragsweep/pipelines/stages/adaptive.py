@@ -45,9 +45,14 @@ def classify(spec, dataset, amap: AdaptiveMap) -> Classified:
     from ragsweep.evaluation.split import question_split, validation_questions
 
     a = amap.spec
-    settings = ClassifierSettings(folds=a.classifier.folds, C=a.classifier.C, ngram_max=a.classifier.ngram_max,
-                                  min_df=a.classifier.min_df, class_weight=a.classifier.class_weight,
-                                  seed=spec.seed)
+    settings = ClassifierSettings(
+        folds=a.classifier.folds,
+        C=a.classifier.C,
+        ngram_max=a.classifier.ngram_max,
+        min_df=a.classifier.min_df,
+        class_weight=a.classifier.class_weight,
+        seed=spec.seed,
+    )
     gold = gold_classes(a, dataset.questions, amap.where)
     split = question_split(spec, dataset)
     train = validation_questions(spec, dataset)
@@ -109,9 +114,19 @@ def adaptive_record(spec, dataset, previous: dict | None = None) -> dict:
     sc = spec.scoring
     for i, a in enumerate(spec.adaptive):
         amap = resolve(spec, i)
-        key = hashlib.sha256(json.dumps([amap.classifier_identity(), a.model_dump(mode="json", exclude={"name"}),
-                                         dataset.fingerprint(), sc.bootstrap_samples, sc.confidence],
-                                        sort_keys=True, default=list).encode()).hexdigest()[:16]
+        key = hashlib.sha256(
+            json.dumps(
+                [
+                    amap.classifier_identity(),
+                    a.model_dump(mode="json", exclude={"name"}),
+                    dataset.fingerprint(),
+                    sc.bootstrap_samples,
+                    sc.confidence,
+                ],
+                sort_keys=True,
+                default=list,
+            ).encode()
+        ).hexdigest()[:16]
         label = f"{a.retriever}-{a.label()}"
         old = (previous or {}).get(label)
         out[label] = old if old and old.get("key") == key else {"key": key, **_entry(spec, dataset, amap)}
@@ -123,20 +138,32 @@ def _entry(spec, dataset, amap: AdaptiveMap) -> dict:
 
     a, sc = amap.spec, spec.scoring
     cls = classify(spec, dataset, amap)
-    entry: dict = {"retriever": a.retriever, "classes": list(cls.classes),
-                   "routes": {r.name: {"top_k": r.top_k, "reranker": r.reranker.label() if r.reranker else None,
-                                       "query_transform": r.transform.label() if r.transform else None}
-                              for r in amap.routes},
-                   "classifier": {"model": "tfidf+logistic_regression", **a.classifier.model_dump(mode="json")}}
+    entry: dict = {
+        "retriever": a.retriever,
+        "classes": list(cls.classes),
+        "routes": {
+            r.name: {
+                "top_k": r.top_k,
+                "reranker": r.reranker.label() if r.reranker else None,
+                "query_transform": r.transform.label() if r.transform else None,
+            }
+            for r in amap.routes
+        },
+        "classifier": {"model": "tfidf+logistic_regression", **a.classifier.model_dump(mode="json")},
+    }
     for split, name in (("test", "test"), ("validation", "validation_out_of_fold")):
         qids = [q.qid for q in dataset.questions if cls.split.get(q.qid) == split]
         truth, pred = [cls.gold[x] for x in qids], [cls.predicted[x] for x in qids]
         f1, lo, hi = macro_f1_ci(truth, pred, cls.classes, sc.bootstrap_samples, sc.confidence, spec.seed)
-        entry[name] = {"n": len(qids), "macro_f1": round(f1, 4), "macro_f1_lo": round(lo, 4),
-                       "macro_f1_hi": round(hi, 4),
-                       "labelled": {c: truth.count(c) for c in cls.classes},
-                       "predicted": {c: pred.count(c) for c in cls.classes},
-                       "confusion": confusion(truth, pred, cls.classes)}
+        entry[name] = {
+            "n": len(qids),
+            "macro_f1": round(f1, 4),
+            "macro_f1_lo": round(lo, 4),
+            "macro_f1_hi": round(hi, 4),
+            "labelled": {c: truth.count(c) for c in cls.classes},
+            "predicted": {c: pred.count(c) for c in cls.classes},
+            "confusion": confusion(truth, pred, cls.classes),
+        }
     return entry
 
 
@@ -145,9 +172,13 @@ def describe(record: dict | None) -> list[str]:
     lines = []
     for label, e in (record or {}).items():
         t, v = e["test"], e["validation_out_of_fold"]
-        routes = ", ".join(f"{c}: k{r['top_k']}" + "".join(f"+{x}" for x in (r["query_transform"], r["reranker"]) if x)
-                           for c, r in e["routes"].items())
-        lines.append(f"{label}: classifier macro-F1 {t['macro_f1']:.3f} [{t['macro_f1_lo']:.3f}, "
-                     f"{t['macro_f1_hi']:.3f}] on {t['n']} test questions, {v['macro_f1']:.3f} "
-                     f"[{v['macro_f1_lo']:.3f}, {v['macro_f1_hi']:.3f}] on {v['n']} validation (out of fold); {routes}")
+        routes = ", ".join(
+            f"{c}: k{r['top_k']}" + "".join(f"+{x}" for x in (r["query_transform"], r["reranker"]) if x)
+            for c, r in e["routes"].items()
+        )
+        lines.append(
+            f"{label}: classifier macro-F1 {t['macro_f1']:.3f} [{t['macro_f1_lo']:.3f}, "
+            f"{t['macro_f1_hi']:.3f}] on {t['n']} test questions, {v['macro_f1']:.3f} "
+            f"[{v['macro_f1_lo']:.3f}, {v['macro_f1_hi']:.3f}] on {v['n']} validation (out of fold); {routes}"
+        )
     return lines

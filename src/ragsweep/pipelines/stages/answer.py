@@ -37,8 +37,9 @@ class GroupIndexes:
     graphs: Any = None
 
 
-def record_failures(configs: list[Configuration], pending: dict[str, list[Question]], sink: AnswerSink, stats,
-                    bar, reason: str) -> None:
+def record_failures(
+    configs: list[Configuration], pending: dict[str, list[Question]], sink: AnswerSink, stats, bar, reason: str
+) -> None:
     """Every pending question of ``configs`` fails with ``reason`` (the rest of the sweep goes on)."""
     for c in configs:
         for q in pending[c.config_hash]:
@@ -48,8 +49,15 @@ def record_failures(configs: list[Configuration], pending: dict[str, list[Questi
     sink.flush()
 
 
-def answer_group(ctx: StageContext, configs: list[Configuration], indexes: GroupIndexes,
-                 pending: dict[str, list[Question]], sink: AnswerSink, bar, gen_items: list[Retrieved]) -> None:
+def answer_group(
+    ctx: StageContext,
+    configs: list[Configuration],
+    indexes: GroupIndexes,
+    pending: dict[str, list[Question]],
+    sink: AnswerSink,
+    bar,
+    gen_items: list[Retrieved],
+) -> None:
     """Answer the pending questions of one splitter's ``configs`` (those whose indexes exist)."""
     from ragsweep.retrievers.factory import IndexRetrievers
 
@@ -62,9 +70,14 @@ def answer_group(ctx: StageContext, configs: list[Configuration], indexes: Group
         memo = ctx.retrievers_memo
         retrievers = memo.get(key) if memo is not None else None
         if retrievers is None:
-            retrievers = IndexRetrievers(indexes.bm25, indexes.vectors.get(label) if label else None, llm=ctx.llm,
-                                         graphs=indexes.graphs, rerankers=ctx.rerankers,
-                                         transform_memo=ctx.transform_memo)
+            retrievers = IndexRetrievers(
+                indexes.bm25,
+                indexes.vectors.get(label) if label else None,
+                llm=ctx.llm,
+                graphs=indexes.graphs,
+                rerankers=ctx.rerankers,
+                transform_memo=ctx.transform_memo,
+            )
             if memo is not None:
                 memo[key] = retrievers
         query_ms = indexes.query_ms.get(label, {}) if label else {}
@@ -85,8 +98,16 @@ class _Built:
     route: Callable | None
 
 
-def answer_config(ctx: StageContext, config: Configuration, retrievers, questions: list[Question], sink: AnswerSink,
-                  bar, query_ms: dict[str, float], gen_items: list[Retrieved] | None = None) -> None:
+def answer_config(
+    ctx: StageContext,
+    config: Configuration,
+    retrievers,
+    questions: list[Question],
+    sink: AnswerSink,
+    bar,
+    query_ms: dict[str, float],
+    gen_items: list[Retrieved] | None = None,
+) -> None:
     """Answer ``questions`` with one configuration and write each result to ``sink``.
 
     ``retrieval_ms`` is the index search (and fusion) time plus the question's embedding latency,
@@ -103,8 +124,14 @@ def answer_config(ctx: StageContext, config: Configuration, retrievers, question
     except (BudgetExhausted, LLMFatalError):
         raise
     except Exception as exc:  # noqa: BLE001
-        record_failures([config], {config.config_hash: questions}, sink, stats, bar,
-                        f"building the query engine failed: {short_reason(exc)}")
+        record_failures(
+            [config],
+            {config.config_hash: questions},
+            sink,
+            stats,
+            bar,
+            f"building the query engine failed: {short_reason(exc)}",
+        )
         return
     with Timer(stats, "answering"):
         for q in questions:
@@ -114,8 +141,12 @@ def answer_config(ctx: StageContext, config: Configuration, retrievers, question
             except (BudgetExhausted, LLMFatalError):
                 raise
             except Exception as exc:  # noqa: BLE001 - one question failing must not lose the rest
-                sink.add_answer(config.config_hash, q.qid, config.config_id,
-                                {"error": short_reason(exc), "traceback": traceback.format_exc(limit=5)})
+                sink.add_answer(
+                    config.config_hash,
+                    q.qid,
+                    config.config_id,
+                    {"error": short_reason(exc), "traceback": traceback.format_exc(limit=5)},
+                )
                 stats.failed += 1
             bar.advance(1)
 
@@ -145,8 +176,16 @@ def _build(ctx: StageContext, config: Configuration, retrievers) -> _Built:
     return _Built(spec_r, tuning, retriever, engine, abstain, route)
 
 
-def _answer_question(ctx: StageContext, config: Configuration, retrievers, built: _Built, q: Question,
-                     sink: AnswerSink, query_ms: dict[str, float], gen_items: list[Retrieved] | None) -> bool:
+def _answer_question(
+    ctx: StageContext,
+    config: Configuration,
+    retrievers,
+    built: _Built,
+    q: Question,
+    sink: AnswerSink,
+    query_ms: dict[str, float],
+    gen_items: list[Retrieved] | None,
+) -> bool:
     """Retrieve for one question, shape the context, answer it (extractive) and write its row; returns False
     when the answer is left to the LLM generator (the row goes to ``gen_items`` instead)."""
     from llama_index.core.schema import QueryBundle
@@ -158,8 +197,13 @@ def _answer_question(ctx: StageContext, config: Configuration, retrievers, built
     from ragsweep.retrievers.memo import REPLAY
 
     bundle = QueryBundle(q.question)
-    retriever, top_k, reranker, transform, routed = (built.retriever, config.top_k, config.reranker,
-                                                     config.query_transform, {})
+    retriever, top_k, reranker, transform, routed = (
+        built.retriever,
+        config.top_k,
+        config.reranker,
+        config.query_transform,
+        {},
+    )
     if built.route is not None:
         retriever, top_k, reranker, transform, routed = built.route(q)
     REPLAY.take()
@@ -184,16 +228,31 @@ def _answer_question(ctx: StageContext, config: Configuration, retrievers, built
     rerank = retrievers.rerank_costs(built.spec_r, reranker, q.question, transform)
     sources = _source_rows(ctx, nodes, ranks, reranker is not None)
     metrics = all_retrieval_metrics([(s["doc_id"], s["start"], s["end"]) for s in sources], q.evidence, top_k)
-    record: AnswerRecord = {"sources": sources, "retrieval_ms": retrieval_ms, "query_embedding_ms": embed_ms,
-                            "error": None}
-    record = merged(record, metrics, shaped.record, routed,
-                    _calls_and_tuning(retrievers, built, q.question, transform, rewrites, rerank))
+    record: AnswerRecord = {
+        "sources": sources,
+        "retrieval_ms": retrieval_ms,
+        "query_embedding_ms": embed_ms,
+        "error": None,
+    }
+    record = merged(
+        record,
+        metrics,
+        shaped.record,
+        routed,
+        _calls_and_tuning(retrievers, built, q.question, transform, rewrites, rerank),
+    )
     if built.engine is None:
         assert gen_items is not None
         gen_items.append(Retrieved(config, q, context, record))
         return False
-    done: AnswerRecord = {**record, "answer": answer, "answer_empty": not answer.strip(), "generator": GENERATOR_LABEL,
-                          "generation_ms": generation_ms, "quip": quip_of_nodes(answer, context)}
+    done: AnswerRecord = {
+        **record,
+        "answer": answer,
+        "answer_empty": not answer.strip(),
+        "generator": GENERATOR_LABEL,
+        "generation_ms": generation_ms,
+        "quip": quip_of_nodes(answer, context),
+    }
     if built.abstain is not None:
         done = merged(done, built.abstain.payload(abstained))
     sink.add_answer(config.config_hash, q.qid, config.config_id, done)
@@ -212,16 +271,23 @@ def _source_rows(ctx: StageContext, nodes, ranks: dict, reranked: bool) -> list[
     for rank, nws in enumerate(nodes, start=1):
         node = nws.node
         sr = ranks.get(node.node_id, {})
-        sources.append({
-            "rank": rank, "node_id": node.node_id, "doc_id": node.metadata.get("doc_id"),
-            "start": node.start_char_idx, "end": node.end_char_idx,
-            **page_field(ctx.dataset, node.metadata.get("doc_id"), node.start_char_idx, node.end_char_idx),
-            "score": float(nws.score) if nws.score is not None else None,
-            "rank_vector": sr.get("vector"), "rank_bm25": sr.get("bm25"), "rank_graph": sr.get("graph"),
-            **({"rank_base": sr.get("base")} if reranked else {}),
-            **({"triplets": node.metadata[TRIPLETS_KEY]} if TRIPLETS_KEY in node.metadata else {}),
-            **node.metadata.get(SOURCE_FIELDS, {}),
-        })
+        sources.append(
+            {
+                "rank": rank,
+                "node_id": node.node_id,
+                "doc_id": node.metadata.get("doc_id"),
+                "start": node.start_char_idx,
+                "end": node.end_char_idx,
+                **page_field(ctx.dataset, node.metadata.get("doc_id"), node.start_char_idx, node.end_char_idx),
+                "score": float(nws.score) if nws.score is not None else None,
+                "rank_vector": sr.get("vector"),
+                "rank_bm25": sr.get("bm25"),
+                "rank_graph": sr.get("graph"),
+                **({"rank_base": sr.get("base")} if reranked else {}),
+                **({"triplets": node.metadata[TRIPLETS_KEY]} if TRIPLETS_KEY in node.metadata else {}),
+                **node.metadata.get(SOURCE_FIELDS, {}),
+            }
+        )
     return sources
 
 

@@ -92,8 +92,9 @@ def _split(ctx: StageContext, config: Configuration) -> list[Chunk]:
             lc_emb = LangChainEmbeddingAdapter(ctx.models(config.chunk_embedding))
         parser = make_parser(config.splitter, lc_emb)
         bar = ctx.bars.add(f"chunking {config.chunk_key}", len(ctx.dataset.documents))
-        chunks = split_corpus(ctx.dataset.documents, parser, config.chunk_key,
-                              progress=lambda n: ctx.bars.advance(bar, n))
+        chunks = split_corpus(
+            ctx.dataset.documents, parser, config.chunk_key, progress=lambda n: ctx.bars.advance(bar, n)
+        )
         if isinstance(config.splitter.context, str) and config.splitter.context != "none":
             from ragsweep.splitters.context_prefix import contextualise  # the offline prefix each is indexed with
 

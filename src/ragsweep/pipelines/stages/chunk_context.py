@@ -59,8 +59,10 @@ def llm_contexts(ctx: StageContext, config, chunks: list[Chunk]) -> list[Chunk]:
 
     spec_ctx = config.splitter.context
     if ctx.llm_for is None:
-        raise RagsweepError(f"splitter {config.chunk_key}: its chunk contexts are written by an LLM and are not "
-                            "cached yet; run the sweep (ragsweep run) to write them")
+        raise RagsweepError(
+            f"splitter {config.chunk_key}: its chunk contexts are written by an LLM and are not "
+            "cached yet; run the sweep (ragsweep run) to write them"
+        )
     llm = ctx.llm_for(context_llm(spec_ctx, ctx.spec.llm))
     ks, windowed = keys(chunks, ctx.dataset.documents, spec_ctx)
     unique = list(dict.fromkeys(ks))
@@ -71,18 +73,25 @@ def llm_contexts(ctx: StageContext, config, chunks: list[Chunk]) -> list[Chunk]:
     replies: dict = {}
     with Timer(ctx.stats, "chunk_context"):
         for i in range(0, len(unique), BATCH):  # a stop (budget, refused key) is raised after its batch returns
-            part = unique[i:i + BATCH]
+            part = unique[i : i + BATCH]
             prompts_ = [prompt_of(k, texts, template) for k in part]
             got = asyncio.run(_ask_all(llm, prompts_, trace, lambda: ctx.bars.advance(bar, 1)))
             replies.update(zip(part, got))
     ctx.bars.complete(bar)
     failed = [r for r in replies.values() if isinstance(r, BaseException)]
-    info = {"chunks": len(chunks), "prompts": len(unique), "windowed": windowed, "failed": len(failed),
-            **trace.as_dict()}
+    info = {
+        "chunks": len(chunks),
+        "prompts": len(unique),
+        "windowed": windowed,
+        "failed": len(failed),
+        **trace.as_dict(),
+    }
     if failed:
         ctx.stats.chunk_contexts[config.chunk_key] = info
-        raise RagsweepError(f"{len(failed)} of {len(unique)} chunk-context calls failed (first: "
-                            f"{short_reason(failed[0])}); the others are cached: run again to retry")
+        raise RagsweepError(
+            f"{len(failed)} of {len(unique)} chunk-context calls failed (first: "
+            f"{short_reason(failed[0])}); the others are cached: run again to retry"
+        )
     titles = {d.doc_id: document_title(d) for d in ctx.dataset.documents} if spec_ctx.title else {}
     out, empty = [], 0
     for c, k in zip(chunks, ks):
@@ -123,10 +132,12 @@ def describe(invocations: list[dict]) -> list[str]:
     out = []
     for key, i in sorted(latest.items()):
         cost = i.get("cost_usd")
-        out.append(f"{key}: {i.get('chunks', 0)} chunks, {i.get('prompts', 0)} prompts ({i.get('windowed', 0)} from a "
-                   f"window of a long document), {i.get('llm_calls', 0)} LLM calls ({i.get('llm_cached', 0)} cached), "
-                   f"{i.get('prompt_tokens', 0):,} prompt + {i.get('completion_tokens', 0):,} completion tokens"
-                   + (f", ${cost:.4f}" if cost is not None else "")
-                   + (f"; {i['failed']} failed" if i.get("failed") else "")
-                   + (f"; {i['empty']} empty replies (no context)" if i.get("empty") else ""))
+        out.append(
+            f"{key}: {i.get('chunks', 0)} chunks, {i.get('prompts', 0)} prompts ({i.get('windowed', 0)} from a "
+            f"window of a long document), {i.get('llm_calls', 0)} LLM calls ({i.get('llm_cached', 0)} cached), "
+            f"{i.get('prompt_tokens', 0):,} prompt + {i.get('completion_tokens', 0):,} completion tokens"
+            + (f", ${cost:.4f}" if cost is not None else "")
+            + (f"; {i['failed']} failed" if i.get("failed") else "")
+            + (f"; {i['empty']} empty replies (no context)" if i.get("empty") else "")
+        )
     return out

@@ -41,9 +41,14 @@ def prefetch_rewrites(configs, pending, llm, stats) -> None:
     from ragsweep.llm.engine import LLMFatalError
     from ragsweep.llm.usage import llm_scope
 
-    prompts = sorted({QUERY_GEN_PROMPT.format(num_queries=c.retriever.num_queries - 1, query=q.question)
-                      for c in configs if getattr(c.retriever, "num_queries", 1) > 1
-                      for q in pending[c.config_hash]})
+    prompts = sorted(
+        {
+            QUERY_GEN_PROMPT.format(num_queries=c.retriever.num_queries - 1, query=q.question)
+            for c in configs
+            if getattr(c.retriever, "num_queries", 1) > 1
+            for q in pending[c.config_hash]
+        }
+    )
     if not prompts:
         return
 
@@ -85,8 +90,10 @@ async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, st
     from ragsweep.metrics.abstention import is_refusal
     from ragsweep.pipelines.workpool import drain
 
-    synths = {p: make_llm_synthesizer(spec, clients.get(spec.llm), p)
-              for p in sorted({item.config.prompt or "" for item in items})}
+    synths = {
+        p: make_llm_synthesizer(spec, clients.get(spec.llm), p)
+        for p in sorted({item.config.prompt or "" for item in items})
+    }
     label = generator_label(spec)
 
     from ragsweep.groundedness.detectors.quip import quip_of_nodes
@@ -107,22 +114,39 @@ async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, st
         except Exception as exc:  # noqa: BLE001 - one question failing must not lose the rest
             error = f"generation failed: {short_reason(exc)}"
         if error is not None:
-            sink.add_answer(config.config_hash, q.qid, config.config_id, {
-                "error": error, "llm": trace.as_dict(), **({"error_kind": kind} if kind else {})})
+            sink.add_answer(
+                config.config_hash,
+                q.qid,
+                config.config_id,
+                {"error": error, "llm": trace.as_dict(), **({"error_kind": kind} if kind else {})},
+            )
             stats.failed += 1
         else:
             text = (response.response or "") if response is not None else ""
-            sink.add_answer(config.config_hash, q.qid, config.config_id, {
-                **item.record, "answer": text, "answer_empty": not text.strip(), "generator": label,
-                "abstained": is_refusal(text, getattr(spec.generator, "refusal", None)),
-                # generation_ms: the server's time on the calls (their wall time where it is not known, see
-                # llm.capacity); generation_wall_ms adds what they waited in the server's queue
-                "generation_ms": trace.service_ms, "generation_wall_ms": trace.ms,
-                "generation_queue_ms": trace.queue_ms, "truncated": trace.truncated > 0,
-                "invocation": stats.invocation,
-                "llm": trace.as_dict(), "quip": quip_of_nodes(text, nodes),
-                **answer_flags(text, nodes, spec.generator, config.prompt, q.question),  # echoed_prompt, copied_context
-            })
+            sink.add_answer(
+                config.config_hash,
+                q.qid,
+                config.config_id,
+                {
+                    **item.record,
+                    "answer": text,
+                    "answer_empty": not text.strip(),
+                    "generator": label,
+                    "abstained": is_refusal(text, getattr(spec.generator, "refusal", None)),
+                    # generation_ms: the server's time on the calls (their wall time where it is not known, see
+                    # llm.capacity); generation_wall_ms adds what they waited in the server's queue
+                    "generation_ms": trace.service_ms,
+                    "generation_wall_ms": trace.ms,
+                    "generation_queue_ms": trace.queue_ms,
+                    "truncated": trace.truncated > 0,
+                    "invocation": stats.invocation,
+                    "llm": trace.as_dict(),
+                    "quip": quip_of_nodes(text, nodes),
+                    **answer_flags(
+                        text, nodes, spec.generator, config.prompt, q.question
+                    ),  # echoed_prompt, copied_context
+                },
+            )
             stats.answered += 1
         bar.advance(1)
 

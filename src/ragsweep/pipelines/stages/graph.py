@@ -26,10 +26,19 @@ def chunk_graphs(ctx: StageContext, config: Configuration, chunks):
     """The graphs (built lazily, from the cache when there) and graph retrievers of ``config``'s chunks."""
     from ragsweep.retrievers.graph_index import ChunkGraphs
 
-    return ChunkGraphs(spec=ctx.spec, chunk_key=config.chunk_key, chunks=chunks,
-                       corpus_fingerprint=ctx.dataset.corpus_fingerprint(), chunk_digest=chunk_digest(chunks),
-                       cache_root=ctx.cache.root, k_max=ctx.k_max, stats=ctx.stats, bars=ctx.bars, llm=ctx.llm,
-                       neo4j=ctx.neo4j)
+    return ChunkGraphs(
+        spec=ctx.spec,
+        chunk_key=config.chunk_key,
+        chunks=chunks,
+        corpus_fingerprint=ctx.dataset.corpus_fingerprint(),
+        chunk_digest=chunk_digest(chunks),
+        cache_root=ctx.cache.root,
+        k_max=ctx.k_max,
+        stats=ctx.stats,
+        bars=ctx.bars,
+        llm=ctx.llm,
+        neo4j=ctx.neo4j,
+    )
 
 
 def graph_file_keys(ctx: StageContext, configs: list[Configuration], chunks) -> list[str]:
@@ -38,8 +47,12 @@ def graph_file_keys(ctx: StageContext, configs: list[Configuration], chunks) -> 
     from ragsweep.graphs.extractors import extractor_identity
 
     digest = chunk_digest(chunks)
-    return list(dict.fromkeys(graph_key(ctx.dataset.corpus_fingerprint(), digest,
-                                        extractor_identity(c.retriever, ctx.spec.llm)) for c in configs))
+    return list(
+        dict.fromkeys(
+            graph_key(ctx.dataset.corpus_fingerprint(), digest, extractor_identity(c.retriever, ctx.spec.llm))
+            for c in configs
+        )
+    )
 
 
 def build_graphs(graphs, configs: list[Configuration]) -> dict[str, str]:

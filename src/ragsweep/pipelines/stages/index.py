@@ -24,8 +24,9 @@ def index_key(ctx: StageContext, config: Configuration, chunks) -> str:
     from ragsweep.embeddings.factory import model_key
 
     assert config.embedding is not None, "a vector index needs an embedding"
-    return json.dumps([ctx.dataset.corpus_fingerprint(), config.chunk_key, chunk_digest(chunks),
-                       model_key(config.embedding)])
+    return json.dumps(
+        [ctx.dataset.corpus_fingerprint(), config.chunk_key, chunk_digest(chunks), model_key(config.embedding)]
+    )
 
 
 def vector_index(ctx: StageContext, config: Configuration, chunks, client):
@@ -48,8 +49,9 @@ def vector_index(ctx: StageContext, config: Configuration, chunks, client):
         ctx.stats.indexes_built += 1
     else:
         ctx.stats.indexes_reused += 1
-    retriever = VectorIndexRetriever(index, similarity_top_k=max(1, min(ctx.k_max, len(chunks))),
-                                     embed_model=embed_model)
+    retriever = VectorIndexRetriever(
+        index, similarity_top_k=max(1, min(ctx.k_max, len(chunks))), embed_model=embed_model
+    )
     return SharedResults(retriever, ctx.k_max)
 
 

@@ -27,9 +27,13 @@ def judge_keys(spec) -> dict[str, str]:
     texts = prompt_texts(s2.prompts)
     out = {}
     for name in s2.judges:
-        ident = {"ragsweep": __version__, "judge": name, "llm": llm_identity(llm),
-                 "prompts": {k: v for k, v in texts.items() if k.startswith(name)},
-                 "threshold": s2.correctness_threshold if name == "correctness" else None}
+        ident = {
+            "ragsweep": __version__,
+            "judge": name,
+            "llm": llm_identity(llm),
+            "prompts": {k: v for k, v in texts.items() if k.startswith(name)},
+            "threshold": s2.correctness_threshold if name == "correctness" else None,
+        }
         out[name] = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:12]
     return out
 
@@ -45,9 +49,16 @@ def select(spec, records, split: dict[str, str]):
     if val.empty or val[metric].notna().sum() == 0:
         raise RagsweepError(
             f"stage2.select_metric: {metric} has no values on the validation questions (no reference answers "
-            "or no answers yet); choose a retrieval metric such as ndcg")
-    return select_configurations(val[["config_id", "qid", metric]], metric, top_n=s2.top_n, alpha=s2.alpha,
-                                 max_configs=s2.max_configs, seed=spec.seed)
+            "or no answers yet); choose a retrieval metric such as ndcg"
+        )
+    return select_configurations(
+        val[["config_id", "qid", metric]],
+        metric,
+        top_n=s2.top_n,
+        alpha=s2.alpha,
+        max_configs=s2.max_configs,
+        seed=spec.seed,
+    )
 
 
 def contexts_of(payload: dict, docs: dict[str, str]) -> list[str]:
@@ -56,7 +67,7 @@ def contexts_of(payload: dict, docs: dict[str, str]) -> list[str]:
     for s in payload.get("sources") or []:
         text = docs.get(s.get("doc_id"))
         if text is not None and s.get("start") is not None and s.get("end") is not None:
-            out.append(text[s["start"]:s["end"]])
+            out.append(text[s["start"] : s["end"]])
     return out
 
 
@@ -75,16 +86,26 @@ def run_stage2(st: RunState) -> tuple[dict, RagsweepError | None]:
         return {"error": str(exc)}, exc
     assert spec.stage2 is not None, "stage 2 runs with a stage2 section only"
     keys = judge_keys(spec)
-    info = {"metric": spec.stage2.select_metric, "rule": selection.rule, "selected": list(selection.selected),
-            "ranking": json.loads(selection.ranking.to_json(orient="records")), "judge_keys": keys,
-            "judges": list(spec.stage2.judges)}
+    info = {
+        "metric": spec.stage2.select_metric,
+        "rule": selection.rule,
+        "selected": list(selection.selected),
+        "ranking": json.loads(selection.ranking.to_json(orient="records")),
+        "judge_keys": keys,
+        "judges": list(spec.stage2.judges),
+    }
     by_id = {c.config_id: c for c in configs}
     chosen = [by_id[i] for i in selection.selected]
     test_qs = [q for q in questions if split.get(q.qid) == "test"]
     answers = {(h, qid): p for h, qid, _, p in journal.answers({c.config_hash for c in chosen}) if not p.get("error")}
     done = {k for k, v in journal.judgements(keys).items() if v["ok"]}
-    todo = [(c, q, name) for c in chosen for q in test_qs for name in spec.stage2.judges
-            if (c.config_hash, q.qid) in answers and (c.config_hash, q.qid, name) not in done]
+    todo = [
+        (c, q, name)
+        for c in chosen
+        for q in test_qs
+        for name in spec.stage2.judges
+        if (c.config_hash, q.qid) in answers and (c.config_hash, q.qid, name) not in done
+    ]
     info["judgements_todo"] = len(todo)
     if not todo:
         return info, None
@@ -113,9 +134,15 @@ async def judge_all(spec, todo, answers, docs, llm, keys, journal, stats, bars, 
         trace = Trace()
         try:
             with llm_scope(trace, stage="judge", judge=name, config_id=config.config_id):
-                result = await judge(name, evaluators[name], query=q.question, answer=payload.get("answer") or "",
-                                     contexts=contexts_of(payload, docs), reference=q.reference_answer,
-                                     threshold=s2.correctness_threshold)
+                result = await judge(
+                    name,
+                    evaluators[name],
+                    query=q.question,
+                    answer=payload.get("answer") or "",
+                    contexts=contexts_of(payload, docs),
+                    reference=q.reference_answer,
+                    threshold=s2.correctness_threshold,
+                )
             stats.judged += 1
         except (BudgetExhausted, LLMFatalError):
             raise  # stops the pool; this judgement stays pending

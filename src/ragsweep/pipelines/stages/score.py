@@ -15,8 +15,15 @@ def unscored(journal, questions, configs, scorer_key: str) -> list[tuple[str, st
     return journal.answer_texts(keys) if keys else []
 
 
-def score_answers(ctx: StageContext, questions, todo: list[tuple[str, str, str]], journal, scorer_key: str,
-                  run_blocks=None, block: int = 4096) -> None:
+def score_answers(
+    ctx: StageContext,
+    questions,
+    todo: list[tuple[str, str, str]],
+    journal,
+    scorer_key: str,
+    run_blocks=None,
+    block: int = 4096,
+) -> None:
     """BERTScore the answers ``unscored`` listed (``todo``) and journal the scores; identical pairs are
     scored once. The uncached pairs are scored in blocks of ``block`` pairs by ``run_blocks`` (blocks ->
     (index, scores) as each finishes; default: in this process), the executor's choice."""
@@ -39,13 +46,18 @@ def score_answers(ctx: StageContext, questions, todo: list[tuple[str, str, str]]
                 index.append(None)
         n_unique = len(set(pairs))
         bar = ctx.bars.add("scoring (BERTScore)", n_unique)
-        raw = runner.score(pairs, progress=lambda n, _total: ctx.bars.advance(bar, n), run_blocks=run_blocks,
-                           block=block)
+        raw = runner.score(
+            pairs, progress=lambda n, _total: ctx.bars.advance(bar, n), run_blocks=run_blocks, block=block
+        )
         ctx.stats.bertscore_pairs_computed += runner.computed
         ctx.stats.bertscore_pairs_total += n_unique
         dataset = ctx.dataset
-        base = runner.baseline(lambda: [s for d in dataset.documents for s in sentences(d.text)],
-                               dataset.corpus_fingerprint(), seed=ctx.spec.seed, run_blocks=run_blocks)
+        base = runner.baseline(
+            lambda: [s for d in dataset.documents for s in sentences(d.text)],
+            dataset.corpus_fingerprint(),
+            seed=ctx.spec.seed,
+            run_blocks=run_blocks,
+        )
         for (h, qid, _), i in zip(todo, index):
             ref = qs[qid].reference_answer or ""
             if i is not None:
@@ -54,8 +66,18 @@ def score_answers(ctx: StageContext, questions, todo: list[tuple[str, str, str]]
                 fields = score_fields((0.0, 0.0, 0.0), base)
             else:  # no reference answer: BERTScore is undefined for this question
                 fields = score_fields(None, base)
-            journal.add_score(h, qid, {**fields, "baseline": [base.p, base.r, base.f], "baseline_source": base.source,
-                                       "backbone": runner.model_id, "layer": runner.num_layers, "scorer": scorer_key})
+            journal.add_score(
+                h,
+                qid,
+                {
+                    **fields,
+                    "baseline": [base.p, base.r, base.f],
+                    "baseline_source": base.source,
+                    "backbone": runner.model_id,
+                    "layer": runner.num_layers,
+                    "scorer": scorer_key,
+                },
+            )
         journal.flush()
     finally:
         runner.close()

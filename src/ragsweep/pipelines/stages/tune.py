@@ -28,8 +28,9 @@ def simplex_grid(parts: int, steps: int) -> list[tuple[float, ...]]:
     """Weight vectors with entries in multiples of 1 / (steps - 1) summing to 1, in a fixed order
     (lexicographic by the first weight, descending); ``parts`` 2, ``steps`` 5: (1, 0) ... (0, 1)."""
     n = steps - 1
-    out = [tuple(c / n for c in combo) for combo in itertools.product(range(n, -1, -1), repeat=parts)
-           if sum(combo) == n]
+    out = [
+        tuple(c / n for c in combo) for combo in itertools.product(range(n, -1, -1), repeat=parts) if sum(combo) == n
+    ]
     return out
 
 
@@ -68,8 +69,11 @@ def tune_weights(ctx, config, retrievers) -> tuple[RetrieverSpec, dict]:
     if not questions:
         equal = tuple(1 / parts for _ in range(parts))
         return spec.model_copy(update={"weights": equal}), {
-            "metric": config.tune_metric, "n_validation": 0, "weights": list(equal),
-            "reason": "no validation questions with gold evidence: equal weights"}
+            "metric": config.tune_metric,
+            "n_validation": 0,
+            "weights": list(equal),
+            "reason": "no validation questions with gold evidence: equal weights",
+        }
     scored = []
     trace = Trace()  # a fusion with LLM rewrites rewrites the validation questions too: counted here
     with llm_scope(trace, stage="tune", config_id=config.config_id):
@@ -84,7 +88,10 @@ def tune_weights(ctx, config, retrievers) -> tuple[RetrieverSpec, dict]:
             scored.append((weights, total / len(questions)))
     chosen = choose(scored)
     return spec.model_copy(update={"weights": chosen}), {
-        "metric": config.tune_metric, "n_validation": len(questions), "weights": list(chosen),
+        "metric": config.tune_metric,
+        "n_validation": len(questions),
+        "weights": list(chosen),
         "candidates": [[*w, round(score, 6)] for w, score in scored],
         "tuning_ms": round((time.perf_counter() - t0) * 1000, 1),
-        **({"llm": trace.as_dict()} if trace.calls else {})}
+        **({"llm": trace.as_dict()} if trace.calls else {}),
+    }

@@ -26,24 +26,42 @@ def _specs() -> list[FigureSpec]:
     from ragsweep.results.figures import costs, distributions, heatmap, intervals, search, significance
 
     return [
-        FigureSpec("bertscore_violins", "BERTScore distributions",
-                   lambda run, metric, split: distributions.bertscore_violins(run, split)),
-        FigureSpec("retrieval_metrics", "Retrieval metrics with confidence intervals",
-                   lambda run, metric, split: intervals.retrieval_intervals(run, split)),
-        FigureSpec("judge_scores", "Judge scores with confidence intervals",
-                   lambda run, metric, split: intervals.judge_intervals(run, split)),
-        FigureSpec("heatmap", "Splitter x retriever",
-                   lambda run, metric, split: heatmap.splitter_retriever_heatmap(run, metric, split)),
-        FigureSpec("significance", "Significance matrix",
-                   lambda run, metric, split: significance.significance_matrix(run, metric, split)),
-        FigureSpec("latency", "Latency per configuration",
-                   lambda run, metric, split: costs.latency_breakdown(run)),
+        FigureSpec(
+            "bertscore_violins",
+            "BERTScore distributions",
+            lambda run, metric, split: distributions.bertscore_violins(run, split),
+        ),
+        FigureSpec(
+            "retrieval_metrics",
+            "Retrieval metrics with confidence intervals",
+            lambda run, metric, split: intervals.retrieval_intervals(run, split),
+        ),
+        FigureSpec(
+            "judge_scores",
+            "Judge scores with confidence intervals",
+            lambda run, metric, split: intervals.judge_intervals(run, split),
+        ),
+        FigureSpec(
+            "heatmap",
+            "Splitter x retriever",
+            lambda run, metric, split: heatmap.splitter_retriever_heatmap(run, metric, split),
+        ),
+        FigureSpec(
+            "significance",
+            "Significance matrix",
+            lambda run, metric, split: significance.significance_matrix(run, metric, split),
+        ),
+        FigureSpec("latency", "Latency per configuration", lambda run, metric, split: costs.latency_breakdown(run)),
         FigureSpec("stage_times", "Time per stage", lambda run, metric, split: costs.stage_times(run)),
         FigureSpec("llm_spending", "LLM spending", lambda run, metric, split: costs.llm_spending(run)),
-        FigureSpec("search_progress", "Search: best so far against compute",
-                   lambda run, metric, split: search.search_progress(run)),
-        FigureSpec("pareto_front", "Search: quality against latency",
-                   lambda run, metric, split: search.pareto_front(run)),
+        FigureSpec(
+            "search_progress",
+            "Search: best so far against compute",
+            lambda run, metric, split: search.search_progress(run),
+        ),
+        FigureSpec(
+            "pareto_front", "Search: quality against latency", lambda run, metric, split: search.pareto_front(run)
+        ),
     ]
 
 
@@ -59,8 +77,9 @@ def draw_figures(run: RunData, metric: str = "bertscore_f1_rescaled", split: str
             yield spec, fig
 
 
-def save_figures(run: RunData, out_dir: Path, fmt: str = "png", metric: str = "bertscore_f1_rescaled",
-                 split: str = "test") -> list[Path]:
+def save_figures(
+    run: RunData, out_dir: Path, fmt: str = "png", metric: str = "bertscore_f1_rescaled", split: str = "test"
+) -> list[Path]:
     """Write each figure as ``out_dir/<name>.<fmt>``; returns the paths written."""
     import matplotlib.pyplot as plt
 

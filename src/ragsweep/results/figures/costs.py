@@ -30,8 +30,11 @@ def latency_breakdown(run: RunData, split: str = "all"):
     med = med.loc[med.sum(axis=1).sort_values().index]
     fig, ax = plt.subplots(figsize=(9, config_height(len(med))))
     left = np.zeros(len(med))
-    labels = {"query_embedding_ms": "query embedding", "search_ms": "index search + fusion",
-              "generation_ms": "answer generation (server time)"}
+    labels = {
+        "query_embedding_ms": "query embedding",
+        "search_ms": "index search + fusion",
+        "generation_ms": "answer generation (server time)",
+    }
     for col, colour in zip(labels, ("#56B4E9", "#0072B2", "#E69F00")):
         ax.barh(med.index, med[col], left=left, color=colour, label=labels[col])
         left += med[col].to_numpy()
@@ -40,8 +43,10 @@ def latency_breakdown(run: RunData, split: str = "all"):
     ax.invert_yaxis()
     ax.legend(frameon=False, loc="lower right")
     ax.grid(axis="x", alpha=0.3)
-    ax.set_title(f"Latency per question ({len(recs['qid'].unique())} questions; cached query embeddings count "
-                 "their first measurement)")
+    ax.set_title(
+        f"Latency per question ({len(recs['qid'].unique())} questions; cached query embeddings count "
+        "their first measurement)"
+    )
     return fig
 
 
@@ -82,8 +87,11 @@ def llm_spending(run: RunData):
     key = "cost_usd" if priced else "tokens"
 
     def value(b: dict) -> float:
-        return (float(b.get("cost_usd") or 0.0) if priced
-                else float(b.get("prompt_tokens", 0) + b.get("completion_tokens", 0)))
+        return (
+            float(b.get("cost_usd") or 0.0)
+            if priced
+            else float(b.get("prompt_tokens", 0) + b.get("completion_tokens", 0))
+        )
 
     stages = sorted(((k, value(v)) for k, v in (usage.get("by_stage") or {}).items()), key=lambda kv: -kv[1])
     configs = sorted(((k, value(v)) for k, v in (usage.get("by_configuration") or {}).items()), key=lambda kv: -kv[1])
@@ -95,7 +103,10 @@ def llm_spending(run: RunData):
         ax.set_xlabel(f"{key.replace('_usd', '')} ({unit})")
         ax.set_ylabel(what)
         ax.grid(axis="x", alpha=0.3)
-    total = (f"${usage['cost_usd']:.4f}" if priced
-             else f"{usage.get('prompt_tokens', 0) + usage.get('completion_tokens', 0)} tokens")
+    total = (
+        f"${usage['cost_usd']:.4f}"
+        if priced
+        else f"{usage.get('prompt_tokens', 0) + usage.get('completion_tokens', 0)} tokens"
+    )
     fig.suptitle(f"LLM spending paid by this run: {usage['calls']} calls, {total}")
     return fig

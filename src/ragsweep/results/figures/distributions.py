@@ -31,8 +31,21 @@ def bertscore_violins(run: RunData, split: str = "test", rescaled: bool = True):
     fig, axes = plt.subplots(1, 3, sharey=True, figsize=(11, config_height(len(order), 0.3)))
     for ax, m in zip(axes, metrics):
         data = recs[recs[m].notna()]
-        sns.violinplot(data=data, x=m, y="config_id", hue="retriever", order=order, palette=palette, dodge=False,
-                       cut=0, density_norm="width", inner="quartile", linewidth=0.5, legend=False, ax=ax)
+        sns.violinplot(
+            data=data,
+            x=m,
+            y="config_id",
+            hue="retriever",
+            order=order,
+            palette=palette,
+            dodge=False,
+            cut=0,
+            density_norm="width",
+            inner="quartile",
+            linewidth=0.5,
+            legend=False,
+            ax=ax,
+        )
         ax.set_xlabel(f"{metric_name(m)}\n(per question; lines: quartiles)")
         ax.set_ylabel("")
         ax.grid(axis="x", alpha=0.3)

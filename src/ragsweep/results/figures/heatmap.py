@@ -24,16 +24,31 @@ def splitter_retriever_heatmap(run: RunData, metric: str = "bertscore_f1_rescale
     top_ks = sorted(summary["top_k"].unique(), key=lambda k: (isinstance(k, str), k if isinstance(k, int) else 0))
     splitters = sorted(summary["splitter"].unique())
     retrievers = sorted(summary["retriever"].unique())
-    fig, axes = plt.subplots(1, len(top_ks), squeeze=False,
-                             figsize=(max(4.0, 0.9 * len(retrievers) + 2.2) * len(top_ks), 0.5 * len(splitters) + 1.8))
+    fig, axes = plt.subplots(
+        1,
+        len(top_ks),
+        squeeze=False,
+        figsize=(max(4.0, 0.9 * len(retrievers) + 2.2) * len(top_ks), 0.5 * len(splitters) + 1.8),
+    )
     lo, hi = float(summary[metric].min()), float(summary[metric].max())
     several = summary.groupby(["top_k", "splitter", "retriever"]).size().max() > 1
     for ax, k in zip(axes[0], top_ks):
         part = summary[summary["top_k"] == k]
         table = part.pivot_table(index="splitter", columns="retriever", values=metric, aggfunc="max")
         table = table.reindex(index=splitters, columns=retrievers)
-        sns.heatmap(table, annot=True, fmt=".3f", cmap="viridis", vmin=lo, vmax=hi, ax=ax, cbar=ax is axes[0][-1],
-                    cbar_kws={"label": metric_name(metric)}, linewidths=0.5, annot_kws={"fontsize": 8})
+        sns.heatmap(
+            table,
+            annot=True,
+            fmt=".3f",
+            cmap="viridis",
+            vmin=lo,
+            vmax=hi,
+            ax=ax,
+            cbar=ax is axes[0][-1],
+            cbar_kws={"label": metric_name(metric)},
+            linewidths=0.5,
+            annot_kws={"fontsize": 8},
+        )
         ax.set_title(f"top_k = {k}" if isinstance(k, int) else "top_k per question (adaptive)")
         ax.set_xlabel("retriever")
         ax.set_ylabel("splitter" if ax is axes[0][0] else "")

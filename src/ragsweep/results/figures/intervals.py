@@ -24,8 +24,12 @@ def retrieval_intervals(run: RunData, split: str = "test"):
     metrics = [m for m in RETRIEVAL if m in summary.columns and summary[m].notna().any()]
     if not metrics:
         return None
-    return forest(summary, metrics, sort_by="ndcg" if "ndcg" in metrics else metrics[0],
-                  title=f"Retrieval metrics at each configuration's top_k, {split} questions (mean, {run.ci_label} CI)")
+    return forest(
+        summary,
+        metrics,
+        sort_by="ndcg" if "ndcg" in metrics else metrics[0],
+        title=f"Retrieval metrics at each configuration's top_k, {split} questions (mean, {run.ci_label} CI)",
+    )
 
 
 def judge_intervals(run: RunData, split: str = "test"):
@@ -37,9 +41,13 @@ def judge_intervals(run: RunData, split: str = "test"):
     judged = summary[summary[judges].notna().any(axis=1)]
     if judged.empty:
         return None
-    return forest(judged, judges, sort_by=judges[0],
-                  title=f"LLM judges on the stage-2 configurations, {split} questions (mean, {run.ci_label} CI)",
-                  limits={"correctness": (1, 5)})
+    return forest(
+        judged,
+        judges,
+        sort_by=judges[0],
+        title=f"LLM judges on the stage-2 configurations, {split} questions (mean, {run.ci_label} CI)",
+        limits={"correctness": (1, 5)},
+    )
 
 
 def forest(summary, metrics: list[str], sort_by: str, title: str, limits: dict | None = None):
@@ -52,8 +60,9 @@ def forest(summary, metrics: list[str], sort_by: str, title: str, limits: dict |
     colours = [palette[str(r)] for r in rows["retriever"]]
     cols = len(metrics) if len(metrics) <= 4 else 3
     nrows = -(-len(metrics) // cols)
-    fig, axes = plt.subplots(nrows, cols, sharey=True, squeeze=False,
-                             figsize=(3.4 * cols + 1.6, config_height(len(order)) * nrows))
+    fig, axes = plt.subplots(
+        nrows, cols, sharey=True, squeeze=False, figsize=(3.4 * cols + 1.6, config_height(len(order)) * nrows)
+    )
     y = np.arange(len(order))
     for ax, m in zip(axes.flat, metrics):
         mean, lo, hi = rows[m].to_numpy(float), rows[f"{m}_lo"].to_numpy(float), rows[f"{m}_hi"].to_numpy(float)
@@ -64,7 +73,7 @@ def forest(summary, metrics: list[str], sort_by: str, title: str, limits: dict |
         ax.grid(axis="x", alpha=0.3)
         ax.set_yticks(y, order)
     axes[0, 0].invert_yaxis()  # shared: best at the top of every panel
-    for ax in list(axes.flat)[len(metrics):]:
+    for ax in list(axes.flat)[len(metrics) :]:
         ax.set_visible(False)
     fig.supylabel("configuration", fontsize=9)
     retriever_legend(fig, palette)

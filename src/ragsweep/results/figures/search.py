@@ -24,8 +24,9 @@ def search_progress(run: RunData):
         return None
     curve = [p for p in record["best_so_far"] if p["best"] is not None]
     fig, ax = plt.subplots(figsize=(8, 4))
-    ax.step([p["seconds"] for p in curve], [p["best"] for p in curve], where="post", color="#0072B2",
-            label="best so far")
+    ax.step(
+        [p["seconds"] for p in curve], [p["best"] for p in curve], where="post", color="#0072B2", label="best so far"
+    )
     spent, xs, ys, hollow = 0.0, [], [], []
     for t in record["trials"]:
         if t["state"] not in ("complete", "pruned", "failed"):
@@ -37,12 +38,24 @@ def search_progress(run: RunData):
             xs.append(spent)
             ys.append(t["values"]["quality"])
             hollow.append(t["state"] == "pruned")
-    ax.scatter([x for x, h in zip(xs, hollow) if not h], [y for y, h in zip(ys, hollow) if not h], s=14,
-               color="#E69F00", label="trial", zorder=3)
+    ax.scatter(
+        [x for x, h in zip(xs, hollow) if not h],
+        [y for y, h in zip(ys, hollow) if not h],
+        s=14,
+        color="#E69F00",
+        label="trial",
+        zorder=3,
+    )
     if any(hollow):
-        ax.scatter([x for x, h in zip(xs, hollow) if h], [y for y, h in zip(ys, hollow) if h], s=14,
-                   facecolors="none", edgecolors="#999999", label="dropped by racing (its questions so far)",
-                   zorder=3)
+        ax.scatter(
+            [x for x, h in zip(xs, hollow) if h],
+            [y for y, h in zip(ys, hollow) if h],
+            s=14,
+            facecolors="none",
+            edgecolors="#999999",
+            label="dropped by racing (its questions so far)",
+            zorder=3,
+        )
     ax.set_xlabel("compute spent on trials (s)")
     ax.set_ylabel(f"validation {record['metric']}")
     ax.set_title(f"{record['strategy']}: {record['used']['trials']} of {record['space']} configurations")
@@ -70,11 +83,18 @@ def pareto_front(run: RunData):
     idx = sorted(front(points, ["minimize" if lower else "maximize", "minimize"]), key=lambda i: points[i][1])
     fig, ax = plt.subplots(figsize=(8, 4.5))
     ax.scatter([p[1] for p in points], [p[0] for p in points], s=14, color="#999999", label="trial")
-    ax.plot([points[i][1] for i in idx], [points[i][0] for i in idx], "o-", color="#D55E00", label="Pareto front",
-            drawstyle="steps-post")
+    ax.plot(
+        [points[i][1] for i in idx],
+        [points[i][0] for i in idx],
+        "o-",
+        color="#D55E00",
+        label="Pareto front",
+        drawstyle="steps-post",
+    )
     for i in idx:
-        ax.annotate(done[i]["config_id"], (points[i][1], points[i][0]), fontsize=7, xytext=(4, 2),
-                    textcoords="offset points")
+        ax.annotate(
+            done[i]["config_id"], (points[i][1], points[i][0]), fontsize=7, xytext=(4, 2), textcoords="offset points"
+        )
     ax.set_xlabel("median latency per question (ms, validation)")
     ax.set_ylabel(f"validation {record['metric']}")
     ax.legend(frameon=False, loc="lower right")

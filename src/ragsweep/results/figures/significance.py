@@ -16,8 +16,14 @@ if TYPE_CHECKING:
     from ragsweep.results.run import RunData
 
 
-def significance_matrix(run: RunData, metric: str = "bertscore_f1_rescaled", split: str = "test",
-                        max_configs: int = 30, alpha: float = 0.05, pairs=None):
+def significance_matrix(
+    run: RunData,
+    metric: str = "bertscore_f1_rescaled",
+    split: str = "test",
+    max_configs: int = 30,
+    alpha: float = 0.05,
+    pairs=None,
+):
     """Mean difference row - column on the questions both answered; ``*`` where the p-value, Holm-adjusted
     over all pairs shown (exploratory), is below ``alpha``. The ``max_configs`` best configurations by
     ``metric`` (the matrix grows with the square). ``pairs``: precomputed ``pairwise_table`` output. None
@@ -51,13 +57,20 @@ def significance_matrix(run: RunData, metric: str = "bertscore_f1_rescaled", spl
     ax.set_xlabel("configuration (column)")
     ax.set_ylabel("configuration (row)")
     fig.colorbar(im, ax=ax, shrink=0.6, label=f"mean difference, row - column ({metric_name(metric)})")
-    ax.set_title(f"Pairwise {metric_name(metric)}, {split} questions: * = Holm-adjusted p < {alpha:g}\n"
-                 f"(two-sided paired test; family: all {len(pairs)} pairs shown; exploratory)")
+    ax.set_title(
+        f"Pairwise {metric_name(metric)}, {split} questions: * = Holm-adjusted p < {alpha:g}\n"
+        f"(two-sided paired test; family: all {len(pairs)} pairs shown; exploratory)"
+    )
     return fig
 
 
-def pairwise_table(run: RunData, metric: str = "bertscore_f1_rescaled", split: str = "test", max_configs: int = 30,
-                   seed: int | None = None):
+def pairwise_table(
+    run: RunData,
+    metric: str = "bertscore_f1_rescaled",
+    split: str = "test",
+    max_configs: int = 30,
+    seed: int | None = None,
+):
     """The pairwise tests of the ``max_configs`` best configurations (``pairwise_tests``), best first in
     ``.attrs["order"]``; None when the metric was not measured."""
     from ragsweep.evaluation.significance import pairwise_tests
@@ -73,7 +86,10 @@ def pairwise_table(run: RunData, metric: str = "bertscore_f1_rescaled", split: s
         return None
     means = recs.groupby("config_id", as_index=False)[metric].mean()
     order = ordered(means, metric)[:max_configs]
-    out = pairwise_tests(recs[recs["config_id"].isin(order)][["config_id", "qid", metric]], metric,
-                         seed=run.meta.get("seed", 0) if seed is None else seed)
+    out = pairwise_tests(
+        recs[recs["config_id"].isin(order)][["config_id", "qid", metric]],
+        metric,
+        seed=run.meta.get("seed", 0) if seed is None else seed,
+    )
     out.attrs["order"] = order
     return out

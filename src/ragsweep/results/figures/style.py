@@ -14,9 +14,9 @@ if TYPE_CHECKING:
 
 # One fixed colour per retriever kind (Okabe & Ito 2008 colour-blind-safe palette), so a retriever
 # keeps its colour across figures and runs; other labels get the remaining colours in order.
-KIND_COLOURS = {"bm25": "#E69F00", "vector": "#0072B2", "fusion": "#009E73", "kg": "#CC79A7",
-                "hybrid": "#D55E00"}
+KIND_COLOURS = {"bm25": "#E69F00", "vector": "#0072B2", "fusion": "#009E73", "kg": "#CC79A7", "hybrid": "#D55E00"}
 _SPARE = ["#56B4E9", "#F0E442", "#000000", "#999999", "#882255", "#44AA99"]
+
 
 def metric_name(metric: str) -> str:
     """A figure's label for the metric (the catalogue's, with ``@k`` for those measured at top_k)."""
@@ -53,9 +53,19 @@ def retriever_palette(labels) -> dict[str, object]:
 
 
 RC = {
-    "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9, "xtick.labelsize": 8, "ytick.labelsize": 8,
-    "legend.fontsize": 8, "figure.dpi": 100, "savefig.dpi": 200, "savefig.bbox": "tight",
-    "axes.spines.top": False, "axes.spines.right": False, "svg.fonttype": "none", "pdf.fonttype": 42,
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+    "legend.fontsize": 8,
+    "figure.dpi": 100,
+    "savefig.dpi": 200,
+    "savefig.bbox": "tight",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "svg.fonttype": "none",
+    "pdf.fonttype": 42,
     "figure.constrained_layout.use": True,
 }
 
@@ -79,8 +89,9 @@ def ordered(summary: pd.DataFrame, metric: str) -> list[str]:
 
     s = summary[["config_id", metric]].copy()
     s["_nan"] = s[metric].isna()
-    return s.sort_values(["_nan", metric, "config_id"],
-                         ascending=[True, not higher_is_better(metric), True])["config_id"].tolist()
+    return s.sort_values(["_nan", metric, "config_id"], ascending=[True, not higher_is_better(metric), True])[
+        "config_id"
+    ].tolist()
 
 
 def retriever_legend(fig, palette: dict[str, str]) -> None:
@@ -88,5 +99,4 @@ def retriever_legend(fig, palette: dict[str, str]) -> None:
     from matplotlib.patches import Patch
 
     handles = [Patch(facecolor=c, label=label) for label, c in palette.items()]
-    fig.legend(handles=handles, title="retriever", frameon=False, loc="outside lower center",
-               ncol=min(len(handles), 6))
+    fig.legend(handles=handles, title="retriever", frameon=False, loc="outside lower center", ncol=min(len(handles), 6))

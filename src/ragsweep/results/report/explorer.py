@@ -20,7 +20,8 @@ def explorer_data(run: RunData) -> dict:
     questions = run.questions
     if questions.empty and not recs.empty:  # no questions table: take what the records carry
         questions = recs.drop_duplicates("qid")[["qid", "question", "qtype", "reference_answer", "split"]].assign(
-            evidence=[[] for _ in range(recs["qid"].nunique())])
+            evidence=[[] for _ in range(recs["qid"].nunique())]
+        )
     gold = {q.qid: list(q.evidence) for q in questions.itertuples()}
     configs = list(dict.fromkeys(recs["config_id"])) if not recs.empty else []
     index = {c: i for i, c in enumerate(configs)}
@@ -28,19 +29,40 @@ def explorer_data(run: RunData) -> dict:
     judges = [j for j in JUDGES if f"{j}_status" in recs.columns and recs[f"{j}_status"].notna().any()]
     answers: dict[str, list] = {}
     for r in recs.to_dict("records"):
-        answers.setdefault(r["qid"], []).append({
-            "c": index[r["config_id"]], "answer": clean(r.get("answer")), "error": clean(r.get("error")),
-            "bs": _num(r.get("bertscore_f1_rescaled")), "ndcg": _num(r.get("ndcg")), "hit": _num(r.get("hit")),
-            "judges": {j: _judge(r, j) for j in judges},
-            "sources": [_source(s, gold.get(r["qid"], [])) for s in as_list(r.get("sources"))],
-        })
+        answers.setdefault(r["qid"], []).append(
+            {
+                "c": index[r["config_id"]],
+                "answer": clean(r.get("answer")),
+                "error": clean(r.get("error")),
+                "bs": _num(r.get("bertscore_f1_rescaled")),
+                "ndcg": _num(r.get("ndcg")),
+                "hit": _num(r.get("hit")),
+                "judges": {j: _judge(r, j) for j in judges},
+                "sources": [_source(s, gold.get(r["qid"], [])) for s in as_list(r.get("sources"))],
+            }
+        )
     return {
-        "questions": [{"qid": q.qid, "question": clean(q.question), "type": clean(q.qtype), "split": clean(q.split),
-                       "ref": clean(q.reference_answer),
-                       "gold": [[g["doc_id"], int(g["start"]), int(g["end"])] for g in gold.get(q.qid, [])]}
-                      for q in questions.itertuples() if q.qid in answers],
-        "configs": [{"id": c, "splitter": meta.loc[c, "splitter"], "retriever": meta.loc[c, "retriever"],
-                     "top_k": None if _adaptive(meta, c) else _int(meta.loc[c, "top_k"])} for c in configs],
+        "questions": [
+            {
+                "qid": q.qid,
+                "question": clean(q.question),
+                "type": clean(q.qtype),
+                "split": clean(q.split),
+                "ref": clean(q.reference_answer),
+                "gold": [[g["doc_id"], int(g["start"]), int(g["end"])] for g in gold.get(q.qid, [])],
+            }
+            for q in questions.itertuples()
+            if q.qid in answers
+        ],
+        "configs": [
+            {
+                "id": c,
+                "splitter": meta.loc[c, "splitter"],
+                "retriever": meta.loc[c, "retriever"],
+                "top_k": None if _adaptive(meta, c) else _int(meta.loc[c, "top_k"]),
+            }
+            for c in configs
+        ],
         "judges": judges,
         "answers": answers,
     }
@@ -51,19 +73,31 @@ def _judge(row: dict, judge: str) -> dict | None:
     if status is None:
         return None
     reasoning = clean(row.get("correctness_reasoning")) if judge == "correctness" else None
-    return {"status": status, "score": _num(row.get(judge)), "reason": clean(row.get(f"{judge}_reason")),
-            "reasoning": reasoning or clean(row.get(f"{judge}_raw"))}
+    return {
+        "status": status,
+        "score": _num(row.get(judge)),
+        "reason": clean(row.get(f"{judge}_reason")),
+        "reasoning": reasoning or clean(row.get(f"{judge}_raw")),
+    }
 
 
 def _source(s: dict, gold: list) -> dict:
     """One retrieved source; ``page`` only for paged documents (PDFs), so other reports are unchanged."""
     page = clean(s.get("page"))
-    return {"rank": s.get("rank"), "doc": s.get("doc_id"), "start": s.get("start"), "end": s.get("end"),
-            **({"page": str(page)} if page is not None else {}),
-            "score": _num(s.get("score")), "rv": s.get("rank_vector"), "rb": s.get("rank_bm25"),
-            "rg": s.get("rank_graph"), "triplets": [str(t) for t in as_list(s.get("triplets"))],
-            **({"rbase": int(clean(s.get("rank_base")))} if clean(s.get("rank_base")) is not None else {}),
-            "gold": overlaps_gold(s, gold)}
+    return {
+        "rank": s.get("rank"),
+        "doc": s.get("doc_id"),
+        "start": s.get("start"),
+        "end": s.get("end"),
+        **({"page": str(page)} if page is not None else {}),
+        "score": _num(s.get("score")),
+        "rv": s.get("rank_vector"),
+        "rb": s.get("rank_bm25"),
+        "rg": s.get("rank_graph"),
+        "triplets": [str(t) for t in as_list(s.get("triplets"))],
+        **({"rbase": int(clean(s.get("rank_base")))} if clean(s.get("rank_base")) is not None else {}),
+        "gold": overlaps_gold(s, gold),
+    }
 
 
 def _adaptive(meta, config_id: str) -> bool:

@@ -69,8 +69,12 @@ class TransformMemo:
             with llm_scope(trace, stage="query_transform", config_id=None):
                 queries, note = write(question)
             REPLAY.ms += trace.cached_ms  # fresh calls are in the caller's wall time already
-            out = TransformOutput(tuple(queries), note, trace.as_dict() if trace.calls else None,
-                                  (time.perf_counter() - t0) * 1000 + trace.cached_ms)
+            out = TransformOutput(
+                tuple(queries),
+                note,
+                trace.as_dict() if trace.calls else None,
+                (time.perf_counter() - t0) * 1000 + trace.cached_ms,
+            )
             self._store[(key, question)] = out
             return out
 

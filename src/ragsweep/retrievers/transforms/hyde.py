@@ -41,14 +41,14 @@ class HyDETransform(AppliedTransform):
     def __init__(self, spec, host) -> None:
         from llama_index.core.indices.query.query_transform import HyDEQueryTransform
 
-
         self._key = transform_key(spec)
         self._memo = host.transform_memo
         self._hyde = HyDEQueryTransform(llm=require_llm(host, spec.kind), include_original=spec.include_original)
         vector = host.vector
         # one HyDE search per question at the index's depth, shared by every top_k and fusion
-        self.shared = (SharedResults(HyDERetriever(vector.base, self.outputs), vector.k_max)
-                       if vector is not None else None)
+        self.shared = (
+            SharedResults(HyDERetriever(vector.base, self.outputs), vector.k_max) if vector is not None else None
+        )
 
     def outputs(self, question: str) -> TransformOutput:
         return self._memo.get(self._key, question, self._write)

@@ -41,6 +41,9 @@ class MultiQueryTransform(FanOutTransform):
         rewrites = parse_queries(reply, question, self.spec.num_queries - 1)
         if not rewrites:
             return [question], "no usable rewrite in the LLM's reply: searched with the question alone"
-        note = (None if len(rewrites) == self.spec.num_queries - 1
-                else f"the LLM's reply held {len(rewrites)} of {self.spec.num_queries - 1} rewrites")
+        note = (
+            None
+            if len(rewrites) == self.spec.num_queries - 1
+            else f"the LLM's reply held {len(rewrites)} of {self.spec.num_queries - 1} rewrites"
+        )
         return [question, *rewrites], note

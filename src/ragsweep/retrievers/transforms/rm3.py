@@ -12,8 +12,9 @@ class RM3Transform(AppliedTransform):
     def __init__(self, spec, host) -> None:
         base = host.bm25
         assert base is not None
-        self.retriever = RM3Retriever(base.base, base, base.k_max, spec.fb_docs, spec.fb_terms,
-                                      spec.original_weight, spec.max_df)
+        self.retriever = RM3Retriever(
+            base.base, base, base.k_max, spec.fb_docs, spec.fb_terms, spec.original_weight, spec.max_df
+        )
         self.shared = SharedResults(self.retriever, base.k_max)
 
     def part(self, name: str, shared: SharedResults) -> SharedResults:
@@ -24,5 +25,8 @@ class RM3Transform(AppliedTransform):
         expansion = self.retriever.expansions.get(question)
         if not expansion:
             return {}
-        return {"expanded_query": " ".join(
-            f"{t}^{w:.4f}" for t, w in sorted(expansion.items(), key=lambda kv: (-kv[1], kv[0])))}
+        return {
+            "expanded_query": " ".join(
+                f"{t}^{w:.4f}" for t, w in sorted(expansion.items(), key=lambda kv: (-kv[1], kv[0]))
+            )
+        }

@@ -20,8 +20,13 @@ class TPEStrategy(Strategy):
         startup = 10 if self.limit is None else max(3, min(10, self.limit // 3))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-            return optuna.samplers.TPESampler(seed=self.seed, n_startup_trials=startup, multivariate=True,
-                                              group=True, constant_liar=self.spec.batch > 1 or self.spec.cost_aware)
+            return optuna.samplers.TPESampler(
+                seed=self.seed,
+                n_startup_trials=startup,
+                multivariate=True,
+                group=True,
+                constant_liar=self.spec.batch > 1 or self.spec.cost_aware,
+            )
 
     def propose(self, space, trials: list, pending: set[str]):
         return SAMPLER
