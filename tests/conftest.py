@@ -235,16 +235,20 @@ def base_run(make_spec, shared_cache, run_cli) -> Run:
     return run
 
 
-def seed_cache(dest: Path, source: Path, *, keep_chunks_of=None) -> Path:
+def seed_cache(dest: Path, source: Path, *, chunks: bool = True, keep_chunks_of=None) -> Path:
     """Fill the new cache ``dest`` with the vectors and BERTScores of the cache ``source`` (SQLite's backup: a
-    consistent copy). A vector is a function of its text and a BERTScore of its pair, so a run on the copy gives
-    what it would on an empty cache, without computing them again; it still chunks, indexes and answers.
+    consistent copy) and, with ``chunks``, its splitters' chunks. A vector is a function of its text, a BERTScore
+    of its pair and chunks of the corpus and the splitter's settings, so a run on the copy gives what it would on
+    an empty cache, without computing them again; it still indexes and answers.
     ``keep_chunks_of(chunk_id)``: the chunks whose vectors are left out (to be embedded by the run)."""
+    import shutil
     import sqlite3
 
     from ragsweep.embeddings.cache import text_key
 
     dest.mkdir(parents=True, exist_ok=True)
+    if chunks and (source / "chunks").is_dir():
+        shutil.copytree(source / "chunks", dest / "chunks")
     for name in ("embeddings.sqlite", "bertscore.sqlite"):
         if not (source / name).is_file():
             continue

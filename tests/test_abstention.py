@@ -351,10 +351,10 @@ def test_demo_negatives_and_split():
 
 
 # --------------------------------------------------------------------------- sweeps
-def test_demo_sweep_with_a_tuned_threshold(make_spec, run_cli, read_run, tmp_path):
+def test_demo_sweep_with_a_tuned_threshold(make_spec, run_cli, read_run, seeded_cache):
     """Extractive BM25 on the demo with ``abstain_below: tune``: the threshold is chosen on all validation
     questions (whatever --limit says) and recorded; abstaining answers are the refusal; the rates are in
-    the summary with CIs. Its own cache: tuning searches every validation question."""
+    the summary with CIs. Its own cache (seeded): tuning searches every validation question."""
     spec = make_spec(
         "abstain",
         splitters=[{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
@@ -364,7 +364,7 @@ def test_demo_sweep_with_a_tuned_threshold(make_spec, run_cli, read_run, tmp_pat
         generator={"kind": "extractive", "abstain_below": "tune"},
         scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline": "none"}},
     )
-    proc = run_cli("run", str(spec.path), "--limit", "10", "--cache", str(tmp_path / "cache"), "--no-progress")
+    proc = run_cli("run", str(spec.path), "--limit", "10", "--cache", str(seeded_cache), "--no-progress")
     assert proc.returncode == 0, describe(proc)
     run = read_run(spec.run_dir, proc)
     entry = run.manifest["abstain_thresholds"]["sentence256-bm25-k3"]

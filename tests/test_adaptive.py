@@ -8,6 +8,7 @@ import json
 import random
 
 import pytest
+from conftest import seed_cache
 
 from ragsweep.adaptive.agreement import confusion, macro_f1, macro_f1_ci
 from ragsweep.adaptive.classifier import ClassifierSettings, TooFewExamples, fit, folds, out_of_fold, predict
@@ -256,9 +257,9 @@ ROUTED = {
 
 
 @pytest.fixture(scope="module")
-def adaptive_runs(make_spec, run_cli, read_run, tmp_path_factory):
-    """The same sweep without and with an adaptive configuration, on a cache of their own."""
-    cache = tmp_path_factory.mktemp("adaptive-cache")
+def adaptive_runs(make_spec, run_cli, read_run, tmp_path_factory, base_run, shared_cache):
+    """The same sweep without and with an adaptive configuration, on a cache of their own (seeded)."""
+    cache = seed_cache(tmp_path_factory.mktemp("adaptive-cache"), shared_cache)
     runs = []
     for spec in (make_spec("fixed", **SWEEP), make_spec("adaptive", **SWEEP, adaptive=[ROUTED])):
         proc = run_cli("run", spec.path, "--limit", "10", "--cache", cache, "--no-progress")

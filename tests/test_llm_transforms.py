@@ -278,14 +278,14 @@ def _sweep_data(name: str, fake: FakeOpenAI, out_dir) -> dict:
     return data
 
 
-def test_sweep_with_llm_transforms_over_http(tmp_path, run_cli, monkeypatch):
+def test_sweep_with_llm_transforms_over_http(tmp_path, run_cli, monkeypatch, seeded_cache):
     import yaml
 
     from ragsweep.datasets.load import load_dataset
     from ragsweep.sweep import SweepRequest, run_sweep
 
     monkeypatch.setenv("TQ_FAKE_KEY", KEY)
-    cache = tmp_path / "cache"
+    cache = seeded_cache
     first_question = None
     with FakeOpenAI(api_key=KEY) as fake:
         data = _sweep_data("tq", fake, tmp_path / "runs")

@@ -177,7 +177,9 @@ def test_killed_ray_sweep_resumes_and_leaves_the_records_of_a_local_sweep(
     data = {"splitters": [SENTENCE256, PATTERN], "retrievers": GRAPH_RETRIEVERS}
     spec = make_spec("ray-remote", **data, ray={"questions_per_task": 2})
     total = 20 * BASE_LIMIT
-    cache = seed_cache(tmp_path / "cache-ray", shared_cache, keep_chunks_of=lambda cid: cid.startswith("sentence256:"))
+    cache = seed_cache(
+        tmp_path / "cache-ray", shared_cache, chunks=False, keep_chunks_of=lambda cid: cid.startswith("sentence256:")
+    )
     journal = spec.run_dir / "journal.sqlite"
     vectors_at_start = _vectors(cache)
     proc = popen_cli(

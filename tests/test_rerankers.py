@@ -804,10 +804,11 @@ def test_reranked_fusion_reports_its_rewrites_for_every_top_k(fake_key, shared_c
             assert row["retrieval_llm_calls"] == 1 and row["retrieval_tokens"] > 0, (k, qid)
 
 
-def test_tuning_a_fusion_with_rewrites_counts_its_llm_calls(fake_key, tmp_path):
+def test_tuning_a_fusion_with_rewrites_counts_its_llm_calls(fake_key, tmp_path, seeded_cache):
     """Tuning rewrites every validation question (5 weight candidates, one call each: the rest are cached);
-    the manifest's tuning record carries those calls under stage ``tune``, not nowhere. Its own cache: tuning
-    embeds every validation question, which the session's shared cache must not hold (test_sweep counts them)."""
+    the manifest's tuning record carries those calls under stage ``tune``, not nowhere. Its own cache (seeded):
+    tuning embeds every validation question, which the session's shared cache must not hold (test_sweep counts
+    them)."""
     with FakeOpenAI(api_key=KEY) as fake:
         data = llm_sweep(
             "rr-tune-q2",
@@ -817,7 +818,7 @@ def test_tuning_a_fusion_with_rewrites_counts_its_llm_calls(fake_key, tmp_path):
             top_k=[3],
             retrievers=[{"kind": "fusion", "num_queries": 2, "weights": "tune"}],
         )
-        run = run_sweep_here(data, tmp_path / "tune", tmp_path / "cache", LLM_LIMIT)
+        run = run_sweep_here(data, tmp_path / "tune", seeded_cache, LLM_LIMIT)
         calls = fake.stats()["by_kind"]["query_gen"]
     tuning = run.manifest["tuned_weights"]["sentence256-minilm-fusion-wtune-q2-k3"]
     llm = tuning["llm"]
