@@ -49,14 +49,14 @@ def test_tuned_labels_metric_and_untouched_hashes():
         _spec(retrievers=[{"kind": "fusion", "weights": "tune", "tune_metric": "bertscore_f1"}])
 
 
-def test_sweep_records_tuned_weights_that_a_resume_and_ask_reuse(make_spec, run_cli, read_run, tmp_path):
+def test_sweep_records_tuned_weights_that_a_resume_and_ask_reuse(make_spec, run_cli, read_run, seeded_cache):
     """The weights and their table reach the manifest and records; they are tuned on every validation
     question of the dataset, so a run resumed with another --limit answers with the same weights;
-    ``ragsweep ask`` answers with the recorded ones. Its own cache: tuning embeds every validation
+    ``ragsweep ask`` answers with the recorded ones. Its own cache (seeded): tuning embeds every validation
     question, which the session's shared cache must not hold (test_sweep counts its query vectors)."""
     from ragsweep.results.ask_view import ask_run
 
-    shared_cache = tmp_path / "cache"
+    own_cache = seeded_cache
     spec = make_spec(
         "tuned",
         splitters=[{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
@@ -66,7 +66,7 @@ def test_sweep_records_tuned_weights_that_a_resume_and_ask_reuse(make_spec, run_
     )
     cid = "sentence256-minilm-fusion-rel-wtune-k3"
     first = read_run(
-        spec.run_dir, run_cli("run", str(spec.path), "--limit", "8", "--cache", str(shared_cache), "--no-progress")
+        spec.run_dir, run_cli("run", str(spec.path), "--limit", "8", "--cache", str(own_cache), "--no-progress")
     )
     tuned = first.manifest["tuned_weights"][cid]
     assert tuned["metric"] == "mrr" and len(tuned["candidates"]) == 5
@@ -74,12 +74,12 @@ def test_sweep_records_tuned_weights_that_a_resume_and_ask_reuse(make_spec, run_
     best = max(c[-1] for c in tuned["candidates"])
     assert [c[-1] for c in tuned["candidates"] if c[:2] == tuned["weights"]] == [best]
     resumed = read_run(
-        spec.run_dir, run_cli("run", str(spec.path), "--limit", "20", "--cache", str(shared_cache), "--no-progress")
+        spec.run_dir, run_cli("run", str(spec.path), "--limit", "20", "--cache", str(own_cache), "--no-progress")
     )
     assert resumed.manifest["tuned_weights"][cid] == tuned
     assert len(resumed.records) == 20
     assert all(list(w) == tuned["weights"] for w in resumed.records["fusion_weights"])
-    asked = ask_run(spec.run_dir, cid, "What is the notice period?", cache=shared_cache)
+    asked = ask_run(spec.run_dir, cid, "What is the notice period?", cache=own_cache)
     assert asked.out["fusion_weights"] == tuned["weights"]
     assert asked.out["tuning"] == tuned  # the run's record, not a new tuning
 
