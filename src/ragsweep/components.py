@@ -11,15 +11,16 @@ from __future__ import annotations
 import functools
 import importlib
 from types import ModuleType
+from typing import Any
 
 
-def builder(spec) -> object:
+def builder(spec) -> Any:
     """The function or class ``spec``'s class names in ``builder`` (``rerankers.cross_encoder:build``)."""
     return load(_path(spec))
 
 
 @functools.cache
-def load(path: str) -> object:
+def load(path: str) -> Any:
     """The function or class ``"module:name"`` names, its module imported on first use (the kinds chosen by a
     plain name, executors and detectors, keep such a path per name in one table)."""
     module, name = path.split(":")

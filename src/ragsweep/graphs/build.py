@@ -88,7 +88,7 @@ def extract(chunks, extractor, progress=None) -> list:
     from llama_index.core.ingestion import run_transformations
 
     nodes = [c.to_node() for c in chunks]
-    out = []
+    out: list = []
     for i in range(0, len(nodes), BATCH):
         out.extend(run_transformations(nodes[i : i + BATCH], [extractor]))
         if progress is not None:

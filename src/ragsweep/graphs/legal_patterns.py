@@ -301,10 +301,15 @@ def _mentions(clause: str, defined: set[str], sections: list[re.Match[str]]) -> 
             found.append((s, name, "TERM" if name in defined else "ENTITY"))
     low = clause.lower()
     for term in defined:
-        if term in low and (m := re.search(rf"\b{re.escape(term)}s?\b", low)):
-            found.append((m.start(), term, "TERM"))
+        if term in low and (hit := re.search(rf"\b{re.escape(term)}s?\b", low)):
+            found.append((hit.start(), term, "TERM"))
     seen: set[str] = set()
-    return [(n, lab) for _, n, lab in sorted(found) if not (n in seen or seen.add(n))]
+    out = []
+    for _, n, lab in sorted(found):  # each name once, at its first mention
+        if n not in seen:
+            seen.add(n)
+            out.append((n, lab))
+    return out
 
 
 def _clause_triplets(clause: str, defined: set[str]) -> list[Triplet]:

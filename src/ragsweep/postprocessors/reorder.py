@@ -18,5 +18,5 @@ def apply(spec, config, nodes: list, dataset) -> Shaped:
     from llama_index.core.schema import NodeWithScore
 
     by_rank = [NodeWithScore(node=n.node, score=-float(rank)) for rank, n in enumerate(nodes, start=1)]
-    order = [int(-n.score) for n in LongContextReorder().postprocess_nodes(by_rank)]
+    order = [int(-(n.score or 0.0)) for n in LongContextReorder().postprocess_nodes(by_rank)]  # set just above
     return Shaped(list(nodes), [nodes[r - 1] for r in order], {"context_order": order})

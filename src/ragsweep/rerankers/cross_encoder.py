@@ -35,5 +35,5 @@ class CrossEncoderReranker(PointwiseReranker):
         out = []
         for t in texts:
             scored = self.postprocessor.postprocess_nodes([NodeWithScore(node=TextNode(text=t), score=None)], bundle)
-            out.append(float(scored[0].score))
+            out.append(float(scored[0].score or 0.0))  # the cross-encoder sets every score
         return out

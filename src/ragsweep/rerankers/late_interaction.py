@@ -19,6 +19,7 @@ Why the details:
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import Any
 
 from ragsweep.rerankers.base import PointwiseReranker
 
@@ -43,7 +44,7 @@ class LateInteractionReranker(PointwiseReranker):
         self.tokenizer = AutoTokenizer.from_pretrained(path)
         self.model = AutoModel.from_pretrained(path).to(self.device).eval()
         self.window = max_tokens - 2  # [CLS] and [SEP] around each window
-        self._vectors: OrderedDict[str, object] = OrderedDict()  # text -> (n, dim) unit token vectors
+        self._vectors: OrderedDict[str, Any] = OrderedDict()  # text -> (n, dim) unit token vectors
         self._held = 0
 
     def _score_texts(self, query: str, texts: list[str]) -> list[float]:

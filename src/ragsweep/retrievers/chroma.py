@@ -25,7 +25,7 @@ def client_for(path: Path | None, url: str | None):
         u = urlparse(url)
         try:
             client = chromadb.HttpClient(
-                host=u.hostname, port=u.port or 8000, ssl=u.scheme == "https", settings=settings
+                host=u.hostname or "", port=u.port or 8000, ssl=u.scheme == "https", settings=settings
             )
             client.heartbeat()
         except Exception as exc:  # noqa: BLE001 - any connection failure gets the same clear line

@@ -3,6 +3,8 @@ optionally query-transformed (``transforms.registry``) and reranked; all memoise
 
 from __future__ import annotations
 
+from typing import Any
+
 from ragsweep.config import ActiveReranker, ActiveTransform, RetrieverSpec
 from ragsweep.retrievers.memo import MemoRetriever, SharedResults
 
@@ -35,7 +37,7 @@ class IndexRetrievers:
         # transforms.base.TransformMemo: what LLM transforms wrote, shared with the process's other indexes
         self.transform_memo = transform_memo
         self._reranked: dict[tuple[str, ...], tuple[SharedResults, object]] = {}
-        self._expanded: dict[str, object] = {}  # transform key -> its transforms.base.AppliedTransform here
+        self._expanded: dict[str, Any] = {}  # transform key -> its transforms.base.AppliedTransform here
 
     def make(
         self,

@@ -20,7 +20,7 @@ milliseconds per question. Ties are broken by term and by chunk order, never by 
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable
 
 from llama_index.core.retrievers import BaseRetriever
@@ -40,7 +40,7 @@ def relevance_model(
     """RM3 term weights (summing to 1) from the query's analysed terms and the feedback documents'
     analysed terms with their retrieval scores; ``allowed`` says which terms may be feedback terms.
     Pure; the caller supplies the analysis."""
-    rm1: Counter = Counter()
+    rm1: defaultdict[str, float] = defaultdict(float)
     for terms, score in zip(feedback, scores):
         tf = Counter(t for t in terms if allowed is None or allowed(t))
         kept = sorted(tf.items(), key=lambda kv: (-kv[1], kv[0]))[:fb_terms]
@@ -49,14 +49,14 @@ def relevance_model(
             continue
         for term, n in kept:
             rm1[term] += n / norm * score
-    kept = sorted(rm1.items(), key=lambda kv: (-kv[1], kv[0]))[:fb_terms]
-    mass = sum(w for _, w in kept)
+    top = sorted(rm1.items(), key=lambda kv: (-kv[1], kv[0]))[:fb_terms]
+    mass = sum(w for _, w in top)
     out: dict[str, float] = {}
     if query_terms and original_weight > 0:
         for term, n in Counter(query_terms).items():
             out[term] = original_weight * n / len(query_terms)
     lam = original_weight if query_terms else 0.0
-    for term, w in kept:
+    for term, w in top:
         out[term] = out.get(term, 0.0) + (1 - lam) * w / mass
     return out
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # light at import: the run's StageContext holds a memo before any retriever loads
+    from ragsweep.llm.usage import LLMUse
     from ragsweep.retrievers.memo import SharedResults
 
 
@@ -26,7 +27,7 @@ class TransformOutput:
 
     queries: tuple[str, ...]  # the queries searched (the question first), or HyDE's embedding texts
     note: str | None = None  # why it fell back to the question alone, when it did
-    llm: dict | None = None  # llm.usage.Trace.as_dict() of the calls that wrote it
+    llm: LLMUse | None = None  # llm.usage.Trace.as_dict() of the calls that wrote it
     ms: float = 0.0  # wall time, with cached LLM calls at their original time
 
     def record(self) -> dict:
