@@ -35,6 +35,22 @@ def test_spec_reference_names_every_section_and_field():
     assert "| `postprocessors` |" in text and "[MMRSpec](#mmrspec)" in text
 
 
+def test_component_catalogue_lists_every_kind_with_what_it_is():
+    """Each family's kinds come from the schema's unions: a new kind's spec class puts it in the catalogue."""
+    from ragsweep.component_reference import FAMILIES, alternatives, component_reference, kind_of
+
+    text = component_reference()
+    for family in FAMILIES:
+        section = text.split(f"\n## `{family}:`\n", 1)[1].split("\n## ", 1)[0]
+        kinds = alternatives(SweepSpec.model_fields[family].annotation)
+        assert len(kinds) >= 2, family
+        for model in kinds:
+            row = next(line for line in section.splitlines() if f"(spec.md#{model.__name__.lower()})" in line)
+            assert f"[`{kind_of(model)}`]" in row and row.split(" | ")[1].strip(), (family, model.__name__)
+    assert "[`mmr`](spec.md#mmrspec)" in text and "`ragsweep.postprocessors.mmr`" in text
+    assert "[`hybrid_kg`](spec.md#hybridkgspec)" in text and "from its vector + bm25 + graph results" in text
+
+
 def test_every_field_says_what_it_means():
     """A field without a description would show an empty cell in the reference (kind, format and name have one
     meaning everywhere, written once)."""
@@ -63,3 +79,5 @@ def test_site_builds_strictly(tmp_path):
     page = (tmp_path / "site" / "reference" / "spec" / "index.html").read_text(encoding="utf-8")
     assert "SweepSpec" in page and "chunk_overlap" in page
     assert (tmp_path / "site" / "benchmarks" / "index.html").is_file()
+    catalogue = (tmp_path / "site" / "reference" / "components" / "index.html").read_text(encoding="utf-8")
+    assert "sentence_window" in catalogue and "late_interaction" in catalogue

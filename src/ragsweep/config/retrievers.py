@@ -64,6 +64,9 @@ def _check_weights_or_tune(v):
 
 
 class BM25Spec(_Retriever):
+    """Okapi BM25 over the chunks (Robertson & Zaragoza 2009; ``llama-index-retrievers-bm25``): lexical, needs
+    no embedding, so a sweep does not multiply it by the embeddings."""
+
     kind: Literal["bm25"]
     searches: ClassVar[tuple[str, ...]] = ("bm25",)
     name: str | None = None
@@ -73,6 +76,9 @@ class BM25Spec(_Retriever):
 
 
 class VectorSpec(_Retriever):
+    """Dense retrieval: the chunks nearest the question's embedding by cosine similarity, in a Chroma collection
+    per (splitter, embedding)."""
+
     kind: Literal["vector"]
     searches: ClassVar[tuple[str, ...]] = ("vector",)
     name: str | None = None

@@ -35,6 +35,8 @@ class _Splitter(Strict):
 
 
 class TokenSplitterSpec(_Splitter):
+    """Fixed windows of ``chunk_size`` tokens (LlamaIndex ``TokenTextSplitter``), split at word boundaries."""
+
     kind: Literal["token"]
     chunk_size: int = Field(256, gt=0, description="tokens (tiktoken cl100k)")
     chunk_overlap: int = Field(32, ge=0, description="tokens shared by neighbouring chunks")
@@ -44,6 +46,9 @@ class TokenSplitterSpec(_Splitter):
 
 
 class SentenceSplitterSpec(_Splitter):
+    """Chunks of up to ``chunk_size`` tokens that keep sentences and paragraphs whole where they can (LlamaIndex
+    ``SentenceSplitter``)."""
+
     kind: Literal["sentence"]
     chunk_size: int = Field(512, gt=0, description="tokens")
     chunk_overlap: int = Field(64, ge=0, description="tokens shared by neighbouring chunks")
@@ -53,6 +58,9 @@ class SentenceSplitterSpec(_Splitter):
 
 
 class RecursiveSplitterSpec(_Splitter):
+    """Chunks of up to ``chunk_size`` characters, split at the first separator that makes them fit (LangChain's
+    ``RecursiveCharacterTextSplitter`` through LlamaIndex's ``LangchainNodeParser``)."""
+
     kind: Literal["recursive"]
     chunk_size: int = Field(1500, gt=0, description="characters")
     chunk_overlap: int = Field(150, ge=0, description="characters shared by neighbouring chunks")
@@ -65,6 +73,9 @@ class RecursiveSplitterSpec(_Splitter):
 
 
 class SemanticSplitterSpec(_Splitter):
+    """A break wherever neighbouring sentences' embeddings drift apart (LangChain's ``SemanticChunker``; Kamradt
+    2023, "5 Levels of Text Splitting"), with the configuration's embedding unless ``embedding`` names one."""
+
     kind: Literal["semantic"]
     breakpoint_threshold_type: Literal["percentile", "standard_deviation", "interquartile", "gradient"] = Field(
         "percentile",
@@ -86,6 +97,9 @@ class SemanticSplitterSpec(_Splitter):
 
 
 class PatternSplitterSpec(_Splitter):
+    """A chunk starts at each match of ``pattern`` (a section sign, "Article", a heading): a legal text's own
+    structure; pieces longer than ``max_chunk_chars`` are split again by sentences."""
+
     kind: Literal["pattern"]
     pattern: str = Field(r"\n(?=§)", description="regex; a chunk starts at each match")
     max_chunk_chars: int | None = Field(4000, gt=0, description="longer pieces are split again by sentences")

@@ -195,9 +195,11 @@ def load_dataset(spec: DatasetSpec, report_dir: Path | None = None) -> Dataset:
     if spec.duplicate_evidence == "all_copies":
         from ragsweep.datasets.duplicates import add_copies
 
+        assert locator.index is not None  # TextLocator.__post_init__ sets it
         questions, copies = add_copies(questions, locator.index)
-        if copies.note():
-            notes.append(copies.note())
+        copy_note = copies.note()
+        if copy_note:
+            notes.append(copy_note)
     dataset = Dataset(name=dataset_name(spec), documents=documents, questions=questions, notes=notes)
     dataset.evidence = {
         "questions_with_evidence": sum(bool(q.evidence) for q in questions),

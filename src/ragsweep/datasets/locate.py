@@ -104,6 +104,13 @@ class CorpusIndex:
         self._starts = starts
         self._joined = "\0".join(n.text for n in self._norm)
 
+    def _joined_text(self) -> str:
+        """The joined normalised text, built on first need."""
+        if self._joined is None:
+            self._build()
+        assert self._joined is not None  # _build sets it
+        return self._joined
+
     def _place(self, pos: int, length: int) -> tuple[int, int, int]:
         """(document index, original start, original end) of a match in the joined text."""
         i = bisect.bisect_right(self._starts, pos) - 1
@@ -120,7 +127,9 @@ class CorpusIndex:
         inside: Match | None = None
         for did in [doc_id] if doc_id is not None else self.documents:
             text = self.documents.get(did)
-            i = -1 if text is None else text.find(stripped)
+            if text is None:
+                continue
+            i = text.find(stripped)
             while i >= 0:
                 if at_word_boundaries(text, i, i + len(stripped)):
                     return Match(did, i, i + len(stripped), "exact")
@@ -136,15 +145,14 @@ class CorpusIndex:
         """Every non-overlapping occurrence of an already normalised needle, as original offsets."""
         if not needle_norm:
             return []
-        if self._joined is None:
-            self._build()
+        joined = self._joined_text()
         out: list[Match] = []
-        pos = self._joined.find(needle_norm)
+        pos = joined.find(needle_norm)
         while pos >= 0:
             i, start, end = self._place(pos, len(needle_norm))
             if doc_id is None or self._ids[i] == doc_id:
                 out.append(Match(self._ids[i], start, end, "normalised"))
-            pos = self._joined.find(needle_norm, pos + len(needle_norm))
+            pos = joined.find(needle_norm, pos + len(needle_norm))
         return out
 
     def closest(self, needle_norm: str, doc_id: str | None = None) -> Match | None:
@@ -162,9 +170,8 @@ class CorpusIndex:
 
         if len(needle_norm) < _ANCHOR:
             return None
-        if self._joined is None:
-            self._build()
-        lo_all, hi_all = 0, len(self._joined)
+        joined = self._joined_text()
+        lo_all, hi_all = 0, len(joined)
         if doc_id is not None:
             if doc_id not in self._index_of:
                 return None
@@ -173,12 +180,12 @@ class CorpusIndex:
         votes: dict[tuple[int, int], int] = {}
         for off in range(0, len(needle_norm) - _ANCHOR + 1, _ANCHOR):
             piece = needle_norm[off : off + _ANCHOR]
-            pos, hits = self._joined.find(piece, lo_all, hi_all), 0
+            pos, hits = joined.find(piece, lo_all, hi_all), 0
             while pos >= 0 and hits < _MAX_ANCHOR_HITS:
                 d = bisect.bisect_right(self._starts, pos) - 1
                 local = max(0, pos - self._starts[d] - off)  # where the needle would start in document d
                 votes[(d, local // _ANCHOR)] = votes.get((d, local // _ANCHOR), 0) + 1
-                pos, hits = self._joined.find(piece, pos + 1, hi_all), hits + 1
+                pos, hits = joined.find(piece, pos + 1, hi_all), hits + 1
         best: Match | None = None
         margin = len(needle_norm) // 4 + _ANCHOR
         for (d, bucket), _ in sorted(votes.items(), key=lambda kv: (-kv[1], kv[0]))[:8]:
@@ -186,7 +193,7 @@ class CorpusIndex:
             doc_hi = doc_lo + len(self._norm[d].text)
             at = doc_lo + bucket * _ANCHOR
             lo, hi = max(doc_lo, at - margin), min(doc_hi, at + len(needle_norm) + margin)
-            window = self._joined[lo:hi]
+            window = joined[lo:hi]
             if len(window) <= len(needle_norm):  # a short document: all of it is the candidate
                 a_start, a_end = 0, len(window)
             else:

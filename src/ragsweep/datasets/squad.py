@@ -64,8 +64,12 @@ def _answer_span(context: str, answer: dict) -> tuple[tuple[int, int] | None, bo
     text, start = answer.get("text"), answer.get("answer_start")
     if not isinstance(text, str) or not text.strip():
         return None, False
-    valid_start = isinstance(start, int) and not isinstance(start, bool) and start >= 0
-    if valid_start and context[start : start + len(text)] == text:
+    if (
+        isinstance(start, int)
+        and not isinstance(start, bool)
+        and start >= 0
+        and context[start : start + len(text)] == text
+    ):
         lead = len(text) - len(text.lstrip())
         return (start + lead, start + len(text.rstrip())), False
     return find_span(context, text), True
@@ -76,7 +80,7 @@ def load_squad_questions(
 ) -> list[Question]:
     """Questions whose contexts are matched to corpus documents by their text."""
     path = Path(spec.path)
-    by_text = {}
+    by_text: dict[str, str] = {}
     for d in documents:
         by_text.setdefault(d.text, d.doc_id)
     questions: list[Question] = []

@@ -60,17 +60,19 @@ class TextLocator:
         """The text's span (the first place found, in tier order), or None (recorded as unlocated)."""
         from ragsweep.datasets.normalise import normalise_needle
 
-        match: Match | None = self.index.exact(text, doc_id)
+        index = self.index
+        assert index is not None  # __post_init__ sets it
+        match: Match | None = index.exact(text, doc_id)
         norm = normalise_needle(text)
         if match is None:
-            found = self.index.normalised_all(norm, doc_id)
-            whole = [m for m in found if self.index.at_boundaries(m)]
+            found = index.normalised_all(norm, doc_id)
+            whole = [m for m in found if index.at_boundaries(m)]
             # a short quote may match across words once spaces are dropped ("a test" in "latest"): only
             # a long one may be taken from inside words
             match = whole[0] if whole else (found[0] if found and len(norm) >= MIN_COPY_CHARS else None)
         closest = None
         if match is None:
-            closest = self.index.closest(norm, doc_id)
+            closest = index.closest(norm, doc_id)
             if closest is not None and self.fuzzy is not None and closest.similarity >= self.fuzzy:
                 match = closest
         if match is not None:
@@ -79,7 +81,7 @@ class TextLocator:
             self.located.add((qid, span))
             return span
         place = f"{doc_id!r}" if doc_id is not None else "the corpus"
-        record = {
+        record: dict[str, object] = {
             "qid": qid,
             "field": where,
             "doc_id": doc_id,
@@ -92,23 +94,23 @@ class TextLocator:
         }
         near = ""
         if closest is not None:
+            closest_text = self.documents[closest.doc_id][closest.start : closest.end]
             record.update(
                 closest_doc_id=closest.doc_id,
                 closest_start=closest.start,
                 closest_end=closest.end,
-                closest_text=self.documents[closest.doc_id][closest.start : closest.end],
+                closest_text=closest_text,
                 similarity=closest.similarity,
             )
-            near = (
-                f"; closest: {snippet(record['closest_text'], 40)} in {closest.doc_id!r} "
-                f"(similarity {closest.similarity:.3f})"
-            )
+            near = f"; closest: {snippet(closest_text, 40)} in {closest.doc_id!r} (similarity {closest.similarity:.3f})"
         self.unlocated.append(Unlocated(qid, f"{where}: text {snippet(text)} not found in {place}{near}", record))
         return None
 
     def summary(self) -> dict:
         """Counts per tier plus ``unlocated`` and ``total`` (the manifest's ``evidence_location``)."""
-        out = {tier: int(self.tiers.get(tier, 0)) for tier in ("exact", "normalised", "fuzzy")}
+        out: dict[str, int | float | None] = {
+            tier: int(self.tiers.get(tier, 0)) for tier in ("exact", "normalised", "fuzzy")
+        }
         out.update(unlocated=len(self.unlocated), total=self.total, fuzzy_threshold=self.fuzzy)
         return out
 

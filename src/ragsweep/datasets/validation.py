@@ -58,9 +58,9 @@ def evidence_lines(dataset: Dataset, report_dir: Path | None = None) -> list[str
         )
         for p in copies["documents"][:MAX_LISTED]:
             lines.append(f"  {p['evidence_doc']} -> {p['copy_doc']}: {p['copies']} cop(ies)")
-    near = near_duplicate_documents({d.doc_id: d.text for d in dataset.documents})
-    if near:
-        lines.append(f"near-duplicate documents (>= 80% of one's 8-word shingles in the other): {len(near)}")
-        for p in near[:MAX_LISTED]:
+    near_docs = near_duplicate_documents({d.doc_id: d.text for d in dataset.documents})
+    if near_docs:
+        lines.append(f"near-duplicate documents (>= 80% of one's 8-word shingles in the other): {len(near_docs)}")
+        for p in near_docs[:MAX_LISTED]:
             lines.append(f"  {p['document']} within {p['within']}: {p['containment']:.0%}")
     return lines

@@ -20,13 +20,17 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 MIN_TOKENS = 32  # rows x tokens of a batch, at least: below it CPU kernels round differently
 # rows x tokens of a batch, at most: bounds the attention scores' memory (64 rows of 512 tokens would
 # hold 0.8 GB per layer), also faster on a CPU (BENCHMARKS.md, "Stage 1 at the floor")
 MAX_TOKENS = 512
+
+T = TypeVar("T")  # a text, or a tokenized row
+B = TypeVar("B")  # a batch
+R = TypeVar("R")  # what is computed of a batch
 
 
 def _sentence_transformer(model: Any):
@@ -86,7 +90,7 @@ def equal_key_batches(keys: list[object], size: int, max_tokens: int | None = MA
     return out
 
 
-def in_parallel(fn, batches: list, workers: int) -> Iterator[tuple[object, object]]:
+def in_parallel(fn: Callable[[B], R], batches: list[B], workers: int) -> Iterator[tuple[B, R]]:
     """(batch, ``fn(batch)``) for each batch, in order, with ``workers`` calls at a time.
 
     ONNX Runtime runs calls of one session concurrently; a small model's single call cannot keep
@@ -116,7 +120,7 @@ def in_parallel(fn, batches: list, workers: int) -> Iterator[tuple[object, objec
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def filled(texts: list[str], key: object) -> list[str]:
+def filled(texts: list[T], key: object) -> list[T]:
     """``texts`` (one key, a token count) with copies of the first added up to ``MIN_TOKENS``."""
     if not isinstance(key, int) or key <= 0:
         return texts

@@ -8,7 +8,9 @@ by every run and sweep that points at the same directory.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -55,9 +57,12 @@ class EmbeddingCache:
         return out
 
     def get_many(self, model: str, keys: list[bytes]) -> dict[bytes, list[float]]:
-        return {k: np.frombuffer(v, dtype=np.float32).tolist() for k, v in self._select(model, keys, "vec").items()}
+        rows = self._select(model, keys, "vec").items()
+        return {k: np.frombuffer(cast(bytes, v), dtype=np.float32).tolist() for k, v in rows}  # vec: a BLOB
 
-    def put_many(self, model: str, items: list[tuple[bytes, list[float]]], ms: list[float] | None = None) -> None:
+    def put_many(
+        self, model: str, items: Sequence[tuple[bytes, Sequence[float] | np.ndarray]], ms: list[float] | None = None
+    ) -> None:
         """Store vectors; ``ms`` optionally records how long each took to compute (query latency)."""
         rows = []
         for i, (key, vec) in enumerate(items):
@@ -68,11 +73,12 @@ class EmbeddingCache:
 
     def get_ms(self, model: str, keys: list[bytes]) -> dict[bytes, float]:
         """Recorded compute times (ms) of the given keys, where one was recorded."""
-        return self._select(model, keys, "ms", "AND ms IS NOT NULL")  # type: ignore[return-value]
+        return cast(dict[bytes, float], self._select(model, keys, "ms", "AND ms IS NOT NULL"))  # ms: REAL
 
     def arrays(self, model: str, keys: list[bytes]) -> tuple[dict[bytes, np.ndarray], dict[bytes, float]]:
         """Vectors (float32 arrays) and recorded latencies of ``keys``: what a Ray task is sent."""
-        vecs = {k: np.frombuffer(v, dtype=np.float32) for k, v in self._select(model, keys, "vec").items()}
+        rows = self._select(model, keys, "vec").items()
+        vecs = {k: np.frombuffer(cast(bytes, v), dtype=np.float32) for k, v in rows}  # vec: a BLOB
         return vecs, self.get_ms(model, keys)
 
     def put_computed(self, model: str, items: list[tuple[bytes, np.ndarray, float | None]]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import Any
 
 from ragsweep.cache_dir import DEFAULT_CACHE
 from ragsweep.config import EmbeddingSpec, HFEmbeddingSpec, OpenAIEmbeddingSpec
@@ -117,7 +118,7 @@ def load_model(spec: EmbeddingSpec, cache_root: Path = DEFAULT_CACHE):
         from llama_index.embeddings.openai import OpenAIEmbedding
 
         key = require_api_key(spec)
-        kwargs = {"dimensions": spec.dimensions} if spec.dimensions else {}
+        kwargs: dict[str, Any] = {"dimensions": spec.dimensions} if spec.dimensions else {}
         return OpenAIEmbedding(
             model_name=spec.model,
             api_key=key,

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 
 class FastTokenizer:
@@ -29,7 +33,7 @@ class FastTokenizer:
         self._tok = Tokenizer.from_str(self._json)
         self._tok.no_padding()
         self._tok.no_truncation()
-        self._by_length: dict[int | None, object] = {None: self._tok}
+        self._by_length: dict[int | None, Tokenizer] = {None: self._tok}
         self._lock = threading.Lock()
         config = _read(Path(model_dir) / "tokenizer_config.json")
         limit = config.get("model_max_length")
@@ -50,9 +54,10 @@ class FastTokenizer:
         """(ids, type ids) per text."""
         return [(e.ids, e.type_ids) for e in self._for_length(max_length or None).encode_batch(list(texts))]
 
-    def _for_length(self, max_length: int | None):
+    def _for_length(self, max_length: int | None) -> Tokenizer:
         tok = self._by_length.get(max_length)
         if tok is None:
+            assert max_length is not None  # the untruncated one (key None) is made in __init__
             from tokenizers import Tokenizer
 
             with self._lock:

@@ -14,13 +14,16 @@ from __future__ import annotations
 import importlib.util
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from pydantic import Field, PrivateAttr
 
 from ragsweep.embeddings.st_layout import SentenceLayout, l2_normalize, pool
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 
 class OnnxEmbedding(BaseEmbedding):
@@ -43,6 +46,7 @@ class OnnxEmbedding(BaseEmbedding):
 
         from ragsweep.embeddings.fast_tokenizer import FastTokenizer, max_positions
 
+        tokenizer: FastTokenizer | PreTrainedTokenizerBase
         if FastTokenizer.available(layout.transformer_dir):  # no transformers, hence no PyTorch, in this process
             tokenizer = FastTokenizer(layout.transformer_dir)
             limit = tokenizer.model_max_length

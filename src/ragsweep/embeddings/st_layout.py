@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 
@@ -73,7 +74,7 @@ def read_layout(model_dir: Path, field: str) -> SentenceLayout:
             )
     pooling, include_prompt = ("mean",), True
     if pooling_dir is not None:
-        config = _read_json(pooling_dir / "config.json")
+        config = cast(dict[str, Any], _read_json(pooling_dir / "config.json"))  # a JSON object
         mode = config.get("pooling_mode") or [m for key, m in _LEGACY_MODES.items() if config.get(key)]
         pooling = (mode,) if isinstance(mode, str) else tuple(mode)
         include_prompt = bool(config.get("include_prompt", True))
@@ -84,7 +85,7 @@ def read_layout(model_dir: Path, field: str) -> SentenceLayout:
                 f"{unsupported or 'nothing'}; use backend: torch"
             )
     st_config = transformer / "sentence_bert_config.json"
-    settings = _read_json(st_config) if st_config.is_file() else {}
+    settings = cast(dict[str, Any], _read_json(st_config)) if st_config.is_file() else {}  # a JSON object
     return SentenceLayout(
         transformer,
         pooling,

@@ -135,7 +135,7 @@ def answer_task(
     questions): open the indexes and graphs the driver's earlier tasks made, then answer exactly as the
     local executor does; LLM-written answers go back as generation items."""
     from ragsweep.executors.inprocess import InProcess
-    from ragsweep.pipelines.plan import ANSWERING, SweepPlan
+    from ragsweep.pipelines.plan import RETRIEVING, SweepPlan
     from ragsweep.pipelines.progress import NullBar
 
     ctx = _context(spec, dataset, cache_root, vectors, graph_files, configs)
@@ -143,9 +143,7 @@ def answer_task(
     gen_items: list[Retrieved] = []
     plan = SweepPlan.build(configs, pending)
     try:  # the plan's units in this process: the chunks are the driver's, indexes and graphs its tasks' (reopened)
-        InProcess(plan, ctx, sink, bar, gen_items, chunks={configs[0].chunk_key: chunks}).run(
-            plan.units(ANSWERING[:-1])
-        )
+        InProcess(plan, ctx, sink, bar, gen_items, chunks={configs[0].chunk_key: chunks}).run(plan.units(RETRIEVING))
     finally:
         if ctx.neo4j is not None:
             ctx.neo4j.close()

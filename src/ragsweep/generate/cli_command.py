@@ -92,8 +92,8 @@ def generate(
     for line in lines(outcome.summary):
         console.print(line)
     console.print(f"wrote {', '.join(str(p) for p in paths)}")
-    code, line = exit_status(outcome.summary, paths[2])
-    if line is not None:
-        typer.echo(f"{'error' if code == 2 else 'short'}: {line}", err=True)
+    code, message = exit_status(outcome.summary, paths[2])
+    if message is not None:
+        typer.echo(f"{'error' if code == 2 else 'short'}: {message}", err=True)
     if code:
         raise typer.Exit(code)

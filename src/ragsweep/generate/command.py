@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragsweep.config import DatasetSpec, GenerateSpec, SweepSpec
+from ragsweep.config import DatasetSpec, GenerateSpec, LLMSpec, SweepSpec
 from ragsweep.errors import RagsweepError
 
 
@@ -76,8 +76,16 @@ def resolve(source: str, overrides: dict) -> GenerateRequest:
     return GenerateRequest(dataset, gen, spec, source)
 
 
-def _llm_spec(req: GenerateRequest):
-    return req.generate.llm or req.spec.llm
+def _spec(req: GenerateRequest) -> SweepSpec:
+    """The spec of a request for the llm generator (``resolve`` refuses one without a spec)."""
+    assert req.spec is not None
+    return req.spec
+
+
+def _llm_spec(req: GenerateRequest) -> LLMSpec:
+    llm = req.generate.llm or _spec(req).llm
+    assert llm is not None  # resolve refuses the llm generator without an endpoint
+    return llm
 
 
 def estimate(req: GenerateRequest, documents):
@@ -93,7 +101,7 @@ def estimate(req: GenerateRequest, documents):
     gen, llm = req.generate, _llm_spec(req)
     est = StageEstimate("generate", llm.model)
     cursor = PassageCursor(documents, document_titles(documents), gen.passage_tokens, gen.seed)
-    price = price_for(llm.model, req.spec.prices)
+    price = price_for(llm.model, _spec(req).prices)
     for t, q in quotas(gen.weights(), gen.questions).items():
         for _ in range(int(-(-q * gen.oversample // 1))):
             got = prompt_for(t, cursor)
@@ -128,14 +136,14 @@ def run_generate(req: GenerateRequest, out: Path, *, cache: Path | None, budget:
 
         spec_llm = _llm_spec(req)
         api_key_for(spec_llm, "generate.llm" if req.generate.llm else "llm")
-        if budget is not None and price_for(spec_llm.model, req.spec.prices) is None:
+        if budget is not None and price_for(spec_llm.model, _spec(req).prices) is None:
             raise RagsweepError(
                 f"--budget: model {spec_llm.model!r} has no price, so spending cannot be bounded; add "
                 f"it to the spec's prices (USD per million tokens)"
             )
-        cache_dir = CacheDir(Path(cache or req.spec.cache_dir or DEFAULT_CACHE))
+        cache_dir = CacheDir(Path(cache or _spec(req).cache_dir or DEFAULT_CACHE))
         cache_dir.root.mkdir(parents=True, exist_ok=True)
-        clients = LLMClients(req.spec, cache_dir.llm_calls, run_id=f"generate-{int(time.time())}", budget_usd=budget)
+        clients = LLMClients(_spec(req), cache_dir.llm_calls, run_id=f"generate-{int(time.time())}", budget_usd=budget)
         llm = clients.get(spec_llm)
     try:
         outcome = generate_questions(req.generate, documents, llm=llm, say=say)

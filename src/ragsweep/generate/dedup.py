@@ -8,13 +8,19 @@ text retrieval"; near-duplicate filtering after Broder 1997, with TF-IDF in plac
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
 
 class NearDuplicates:
     def __init__(self, threshold: float) -> None:
         self.threshold = threshold
         self.kept: list[str] = []
-        self._vec = None
-        self._matrix = None
+        self._vec: TfidfVectorizer | None = None
+        self._matrix: sp.csr_matrix | None = None
 
     def fit(self, batch: list[str]) -> None:
         """Weigh words by their IDF over ``batch`` (the candidates about to be checked) and the kept questions."""
@@ -31,6 +37,7 @@ class NearDuplicates:
 
         if self._vec is None:
             self.fit([text])
+        assert self._vec is not None  # fit() always sets it
         v = self._vec.transform([text])
         if self._matrix is not None and v.nnz and (self._matrix @ v.T).max() >= self.threshold - 1e-12:
             return False

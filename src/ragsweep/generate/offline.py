@@ -73,7 +73,7 @@ def duty_question(f: DocumentFacts, d: Duty, rng: random.Random, anchored: bool 
     )
 
 
-def simple_candidate(f: DocumentFacts, fact, rng: random.Random, anchored: bool = True) -> Candidate:
+def simple_candidate(f: DocumentFacts, fact: Definition | Duty, rng: random.Random, anchored: bool = True) -> Candidate:
     if isinstance(fact, Definition):
         q, method = definition_question(f, fact, rng, anchored), "definition"
     else:
@@ -82,8 +82,8 @@ def simple_candidate(f: DocumentFacts, fact, rng: random.Random, anchored: bool 
     return Candidate("simple", method, q, _flat(s.text), [Quote(s.text, s.doc_id)], doc_id=f.doc_id)
 
 
-def _facts(f: DocumentFacts, methods: tuple[str, ...]) -> list:
-    out: list = []
+def _facts(f: DocumentFacts, methods: tuple[str, ...]) -> list[Definition | Duty]:
+    out: list[Definition | Duty] = []
     if "definition" in methods:
         out += f.definitions
     if "duty" in methods:
@@ -105,7 +105,7 @@ class OfflineRecipes:
     def stream(self, qtype: str) -> Iterator[Candidate]:
         return getattr(self, f"_{qtype}")(self._rng(qtype))
 
-    def _pairs(self, rng: random.Random) -> list[tuple[DocumentFacts, object]]:
+    def _pairs(self, rng: random.Random) -> list[tuple[DocumentFacts, Definition | Duty]]:
         pairs = [(f, x) for f in self.docs for x in _facts(f, self.methods)]
         rng.shuffle(pairs)
         return pairs
@@ -201,7 +201,7 @@ class OfflineRecipes:
 
     def _comparative(self, rng: random.Random) -> Iterator[Candidate]:
         """One defined term, or one (subject, verb) duty, in two documents."""
-        seen: dict[tuple, list[tuple[DocumentFacts, object]]] = {}
+        seen: dict[tuple, list[tuple[DocumentFacts, Definition | Duty]]] = {}
         for f in self.docs:
             for x in _facts(f, self.methods):
                 key = ("def", x.term.lower()) if isinstance(x, Definition) else ("duty", x.subject, x.verb)
@@ -213,7 +213,7 @@ class OfflineRecipes:
             if len(by_doc) < 2:
                 continue
             (fa, a), (fb, b) = rng.sample(sorted(by_doc.values(), key=lambda p: p[0].doc_id), 2)
-            if key[0] == "def":
+            if isinstance(a, Definition):  # key[0] == "def"
                 q = f'How do "{fa.title}" and "{fb.title}" differ in what they mean by "{a.term}"?'
             else:
                 q = f'How do "{fa.title}" and "{fb.title}" differ on what {_the(a.subject)} {a.modal} {a.verb}?'

@@ -51,7 +51,7 @@ def _template() -> tuple[frozenset, frozenset, frozenset, tuple[str, ...]]:
     placeholders, and its placeholders."""
     texts = [prompts.build(t, []) for t in prompts.TYPE_INSTRUCTIONS]
     fragments = {" ".join(_words(p)) for text in texts for split in _SPLITS for p in re.split(split, text)}
-    grams = set()
+    grams: set[tuple[str, ...]] = set()
     for text in texts:
         w = _words(text)
         grams.update(tuple(w[i : i + NGRAM]) for i in range(len(w) - NGRAM + 1))

@@ -76,7 +76,7 @@ def parse(reply: str) -> dict | None:
     terms = obj.get("absent_terms") or []
     if not isinstance(ev, list) or not isinstance(terms, list):
         return None
-    quotes = []
+    quotes: list[tuple[int | None, str]] = []
     for e in ev:
         if isinstance(e, str):
             quotes.append((None, e))

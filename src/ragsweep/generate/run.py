@@ -63,7 +63,7 @@ class _Selection:
     def reject(self, c: Candidate | None, reason: str, qtype: str, reply: str | None = None) -> None:
         kind = reason.split(":")[0]
         self.reasons[kind] += 1
-        row = {"type": qtype, "reason": reason}
+        row: dict[str, object] = {"type": qtype, "reason": reason}
         if c is not None:
             row.update(
                 question=c.question,
@@ -152,7 +152,7 @@ def llm_rounds(spec: GenerateSpec, documents: list[Document], sel: _Selection, l
         if not texts:
             return None
         replies, stop = asyncio.run(ask_all(llm, texts, trace))
-        cands: list[tuple[str, Candidate | None, str | None]] = []
+        cands: list[tuple[str, Candidate | None, str]] = []
         failed = 0
         for (t, passages), reply in zip(asked, replies):
             if isinstance(reply, BaseException):

@@ -30,6 +30,7 @@ sent again only then. Used from the engine's one event loop.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -164,6 +165,7 @@ class AdaptiveLimit:
     ) -> Served:
         served = self._service(ticket, ms, server_ms, end)
         if served.basis == "server" or (served.basis == "alone" and self.calls):  # the first: a cold server
+            assert served.service_ms is not None  # "server" and "alone" always carry a service time
             self.model.add(prompt_tokens, completion_tokens, served.service_ms)
         self.calls += 1
         if served.service_ms is not None:
@@ -270,10 +272,11 @@ class AdaptiveLimit:
             r.server_ms if r.server_ms is not None else self.model.predict(r.prompt_tokens, r.completion_tokens)
             for r in window
         ]
-        if any(p is None for p in predicted):
+        known = [p for p in predicted if p is not None]
+        if len(known) < len(predicted):
             return None
         in_flight = sum(r.in_flight for r in window) / len(window)
-        return in_flight * sum(predicted) / sum(r.ms for r in window)
+        return in_flight * sum(known) / sum(r.ms for r in window)
 
     def _set(self, limit: int) -> None:
         if limit == self.limit:
@@ -295,7 +298,7 @@ class AdaptiveLimit:
             if not ahead & self._active.keys():
                 del self._ghosts[gid]
                 schedule = self._schedule or asyncio.get_running_loop().call_later
-                schedule(hold / 1000, lambda gid=gid: self._release_ghost(gid))
+                schedule(hold / 1000, functools.partial(self._release_ghost, gid))
 
     def _release_ghost(self, gid: int) -> None:
         ticket = self._active.pop(gid, None)

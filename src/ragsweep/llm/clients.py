@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from ragsweep.config import LLMSpec, SweepSpec
+from ragsweep.config.chunk_context import uses_llm
 from ragsweep.errors import RagsweepError
 from ragsweep.llm.budget import Budget
 
@@ -28,10 +29,12 @@ def llms_in_use(spec: SweepSpec, with_stage2: bool = True) -> list[tuple[str, LL
         out.append(("llm", spec.llm))
     for i, sp in enumerate(spec.splitters):  # contextual chunks written by an LLM: the spec's, or their own
         ctx = getattr(sp, "context", None)
-        if getattr(ctx, "kind", None) == "llm":
+        if uses_llm(ctx):  # kind llm
             own = ctx.llm is not None
+            llm = ctx.llm or spec.llm
+            assert llm is not None  # SweepSpec's validation: an LLM context has its own llm or the spec's
             if own or not any(role == "llm" for role, _ in out):
-                out.append((f"splitters[{i}].context.llm" if own else "llm", ctx.llm or spec.llm))
+                out.append((f"splitters[{i}].context.llm" if own else "llm", llm))
     if with_stage2 and spec.stage2 is not None:
         judge = spec.stage2.llm or spec.llm
         if judge is not None:

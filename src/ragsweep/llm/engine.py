@@ -216,6 +216,7 @@ class LLMEngine:
             return call
         finally:
             if held:
+                assert self.budget is not None  # held only while a budget holds a reservation
                 self.budget.release(reserved)
 
     async def _send(self, llm, messages, kwargs, est_in, est_out, need_estimate, trace):
@@ -284,6 +285,7 @@ class LLMEngine:
         them to settle (usually far below their worst case) before refusing."""
         from ragsweep.llm.budget import BudgetExhausted
 
+        assert self.budget is not None  # called only with a budget
         while True:
             try:
                 return self.budget.reserve(amount)

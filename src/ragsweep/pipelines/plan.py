@@ -31,6 +31,7 @@ from ragsweep.pipelines.grid import Configuration
 
 STAGES = ("chunk", "index", "queries", "graph", "answer", "generate", "score", "judge")
 ANSWERING = STAGES[:6]  # what ``Executor.answer`` runs; the driver asks for the score unit and stage 2 after it
+RETRIEVING = ANSWERING[:-1]  # up to the extractive answers; the LLM generator's unit follows them
 
 
 @dataclass(frozen=True)

@@ -16,13 +16,14 @@ from ragsweep.results.run import overlaps_gold, read_manifest
 
 if TYPE_CHECKING:
     from ragsweep.datasets.types import Dataset, Question
+    from ragsweep.pipelines.answer_record import AnswerRecord
 
 
 @dataclass
 class AskResult:
     """The answer payload (sources with their text) and the dataset question it matched, if any."""
 
-    out: dict
+    out: AnswerRecord
     matched: Question | None = None
     by_qid: bool = False
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     import pandas as pd
+    from rich.console import JustifyMethod
 
     from ragsweep.results.run import RunData
 
@@ -260,7 +261,7 @@ def print_comparison(result: Comparison, console) -> None:
         "over the configurations of each metric; * p < 0.05",
         pad_edge=False,
     )
-    for col, just in (
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("configuration", "left"),
         ("metric", "left"),
         ("n", "right"),
@@ -268,7 +269,8 @@ def print_comparison(result: Comparison, console) -> None:
         ("B", "right"),
         ("B - A [95% CI]", "right"),
         ("p (Holm)", "right"),
-    ):
+    )
+    for col, just in columns:
         table.add_column(col, justify=just, no_wrap=True)
     for r in result.table.itertuples(index=False):
         ci = f" [{r.diff_lo:+.3f}, {r.diff_hi:+.3f}]" if r.paired and r.n else ""

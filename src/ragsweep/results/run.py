@@ -15,7 +15,7 @@ import platform
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ragsweep.errors import RagsweepError
 from ragsweep.run_dir import RunDir
@@ -110,7 +110,7 @@ def load_run(path: str | os.PathLike) -> RunData:
     run_dir = Path(path)
     meta = read_manifest(run_dir)
     notes: list[str] = []
-    status = meta.get("status")
+    status = cast(str, meta.get("status"))  # every manifest ragsweep writes has one
     questions = _read_questions(run_dir)
     configs = pd.DataFrame([_config_row(c) for c in meta.get("configurations", [])])
     if status == "running":

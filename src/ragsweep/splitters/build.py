@@ -10,6 +10,7 @@ whitespace-normalised search that advances through the document in order.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
 
 from ragsweep.config import (
     HierarchicalSplitterSpec,
@@ -24,6 +25,9 @@ from ragsweep.config import (
 from ragsweep.datasets.locate import find_span
 from ragsweep.datasets.types import Document
 from ragsweep.errors import RagsweepError
+
+if TYPE_CHECKING:
+    from langchain_text_splitters import TextSplitter
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,7 @@ def make_parser(spec: SplitterSpec, lc_embeddings=None):
         from langchain_text_splitters import RecursiveCharacterTextSplitter
         from llama_index.core.node_parser import LangchainNodeParser
 
-        kwargs = {"separators": spec.separators} if spec.separators else {}
+        kwargs: dict[str, Any] = {"separators": spec.separators} if spec.separators else {}
         lc = RecursiveCharacterTextSplitter(chunk_size=spec.chunk_size, chunk_overlap=spec.chunk_overlap, **kwargs)
         return LangchainNodeParser(lc, include_metadata=False)
     if isinstance(spec, SemanticSplitterSpec):
@@ -110,13 +114,14 @@ def make_parser(spec: SplitterSpec, lc_embeddings=None):
 
         if lc_embeddings is None:
             raise ValueError("the semantic splitter needs an embedding model")
-        lc = SemanticChunker(
+        semantic = SemanticChunker(
             lc_embeddings,
             buffer_size=spec.buffer_size,
             breakpoint_threshold_type=spec.breakpoint_threshold_type,
             breakpoint_threshold_amount=spec.breakpoint_threshold_amount,
         )
-        return LangchainNodeParser(lc, include_metadata=False)
+        # typed for a TextSplitter; a SemanticChunker has the split_text it calls
+        return LangchainNodeParser(cast("TextSplitter", semantic), include_metadata=False)
     if isinstance(spec, PatternSplitterSpec):
         from ragsweep.splitters.pattern import PatternSplitter
 

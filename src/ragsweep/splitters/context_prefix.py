@@ -133,8 +133,8 @@ def contextualise(chunks: list, documents: list[Document], mode: str) -> list:
     for c in chunks:
         doc = by_id[c.doc_id]
         if mode == "title_headings" and c.doc_id not in found:
-            heads = headings(doc.text)
-            found[c.doc_id] = (heads, heading_paths(heads))
+            doc_heads = headings(doc.text)
+            found[c.doc_id] = (doc_heads, heading_paths(doc_heads))
         heads, paths = found.get(c.doc_id, (None, None))
         out.append(dataclasses.replace(c, context=context_prefix(doc, c.start, mode, heads, paths)))
     return out

@@ -11,8 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING, cast
 
 from ragsweep.datasets.locate import find_span
+
+if TYPE_CHECKING:
+    from llama_index.core.schema import TextNode
 
 
 @dataclass(frozen=True)
@@ -36,7 +40,8 @@ def build_tree(text: str, chunk_sizes: tuple[int, ...], chunk_overlap: int) -> t
     parser = HierarchicalNodeParser.from_defaults(
         chunk_sizes=list(chunk_sizes), chunk_overlap=chunk_overlap, include_metadata=False, include_prev_next_rel=False
     )
-    nodes = parser.get_nodes_from_documents([Document(text=text)])
+    # typed as BaseNode: the parser's nodes are TextNodes (they carry start_char_idx)
+    nodes = cast("list[TextNode]", parser.get_nodes_from_documents([Document(text=text)]))
     pos = {n.node_id: i for i, n in enumerate(nodes)}
     spans: list[tuple[int, int]] = []
     cursors: dict[int | None, int] = {}  # per parent: where its next child is searched from
@@ -84,7 +89,7 @@ class HierarchicalLeafParser:
     def get_nodes_from_documents(self, documents) -> list:
         from llama_index.core.schema import TextNode
 
-        out = []
+        out: list[TextNode] = []
         for doc in documents:
             tree = build_tree(doc.text, self.chunk_sizes, self.chunk_overlap)
             out.extend(

@@ -173,36 +173,7 @@ def build_manifest(
 
     old = read_previous(run_dir)
     previous = old.get("invocations", [])
-    invocation = (
-        None
-        if stats is None
-        else {
-            "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "argv": [os.path.basename(sys.argv[0])] + sys.argv[1:],
-            "timings_s": {k: round(v, 3) for k, v in stats.timings.items()},
-            "answered": stats.answered,
-            "failed": stats.failed,
-            "skipped_already_done": stats.skipped_done,
-            "embeddings_computed": stats.embeddings_computed,
-            "query_embeddings_computed": stats.query_embeddings_computed,
-            "embeddings_from_cache": stats.embeddings_from_cache,
-            "indexes_built": stats.indexes_built,
-            "indexes_reused": stats.indexes_reused,
-            "bertscore_pairs_computed": stats.bertscore_pairs_computed,
-            "bertscore_pairs_unique": stats.bertscore_pairs_total,
-            "chunks": stats.chunks,
-            "unique_chunk_texts": stats.unique_chunk_texts,
-            "graphs": stats.graphs,
-            "unit_seconds": {k: round(v, 3) for k, v in sorted(stats.units.items())},
-            **({"chunk_contexts": stats.chunk_contexts} if stats.chunk_contexts else {}),
-            "executor": stats.executor,
-            "invocation": stats.invocation,
-            "judgements_made": stats.judged,
-            "judgements_failed": stats.judge_failed,
-            **{k: v for k, v in stats.llm.items() if k != "spending"},
-            "stopped": stats.stopped,
-        }
-    )
+    invocation = None if stats is None else _invocation(stats)
     from ragsweep.evaluation.bertscore import MINILM_ID
 
     bs = spec.scoring.bertscore
@@ -215,18 +186,7 @@ def build_manifest(
         "spec": spec.model_dump(mode="json"),
         "seed": spec.seed,
         "question_limit": limit,
-        "dataset": {
-            "name": dataset.name,
-            "fingerprint": dataset.fingerprint(),
-            "corpus_fingerprint": dataset.corpus_fingerprint(),
-            "documents": len(dataset.documents),
-            "questions": len(dataset.questions),
-            "questions_used": len(questions),
-            "notes": list(dataset.notes),
-            "evidence_location": dataset.evidence.get("location"),
-            "evidence_copies": dataset.evidence.get("copies"),
-            "unlocated_evidence": len(dataset.evidence.get("unlocated") or []),
-        },
+        "dataset": _dataset_info(dataset, questions),
         "generator": generator_info(spec),
         "llm": llm_info(spec),
         "usage": usage_summary(stats.llm.get("spending", [])) if stats is not None and stats.llm else None,
@@ -244,6 +204,52 @@ def build_manifest(
         "platform": {"machine": platform.machine(), "system": platform.system(), "cpus": os.cpu_count()},
         "invocations": previous + ([invocation] if invocation else []),
         "written_at": time.time(),
+    }
+
+
+def _invocation(stats) -> dict:
+    """What one invocation did and how long each stage took, as the manifest lists it."""
+    return {
+        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "argv": [os.path.basename(sys.argv[0])] + sys.argv[1:],
+        "timings_s": {k: round(v, 3) for k, v in stats.timings.items()},
+        "answered": stats.answered,
+        "failed": stats.failed,
+        "skipped_already_done": stats.skipped_done,
+        "embeddings_computed": stats.embeddings_computed,
+        "query_embeddings_computed": stats.query_embeddings_computed,
+        "embeddings_from_cache": stats.embeddings_from_cache,
+        "indexes_built": stats.indexes_built,
+        "indexes_reused": stats.indexes_reused,
+        "bertscore_pairs_computed": stats.bertscore_pairs_computed,
+        "bertscore_pairs_unique": stats.bertscore_pairs_total,
+        "chunks": stats.chunks,
+        "unique_chunk_texts": stats.unique_chunk_texts,
+        "graphs": stats.graphs,
+        "unit_seconds": {k: round(v, 3) for k, v in sorted(stats.units.items())},
+        **({"chunk_contexts": stats.chunk_contexts} if stats.chunk_contexts else {}),
+        "executor": stats.executor,
+        "invocation": stats.invocation,
+        "judgements_made": stats.judged,
+        "judgements_failed": stats.judge_failed,
+        **{k: v for k, v in stats.llm.items() if k != "spending"},
+        "stopped": stats.stopped,
+    }
+
+
+def _dataset_info(dataset, questions) -> dict:
+    """The dataset's name, fingerprints, sizes and where its evidence was located."""
+    return {
+        "name": dataset.name,
+        "fingerprint": dataset.fingerprint(),
+        "corpus_fingerprint": dataset.corpus_fingerprint(),
+        "documents": len(dataset.documents),
+        "questions": len(dataset.questions),
+        "questions_used": len(questions),
+        "notes": list(dataset.notes),
+        "evidence_location": dataset.evidence.get("location"),
+        "evidence_copies": dataset.evidence.get("copies"),
+        "unlocated_evidence": len(dataset.evidence.get("unlocated") or []),
     }
 
 

@@ -121,7 +121,7 @@ def build_comparisons(records, spec, selection: dict | None):
     best, and then ``chosen_on`` says so."""
     import pandas as pd
 
-    from ragsweep.evaluation.significance import COMPARE_COLUMNS, compare_to_best
+    from ragsweep.evaluation.significance import COMPARE_COLUMNS
     from ragsweep.evaluation.verdict import LOWER_IS_BETTER
 
     columns = ["stage"] + COMPARE_COLUMNS + ["chosen_on"]
@@ -130,44 +130,44 @@ def build_comparisons(records, spec, selection: dict | None):
     test = records[(records["split"] == "test") & records["error"].isna()]
     metric = spec.stage2.select_metric if spec.stage2 is not None else spec.scoring.metric
     frames = []
-    best = (selection or {}).get("selected", [None])[0] if (selection or {}).get("selected") else None
-    if best is None and metric in records.columns:
-        best = validation_best(records, metric)
-    chosen_on = "validation"
-    if best is not None and not test["config_id"].eq(best).any():
-        best = None
-    if best is None:
-        chosen_on = "test"
-    higher = metric not in LOWER_IS_BETTER
+    best = _best_on_validation(records, test, metric, selection)
+    chosen_on = "validation" if best is not None else "test"
     if metric in test.columns and test[metric].notna().any():
-        frames.append(
-            compare_to_best(
-                test[["config_id", "qid", metric]],
-                metric,
-                best=best,
-                seed=spec.seed,
-                higher_is_better=higher,
-                alpha=spec.scoring.alpha,
-                n_boot=spec.scoring.bootstrap_samples,
-                confidence=spec.scoring.confidence,
-            ).assign(stage="stage1")
-        )
+        higher = metric not in LOWER_IS_BETTER
+        frames.append(_compare(test, metric, best, spec, higher_is_better=higher).assign(stage="stage1"))
     if selection and selection.get("selected"):
         judged = test[test["config_id"].isin(selection["selected"])]
         for m in [m for m in JUDGE_METRICS if m in judged.columns]:
             if judged[m].notna().any():
-                frames.append(
-                    compare_to_best(
-                        judged[["config_id", "qid", m]],
-                        m,
-                        best=best,
-                        seed=spec.seed,
-                        alpha=spec.scoring.alpha,
-                        n_boot=spec.scoring.bootstrap_samples,
-                        confidence=spec.scoring.confidence,
-                    ).assign(stage="stage2")
-                )
+                frames.append(_compare(judged, m, best, spec).assign(stage="stage2"))
     if not frames:
         return pd.DataFrame(columns=columns)
     out = pd.concat(frames, ignore_index=True).assign(chosen_on=chosen_on)
     return out[["stage"] + [c for c in out.columns if c != "stage"]]
+
+
+def _best_on_validation(records, test, metric: str, selection: dict | None) -> str | None:
+    """Stage 2's first selected configuration, else the best validation mean of ``metric``; None when
+    neither is among the test rows (the comparisons then pick the test-set best)."""
+    best = (selection or {}).get("selected", [None])[0] if (selection or {}).get("selected") else None
+    if best is None and metric in records.columns:
+        best = validation_best(records, metric)
+    if best is not None and not test["config_id"].eq(best).any():
+        best = None
+    return best
+
+
+def _compare(frame, metric: str, best: str | None, spec, higher_is_better: bool = True):
+    """``compare_to_best`` of ``metric`` over ``frame``'s rows with the spec's seed, alpha and bootstrap."""
+    from ragsweep.evaluation.significance import compare_to_best
+
+    return compare_to_best(
+        frame[["config_id", "qid", metric]],
+        metric,
+        best=best,
+        seed=spec.seed,
+        higher_is_better=higher_is_better,
+        alpha=spec.scoring.alpha,
+        n_boot=spec.scoring.bootstrap_samples,
+        confidence=spec.scoring.confidence,
+    )

@@ -176,6 +176,69 @@ def _build(ctx: StageContext, config: Configuration, retrievers) -> _Built:
     return _Built(spec_r, tuning, retriever, engine, abstain, route)
 
 
+@dataclass
+class _Fetched:
+    """One question's retrieval: its query, the route's settings, the shaped ranking and context, latencies."""
+
+    bundle: Any
+    top_k: int
+    reranker: Any
+    transform: Any
+    routed: dict
+    nodes: list
+    context: list
+    shaped: dict
+    rewrites: Any
+    retrieval_ms: float
+    embed_ms: float | None
+
+
+def _retrieve(
+    ctx: StageContext, config: Configuration, built: _Built, q: Question, query_ms: dict[str, float]
+) -> _Fetched:
+    """Search for one question (through its route when adaptive) and shape what came back."""
+    from llama_index.core.schema import QueryBundle
+
+    from ragsweep.llm.usage import Trace, llm_scope
+    from ragsweep.postprocessors.registry import postprocess
+    from ragsweep.retrievers.memo import REPLAY
+
+    retriever, top_k, reranker, transform, routed = (
+        built.retriever,
+        config.top_k,
+        config.reranker,
+        config.query_transform,
+        {},
+    )
+    if built.route is not None:
+        retriever, top_k, reranker, transform, routed = built.route(q)
+    bundle = QueryBundle(q.question)
+    REPLAY.take()
+    rewrites = Trace()
+    t0 = time.perf_counter()
+    with llm_scope(rewrites, stage="query_rewrite", config_id=None):
+        nodes = retriever.retrieve(bundle)
+    # LLM rewrites count at their original service time, also when served from the cache
+    # (fresh calls are inside the measured wall time already, less what they waited in a queue)
+    search_ms = (time.perf_counter() - t0) * 1000 + REPLAY.take() + rewrites.cached_ms - rewrites.queue_ms
+    embed_ms = query_ms.get(q.question) if config.embedding is not None else None
+    shaped, post_ms = postprocess(config, nodes, ctx.dataset)  # postprocessors: cutoff, window, ...
+    # metrics on the ranking, the generator reads the context
+    return _Fetched(
+        bundle,
+        top_k,
+        reranker,
+        transform,
+        routed,
+        shaped.ranked,
+        shaped.context,
+        shaped.record,
+        rewrites,
+        search_ms + (embed_ms or 0.0) + post_ms,
+        embed_ms,
+    )
+
+
 def _answer_question(
     ctx: StageContext,
     config: Configuration,
@@ -188,62 +251,31 @@ def _answer_question(
 ) -> bool:
     """Retrieve for one question, shape the context, answer it (extractive) and write its row; returns False
     when the answer is left to the LLM generator (the row goes to ``gen_items`` instead)."""
-    from llama_index.core.schema import QueryBundle
-
-    from ragsweep.llm.usage import Trace, llm_scope
     from ragsweep.metrics import all_retrieval_metrics
     from ragsweep.pipelines.extractive import GENERATOR_LABEL
-    from ragsweep.postprocessors.registry import postprocess
-    from ragsweep.retrievers.memo import REPLAY
 
-    bundle = QueryBundle(q.question)
-    retriever, top_k, reranker, transform, routed = (
-        built.retriever,
-        config.top_k,
-        config.reranker,
-        config.query_transform,
-        {},
-    )
-    if built.route is not None:
-        retriever, top_k, reranker, transform, routed = built.route(q)
-    REPLAY.take()
-    rewrites = Trace()
-    t0 = time.perf_counter()
-    with llm_scope(rewrites, stage="query_rewrite", config_id=None):
-        nodes = retriever.retrieve(bundle)
-    # LLM rewrites count at their original service time, also when served from the cache
-    # (fresh calls are inside the measured wall time already, less what they waited in a queue)
-    search_ms = (time.perf_counter() - t0) * 1000 + REPLAY.take() + rewrites.cached_ms - rewrites.queue_ms
-    embed_ms = query_ms.get(q.question) if config.embedding is not None else None
-    shaped, post_ms = postprocess(config, nodes, ctx.dataset)  # postprocessors: cutoff, window, ...
-    nodes, context = shaped.ranked, shaped.context  # metrics on the ranking, the generator reads context
-    retrieval_ms = search_ms + (embed_ms or 0.0) + post_ms
+    got = _retrieve(ctx, config, built, q, query_ms)
     if built.engine is not None:
         t1 = time.perf_counter()
-        answer = str(built.engine.synthesize(bundle, context)) if context else ""
+        answer = str(built.engine.synthesize(got.bundle, got.context)) if got.context else ""
         generation_ms = (time.perf_counter() - t1) * 1000
         if built.abstain is not None:
-            answer, abstained = built.abstain.apply(nodes, answer)
-    ranks = retrievers.source_ranks(built.spec_r, top_k, q.question, reranker, transform)
-    rerank = retrievers.rerank_costs(built.spec_r, reranker, q.question, transform)
-    sources = _source_rows(ctx, nodes, ranks, reranker is not None)
-    metrics = all_retrieval_metrics([(s["doc_id"], s["start"], s["end"]) for s in sources], q.evidence, top_k)
+            answer, abstained = built.abstain.apply(got.nodes, answer)
+    ranks = retrievers.source_ranks(built.spec_r, got.top_k, q.question, got.reranker, got.transform)
+    rerank = retrievers.rerank_costs(built.spec_r, got.reranker, q.question, got.transform)
+    sources = _source_rows(ctx, got.nodes, ranks, got.reranker is not None)
+    metrics = all_retrieval_metrics([(s["doc_id"], s["start"], s["end"]) for s in sources], q.evidence, got.top_k)
     record: AnswerRecord = {
         "sources": sources,
-        "retrieval_ms": retrieval_ms,
-        "query_embedding_ms": embed_ms,
+        "retrieval_ms": got.retrieval_ms,
+        "query_embedding_ms": got.embed_ms,
         "error": None,
     }
-    record = merged(
-        record,
-        metrics,
-        shaped.record,
-        routed,
-        _calls_and_tuning(retrievers, built, q.question, transform, rewrites, rerank),
-    )
+    calls = _calls_and_tuning(retrievers, built, q.question, got.transform, got.rewrites, rerank)
+    record = merged(record, metrics, got.shaped, got.routed, calls)
     if built.engine is None:
         assert gen_items is not None
-        gen_items.append(Retrieved(config, q, context, record))
+        gen_items.append(Retrieved(config, q, got.context, record))
         return False
     done: AnswerRecord = {
         **record,
@@ -251,7 +283,7 @@ def _answer_question(
         "answer_empty": not answer.strip(),
         "generator": GENERATOR_LABEL,
         "generation_ms": generation_ms,
-        "quip": quip_of_nodes(answer, context),
+        "quip": quip_of_nodes(answer, got.context),
     }
     if built.abstain is not None:
         done = merged(done, built.abstain.payload(abstained))

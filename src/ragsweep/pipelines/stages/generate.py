@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragsweep.errors import RagsweepError, short_reason
-from ragsweep.pipelines.answer_record import AnswerSink, Retrieved
+from ragsweep.pipelines.answer_record import AnswerRecord, AnswerSink, Retrieved
 from ragsweep.pipelines.stats import Timer
 
 
@@ -87,7 +87,6 @@ async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, st
     from ragsweep.llm.budget import BudgetExhausted
     from ragsweep.llm.engine import LLMContextError, LLMFatalError
     from ragsweep.llm.usage import Trace, llm_scope
-    from ragsweep.metrics.abstention import is_refusal
     from ragsweep.pipelines.workpool import drain
 
     synths = {
@@ -95,9 +94,6 @@ async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, st
         for p in sorted({item.config.prompt or "" for item in items})
     }
     label = generator_label(spec)
-
-    from ragsweep.groundedness.detectors.quip import quip_of_nodes
-    from ragsweep.pipelines.degenerate import answer_flags
 
     async def answer(item: Retrieved) -> None:
         config, q, nodes = item.config, item.question, item.context
@@ -123,33 +119,39 @@ async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, st
             stats.failed += 1
         else:
             text = (response.response or "") if response is not None else ""
-            sink.add_answer(
-                config.config_hash,
-                q.qid,
-                config.config_id,
-                {
-                    **item.record,
-                    "answer": text,
-                    "answer_empty": not text.strip(),
-                    "generator": label,
-                    "abstained": is_refusal(text, getattr(spec.generator, "refusal", None)),
-                    # generation_ms: the server's time on the calls (their wall time where it is not known, see
-                    # llm.capacity); generation_wall_ms adds what they waited in the server's queue
-                    "generation_ms": trace.service_ms,
-                    "generation_wall_ms": trace.ms,
-                    "generation_queue_ms": trace.queue_ms,
-                    "truncated": trace.truncated > 0,
-                    "invocation": stats.invocation,
-                    "llm": trace.as_dict(),
-                    "quip": quip_of_nodes(text, nodes),
-                    **answer_flags(
-                        text, nodes, spec.generator, config.prompt, q.question
-                    ),  # echoed_prompt, copied_context
-                },
-            )
+            row = _generated_row(spec, item, text, trace, label, stats.invocation)
+            sink.add_answer(config.config_hash, q.qid, config.config_id, row)
             stats.answered += 1
         bar.advance(1)
 
     stop = await drain(items, answer, 2 * spec.llm.concurrency)
     sink.flush()
     return stop
+
+
+def _generated_row(spec, item: Retrieved, text: str, trace, label: str, invocation: int) -> AnswerRecord:
+    """The retrieval row of ``item`` with its generated answer: the text, its flags and the LLM's costs."""
+    from ragsweep.groundedness.detectors.quip import quip_of_nodes
+    from ragsweep.metrics.abstention import is_refusal
+    from ragsweep.pipelines.degenerate import answer_flags
+
+    nodes = item.context
+    return {
+        **item.record,
+        "answer": text,
+        "answer_empty": not text.strip(),
+        "generator": label,
+        "abstained": is_refusal(text, getattr(spec.generator, "refusal", None)),
+        # generation_ms: the server's time on the calls (their wall time where it is not known, see
+        # llm.capacity); generation_wall_ms adds what they waited in the server's queue
+        "generation_ms": trace.service_ms,
+        "generation_wall_ms": trace.ms,
+        "generation_queue_ms": trace.queue_ms,
+        "truncated": trace.truncated > 0,
+        "invocation": invocation,
+        "llm": trace.as_dict(),
+        "quip": quip_of_nodes(text, nodes),
+        **answer_flags(
+            text, nodes, spec.generator, item.config.prompt, item.question.question
+        ),  # echoed_prompt, copied_context
+    }

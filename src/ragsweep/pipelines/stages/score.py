@@ -35,15 +35,7 @@ def score_answers(
     qs = {q.qid: q for q in questions}
     runner = BERTScoreRunner(ctx.spec.scoring.bertscore, ctx.cache.bertscore)
     try:
-        pairs: list[tuple[str, str]] = []
-        index: list[int | None] = []
-        for h, qid, answer in todo:
-            ref = qs[qid].reference_answer or ""
-            if answer.strip() and ref.strip():
-                index.append(len(pairs))
-                pairs.append((answer, ref))
-            else:
-                index.append(None)
+        pairs, index = _pairs(todo, qs)
         n_unique = len(set(pairs))
         bar = ctx.bars.add("scoring (BERTScore)", n_unique)
         raw = runner.score(
@@ -82,3 +74,18 @@ def score_answers(
     finally:
         runner.close()
         release_encoder(ctx.spec.scoring.bertscore)  # a Ray worker keeps its own (``score_block``)
+
+
+def _pairs(todo: list[tuple[str, str, str]], qs: dict) -> tuple[list[tuple[str, str]], list[int | None]]:
+    """The (answer, reference) pairs to score, and for each row of ``todo`` its pair's index (None: an
+    empty answer or reference, not scored)."""
+    pairs: list[tuple[str, str]] = []
+    index: list[int | None] = []
+    for _h, qid, answer in todo:
+        ref = qs[qid].reference_answer or ""
+        if answer.strip() and ref.strip():
+            index.append(len(pairs))
+            pairs.append((answer, ref))
+        else:
+            index.append(None)
+    return pairs, index

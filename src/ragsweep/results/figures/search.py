@@ -75,10 +75,11 @@ def pareto_front(run: RunData):
         return None
     done = [t for t in record["trials"] if t["state"] == "complete" and t["values"].get("quality") is not None]
     lat = {t["config_id"]: _latency(run, t) for t in done}
-    done = [t for t in done if lat[t["config_id"]] is not None]
+    known = {c: v for c, v in lat.items() if v is not None}
+    done = [t for t in done if t["config_id"] in known]
     if len(done) < 2:
         return None
-    points = [(t["values"]["quality"], lat[t["config_id"]]) for t in done]
+    points = [(t["values"]["quality"], known[t["config_id"]]) for t in done]
     lower = record["directions"][record["objectives"].index("quality")] == "minimize"
     idx = sorted(front(points, ["minimize" if lower else "maximize", "minimize"]), key=lambda i: points[i][1])
     fig, ax = plt.subplots(figsize=(8, 4.5))

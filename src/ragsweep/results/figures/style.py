@@ -7,10 +7,13 @@ figures use the notebook's backend.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     import pandas as pd
+    from matplotlib.colors import ListedColormap
+    from matplotlib.typing import ColorType
 
 # One fixed colour per retriever kind (Okabe & Ito 2008 colour-blind-safe palette), so a retriever
 # keeps its colour across figures and runs; other labels get the remaining colours in order.
@@ -33,18 +36,19 @@ def retriever_kind(label: str) -> str:
     return str(label)
 
 
-def retriever_palette(labels) -> dict[str, object]:
+def retriever_palette(labels) -> dict[str, ColorType]:
     """A colour per retriever label: its kind's colour; several labels of one kind get spare colours."""
     import itertools
 
     import matplotlib
 
     # after the spare colours, matplotlib's tab20 (20 more), then repeats: never runs out
-    spare = itertools.chain(_SPARE, itertools.cycle(matplotlib.colormaps["tab20"].colors))
-    out: dict[str, object] = {}
+    tab20 = cast("ListedColormap", matplotlib.colormaps["tab20"]).colors  # a tuple of RGB tuples
+    spare = itertools.chain(_SPARE, itertools.cycle(cast("Sequence[ColorType]", tab20)))
+    out: dict[str, ColorType] = {}
     used: set = set()
     for label in sorted(set(map(str, labels))):
-        colour = KIND_COLOURS.get(retriever_kind(label))
+        colour: ColorType | None = KIND_COLOURS.get(retriever_kind(label))
         if colour is None or colour in used:
             colour = next(spare)
         used.add(colour)
@@ -94,7 +98,7 @@ def ordered(summary: pd.DataFrame, metric: str) -> list[str]:
     ].tolist()
 
 
-def retriever_legend(fig, palette: dict[str, str]) -> None:
+def retriever_legend(fig, palette: dict[str, ColorType]) -> None:
     """One legend for the whole figure, below the panels, so it covers neither data nor the title."""
     from matplotlib.patches import Patch
 

@@ -25,7 +25,6 @@ def explorer_data(run: RunData) -> dict:
     gold = {q.qid: list(q.evidence) for q in questions.itertuples()}
     configs = list(dict.fromkeys(recs["config_id"])) if not recs.empty else []
     index = {c: i for i, c in enumerate(configs)}
-    meta = recs.drop_duplicates("config_id").set_index("config_id") if not recs.empty else None
     judges = [j for j in JUDGES if f"{j}_status" in recs.columns and recs[f"{j}_status"].notna().any()]
     answers: dict[str, list] = {}
     for r in recs.to_dict("records"):
@@ -54,15 +53,7 @@ def explorer_data(run: RunData) -> dict:
             for q in questions.itertuples()
             if q.qid in answers
         ],
-        "configs": [
-            {
-                "id": c,
-                "splitter": meta.loc[c, "splitter"],
-                "retriever": meta.loc[c, "retriever"],
-                "top_k": None if _adaptive(meta, c) else _int(meta.loc[c, "top_k"]),
-            }
-            for c in configs
-        ],
+        "configs": _configs(recs, configs),
         "judges": judges,
         "answers": answers,
     }
@@ -98,6 +89,22 @@ def _source(s: dict, gold: list) -> dict:
         **({"rbase": int(clean(s.get("rank_base")))} if clean(s.get("rank_base")) is not None else {}),
         "gold": overlaps_gold(s, gold),
     }
+
+
+def _configs(recs, configs: list) -> list[dict]:
+    """Each configuration's splitter, retriever and top_k (None when adaptive); none without records."""
+    if recs.empty:
+        return []
+    meta = recs.drop_duplicates("config_id").set_index("config_id")
+    return [
+        {
+            "id": c,
+            "splitter": meta.loc[c, "splitter"],
+            "retriever": meta.loc[c, "retriever"],
+            "top_k": None if _adaptive(meta, c) else _int(meta.loc[c, "top_k"]),
+        }
+        for c in configs
+    ]
 
 
 def _adaptive(meta, config_id: str) -> bool:
