@@ -118,3 +118,33 @@ def test_source_ranks_report_each_retrievers_rank_within_k():
     assert ranks["d"] == {"bm25": 2} and ranks["b"] == {"vector": 2}
     assert idx.source_ranks(BM25Spec(kind="bm25"), 2, "q") == {}
     assert idx.source_ranks(VectorSpec(kind="vector"), 2, "q") == {}
+
+
+def test_equal_vector_scores_are_ordered_by_node_id_whatever_the_insertion_order():
+    """Four chunks with one text score equally; HNSW returns ties in the order its graph meets them (here,
+    insertion order), so two builds could cut the top k differently. The store orders them by node id."""
+    import chromadb
+    import numpy as np
+    from chromadb.config import Settings
+    from llama_index.core.vector_stores.types import VectorStoreQuery
+
+    from ragsweep.retrievers.chroma import float32_store
+
+    client = chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
+    rng = np.random.default_rng(0)
+    ids = [f"n{i:02d}" for i in range(60)] + [f"d{i}" for i in range(4)]
+    duplicate = rng.normal(size=8).tolist()
+    vectors = rng.normal(size=(60, 8)).tolist() + [duplicate] * 4
+    texts = [f"text {i}" for i in range(60)] + ["the repeated sentence"] * 4
+    found, raw = [], []
+    for name, order in (("forward", range(64)), ("reverse", range(63, -1, -1))):
+        collection = client.create_collection(f"ties-{name}", metadata={"hnsw:space": "cosine"})
+        collection.add(
+            ids=[ids[i] for i in order], embeddings=[vectors[i] for i in order], documents=[texts[i] for i in order]
+        )
+        raw.append(collection.query(query_embeddings=[duplicate], n_results=2)["ids"][0])
+        result = float32_store(collection).query(VectorStoreQuery(query_embedding=duplicate, similarity_top_k=2))
+        found.append(result.ids)
+        assert result.similarities[0] == result.similarities[1] and len(result.nodes) == 2
+    assert raw[0] != raw[1]  # Chroma alone cuts the tie differently
+    assert found == [["d0", "d1"], ["d0", "d1"]]

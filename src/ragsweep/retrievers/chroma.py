@@ -40,12 +40,18 @@ def client_for(path: Path | None, url: str | None):
 
 
 def float32_store(collection):
-    """LlamaIndex's ChromaVectorStore whose similarities are those of Chroma's float32 distances.
+    """LlamaIndex's ChromaVectorStore whose similarities are those of Chroma's float32 distances, and whose
+    equal scores are ordered by node id.
 
     Chroma computes distances in float32. The embedded client hands them over exactly, the HTTP
     client as the shortest decimal that reads back as the same float32, so the two differ in the
     ninth digit; snapping to float32 makes a run against a server score exactly as an embedded one.
+    Equal vectors (a sentence repeated across documents) score equally, and HNSW returns them in the
+    order its graph meets them, which two builds of one collection need not share: ``TIE_PAD`` more
+    results are fetched, sorted by (score, id), and cut to the k asked for, so a tie at the cut or
+    inside the top k is broken the same way every time.
     """
+    import dataclasses
     import math
 
     import numpy as np
@@ -53,17 +59,36 @@ def float32_store(collection):
 
     class Float32ChromaVectorStore(ChromaVectorStore):
         def query(self, query, **kwargs):
+            k = query.similarity_top_k
+            padded = query.query_embedding is not None and query.mode == "default"
+            if padded:
+                query = dataclasses.replace(query, similarity_top_k=k + TIE_PAD)
             result = super().query(query, **kwargs)
             if result.similarities:  # similarity = exp(-distance) in llama-index-vector-stores-chroma
                 result.similarities = [
                     math.exp(-float(np.float32(-math.log(s)))) if s > 0 else s for s in result.similarities
                 ]
+            if padded and result.similarities and result.ids:
+                return by_score_then_id(result, k)
             return result
 
     return Float32ChromaVectorStore(chroma_collection=collection)
 
 
 HNSW_EF = 256  # candidates HNSW keeps while building and searching; a collection built with another is rebuilt
+TIE_PAD = 16  # results fetched beyond k, so that equal scores at the cut are ordered by node id
+
+
+def by_score_then_id(result, k: int):
+    """The first ``k`` of a query result, best similarity first, equal similarities by node id."""
+    from llama_index.core.vector_stores.types import VectorStoreQueryResult
+
+    order = sorted(range(len(result.ids)), key=lambda i: (-result.similarities[i], result.ids[i]))[:k]
+    return VectorStoreQueryResult(
+        nodes=[result.nodes[i] for i in order] if result.nodes is not None else None,
+        similarities=[result.similarities[i] for i in order],
+        ids=[result.ids[i] for i in order],
+    )
 
 
 def collection_name(index_key: str) -> str:
