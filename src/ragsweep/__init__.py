@@ -22,13 +22,17 @@ def _version() -> str:
 
 
 __version__ = _version()
-__all__ = ["load_run", "RunData"]
+__all__ = ["load_run", "RunData", "load_pipeline", "export_pipeline"]
 
 
 def __getattr__(name: str):
-    """``ragsweep.load_run`` without importing pandas when the CLI starts."""
+    """``ragsweep.load_run`` and ``load_pipeline`` without importing pandas or LlamaIndex when the CLI starts."""
     if name in ("load_run", "RunData"):
         from ragsweep import results
 
         return getattr(results, name)
+    if name in ("load_pipeline", "export_pipeline"):
+        from ragsweep import export
+
+        return getattr(export, name)
     raise AttributeError(f"module 'ragsweep' has no attribute {name!r}")

@@ -25,6 +25,7 @@ class CachedEmbedding(BaseEmbedding):
     _loader: Callable[[], BaseEmbedding] = PrivateAttr()
     _cache: EmbeddingCache = PrivateAttr()
     _progress: Callable[[int], None] | None = PrivateAttr(default=None)
+    _warm: bool = PrivateAttr(default=False)  # queries timed already: the model has had its first, slower calls
     computed: int = 0
     computed_queries: int = 0
     from_cache: int = 0  # chunk vectors (index builds) and question vectors served by the persistent cache
@@ -101,9 +102,10 @@ class CachedEmbedding(BaseEmbedding):
         self.from_cache += len(keys) - len(missing)
         if missing:
             inner = self.inner
-            for i in range(3):  # the first calls after loading are slower; do not charge them to a question
+            for i in range(0 if self._warm else 3):  # the first calls after loading are slower: not a question's
                 warm = f"warm-up query {i}"
                 encode(inner, [warm], "query", batch_keys(inner, [warm], "query")[0])
+            self._warm = True
             for q, key in zip(missing, batch_keys(inner, missing, "query")):
                 t0 = time.perf_counter()  # one question per call, as a deployed query engine embeds it
                 vec = encode(inner, [q], "query", key)[0]

@@ -78,6 +78,7 @@ class StageContext:
     neo4j: Any = None  # a graphs.neo4j_store.Neo4jConnection when a graph is served from Neo4j
     rerankers: RerankerModels = field(default_factory=RerankerModels)  # built on first use, dropped after answering
     tuned_weights: dict = field(default_factory=dict)  # configuration hash -> tuning the run recorded (ask)
+    abstain_thresholds: dict = field(default_factory=dict)  # configuration hash -> the run's tuned threshold
     # what LLM query transforms wrote per (transform, question), shared by every index of the process
     transform_memo: TransformMemo = field(default_factory=TransformMemo)
     adaptive: dict = field(default_factory=dict)  # classifier identity -> stages.adaptive.Classified, trained once

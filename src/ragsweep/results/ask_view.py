@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragsweep.errors import RagsweepError
-from ragsweep.results.run import overlaps_gold, read_manifest
+from ragsweep.results.run import overlaps_gold
 
 if TYPE_CHECKING:
     from ragsweep.datasets.types import Dataset, Question
@@ -53,22 +53,15 @@ def ask_run(
 ) -> AskResult:
     """Answer ``question`` with ``config_id`` of the run in ``run_dir`` (reusing its caches) and mark
     the sources that overlap the matched question's gold evidence (``source["gold"]``)."""
-    from ragsweep.config import parse_spec
-    from ragsweep.datasets.load import load_dataset
     from ragsweep.pipelines import ask
-    from ragsweep.pipelines.grid import expand
+    from ragsweep.results.configuration import open_configuration
 
-    manifest = read_manifest(run_dir)
-    spec = parse_spec(manifest["spec"], f"{run_dir}/manifest.json")
-    configs = {c.config_id: c for c in expand(spec)}
-    if config_id not in configs:
-        close = sorted(configs)[:8]
-        raise RagsweepError(f"{config_id!r} is not a configuration of {run_dir}; e.g. {', '.join(close)}")
-    dataset = load_dataset(spec.dataset)
+    run = open_configuration(run_dir, config_id, cache)
+    dataset = run.dataset()
     matched = match_question(dataset, question, qid)
-    cache = cache or (Path(manifest["cache_dir"]) if manifest.get("cache_dir") else None)
-    tuned = (manifest.get("tuned_weights") or {}).get(config_id)  # weights the run chose on validation
-    out = ask.answer_question(spec, configs[config_id], dataset, question, cache_dir=cache, tuned=tuned)
+    out = ask.answer_question(
+        run.spec, run.config, dataset, question, cache_dir=run.cache, tuned=run.tuned, threshold=run.threshold
+    )
     if matched is not None and matched.evidence:
         spans = [{"doc_id": e.doc_id, "start": e.start, "end": e.end} for e in matched.evidence]
         for s in out["sources"]:

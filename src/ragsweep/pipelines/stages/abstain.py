@@ -60,6 +60,9 @@ def abstention_rule(ctx, config, retriever) -> AbstentionRule | None:
         return None
     if below != "tune":
         return AbstentionRule(float(below))
+    known = ctx.abstain_thresholds.get(config.config_hash)
+    if known is not None:  # chosen by the run already (``ask``, an exported pipeline)
+        return AbstentionRule(known["threshold"], known.get("tuning"))
     questions = validation_questions(ctx.spec, ctx.dataset)
     t0 = time.perf_counter()
     trace = Trace()

@@ -86,7 +86,7 @@ def answer_group(
 
 
 @dataclass
-class _Built:
+class BuiltEngine:
     """One configuration's query engine: the retriever spec (with tuned weights), the retriever, the extractive
     engine (None with an LLM generator), the abstention rule and the adaptive router (None without)."""
 
@@ -120,7 +120,7 @@ def answer_config(
 
     stats = ctx.stats
     try:
-        built = _build(ctx, config, retrievers)
+        built = build_engine(ctx, config, retrievers)
     except (BudgetExhausted, LLMFatalError):
         raise
     except Exception as exc:  # noqa: BLE001
@@ -136,7 +136,7 @@ def answer_config(
     with Timer(stats, "answering"):
         for q in questions:
             try:
-                if not _answer_question(ctx, config, retrievers, built, q, sink, query_ms, gen_items):
+                if not answer_question(ctx, config, retrievers, built, q, sink, query_ms, gen_items):
                     continue  # left to the LLM generator, which advances the bar
             except (BudgetExhausted, LLMFatalError):
                 raise
@@ -151,7 +151,7 @@ def answer_config(
             bar.advance(1)
 
 
-def _build(ctx: StageContext, config: Configuration, retrievers) -> _Built:
+def build_engine(ctx: StageContext, config: Configuration, retrievers) -> BuiltEngine:
     """Tune the fusion weights (on the validation questions) when asked, build the retriever (a knowledge graph,
     a reranker on first use), the extractive engine, the abstention rule and the adaptive router."""
     from llama_index.core.query_engine import RetrieverQueryEngine
@@ -173,7 +173,7 @@ def _build(ctx: StageContext, config: Configuration, retrievers) -> _Built:
         from ragsweep.pipelines.stages.adaptive import router
 
         route = router(ctx, config, retrievers, spec_r)
-    return _Built(spec_r, tuning, retriever, engine, abstain, route)
+    return BuiltEngine(spec_r, tuning, retriever, engine, abstain, route)
 
 
 @dataclass
@@ -194,7 +194,7 @@ class _Fetched:
 
 
 def _retrieve(
-    ctx: StageContext, config: Configuration, built: _Built, q: Question, query_ms: dict[str, float]
+    ctx: StageContext, config: Configuration, built: BuiltEngine, q: Question, query_ms: dict[str, float]
 ) -> _Fetched:
     """Search for one question (through its route when adaptive) and shape what came back."""
     from llama_index.core.schema import QueryBundle
@@ -239,11 +239,11 @@ def _retrieve(
     )
 
 
-def _answer_question(
+def answer_question(
     ctx: StageContext,
     config: Configuration,
     retrievers,
-    built: _Built,
+    built: BuiltEngine,
     q: Question,
     sink: AnswerSink,
     query_ms: dict[str, float],
@@ -323,7 +323,7 @@ def _source_rows(ctx: StageContext, nodes, ranks: dict, reranked: bool) -> list[
     return sources
 
 
-def _calls_and_tuning(retrievers, built: _Built, question: str, transform, rewrites, rerank: dict) -> AnswerRecord:
+def _calls_and_tuning(retrievers, built: BuiltEngine, question: str, transform, rewrites, rerank: dict) -> AnswerRecord:
     """A row's LLM calls (query rewrites, the transform's, the reranker's), its tuned fusion weights and what
     the query transform searched with (RM3's expanded_query; an LLM transform's transformed_queries)."""
     out: AnswerRecord = {}

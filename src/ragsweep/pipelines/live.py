@@ -1,0 +1,140 @@
+"""One configuration built once over a cache, then asked any number of questions: ``ragsweep ask``, an exported
+pipeline (``ragsweep.load_pipeline``) and ``serve`` share it.
+
+It opens what the sweep opened for the configuration (its chunks, BM25 index, Chroma collection, knowledge
+graph), builds the same query engine (``stages.answer.build_engine``: tuned weights, reranker, transform,
+abstention) and answers each question through the sweep's own path (``stages.answer.answer_question``), at the
+run's retrieval depth: a question of the run gets the sources, offsets and scores the run recorded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragsweep.cache_dir import CacheDir
+from ragsweep.config import SweepSpec
+from ragsweep.datasets.types import Dataset, Question
+from ragsweep.errors import RagsweepError, short_reason
+from ragsweep.pipelines.answer_record import AnswerRecord, Retrieved
+from ragsweep.pipelines.grid import Configuration
+
+
+class LivePipeline:
+    """``config`` of ``spec`` over ``dataset``'s corpus and the cache at ``cache``; ``tuned`` and ``threshold``: the
+    fusion weights and abstention threshold the run chose on its validation questions (else chosen again here)."""
+
+    def __init__(
+        self,
+        spec: SweepSpec,
+        config: Configuration,
+        dataset: Dataset,
+        cache: CacheDir,
+        *,
+        tuned: dict | None = None,
+        threshold: dict | None = None,
+    ) -> None:
+        from ragsweep.embeddings.cache import EmbeddingCache
+        from ragsweep.pipelines.context import Models, StageContext
+
+        self.spec, self.config, self.dataset = spec, config, dataset
+        self.ctx = StageContext(
+            spec=spec, dataset=dataset, cache=cache, models=Models(lambda: EmbeddingCache(cache.embeddings), cache.root)
+        )
+        if tuned:
+            self.ctx.tuned_weights[config.config_hash] = tuned
+        if threshold:
+            self.ctx.abstain_thresholds[config.config_hash] = threshold
+        self.clients: Any = None
+        try:
+            self._open()
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self) -> None:
+        from ragsweep.llm.clients import LLMClients, check_llms, llms_in_use
+        from ragsweep.pipelines.stages import answer, chunk, graph, index
+        from ragsweep.retrievers.factory import IndexRetrievers
+
+        ctx, config = self.ctx, self.config
+        if llms_in_use(self.spec, with_stage2=False):
+            check_llms(self.spec, None)
+            self.clients = LLMClients(self.spec, ctx.cache.llm_calls, run_id="ask")
+            ctx.llm = self.clients.get(self.spec.llm) if self.spec.llm is not None else None
+            ctx.llm_for = self.clients.get  # chunk contexts an LLM writes, when the cache lacks them
+        self.chunks = chunk.chunk(ctx, config)
+        bm25 = index.bm25_index(ctx, self.chunks) if config.retriever.uses_bm25 else None
+        if isinstance(bm25, Exception):
+            raise bm25
+        graphs = None
+        if config.retriever.uses_graph:
+            ctx.neo4j = graph.neo4j_connection(self.spec, [config])
+            graphs = graph.chunk_graphs(ctx, config, self.chunks)
+        vector = None
+        if config.embedding is not None:
+            vector = index.vector_index(ctx, config, self.chunks, index.chroma_client(ctx))
+        self.retrievers = IndexRetrievers(bm25, vector, llm=ctx.llm, graphs=graphs, rerankers=ctx.rerankers)
+        self.built = answer.build_engine(ctx, config, self.retrievers)
+        self._texts = {c.node_id: c.text for c in self.chunks}
+
+    @property
+    def retriever(self) -> Any:
+        """The configuration's LlamaIndex retriever (top_k, tuned weights, transform and reranker applied)."""
+        return self.built.retriever
+
+    def ask(self, question: str, *, answer: bool = True) -> AnswerRecord:
+        """The answer payload of ``question`` (its sources with their text), as the sweep would record it;
+        ``answer=False``: retrieval only (no call to an LLM generator; the extractive answer costs nothing)."""
+        return self.ask_many([question], answer=answer)[0]
+
+    def ask_many(self, questions: list[str], *, answer: bool = True) -> list[AnswerRecord]:
+        """``ask`` for each question, in order: the questions embedded first, an LLM generator's answers written
+        concurrently (as the sweep does). A question that fails raises its one-line reason."""
+        from ragsweep.pipelines.journal import MemorySink
+        from ragsweep.pipelines.progress import NullBar
+        from ragsweep.pipelines.stages import answer as answer_stage
+        from ragsweep.pipelines.stages import generate, queries
+
+        ctx, config = self.ctx, self.config
+        query_ms = queries.embed_questions(ctx, config.embedding, questions) if config.embedding is not None else {}
+        sink, gen_items = MemorySink(), list[Retrieved]()
+        asked = [Question(qid=f"ask-{i}", question=text) for i, text in enumerate(questions)]
+        for q in asked:
+            try:
+                answer_stage.answer_question(ctx, config, self.retrievers, self.built, q, sink, query_ms, gen_items)
+            except RagsweepError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the caller gets one line naming the configuration
+                raise RagsweepError(f"{config.config_id}: {short_reason(exc)}") from exc
+        if gen_items and not answer:
+            payloads = {item.question.qid: item.record for item in gen_items}
+        else:
+            if gen_items:
+                stop = generate.generate_all(self.spec, gen_items, sink, self.clients, ctx.stats, NullBar())
+                if stop is not None:
+                    raise stop
+            payloads = {row[1]: row[3] for row in sink.rows}
+        return [self._with_texts(payloads[q.qid]) for q in asked]
+
+    def _with_texts(self, payload: AnswerRecord) -> AnswerRecord:
+        """The payload, or its error as a one-line exception; each source with its text."""
+        if payload.get("error"):
+            raise RagsweepError(f"{self.config.config_id}: {payload['error']}")
+        for s in payload["sources"]:
+            s["text"] = self._texts.get(s["node_id"], "")
+            if s.get("merged_from"):  # a postprocessor's window or parent: its own range of the document
+                s["text"] = self.dataset.document(s["doc_id"]).text[s["start"] : s["end"]]
+        return payload
+
+    def close(self) -> None:
+        if self.clients is not None:
+            self.clients.close()
+        if self.ctx.neo4j is not None:
+            self.ctx.neo4j.close()
+        self.ctx.models.close()
+
+    def __enter__(self) -> LivePipeline:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
