@@ -1,6 +1,7 @@
 """The package's structure: no import circle between modules or between packages (every import counts, lazy
 ones and TYPE_CHECKING ones included), no module importing another module's private (_underscore) name,
-no source file over 400 lines. See docs/architecture.md."""
+no source file over 400 lines, no function over 60 lines where the sweep is driven (``sweep.py``, ``pipelines/``,
+``executors/``, ``export/``). See docs/architecture.md."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "ragsweep"
 MAX_LINES = 400
+MAX_FUNCTION_LINES = 60
+DRIVER = ("sweep.py", "pipelines", "executors", "export")  # issue 29: the driver reads as short steps
 
 
 def _modules() -> dict[str, Path]:
@@ -132,6 +135,32 @@ def test_no_source_file_over_400_lines():
     assert long == {}
 
 
-def test_the_checks_can_fail():
-    """The circle finder finds circles."""
+def long_functions(path: Path, limit: int = MAX_FUNCTION_LINES) -> list[str]:
+    """``name (n lines)`` of each function or method in ``path`` longer than ``limit`` lines, docstring included."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        f"{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > limit
+    ]
+
+
+def test_no_function_over_60_lines_in_the_driver():
+    files = [
+        f for part in DRIVER for f in ([SRC / part] if part.endswith(".py") else sorted((SRC / part).rglob("*.py")))
+    ]
+    assert len(files) > 40
+    long = {str(f.relative_to(SRC)): found for f in files if (found := long_functions(f))}
+    assert long == {}
+
+
+def test_the_checks_can_fail(tmp_path):
+    """The circle finder finds circles; the length check finds a long function (a nested one too)."""
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    body = "".join(f"        x{i} = {i}\n" for i in range(60))
+    (tmp_path / "m.py").write_text(
+        f"def short():\n    pass\n\n\ndef outer():\n    def inner():\n{body}", encoding="utf-8"
+    )
+    assert long_functions(tmp_path / "m.py") == ["outer (62 lines)", "inner (61 lines)"]
