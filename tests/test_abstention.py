@@ -105,7 +105,7 @@ def _tune_ctx(scores: dict[str, float]):
     dataset = load_dataset(spec.dataset)
     node = lambda s: SimpleNamespace(score=s)  # noqa: E731
     retriever = SimpleNamespace(retrieve=lambda bundle: [node(scores[bundle.query_str])])
-    return SimpleNamespace(spec=spec, dataset=dataset), expand(spec)[0], retriever
+    return SimpleNamespace(spec=spec, dataset=dataset, abstain_thresholds={}), expand(spec)[0], retriever
 
 
 def test_the_threshold_sees_validation_questions_only():
