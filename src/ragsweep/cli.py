@@ -228,8 +228,10 @@ def ask(
 from ragsweep.export_cli import export  # noqa: E402 (commands of their own modules; typer only)
 from ragsweep.generate.cli_command import generate  # noqa: E402
 from ragsweep.judges_cli import app as judges_app  # noqa: E402
+from ragsweep.serve_cli import serve  # noqa: E402
 
 app.command()(export)
+app.command()(serve)
 app.command()(generate)
 app.add_typer(judges_app, name="judges")
 
