@@ -55,10 +55,10 @@ def main() -> None:
     import sentence_transformers  # noqa: F401
     import torch  # noqa: F401
 
-    import ragsweep.sweep as sweep
+    import ragsweep.driver as sweep
     from ragsweep.config import SweepSpec
+    from ragsweep.driver import SweepRequest, run_sweep
     from ragsweep.heap import run_scope
-    from ragsweep.sweep import SweepRequest, run_sweep
 
     print(f"objects tracked after the imports: {len(gc.get_objects()):,}")
     plain, scoped = _collect_ms(contextlib.nullcontext), _collect_ms(run_scope)

@@ -1,6 +1,6 @@
 """The package's structure: no import circle between modules or between packages (every import counts, lazy
 ones and TYPE_CHECKING ones included), no module importing another module's private (_underscore) name,
-no source file over 400 lines, no function over 60 lines where the sweep is driven (``sweep.py``, ``pipelines/``,
+no source file over 400 lines, no function over 60 lines where the sweep is driven (``driver.py``, ``pipelines/``,
 ``executors/``, ``export/``). See docs/architecture.md."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src" / "ragsweep"
 MAX_LINES = 400
 MAX_FUNCTION_LINES = 60
-DRIVER = ("sweep.py", "pipelines", "executors", "export")  # issue 29: the driver reads as short steps
+DRIVER = ("driver.py", "pipelines", "executors", "export")  # issue 29: the driver reads as short steps
 
 
 def _modules() -> dict[str, Path]:
@@ -99,7 +99,7 @@ def _package(module: str) -> str:
 
 def test_the_walker_sees_lazy_imports():
     """A lazy (function-level) import is an edge: the sweep imports the executors only inside run_sweep."""
-    assert "ragsweep.executors" in {t for t, _ in EDGES["ragsweep.sweep"]}
+    assert "ragsweep.executors" in {t for t, _ in EDGES["ragsweep.driver"]}
 
 
 def test_no_import_circle_between_modules():

@@ -180,9 +180,9 @@ def test_demo_sweep_with_contextual_chunks_records_raw_sources(tmp_path):
     """Its own cache (it embeds texts no other test does); only the contextual splitter, as the plain one is
     what every other sweep runs. Scoring trimmed as in conftest's reference spec."""
     from ragsweep.datasets.demo import load_demo_corpus
+    from ragsweep.driver import SweepRequest, run_sweep
     from ragsweep.results.run import load_run
     from ragsweep.retrievers.factory import bm25_retriever
-    from ragsweep.sweep import SweepRequest, run_sweep
 
     spec = parse_spec(
         {

@@ -274,9 +274,9 @@ def test_demo_sweep_with_llm_contexts(tmp_path, run_cli):
     """The calls, the dry run, the cache, raw sources, a failed call and its retry. Own caches throughout."""
     import yaml
 
+    from ragsweep.driver import SweepRequest, run_sweep
     from ragsweep.results.run import load_run
     from ragsweep.splitters.chunk_store import load_chunks
-    from ragsweep.sweep import SweepRequest, run_sweep
 
     cache = tmp_path / "cache"
     with FakeOpenAI(api_key=KEY) as fake:

@@ -282,7 +282,7 @@ def test_sweep_with_llm_transforms_over_http(tmp_path, run_cli, monkeypatch, see
     import yaml
 
     from ragsweep.datasets.load import load_dataset
-    from ragsweep.sweep import SweepRequest, run_sweep
+    from ragsweep.driver import SweepRequest, run_sweep
 
     monkeypatch.setenv("TQ_FAKE_KEY", KEY)
     cache = seeded_cache

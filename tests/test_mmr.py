@@ -84,8 +84,8 @@ def test_spec_rejects_a_relevance_outside_0_1_and_labels_the_default_mmr():
 
 def test_sweep_with_mmr(shared_cache, tmp_path):
     """BM25 at top_k 5: each MMR row holds the base row's nodes in another order, scored on that order."""
+    from ragsweep.driver import SweepRequest, run_sweep
     from ragsweep.results.run import load_run
-    from ragsweep.sweep import SweepRequest, run_sweep
 
     spec = parse_spec(
         {

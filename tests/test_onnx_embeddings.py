@@ -303,7 +303,7 @@ def test_sweep_with_the_onnx_backend_retrieves_like_torch(tmp_path):
     import pandas as pd
 
     from ragsweep.config import parse_spec
-    from ragsweep.sweep import SweepRequest, run_sweep
+    from ragsweep.driver import SweepRequest, run_sweep
 
     spec = parse_spec(
         {
@@ -365,9 +365,9 @@ def test_a_sweep_exports_its_onnx_models_first_and_a_bad_one_fails_only_its_conf
     import pandas as pd
 
     from ragsweep.config import parse_spec
+    from ragsweep.driver import SweepRequest, run_sweep
     from ragsweep.embeddings import onnx_export
     from ragsweep.embeddings.factory import MINILM_ID
-    from ragsweep.sweep import SweepRequest, run_sweep
 
     plain = tmp_path / "plain"
     plain.mkdir()

@@ -281,8 +281,8 @@ LIMIT = 6
 def pp_run(shared_cache, tmp_path_factory):
     """BM25 only (no new texts to embed, demo questions only: the shared cache serves), both new splitters,
     every postprocessor; the absolute cutoff is extended to BM25 scores with ``apply_to``."""
+    from ragsweep.driver import SweepRequest, run_sweep
     from ragsweep.results.run import load_run
-    from ragsweep.sweep import SweepRequest, run_sweep
 
     spec = parse_spec(
         {

@@ -517,7 +517,7 @@ def sweep_spec(name: str, **overrides) -> dict:
 
 
 def run_sweep_here(data: dict, run_dir: Path, cache: Path, limit: int):
-    from ragsweep.sweep import SweepRequest, run_sweep
+    from ragsweep.driver import SweepRequest, run_sweep
 
     out = run_sweep(SweepRequest(parse_spec(data), run_dir=run_dir, cache_dir=cache, limit=limit, progress=False))
     return load_run(out)

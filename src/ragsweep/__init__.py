@@ -22,7 +22,7 @@ def _version() -> str:
 
 
 __version__ = _version()
-__all__ = ["load_run", "RunData", "load_pipeline", "export_pipeline"]
+__all__ = ["load_run", "RunData", "load_pipeline", "export_pipeline", "sweep"]
 
 
 def __getattr__(name: str):
@@ -35,4 +35,8 @@ def __getattr__(name: str):
         from ragsweep import export
 
         return getattr(export, name)
+    if name == "sweep":
+        from ragsweep.api import sweep
+
+        return sweep
     raise AttributeError(f"module 'ragsweep' has no attribute {name!r}")

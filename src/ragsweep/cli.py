@@ -106,8 +106,8 @@ def run(
                     "an upper bound; --budget stops the run before it spends more"
                 )
             return
+        from ragsweep.driver import SweepRequest, run_sweep
         from ragsweep.llm.budget import BudgetExhausted
-        from ragsweep.sweep import SweepRequest, run_sweep
 
         try:
             run_dir = run_sweep(

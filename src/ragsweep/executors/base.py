@@ -1,6 +1,6 @@
 """What an executor is (BEIR's ``BaseSearch`` is the model: a contract of a few lines).
 
-``ragsweep.sweep`` drives a run through this protocol alone, so the local and the Ray executor take the same
+``ragsweep.driver`` drives a run through this protocol alone, so the local and the Ray executor take the same
 calls with the same parameters: ``answer`` runs the plan's units up to the answers (chunk, index, queries,
 graph, answer, then generate), ``score`` the score unit over the answers it is given.
 """

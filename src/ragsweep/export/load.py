@@ -9,26 +9,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from ragsweep.errors import RagsweepError
 from ragsweep.export.folder import FORMAT_VERSION, ExportDir
 from ragsweep.pipelines.live import LivePipeline
 
-
-class Pipeline(LivePipeline):
-    """A loaded configuration: ``engine`` (a LlamaIndex ``RetrieverQueryEngine``), ``retriever``, and ``ask``
-    (the answer with its sources, as the sweep records them). Close it (or use ``with``) to release its models."""
-
-    config_id: str
-
-    @property
-    def engine(self) -> Any:
-        """``RetrieverQueryEngine`` over the configuration's retriever, its postprocessors (windows, merges,
-        cutoffs, order) as node postprocessors and its generator as the response synthesizer."""
-        from ragsweep.export.engine import query_engine
-
-        return query_engine(self)
+Pipeline = LivePipeline  # what load_pipeline returns: engine, retriever, ask, ask_many, close
 
 
 def load_pipeline(path: str | Path, config_id: str | None = None, *, cache: str | Path | None = None) -> Pipeline:
@@ -49,14 +35,9 @@ def load_pipeline(path: str | Path, config_id: str | None = None, *, cache: str 
 
 
 def _from_run(run_dir: Path, config_id: str | None, cache: Path | None) -> Pipeline:
-    from ragsweep.cache_dir import DEFAULT_CACHE, CacheDir
-    from ragsweep.results.configuration import open_configuration
+    from ragsweep.results.configuration import open_pipeline
 
-    run = open_configuration(run_dir, config_id, cache)
-    store = CacheDir(Path(run.cache or run.spec.cache_dir or DEFAULT_CACHE))
-    pipeline = Pipeline(run.spec, run.config, run.dataset(), store, tuned=run.tuned, threshold=run.threshold)
-    pipeline.config_id = run.config.config_id
-    return pipeline
+    return open_pipeline(run_dir, config_id, cache)
 
 
 def _from_folder(folder: ExportDir) -> Pipeline:
@@ -76,9 +57,7 @@ def _from_folder(folder: ExportDir) -> Pipeline:
         raise RagsweepError(f"{folder.pipeline}: its spec no longer makes {record['config_id']!r}; export it again")
     dataset = _corpus(folder, spec)
     tuned, threshold = record.get("tuned_weights"), record.get("abstain_threshold")
-    pipeline = Pipeline(spec, config, dataset, folder.cache, tuned=tuned, threshold=threshold)
-    pipeline.config_id = config.config_id
-    return pipeline
+    return Pipeline(spec, config, dataset, folder.cache, tuned=tuned, threshold=threshold)
 
 
 def _corpus(folder: ExportDir, spec):

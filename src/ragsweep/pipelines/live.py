@@ -37,6 +37,7 @@ class LivePipeline:
         from ragsweep.pipelines.context import Models, StageContext
 
         self.spec, self.config, self.dataset = spec, config, dataset
+        self.config_id = config.config_id
         self.ctx = StageContext(
             spec=spec, dataset=dataset, cache=cache, models=Models(lambda: EmbeddingCache(cache.embeddings), cache.root)
         )
@@ -76,6 +77,14 @@ class LivePipeline:
         self.retrievers = IndexRetrievers(bm25, vector, llm=ctx.llm, graphs=graphs, rerankers=ctx.rerankers)
         self.built = answer.build_engine(ctx, config, self.retrievers)
         self._texts = {c.node_id: c.text for c in self.chunks}
+
+    @property
+    def engine(self) -> Any:
+        """``RetrieverQueryEngine`` over the configuration's retriever, its postprocessors (windows, merges,
+        cutoffs, order) as node postprocessors and its generator as the response synthesizer."""
+        from ragsweep.pipelines.live_engine import query_engine
+
+        return query_engine(self)
 
     @property
     def retriever(self) -> Any:

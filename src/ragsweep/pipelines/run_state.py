@@ -1,4 +1,4 @@
-"""One invocation's state: what the driver's steps (``ragsweep.sweep``), stage 2 (``stages.judge.run_stage2``) and
+"""One invocation's state: what the driver's steps (``ragsweep.driver``), stage 2 (``stages.judge.run_stage2``) and
 the outputs (``outputs.write.write_outputs``) share instead of passing along.
 
 Optuna's ``Study`` is the model: one object carries the run, so a step takes one argument and says in its

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ragsweep.errors import RagsweepError
-from ragsweep.results.run import read_manifest
+from ragsweep.results.manifest_file import read_manifest
 from ragsweep.run_dir import RunDir
 
 
@@ -67,3 +67,14 @@ def verdict_pick(run_dir: Path) -> str:
             "name one (a config_id of `ragsweep show RUN`)"
         )
     return str(chosen)
+
+
+def open_pipeline(run_dir: Path, config_id: str | None = None, cache: Path | None = None):
+    """``config_id`` of the run (default: the verdict's pick) as a ``pipelines.live.LivePipeline`` over the run's
+    cache, with the weights and threshold the run chose."""
+    from ragsweep.cache_dir import DEFAULT_CACHE, CacheDir
+    from ragsweep.pipelines.live import LivePipeline
+
+    run = open_configuration(run_dir, config_id, cache)
+    store = CacheDir(Path(run.cache or run.spec.cache_dir or DEFAULT_CACHE))
+    return LivePipeline(run.spec, run.config, run.dataset(), store, tuned=run.tuned, threshold=run.threshold)

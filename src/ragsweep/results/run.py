@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from ragsweep.errors import RagsweepError
+from ragsweep.results.manifest_file import read_manifest
 from ragsweep.run_dir import RunDir
 
 if TYPE_CHECKING:
@@ -69,6 +70,24 @@ class RunData:
         from ragsweep.pipelines.outputs.columns import JUDGE_METRICS
 
         return [m for m in JUDGE_METRICS if m in self.records.columns and self.records[m].notna().any()]
+
+    @property
+    def verdict(self) -> dict | None:
+        """``verdict.json``: the configuration chosen on validation (``chosen``), its test mean with CI, the
+        configurations tied with it, costs; None before the run has written one."""
+        path = RunDir(self.path).verdict
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+    def pipeline(self, config_id: str | None = None, cache: str | os.PathLike | None = None):
+        """One configuration (default: the verdict's pick) opened over the run's cache, as ``load_pipeline`` does:
+        ``engine``, ``retriever``, ``ask``; close it (or use ``with``) to release its models."""
+        from ragsweep.results.configuration import open_pipeline
+
+        return open_pipeline(self.path, config_id, Path(cache) if cache is not None else None)
+
+    def engine(self, config_id: str | None = None):
+        """The LlamaIndex ``RetrieverQueryEngine`` of one configuration (default: the verdict's pick)."""
+        return self.pipeline(config_id).engine
 
     def split(self, name: str = "test") -> pd.DataFrame:
         """The summary rows of one split (``test``, ``validation`` or ``all``)."""
@@ -156,48 +175,6 @@ def _what_it_has(records: pd.DataFrame, meta: dict, status: str) -> str:
     elif stopped:
         parts.append(f"last run stopped: {stopped}")
     return ", ".join(parts)
-
-
-def read_manifest(run_dir: Path) -> dict:
-    """``manifest.json`` of a run directory in the current format, or a one-line error."""
-    from ragsweep.pipelines.outputs.manifest import FORMAT_VERSION
-
-    if not run_dir.exists():
-        raise RagsweepError(
-            f"{run_dir}: no such run directory (a run is written to OUTPUT_DIR/NAME by `ragsweep run SPEC`)"
-        )
-    if not run_dir.is_dir():
-        raise RagsweepError(f"{run_dir}: not a directory; give the run directory (e.g. runs/demo), not a file in it")
-    mpath = RunDir(run_dir).manifest
-    if not mpath.is_file():
-        if RunDir(run_dir).journal.is_file():
-            raise RagsweepError(
-                f"{run_dir}: has a journal but no manifest.json (a sweep killed before it wrote one, "
-                "or an older ragsweep); run `ragsweep run SPEC` again to write it (finished work "
-                "is reused)"
-            )
-        raise RagsweepError(
-            f"{run_dir}: not a ragsweep run directory (no manifest.json); run `ragsweep run SPEC` to make one"
-        )
-    try:
-        meta = json.loads(mpath.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError):
-        raise RagsweepError(f"{mpath}: not valid JSON; run `ragsweep run SPEC` again to rewrite it") from None
-    version = meta.get("format_version") if isinstance(meta, dict) else None
-    if not isinstance(version, int):
-        raise RagsweepError(f"{mpath}: no format_version; not a ragsweep manifest")
-    if version < FORMAT_VERSION:
-        raise RagsweepError(
-            f"{run_dir}: written by an older ragsweep (run format {version}, this version reads "
-            f"{FORMAT_VERSION}); run `ragsweep run SPEC` with this version to rewrite it from its "
-            "journal (finished work is reused, nothing is recomputed)"
-        )
-    if version > FORMAT_VERSION:
-        raise RagsweepError(
-            f"{run_dir}: written by a newer ragsweep (run format {version}, this version reads "
-            f"{FORMAT_VERSION}); upgrade ragsweep to read it"
-        )
-    return meta
 
 
 def _running_state(meta: dict) -> tuple[str, str]:
