@@ -3,7 +3,8 @@
 Layout: ``embeddings.sqlite`` (vectors by model and text hash), ``bertscore.sqlite`` (pair scores
 and baselines), ``llm_calls.sqlite`` (every LLM call's reply, tokens and cost), ``chunks/`` (splitter
 output per corpus and splitter), ``chroma/`` (embedded Chroma collections per corpus, splitter and
-embedding), ``onnx/`` (ONNX exports of embedding models, per model and precision).
+embedding), ``graphs/`` (knowledge graphs per corpus, chunks and extractor), ``onnx/`` (ONNX exports
+of embedding models, per model and precision).
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ class CacheDir:
     @property
     def chroma(self) -> Path:
         return self.root / "chroma"
+
+    def graph(self, key: str) -> Path:
+        """A knowledge graph's file, a persisted ``SimplePropertyGraphStore``, by key (``graphs.build.graph_key``)."""
+        return self.root / "graphs" / f"{key}.json"
 
     def chunks_path(self, key: str) -> Path:
         return self.root / "chunks" / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".json")

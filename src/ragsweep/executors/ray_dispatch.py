@@ -228,7 +228,7 @@ class Dispatch:
         if not graph_cfgs:
             return
         for gkey in graph.graph_file_keys(self.ctx, graph_cfgs, g.chunks):  # cached graphs: the task serves them
-            path = self.ctx.cache.root / "graphs" / f"{gkey}.json"
+            path = self.ctx.cache.graph(gkey)
             if path.is_file():
                 g.graph_files[gkey] = path.read_text(encoding="utf-8")
         self.submit(
@@ -250,7 +250,7 @@ class Dispatch:
             self.fail(cfgs, self.pending, reason)
             g.configs = [c for c in g.configs if c not in cfgs]
         for gkey, text in result.graph_files.items():
-            path = self.ctx.cache.root / "graphs" / f"{gkey}.json"
+            path = self.ctx.cache.graph(gkey)
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp")
             tmp.write_text(text, encoding="utf-8")

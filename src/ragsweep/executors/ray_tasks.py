@@ -59,7 +59,7 @@ def _scratch_cache(graph_files: dict[str, str] | None = None) -> CacheDir:
     """A CacheDir in the scratch directory holding the graphs the driver sent."""
     cache = CacheDir(scratch())
     for key, text in (graph_files or {}).items():
-        path = cache.root / "graphs" / f"{key}.json"
+        path = cache.graph(key)
         if not path.is_file():
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp")
@@ -124,7 +124,7 @@ def graph_task(spec, dataset, configs, chunks, graph_files: dict[str, str]) -> T
             ctx.neo4j.close()
             ctx.neo4j = None
     built = {info["key"] for info in ctx.stats.graphs.values() if info.get("built")}
-    files = {key: (ctx.cache.root / "graphs" / f"{key}.json").read_text(encoding="utf-8") for key in built}
+    files = {key: ctx.cache.graph(key).read_text(encoding="utf-8") for key in built}
     return _result(ctx, graph_files=files, graph_failures=failures)
 
 

@@ -71,8 +71,8 @@ def copy_graphs(ctx, config, chunks, source: CacheDir) -> None:
     from ragsweep.pipelines.stages.graph import graph_file_keys
 
     for key in graph_file_keys(ctx, [config], chunks):
-        path = source.root / "graphs" / f"{key}.json"
+        path = source.graph(key)
         if path.is_file():
-            target = ctx.cache.root / "graphs" / path.name
+            target = ctx.cache.graph(key)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)

@@ -293,7 +293,7 @@ def _graph_extraction(spec, dataset, configs, cache, chunks_of, overhead: int, p
             est.notes.append(f"{c.chunk_key}: semantic chunks not cached yet, its graph is not counted")
             continue
         key = graph_key(dataset.corpus_fingerprint(), chunk_digest(chunks), ident)
-        if (cache.root / "graphs" / f"{key}.json").is_file():
+        if cache.graph(key).is_file():
             continue
         base = overhead + count_tokens(templates[r.extractor].get_template())
         for text in dict.fromkeys(ch.text for ch in chunks):

@@ -9,6 +9,7 @@ that graph is recorded as failed with the same reason without building it again.
 
 from __future__ import annotations
 
+from ragsweep.cache_dir import CacheDir
 from ragsweep.errors import RagsweepError, short_reason
 from ragsweep.graphs.extractors import extractor_identity, make_extractor
 from ragsweep.graphs.neo4j_store import Neo4jConnection
@@ -111,7 +112,7 @@ class ChunkGraphs:
         workers = self.spec.llm.concurrency if self.spec.llm else 8
         with llm_scope(None, stage="graph_extraction", config_id=None):
             built = build_or_load(
-                self.cache_root / "graphs" / f"{key}.json",
+                CacheDir(self.cache_root).graph(key),
                 key,
                 self.chunks,
                 lambda: make_extractor(rspec, self.llm, workers),
