@@ -16,6 +16,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 import inproc
 import procwait
@@ -374,6 +375,13 @@ def get_free_port():
     return free_port
 
 
+def unavailable(require_var: str, what: str, reason: str, start: str) -> NoReturn:
+    """A service a test needs is missing: an error when ``require_var`` is 1 (``.ci/run`` sets it), else a skip."""
+    if os.environ.get(require_var) == "1":
+        pytest.fail(f"{require_var}=1 but {what}: {reason}")
+    pytest.skip(f"{what} ({reason}); {start}")
+
+
 @pytest.fixture(scope="session")
 def neo4j_server():
     """The Neo4j server of ``scripts/neo4j.sh`` (``.ci/run`` starts it): a Neo4jSpec whose credential
@@ -388,9 +396,7 @@ def neo4j_server():
     try:
         preflight(spec)
     except RagsweepError as exc:
-        if os.environ.get("RAGSWEEP_REQUIRE_NEO4J") == "1":
-            pytest.fail(f"RAGSWEEP_REQUIRE_NEO4J=1 but Neo4j is not available: {exc}")
-        pytest.skip(f"no Neo4j server ({exc}); start one with scripts/neo4j.sh start")
+        unavailable("RAGSWEEP_REQUIRE_NEO4J", "no Neo4j server", str(exc), "start one with scripts/neo4j.sh start")
     return spec
 
 
@@ -435,9 +441,9 @@ def llm_server() -> LLMServer:
     try:
         urllib.request.urlopen(base + "/models", timeout=10).read()
     except OSError as exc:
-        if os.environ.get("RAGSWEEP_REQUIRE_LLM_SERVER") == "1":
-            pytest.fail(f"RAGSWEEP_REQUIRE_LLM_SERVER=1 but no LLM server answers at {base}: {exc}")
-        pytest.skip(f"no LLM server at {base} ({exc}); start one with scripts/llm-server.sh start")
+        unavailable(
+            "RAGSWEEP_REQUIRE_LLM_SERVER", f"no LLM server answers at {base}", str(exc), "scripts/llm-server.sh start"
+        )
     log = os.environ.get("RAGSWEEP_LLM_SERVER_LOG")
     default_log = Path(__file__).resolve().parent.parent / ".llm-server" / "logs" / "server.log"
     return LLMServer(

@@ -79,7 +79,17 @@ def pairs():
     sents = [s for d in docs for s in sentences(d.text)]
     refs = [q.reference_answer for q in questions if q.reference_answer]
     rng = random.Random(0)
-    return [(" ".join(rng.sample(sents, 2)), rng.choice(refs)) for _ in range(160)]
+    return [(" ".join(rng.sample(sents, 2)), rng.choice(refs)) for _ in range(96)]
+
+
+@pytest.fixture(scope="module")
+def whole(pairs, tmp_path_factory) -> list:
+    """The BERTScores of all ``pairs`` in batches of 64, computed once for the tests that compare with them."""
+    runner = _runner(tmp_path_factory.mktemp("whole") / "a.sqlite", 64)
+    try:
+        return runner.score(pairs)
+    finally:
+        runner.close()
 
 
 def _runner(path, batch_size: int):
@@ -88,26 +98,23 @@ def _runner(path, batch_size: int):
     return BERTScoreRunner(BERTScoreSpec(batch_size=batch_size), path)
 
 
-def test_a_bertscore_does_not_depend_on_the_pairs_scored_with_it(pairs, tmp_path):
+def test_a_bertscore_does_not_depend_on_the_pairs_scored_with_it(pairs, whole, tmp_path):
     """All pairs (batch 64) against every 5th pair first, then the rest in reverse order (batch 3)."""
-    a = _runner(tmp_path / "a.sqlite", 64)
-    whole = a.score(pairs)
     b = _runner(tmp_path / "b.sqlite", 3)
     some = b.score(pairs[::5])
     rest = b.score(pairs[::-1])[::-1]
     assert b.computed == len(set(pairs))
     assert rest == whole and some == whole[::5]
-    a.close()
     b.close()
 
 
-def test_bertscore_agrees_with_bert_score(pairs, tmp_path):
+def test_bertscore_agrees_with_bert_score(pairs, whole):
     """The reference implementation on the same pairs: equal to float32 precision (measured max 2e-7)."""
     from bert_score import BERTScorer
 
     from ragsweep.evaluation.bertscore import scorer_settings
 
-    ours = np.array(_runner(tmp_path / "c.sqlite", 64).score(pairs))
+    ours = np.array(whole)
     s = scorer_settings(BERTScoreSpec())
     p, r, f = BERTScorer(model_type=s.backbone, num_layers=s.num_layers, batch_size=64, device="cpu").score(
         [c for c, _ in pairs], [x for _, x in pairs]
@@ -173,7 +180,7 @@ def test_vectors_and_bertscores_do_not_depend_on_threads(pairs, tmp_path, monkey
         assert one[key] and one[key] == two[key], key
 
 
-def test_onnx_bertscore_agrees_with_torch_and_never_imports_torch(pairs, tmp_path, onnx_exports):
+def test_onnx_bertscore_agrees_with_torch_and_never_imports_torch(pairs, whole, tmp_path, onnx_exports):
     """The ONNX Runtime backends score (and embed) in a process that never imports PyTorch (given MiniLM's
     exports: a sweep making them in a child process is test_onnx_embeddings'): fp32 agrees with torch to float32
     precision, int8 within 0.05."""
@@ -183,7 +190,7 @@ def test_onnx_bertscore_agrees_with_torch_and_never_imports_torch(pairs, tmp_pat
     import textwrap
 
     shutil.copytree(onnx_exports / "onnx", tmp_path / "onnx")
-    torch_scores = np.array(_runner(tmp_path / "t.sqlite", 64).score(pairs[:60]))
+    torch_scores = np.array(whole[:60])
     script = textwrap.dedent(f"""
         import json, sys
         from pathlib import Path

@@ -157,6 +157,8 @@ def _ask_all(llm, n: int, prefix: str) -> Trace:
     return trace
 
 
+@pytest.mark.slow  # 11 s of sleeping server; by default the learner is checked in virtual time (the tests above)
+# and against the real llama.cpp server, which computes one request at a time (test_llm_server.py's queued run)
 def test_one_slot_server_over_http(engines):
     """Requests of 0.15 s each against a one-slot server. With 12 in flight, no adapting and a 1 s timeout,
     the later ones wait up to 1.8 s in the queue: they time out and the server computes abandoned copies (on

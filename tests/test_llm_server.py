@@ -150,6 +150,8 @@ def test_prompt_longer_than_the_context_fails_its_configuration_in_one_line(
     assert llm_server.generations() == before
 
 
+@pytest.mark.slow  # 11 s of generation; by default generate's checks run against scripted replies over HTTP
+# (test_generate.py) and the real server answers and judges in the queued run above
 def test_generate_on_a_real_model_keeps_only_real_questions(tmp_path, run_cli, llm_server, seeded_cache):
     """Whatever the small model writes, what is kept is verified, and the exit code says how many."""
     import yaml

@@ -32,6 +32,18 @@ RESULTS = {
     "01_overview.ipynb": ["ranked"],
     "02_error_analysis.ipynb": ["by_type", "by_type_retriever", "hardest", "verdicts", "N_HARDEST"],
     "03_plots.ipynb": ["written", "PLOTS"],
+    "04_from_a_folder_to_a_pipeline.ipynb": [
+        "documents",
+        "verdict",
+        "chosen",
+        "QUESTION",
+        "engine_kind",
+        "engine_answer",
+        "answer",
+        "sources",
+        "run_sources",
+        "EXPORT",
+    ],
 }
 
 DUMP_CELL = """
@@ -242,3 +254,39 @@ def test_plots(report_run, tmp_path, monkeypatch, kernel_dir):
     assert any(n.startswith("custom") for n in names)
     assert images(nb) >= 2, "a report figure and the custom figure are shown inline"
     assert seconds < procwait.scaled(120), f"03_plots took {seconds:.0f} s"
+
+
+def test_from_a_folder_of_documents_to_an_exported_pipeline(base_run, shared_cache, tmp_path, monkeypatch, kernel_dir):
+    """The demo corpus written as a folder of text files and its questions with quoted evidence; a sweep from
+    Python; the verdict; the pick exported, loaded back and asked a test question: the run's sources and answer.
+    The cache is seeded with the reference sweep's vectors and BERTScores (the same chunk texts)."""
+    from conftest import seed_cache
+
+    from ragsweep.results import load_run
+
+    work = tmp_path / "work"
+    cache = seed_cache(tmp_path / "cache", shared_cache)
+    nb, res, seconds = execute(
+        NOTEBOOK_DIR / "04_from_a_folder_to_a_pipeline.ipynb",
+        work / "run",
+        tmp_path,
+        monkeypatch,
+        kernel_dir,
+        RAGSWEEP_WORK=str(work),
+        RAGSWEEP_CACHE=str(cache),
+        RAGSWEEP_LIMIT="12",  # the reference sweep's questions: their vectors and BERTScores are in the seeded cache
+    )
+    assert len(res["documents"]) == 28 and all(d.endswith(".txt") for d in res["documents"])
+    run = load_run(work / "run")
+    assert run.status == "complete" and len(run.records) == 3 * 12 and run.records["error"].isna().all()
+    assert res["verdict"] == json.loads((work / "run" / "verdict.json").read_text(encoding="utf-8"))
+    assert res["chosen"] == res["verdict"]["chosen"] and res["chosen"] in set(run.records["config_id"])
+    assert res["verdict"]["chosen_on"] == "validation" and res["verdict"]["reported_on"] == "test"
+    assert Path(res["EXPORT"]) == work / "pipeline" and (work / "pipeline" / "pipeline.json").is_file()
+    assert res["engine_kind"] == "RetrieverQueryEngine"
+    row = run.records.query("config_id == @res['chosen'] and question == @res['QUESTION']").iloc[0]
+    assert row["split"] == "test" and row["n_gold_spans"] > 0
+    assert len(res["sources"]) > 0 and res["sources"].equals(res["run_sources"])
+    assert res["answer"]["answer"] == row["answer"] == res["engine_answer"]
+    assert "identical" in "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    assert seconds < procwait.scaled(180), f"04_from_a_folder_to_a_pipeline took {seconds:.0f} s"

@@ -342,7 +342,7 @@ def test_the_fast_tokenizer_is_safe_from_many_threads_at_once():
     from ragsweep.embeddings.fast_tokenizer import FastTokenizer
 
     tok = FastTokenizer(bundled_minilm_dir())
-    texts = [f"clause {i} " + "the tenant shall pay rent " * 300 for i in range(16)]
+    texts = [f"clause {i} " + "the tenant shall pay rent " * 60 for i in range(8)]
     expected = {n: tok.encode(texts, n) for n in (None, 16, 128)}
 
     def call(i: int):
@@ -352,7 +352,7 @@ def test_the_fast_tokenizer_is_safe_from_many_threads_at_once():
     with ThreadPoolExecutor(8) as pool:
         results = list(pool.map(call, range(240)))
     assert all(got == expected[n] for n, got in results)
-    assert {len(ids) for ids, _ in expected[16]} == {16} and len(expected[None][0][0]) > 1000
+    assert {len(ids) for ids, _ in expected[16]} == {16} and len(expected[None][0][0]) > 300
 
 
 def test_a_sweep_exports_its_onnx_models_first_and_a_bad_one_fails_only_its_configurations(
@@ -361,7 +361,7 @@ def test_a_sweep_exports_its_onnx_models_first_and_a_bad_one_fails_only_its_conf
     """Exports are made before the run writes anything (while the process is small: stages.export); a model
     that cannot be exported fails its own configurations with the reason, and the others are answered. MiniLM's
     export is the session's (``onnx_exports``: the same child-process export, made once), copied where the child
-    would write it; the model that cannot be exported goes to real children."""
+    would write it; the model that cannot be exported goes to a real child, once."""
     import pandas as pd
 
     from ragsweep.config import parse_spec
@@ -397,9 +397,9 @@ def test_a_sweep_exports_its_onnx_models_first_and_a_bad_one_fails_only_its_conf
     run_sweep(SweepRequest(spec, run_dir=run_dir, cache_dir=cache, limit=3, progress=False))
     from ragsweep.embeddings.factory import bundled_minilm_dir
 
-    # MiniLM exported once, before the manifest was written; after it, only the retries of the bad model
-    assert [s for s in seen if s[1] != str(plain)] == [("export_fp32", str(bundled_minilm_dir()), False)]
-    assert {s[1] for s in seen if s[2]} <= {str(plain)}
+    # each model's export tried once, before the manifest was written: the bad one's failure is remembered by the
+    # run, not paid again when its configurations load it
+    assert seen == [("export_fp32", str(bundled_minilm_dir()), False), ("export_fp32", str(plain), False)]
     for precision in ("fp32", "int8"):  # MiniLM: the embedding's int8 and BERTScore's fp32 (all 6 layers: shared)
         assert onnx_export.export_path(cache, MINILM_ID, precision).is_file()
     records = pd.read_parquet(run_dir / "records.parquet").set_index("config_id")

@@ -165,21 +165,27 @@ def _vectors(cache: Path) -> int:
 
 
 def test_killed_ray_sweep_resumes_and_leaves_the_records_of_a_local_sweep(
-    ray_cluster, base_run, make_spec, popen_cli, run_cli, read_run, shared_cache, tmp_path, kill_midway
+    ray_cluster, base_run, make_spec, popen_cli, run_cli, read_run, shared_cache, tmp_path, kill_midway, onnx_exports
 ):
-    """Demo data, 2 splitters x {bm25, vector, fusion, knowledge graph, hybrid_kg} x top_k {3, 5} on a two-node
-    cluster with a cache that holds no chunk, index or graph, and the vectors of one splitter only
-    (``seed_cache``: the reference sweep's), so the workers chunk, embed, read vectors, index and build graphs.
-    The driver is SIGKILLed after the first answers; the rerun answers only what the journal lacks, keeps what it
-    has, and the records equal a local run's."""
+    """Demo data, 2 splitters x {bm25, vector, fusion, knowledge graph, hybrid_kg}, top_k 3, on a two-node
+    cluster with a cache that holds no chunk, index, graph or vector of its embedding (MiniLM on ONNX Runtime,
+    BERTScore too: the workers never import PyTorch, which would cost each worker seconds in both runs; the
+    torch backend on Ray is the slow tests'), so the workers chunk, embed, index, build graphs and score. The
+    driver is SIGKILLed after the first answers; the rerun answers only what the journal lacks, keeps what it
+    has, and the records equal a local run's, which computes its own vectors and scores."""
     from test_sweep import journal_payloads, journal_rows
 
-    data = {"splitters": [SENTENCE256, PATTERN], "retrievers": GRAPH_RETRIEVERS}
+    onnx = {"kind": "sentence_transformers", "model": "minilm", "backend": "onnx"}
+    scoring = {"bootstrap_samples": 200, "bertscore": {"baseline_pairs": 50, "backend": "onnx"}}
+    data = {"splitters": [SENTENCE256, PATTERN], "retrievers": GRAPH_RETRIEVERS, "top_k": [3]}
+    data |= {"embeddings": [onnx], "scoring": scoring}
     spec = make_spec("ray-remote", **data, ray={"questions_per_task": 2})
-    total = 20 * BASE_LIMIT
-    cache = seed_cache(
-        tmp_path / "cache-ray", shared_cache, chunks=False, keep_chunks_of=lambda cid: cid.startswith("sentence256:")
-    )
+    total = 10 * BASE_LIMIT
+    caches = {}
+    for name in ("ray", "local"):  # MiniLM's ONNX exports (the session's) and nothing else of this embedding
+        caches[name] = seed_cache(tmp_path / f"cache-{name}", shared_cache, chunks=name == "local")
+        shutil.copytree(onnx_exports / "onnx", caches[name] / "onnx")
+    cache = caches["ray"]
     journal = spec.run_dir / "journal.sqlite"
     vectors_at_start = _vectors(cache)
     proc = popen_cli(
@@ -228,11 +234,11 @@ def test_killed_ray_sweep_resumes_and_leaves_the_records_of_a_local_sweep(
     assert inv["indexes_built"] + inv["indexes_reused"] == 2, inv  # an index the killed run finished is reused
     # the graphs the killed run's workers built are reused, not built again
     assert sum(g["built"] for g in inv["graphs"].values()) == 2 - graphs_at_kill, inv["graphs"]
-    # the chunks whose vectors were left out were embedded, by one of the two runs
-    assert _vectors(cache) - vectors_at_start >= inv["unique_chunk_texts"]["sentence256"] > 0
+    # every chunk was embedded, by one of the two runs
+    assert _vectors(cache) - vectors_at_start >= sum(inv["unique_chunk_texts"].values()) > 0
 
     local_spec = make_spec("ray-local", **data)
-    local = run_cli("run", local_spec.path, "--cache", shared_cache, "--limit", BASE_LIMIT)
+    local = run_cli("run", local_spec.path, "--cache", caches["local"], "--limit", BASE_LIMIT)
     assert local.returncode == 0, describe(local)
     lrun = read_run(local_spec.run_dir)
     assert lrun.invocation["executor"] == {"kind": "local"}

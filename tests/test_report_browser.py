@@ -18,7 +18,7 @@ import re
 import shutil
 
 import pytest
-from conftest import REPORT_KEY, describe
+from conftest import REPORT_KEY, describe, unavailable
 
 pytestmark = pytest.mark.browser
 
@@ -38,9 +38,7 @@ SECTIONS = ["summary", "bertscore", "retrieval", "judges", "heatmap", "significa
 def chromium_path() -> str:
     path = os.environ.get("RAGSWEEP_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
     if not path:
-        if os.environ.get("RAGSWEEP_REQUIRE_BROWSER") == "1":
-            pytest.fail("RAGSWEEP_REQUIRE_BROWSER=1 but no chromium found (apt-get install chromium)")
-        pytest.skip("no chromium installed (apt-get install chromium)")
+        unavailable("RAGSWEEP_REQUIRE_BROWSER", "no chromium found", "not on PATH", "apt-get install chromium")
     return path
 
 

@@ -240,12 +240,13 @@ def test_plot_exports_every_figure_in_each_format(report_run, run_cli, tmp_path)
         "llm_spending",
     }
     ids = set(report_run.records["config_id"])
+    out = tmp_path / "figures"
+    proc = run_cli("plot", report_run.run_dir, "--format", "png, svg,pdf,png", "--out", out)  # each drawn once
+    assert proc.returncode == 0, describe(proc)
+    assert sorted(p.suffix for p in out.iterdir()) == sorted([".png", ".svg", ".pdf"] * len(names))
     for fmt in ("png", "svg", "pdf"):
-        out = tmp_path / fmt
-        proc = run_cli("plot", report_run.run_dir, "--format", fmt, "--out", out)
-        assert proc.returncode == 0, describe(proc)
-        files = {p.stem: p for p in out.iterdir()}
-        assert set(files) == names and all(p.suffix == f".{fmt}" for p in files.values())
+        files = {p.stem: p for p in out.glob(f"*.{fmt}")}
+        assert set(files) == names
         for p in files.values():
             if fmt == "png":
                 w, h = png_size(p)
@@ -287,6 +288,7 @@ def test_a_split_without_questions_is_refused(base_run, make_spec, shared_cache,
 
 def test_plot_refuses_bad_options(report_run, run_cli, tmp_path):
     one_line_error(run_cli("plot", report_run.run_dir, "--format", "jpg", "--out", tmp_path), "--format", "png")
+    one_line_error(run_cli("plot", report_run.run_dir, "--format", "png,jpg", "--out", tmp_path), "'jpg'", "pdf")
     one_line_error(run_cli("plot", report_run.run_dir, "--metric", "bleu", "--out", tmp_path), "--metric", "ndcg")
     one_line_error(run_cli("plot", report_run.run_dir, "--split", "train", "--out", tmp_path), "--split")
     (tmp_path / "f").write_text("x")
@@ -296,7 +298,8 @@ def test_plot_refuses_bad_options(report_run, run_cli, tmp_path):
 def test_significance_matrix_cells_are_the_pairwise_tests(report_run):
     """The matrix figure draws ``pairwise_table``: its p-values are the paired tests of the records (the
     family is every pair), Holm-adjusted over all pairs."""
-    from ragsweep.evaluation.significance import holm, paired_test
+    from ragsweep.evaluation.paired_tests import paired_test
+    from ragsweep.evaluation.significance import holm
     from ragsweep.results.figures.significance import pairwise_table
 
     run = load_run(report_run.run_dir)
@@ -327,7 +330,8 @@ def one_sentence_run(base_run, make_spec, shared_cache, run_cli):
 
 
 def test_compare_pairs_questions_and_tests_each_configuration(base_run, one_sentence_run, run_cli, tmp_path):
-    from ragsweep.evaluation.significance import holm, paired_difference, paired_test
+    from ragsweep.evaluation.paired_tests import paired_test
+    from ragsweep.evaluation.significance import holm, paired_difference
     from ragsweep.results.compare import compare_runs
 
     a, b = load_run(base_run.run_dir), load_run(one_sentence_run)

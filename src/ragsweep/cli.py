@@ -50,6 +50,20 @@ def _with_executor(spec, executor: str | None, ray_address: str | None):
     return spec.model_copy(update=update) if update else spec
 
 
+def _with_tracking(spec, mlflow: str | None):
+    """The spec with ``--mlflow`` applied."""
+    if mlflow is None:
+        return spec
+    from ragsweep.config.services import check_tracking_uri
+    from ragsweep.errors import RagsweepError
+
+    try:
+        uri = check_tracking_uri(mlflow)
+    except ValueError as exc:
+        raise RagsweepError(f"--mlflow: {exc}") from None
+    return spec.model_copy(update={"tracking": spec.tracking.model_copy(update={"mlflow": uri})})
+
+
 @app.command()
 def run(
     spec: Path = typer.Argument(..., help="YAML sweep spec"),
@@ -79,6 +93,9 @@ def run(
         "or ray://host:port; implies --executor ray); without it Ray starts "
         "on this machine",
     ),
+    mlflow: Optional[str] = typer.Option(
+        None, "--mlflow", help="log the finished run to this MLflow tracking URI (default: the spec's tracking.mlflow)"
+    ),
 ) -> None:
     """Run (or resume) a sweep: chunk, index, answer every question with every configuration, score;
     then, with a stage2 section, LLM-judge the configurations stage 1 selects.
@@ -92,7 +109,7 @@ def run(
     try:
         from ragsweep.config import load_spec
 
-        s = _with_executor(load_spec(spec), executor, ray_address)
+        s = _with_tracking(_with_executor(load_spec(spec), executor, ray_address), mlflow)
         console = _console()
         if dry_run:
             from ragsweep.pipelines.estimate import estimate_run
@@ -229,9 +246,11 @@ from ragsweep.export_cli import export  # noqa: E402 (commands of their own modu
 from ragsweep.generate.cli_command import generate  # noqa: E402
 from ragsweep.judges_cli import app as judges_app  # noqa: E402
 from ragsweep.serve_cli import serve  # noqa: E402
+from ragsweep.tracking_cli import track  # noqa: E402
 
 app.command()(export)
 app.command()(serve)
+app.command()(track)
 app.command()(generate)
 app.add_typer(judges_app, name="judges")
 

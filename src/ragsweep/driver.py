@@ -93,9 +93,31 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
         _finish(state)
     finally:
         state.close()
+    _track(request.spec, run_dir, request.console)
     if state.error is not None:
         raise state.error
     return run_dir
+
+
+def _track(spec: SweepSpec, run_dir: Path, console) -> None:
+    """Log the finished run to the spec's tracker; a tracker that fails is a warning (the run itself is done)."""
+    if not spec.tracking.mlflow:
+        return
+    from rich.console import Console
+
+    from ragsweep.tracking.mlflow_log import track_run
+
+    console = console or Console(stderr=True)
+    try:
+        line = track_run(run_dir, spec.tracking.mlflow, spec.tracking.experiment).line()
+        console.print(line, highlight=False, soft_wrap=True)
+    except RagsweepError as exc:
+        console.print(
+            f"warning: {exc}; the run is complete: log it later with ragsweep track {run_dir} --mlflow URI",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def _open(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) -> RunState:
@@ -143,6 +165,7 @@ def _open(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float)
 def _start(st: RunState) -> None:
     """Check the journal's dataset, count the invocation, open the LLM clients, plan what is pending, open the
     executor (Ray only when there is work), export ONNX models, and mark the run as started."""
+    from ragsweep.embeddings.onnx_export import failures_remembered
     from ragsweep.evaluation.split import question_split
     from ragsweep.executors import open_executor
     from ragsweep.llm.clients import llms_in_use
@@ -173,6 +196,7 @@ def _start(st: RunState) -> None:
     st.executor = st.stack.enter_context(open_executor(kind, spec, st.configs, st.cache, st.console))
     st.stats.executor = st.executor.describe()
     if kind == "local":  # the ONNX exports first, while this process is small
+        st.stack.enter_context(failures_remembered())
         export_models(spec, st.cache.root, st.plan, scoring=has_work)
     write_started(
         spec,

@@ -156,7 +156,7 @@ def report(
 def plot(
     run_dir: Path = typer.Argument(..., help="run directory"),
     out: Path = typer.Option(..., "--out", help="directory for the figure files"),
-    fmt: str = typer.Option("png", "--format", help="png, svg or pdf"),
+    fmt: str = typer.Option("png", "--format", help="png, svg or pdf; several comma-separated (png,pdf): drawn once"),
     metric: Optional[str] = typer.Option(None, "--metric", help=_METRIC_HELP),
     split: str = typer.Option("test", "--split", help=_SPLIT_HELP),
 ) -> None:
@@ -164,8 +164,10 @@ def plot(
     from ragsweep.errors import RagsweepError
     from ragsweep.results.figures import FORMATS, save_figures
 
-    if fmt not in FORMATS:
-        _fail(RagsweepError(f"--format: {fmt!r}; choose one of {', '.join(FORMATS)}"))
+    formats = list(dict.fromkeys(f.strip().lower() for f in fmt.split(",")))
+    bad = [f for f in formats if f not in FORMATS]
+    if bad:
+        _fail(RagsweepError(f"--format: {bad[0]!r}; choose one or more of {', '.join(FORMATS)} (comma-separated)"))
     run = _load(run_dir)
     metric = _check_metric_split(run, metric, split)
     if out.exists() and not out.is_dir():
@@ -173,7 +175,7 @@ def plot(
     typer.echo(_status_line(run))
     _headless()
     try:
-        for path in save_figures(run, out, fmt, metric, split):
+        for path in save_figures(run, out, formats, metric, split):
             typer.echo(f"  {path}")
     except OSError as exc:
         _fail(

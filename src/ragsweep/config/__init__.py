@@ -58,7 +58,7 @@ from ragsweep.config.retrievers import (  # noqa: F401
     RetrieverSpec,
     VectorSpec,
 )
-from ragsweep.config.services import Neo4jSpec, RaySpec, VectorStoreSpec  # noqa: F401
+from ragsweep.config.services import Neo4jSpec, RaySpec, TrackingSpec, VectorStoreSpec  # noqa: F401
 from ragsweep.config.splitters import (  # noqa: F401
     HierarchicalSplitterSpec,
     PatternSplitterSpec,

@@ -59,3 +59,40 @@ class RaySpec(Strict):
         None, gt=0, description="questions per answering task; default: about four tasks per CPU of the cluster"
     )
     num_cpus: int | None = Field(None, gt=0, description="CPUs of a Ray started for the run (default: all)")
+
+
+class TrackingSpec(Strict):
+    """Where a finished run is logged for experiment tracking: an MLflow tracking server (``ragsweep track``
+    logs a run later). Credentials come from MLflow's own environment variables (``MLFLOW_TRACKING_USERNAME``
+    and ``MLFLOW_TRACKING_PASSWORD``, or ``MLFLOW_TRACKING_TOKEN``), never from the spec, so no secret is
+    written to the manifest."""
+
+    mlflow: str | None = Field(
+        None,
+        description="an MLflow tracking URI: http(s)://host:port (a tracking server), file:./mlruns, "
+        "sqlite:///mlflow.db, databricks",
+    )
+    experiment: str | None = Field(None, description="the MLflow experiment; default: the spec's name")
+
+    @field_validator("mlflow")
+    @classmethod
+    def _no_credentials(cls, v: str | None) -> str | None:
+        return None if v is None else check_tracking_uri(v)
+
+
+def check_tracking_uri(uri: str) -> str:
+    """``uri`` if it names a tracker without credentials in it; ValueError (one line, the fix) otherwise."""
+    from urllib.parse import urlsplit
+
+    uri = uri.strip()
+    if not uri:
+        raise ValueError("the MLflow tracking URI is empty")
+    parts = urlsplit(uri)
+    if parts.scheme in ("http", "https") and (parts.username or parts.password):
+        raise ValueError(
+            "the MLflow tracking URI holds credentials; put them in MLFLOW_TRACKING_USERNAME and "
+            "MLFLOW_TRACKING_PASSWORD (or MLFLOW_TRACKING_TOKEN) instead"
+        )
+    if parts.scheme in ("http", "https") and not parts.hostname:
+        raise ValueError(f"the MLflow tracking URI {uri!r} names no host (http://host:port)")
+    return uri

@@ -21,7 +21,7 @@ from ragsweep.config.query_transforms import NoTransformSpec, QueryTransformSpec
 from ragsweep.config.rerankers import NoRerankSpec, RerankerSpec
 from ragsweep.config.retrievers import GraphParams, RetrieverSpec
 from ragsweep.config.search import SearchSpec, parse_search
-from ragsweep.config.services import Neo4jSpec, RaySpec, VectorStoreSpec
+from ragsweep.config.services import Neo4jSpec, RaySpec, TrackingSpec, VectorStoreSpec
 from ragsweep.config.splitters import SemanticSplitterSpec, SplitterSpec
 
 
@@ -95,6 +95,9 @@ class SweepSpec(Strict):
         description="grid (every configuration) or a budgeted search: random, greedy, tpe, nsga2",
     )
     generate: GenerateSpec | None = Field(None, description="test-set generation from the corpus (ragsweep generate)")
+    tracking: TrackingSpec = Field(
+        TrackingSpec(), description="experiment tracking: the MLflow server a finished run is logged to"
+    )
     cache_dir: Path | None = Field(default=None, description="default: .ragsweep/cache")
     output_dir: Path = Field(Path("runs"), description="where run directories are written")
 

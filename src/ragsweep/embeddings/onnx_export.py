@@ -32,6 +32,9 @@ EXPORT_VERSION = 1  # bump when the export changes, so files written before are 
 MODEL_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 OUTPUT = "last_hidden_state"
 PRECISIONS = {"onnx": "fp32", "onnx-int8": "int8"}
+# The exports that failed in the current run (``failures_remembered``) by target, with their reason: a run tries a
+# model's export once, not again when each stage loads it (each try is a child process importing PyTorch).
+_FAILED: list[dict[Path, str]] = []
 
 
 def export_path(cache_root: Path, identity: str, precision: str) -> Path:
@@ -47,6 +50,29 @@ def ensure_export(identity: str, precision: str, cache_root: Path, export: Calla
     target = export_path(cache_root, identity, precision)
     if target.is_file():
         return target
+    if _FAILED and target in _FAILED[-1]:
+        raise RagsweepError(_FAILED[-1][target])
+    try:
+        return _export(target, precision, identity, cache_root, export)
+    except RagsweepError as exc:
+        if _FAILED:
+            _FAILED[-1][target] = str(exc)
+        raise
+
+
+@contextlib.contextmanager
+def failures_remembered() -> Iterator[None]:
+    """Within this block (one run), an export that failed fails again at once with its reason, without a retry:
+    the next run (a fixed model folder, say) tries anew."""
+    _FAILED.append({})
+    try:
+        yield
+    finally:
+        _FAILED.pop()
+
+
+def _export(target: Path, precision: str, identity: str, cache_root: Path, export: Callable[[Path], None]) -> Path:
+    """``ensure_export``'s work: under the lock, into a temporary directory renamed into place."""
     source = ensure_export(identity, "fp32", cache_root, export) if precision == "int8" else None
     home = target.parent.parent
     home.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ragsweep.evaluation.bootstrap import bootstrap_ci
-from ragsweep.evaluation.paired_tests import paired_test, paired_values
+from ragsweep.evaluation.paired_tests import METHODS, mean_of, paired_test_measured, paired_values
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -84,10 +84,14 @@ def cohens_dz(differences: Sequence[float]) -> float:
     zero give 0; a constant non-zero difference (up to rounding) gives an infinity of its sign.
     """
     d = np.asarray(differences, dtype=float).ravel()
-    d = d[~np.isnan(d)]
+    return _dz(d[~np.isnan(d)])
+
+
+def _dz(d: np.ndarray) -> float:
+    """``cohens_dz`` of differences without NaN."""
     if d.size < 2:
         return float("nan")
-    mean = float(d.mean())
+    mean = mean_of(d)
     centred = d - mean
     sd = math.sqrt(float(centred @ centred) / (d.size - 1))
     # A constant shift computed in floating point leaves rounding noise in sd; treat it as zero.
@@ -111,20 +115,25 @@ def paired_difference(
     wanted (simulations, very large grids). No pairs give NaNs with ``n = 0``.
     """
     x, y = paired_values(a, b)
+    return _difference(x, y, n_resamples, confidence, seed)
+
+
+def _difference(x: np.ndarray, y: np.ndarray, n_resamples: int, confidence: float, seed: int) -> PairedDifference:
+    """``paired_difference`` of pairs both measured."""
     d = x - y
     nan = float("nan")
     if n_resamples == 0:
-        diff, lo, hi = (float(d.mean()) if d.size else nan), nan, nan
+        diff, lo, hi = (mean_of(d) if d.size else nan), nan, nan
     else:
         diff, lo, hi = bootstrap_ci(d, n_resamples, confidence, seed)
     return PairedDifference(
         n=int(d.size),
-        mean_a=float(x.mean()) if d.size else nan,
-        mean_b=float(y.mean()) if d.size else nan,
+        mean_a=mean_of(x) if d.size else nan,
+        mean_b=mean_of(y) if d.size else nan,
         diff=diff,
         diff_lo=lo,
         diff_hi=hi,
-        d_z=cohens_dz(d),
+        d_z=_dz(d),
     )
 
 
@@ -143,9 +152,13 @@ def compare_pair(
     """One paired comparison, ``a - b``: ``paired_difference`` (n, means, difference with CI, d_z) and the
     two-sided ``paired_test`` p-value with the name of its test (``test``), as a dict. ``family_size``:
     how many comparisons share the multiple-comparison correction this p-value enters."""
-    x, y = paired_values(a, b)
-    pair = paired_difference(x, y, n_boot, confidence, seed)
-    t = paired_test(
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be at least 1, got {n_resamples}")
+    x, y = paired_values(a, b)  # once: both parts below take the measured pairs as they are
+    pair = _difference(x, y, n_boot, confidence, seed)
+    t = paired_test_measured(
         x, y, "two-sided", n_resamples=n_resamples, seed=seed, family_size=family_size, alpha=alpha, method=method
     )
     return {

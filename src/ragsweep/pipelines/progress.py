@@ -19,9 +19,14 @@ class Progress:
         self.enabled = enabled
         self._p = None
         if enabled:
+            from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
             from rich.progress import Progress as RichProgress
 
+            # In Jupyter, output written during the live display (a library's own progress bar on stderr) must
+            # not be redirected into it: ipykernel flushes its streams into the display, which flushes them
+            # again, without end (RecursionError; Textualize/rich#3390). It goes to the cell as it is.
+            jupyter = (console or Console()).is_jupyter
             self._p = RichProgress(
                 TextColumn("[bold]{task.description:<40}"),
                 BarColumn(),
@@ -30,6 +35,8 @@ class Progress:
                 TimeRemainingColumn(),
                 console=console,
                 transient=False,
+                redirect_stdout=not jupyter,
+                redirect_stderr=not jupyter,
             )
 
     def __enter__(self) -> "Progress":

@@ -92,6 +92,7 @@ def write_outputs(st: RunState) -> dict:
         manifest["expected_records"] = _searched(questions, split, search)
     manifest["outputs"] = {"key": key, "status": status, "records": n_records, "reused": kept is not None}
     manifest["questions_key"] = read_previous(run_dir).get("questions_key")
+    manifest["run_id"] = journal.meta("run_id")
     tuned = tuned_weights(configs, journal)
     if tuned:
         manifest["tuned_weights"] = tuned

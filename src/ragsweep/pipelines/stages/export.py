@@ -10,9 +10,9 @@ made once per cache and model, for the models of configurations with questions p
 when their vectors or scores turn out to be cached (a cache that has vectors has its exports,
 unless that folder was deleted).
 
-A model that cannot be exported is left alone here: the stage that loads it tries again and
-reports the reason against its own configurations (``indexing failed: ...``), so one bad model
-never stops the others (its failed export is paid twice, before and at load).
+A model that cannot be exported is left alone here: the stage that loads it gets the same reason
+(the run remembers the failure, ``onnx_export.failures_remembered``: no second try) and reports it
+against its own configurations (``indexing failed: ...``), so one bad model never stops the others.
 """
 
 from __future__ import annotations

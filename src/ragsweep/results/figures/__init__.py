@@ -4,7 +4,7 @@ show for it (no judges, no LLM calls, a single configuration)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -78,19 +78,26 @@ def draw_figures(run: RunData, metric: str = "bertscore_f1_rescaled", split: str
 
 
 def save_figures(
-    run: RunData, out_dir: Path, fmt: str = "png", metric: str = "bertscore_f1_rescaled", split: str = "test"
+    run: RunData,
+    out_dir: Path,
+    fmt: str | Sequence[str] = "png",
+    metric: str = "bertscore_f1_rescaled",
+    split: str = "test",
 ) -> list[Path]:
-    """Write each figure as ``out_dir/<name>.<fmt>``; returns the paths written."""
+    """Write each figure as ``out_dir/<name>.<fmt>`` for each format ``fmt`` names (one, or several: each
+    figure is drawn once and saved in each); returns the paths written."""
     import matplotlib.pyplot as plt
 
     from ragsweep.results.figures.style import context
 
+    formats = [fmt] if isinstance(fmt, str) else list(fmt)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for spec, fig in draw_figures(run, metric, split):
-        path = out_dir / f"{spec.name}.{fmt}"
-        with context():
-            fig.savefig(path, format=fmt)
+        for f in formats:
+            path = out_dir / f"{spec.name}.{f}"
+            with context():
+                fig.savefig(path, format=f)
+            written.append(path)
         plt.close(fig)
-        written.append(path)
     return written
