@@ -31,6 +31,9 @@ def _complete_trials(path) -> int:
         return 0
 
 
+@pytest.mark.slow  # 18 s; by default: a study killed mid-trial resumes (test_search.py, each strategy, in-process),
+# a real SIGKILL mid-run resumes from the journal (test_sweep.py), and searched sweeps report their finalists and
+# verdict (the raced grid below, test_tracking.py's random search)
 def test_tpe_search_resumes_after_kill_9_and_reports_its_finalists(
     make_spec, search_cache, run_cli, popen_cli, kill_midway, describe_proc, tmp_path
 ):
