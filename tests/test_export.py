@@ -5,6 +5,7 @@ kind, reranked, expanded, windowed and merged."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -133,6 +134,10 @@ def test_tuned_reranked_expanded_windowed_and_merged_configurations_export_exact
         questions = dict(zip(run.records["qid"], run.records["question"]))
         with ragsweep.load_pipeline(folder) as pipeline:
             assert _check_every_question(pipeline, run.records, questions, answers=True) == 6
+            # nothing kept per question once answered (a served pipeline's memory stays flat), and asked again
+            # the same answers: the memos only ever saved work
+            assert pipeline.retrievers.memoised() == 0
+            assert _check_every_question(pipeline, run.records, questions, answers=True) == 6
             if "tuned" in cid:
                 assert pipeline.built.tuning == run.manifest["tuned_weights"][cid]
             if run is runs["exported-shaped"]:  # the run's threshold, not one tuned again (no questions here)
@@ -156,3 +161,32 @@ def test_load_pipeline_opens_a_run_configuration_and_refuses_what_it_is_not(repo
     shutil.copytree(report_run.run_dir, tmp_path / "run")
     with pytest.raises(RagsweepError, match="is not a configuration of"):
         ragsweep.load_pipeline(tmp_path / "run", "nope")
+
+
+def test_what_a_folder_cannot_hold_is_refused_in_one_line():
+    """Adaptive configurations (their router is trained on the run's validation questions), graphs in Neo4j and
+    vectors in a Chroma server are not exported: each refusal names the configuration and the way out."""
+    from ragsweep.config import load_spec
+    from ragsweep.errors import RagsweepError
+    from ragsweep.export.write import refuse_unexportable
+    from ragsweep.pipelines.grid import expand
+
+    root = Path(__file__).resolve().parents[1] / "specs"
+    adaptive = load_spec(root / "demo-adaptive.yaml", questions_needed=False)
+    neo4j = load_spec(root / "demo-neo4j.yaml", questions_needed=False)
+    served = adaptive.model_copy(
+        update={"vector_store": adaptive.vector_store.model_copy(update={"url": "http://h:8000"})}
+    )
+    cases = [
+        (adaptive, lambda c: c.adaptive is not None, "trained on the run's validation questions"),
+        (neo4j, lambda c: getattr(c.retriever, "store", None) == "neo4j", "store: simple"),
+        (served, lambda c: c.embedding is not None and c.adaptive is None, "vector_store: {}"),
+    ]
+    for spec, pick, fix in cases:
+        configs = expand(spec)
+        chosen = next(c for c in configs if pick(c))
+        with pytest.raises(RagsweepError, match=re.escape(fix)) as err:
+            refuse_unexportable(chosen, spec)
+        assert str(err.value).startswith(chosen.config_id) and "\n" not in str(err.value)
+    fixed = next(c for c in expand(adaptive) if c.adaptive is None and c.embedding is not None)
+    refuse_unexportable(fixed, adaptive)  # a fixed configuration of the same sweep is exported

@@ -99,6 +99,13 @@ class LivePipeline:
     def ask_many(self, questions: list[str], *, answer: bool = True) -> list[AnswerRecord]:
         """``ask`` for each question, in order: the questions embedded first, an LLM generator's answers written
         concurrently (as the sweep does). A question that fails raises its one-line reason."""
+        try:
+            return self._ask_many(questions, answer)
+        finally:  # nothing is kept per question: a served pipeline's memory stays flat
+            self.retrievers.forget()
+            self.ctx.rerankers.forget()
+
+    def _ask_many(self, questions: list[str], answer: bool) -> list[AnswerRecord]:
         from ragsweep.pipelines.journal import MemorySink
         from ragsweep.pipelines.progress import NullBar
         from ragsweep.pipelines.stages import answer as answer_stage

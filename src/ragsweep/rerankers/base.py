@@ -40,6 +40,10 @@ class PointwiseReranker:
     def _score_texts(self, query: str, texts: list[str]) -> list[float]:
         raise NotImplementedError
 
+    def forget(self) -> None:
+        """Drop the memoised scores (the model stays loaded)."""
+        self._scores.clear()
+
     def rerank(self, query: QueryBundle, nodes: list[NodeWithScore]) -> list[NodeWithScore]:
         q = query.query_str
         texts = [node_text(n) for n in nodes]

@@ -32,6 +32,12 @@ class RerankerModels:
             self._built[key] = build(spec, llm)
         return self._built[key]
 
+    def forget(self) -> None:
+        """Drop what the built rerankers memoised per question; their models stay loaded."""
+        for reranker in self._built.values():
+            if hasattr(reranker, "forget"):
+                reranker.forget()
+
     def release(self) -> None:
         """Drop the built rerankers (their weights and memoised scores); a later ``get`` builds again."""
         self._built.clear()

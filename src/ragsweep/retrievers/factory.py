@@ -39,6 +39,25 @@ class IndexRetrievers:
         self._reranked: dict[tuple[str, ...], tuple[SharedResults, object]] = {}
         self._expanded: dict[str, Any] = {}  # transform key -> its transforms.base.AppliedTransform here
 
+    def forget(self) -> None:
+        """Drop what was memoised per question here: the index parts' results, the graphs', the reranked and
+        transformed ones and the LLM transforms' outputs. A sweep keeps them while the configurations of a unit
+        share a question; a pipeline that is asked questions without end (``serve``) drops them after each."""
+        for shared in self._stores():
+            shared.forget()
+        if self.transform_memo is not None:
+            self.transform_memo.forget()
+
+    def memoised(self) -> int:
+        """How many results (per query and search) and transform outputs are held here now."""
+        return sum(s.size for s in self._stores()) + (self.transform_memo.size if self.transform_memo else 0)
+
+    def _stores(self) -> list[SharedResults]:
+        stores = [s for s in (self.bm25, self.vector) if s is not None]
+        stores += [s for s, _ in self._reranked.values()]
+        stores += [s for applied in self._expanded.values() for s in applied.stores()]
+        return stores + (self.graphs.stores() if self.graphs is not None else [])
+
     def make(
         self,
         spec: RetrieverSpec,

@@ -63,6 +63,10 @@ class ChunkGraphs:
         self._shared: dict[tuple, object] = {}  # retrieval setting -> SharedResults
         self._by_id = {c.node_id: c for c in chunks}
 
+    def stores(self) -> list:
+        """The graph retrievers' shared results (``memo.SharedResults``), one per retrieval setting."""
+        return list(self._shared.values())
+
     def shared(self, rspec):
         """SharedResults of the graph retriever ``rspec`` describes; raises the graph's failure."""
         from ragsweep.retrievers.knowledge_graph import GraphChunkRetriever

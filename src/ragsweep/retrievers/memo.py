@@ -51,6 +51,15 @@ class SharedResults:
         REPLAY.ms += hit[1]
         return hit[0]
 
+    def forget(self) -> None:
+        """Drop every stored result (a long-lived pipeline's questions would otherwise pile up)."""
+        self._store.clear()
+
+    @property
+    def size(self) -> int:
+        """How many queries' results are stored."""
+        return len(self._store)
+
     def peek(self, query_str: str) -> list[NodeWithScore]:
         """The stored results without replaying their time (for reporting ranks)."""
         hit = self._store.get(query_str)

@@ -52,6 +52,16 @@ class TransformMemo:
         self._locks: dict[tuple[str, str], threading.Lock] = {}
         self._guard = threading.Lock()
 
+    def forget(self) -> None:
+        """Drop the stored outputs (a question asked again is written again)."""
+        with self._guard:
+            self._store.clear()
+            self._locks.clear()
+
+    @property
+    def size(self) -> int:
+        return len(self._store)
+
     def get(self, key: str, question: str, write: Writer) -> TransformOutput:
         """The output for ``question``: written now (its LLM calls under stage ``query_transform``), or
         the stored one with its time replayed."""
@@ -97,6 +107,12 @@ class AppliedTransform:
 
     def record(self, question: str) -> dict:
         return {}
+
+    def stores(self) -> list[SharedResults]:
+        """The results its own searches store (its ``SharedResults`` attributes: RM3's, HyDE's)."""
+        from ragsweep.retrievers.memo import SharedResults
+
+        return [v for v in vars(self).values() if isinstance(v, SharedResults)]
 
 
 def transform_key(spec) -> str:
