@@ -112,6 +112,53 @@ def test_bad_requests_get_one_json_line_and_the_server_goes_on(served, method, p
 
 
 def test_serve_refuses_what_it_cannot_load_in_one_line(run_cli, tmp_path):
-    proc = run_cli("serve", tmp_path / "nothing-here")
+    proc = run_cli("serve", tmp_path / "nothing-here", "--port", "0")
     assert proc.returncode == 2 and "neither an exported pipeline" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_serve_as_a_process_prints_its_port_refuses_a_taken_one_and_stops_on_sigterm(base_run, run_cli, tmp_path):
+    """``ragsweep serve FOLDER --port 0`` in a process of its own: it names the free port it took and answers
+    there; a second server on that port is refused in one line before loading anything; SIGTERM stops the first
+    cleanly (exit 0) and frees the port."""
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    import procwait
+    from conftest import _cli_env
+
+    cid = "sentence256-bm25-k3"  # BM25: no model to load
+    proc = run_cli("export", base_run.run_dir, cid, "--out", tmp_path / "folder")
+    assert proc.returncode == 0, describe(proc)
+    cmd = [sys.executable, "-m", "ragsweep.cli", "serve", str(tmp_path / "folder"), "--port", "0"]
+    server = subprocess.Popen(cmd, env=_cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = server.stdout.readline()  # the first line names the port (or the process ended: "")
+        match = re.search(r"at http://127\.0\.0\.1:(\d+) ", line)
+        assert match, (line, server.poll(), server.stderr.read() if server.poll() is not None else "")
+        url = f"http://127.0.0.1:{match.group(1)}"
+        deadline = time.monotonic() + procwait.scaled(60)
+        while True:  # uvicorn starts serving just after the line
+            try:
+                if httpx.get(f"{url}/health", timeout=5).status_code == 200:
+                    break
+            except httpx.TransportError:
+                assert server.poll() is None and time.monotonic() < deadline, "the server did not come up"
+                time.sleep(0.05)
+        row = base_run.records[base_run.records["config_id"] == cid].iloc[0]
+        got = httpx.post(f"{url}/query", json={"question": row["question"]}, timeout=60).json()
+        assert [s["doc_id"] for s in got["sources"]] == [s["doc_id"] for s in row["sources"]]
+        taken = run_cli("serve", tmp_path / "folder", "--port", match.group(1))
+        lines = taken.stderr.strip().splitlines()
+        assert taken.returncode == 2 and len(lines) == 1 and f"--port {match.group(1)}" in lines[0], describe(taken)
+        assert "choose another port" in lines[0]
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=procwait.scaled(60)) == 0, server.stderr.read()
+        with pytest.raises(httpx.TransportError):
+            httpx.get(f"{url}/health", timeout=5)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Optional
 
@@ -14,7 +16,7 @@ def serve(
     source: Path = typer.Argument(..., help="an exported folder (ragsweep export) or a run directory"),
     config_id: Optional[str] = typer.Argument(None, help="with a run: the configuration (default: the verdict's pick)"),
     host: str = typer.Option("127.0.0.1", "--host", help="address to listen on (0.0.0.0: every interface)"),
-    port: int = typer.Option(8000, "--port", min=0, max=65535, help="port to listen on"),
+    port: int = typer.Option(8000, "--port", min=0, max=65535, help="port to listen on (0: a free one, printed)"),
     cache: Optional[Path] = typer.Option(None, "--cache", help="with a run: its cache (default: the one it used)"),
 ) -> None:
     """Serve one configuration over HTTP: POST /query (answer and sources with document, offsets, page and
@@ -22,17 +24,58 @@ def serve(
     from ragsweep.errors import RagsweepError
 
     try:
+        sock = _listen(host, port)  # first: a port in use fails at once, before any model loads
+    except RagsweepError as exc:
+        _fail(exc)
+    try:
         from ragsweep.export import load_pipeline
 
         pipeline = load_pipeline(source, config_id, cache=cache)
     except RagsweepError as exc:
+        sock.close()
         _fail(exc)
     import uvicorn
 
     from ragsweep.serve import make_app
 
+    bound = sock.getsockname()[1]
     try:
-        typer.echo(f"serving {pipeline.config_id} at http://{host}:{port} (POST /query, POST /v1/chat/completions)")
-        uvicorn.run(make_app(pipeline), host=host, port=port, log_level="warning")
+        typer.echo(f"serving {pipeline.config_id} at http://{host}:{bound} (POST /query, POST /v1/chat/completions)")
+        with _stopped_cleanly():
+            uvicorn.Server(uvicorn.Config(make_app(pipeline), log_level="warning")).run(sockets=[sock])
     finally:
         pipeline.close()
+
+
+@contextlib.contextmanager
+def _stopped_cleanly() -> Iterator[None]:
+    """uvicorn stops on SIGINT and SIGTERM once the requests in flight are answered, then raises the signal again
+    into the handlers it found; these ignore it, so the pipeline closes and the command exits 0."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
+def _listen(host: str, port: int):
+    """A socket listening on ``host``:``port`` (0: a free port, printed), or a one-line error saying why not."""
+    import socket
+
+    from ragsweep.errors import RagsweepError
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family)
+    except OSError as exc:
+        raise RagsweepError(
+            f"--port {port}: cannot listen on {host}:{port} ({exc.strerror or exc}); choose another port "
+            "(--port 0 takes a free one) or --host"
+        ) from None
