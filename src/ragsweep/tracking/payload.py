@@ -155,8 +155,12 @@ def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     return out
 
 
+PARAM_CHARS = 6000  # MLflow's limit on a parameter's value
+
+
 def _strings(params: dict[str, Any]) -> dict[str, str]:
-    return {k: str(v) for k, v in params.items() if v is not None}
+    """Parameters as the tracker stores them: text, cut to its limit (a long list of labels, say)."""
+    return {k: str(v)[:PARAM_CHARS] for k, v in params.items() if v is not None}
 
 
 def _is_finite(value: Any) -> bool:
