@@ -10,6 +10,7 @@ from pydantic import Field, field_validator, model_validator
 
 from ragsweep.config.adaptive import AdaptiveSpec, adaptive_depth, check_adaptive
 from ragsweep.config.base import Strict
+from ragsweep.config.baselines import BASELINE_HELP, BaselineName
 from ragsweep.config.chunk_context import context_llm, uses_llm
 from ragsweep.config.dataset import DatasetSpec
 from ragsweep.config.embeddings import EmbeddingSpec, HFEmbeddingSpec
@@ -95,6 +96,7 @@ class SweepSpec(Strict):
         description="grid (every configuration) or a budgeted search: random, greedy, tpe, nsga2",
     )
     generate: GenerateSpec | None = Field(None, description="test-set generation from the corpus (ragsweep generate)")
+    baselines: list[BaselineName] = Field(default_factory=list, description=BASELINE_HELP)
     tracking: TrackingSpec = Field(
         TrackingSpec(), description="experiment tracking: the MLflow server a finished run is logged to"
     )
@@ -109,6 +111,13 @@ class SweepSpec(Strict):
         if len(set(v)) != len(v):
             raise ValueError("top_k values must be distinct")
         return sorted(v)
+
+    @field_validator("baselines")
+    @classmethod
+    def _distinct_baselines(cls, v: list[str]) -> list[str]:
+        if len(set(v)) != len(v):
+            raise ValueError("each baseline at most once")
+        return v
 
     @field_validator("search", mode="before")
     @classmethod
