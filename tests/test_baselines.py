@@ -34,3 +34,28 @@ def test_no_retrieval_has_no_context_and_unknown_kinds_are_refused():
     assert context_spans("no_retrieval", (EvidenceSpan("a", 0, 5),), LENGTHS.__getitem__) == []
     with pytest.raises(ValueError, match="unknown baseline 'bm25'"):
         context_spans("bm25", (), LENGTHS.__getitem__)
+
+
+def test_baselines_expand_to_configurations_of_their_own():
+    """``baseline-<kind>`` after the grid: its hash is its kind and generator (not the placeholders it carries),
+    its labels name no splitter or retriever of the grid."""
+    from ragsweep.config import parse_spec
+    from ragsweep.pipelines.grid import expand, is_baseline
+
+    data = {
+        "splitters": [{"kind": "token", "chunk_size": 64}],
+        "retrievers": [{"kind": "bm25"}],
+        "top_k": [3, 5],
+        "baselines": ["oracle", "no_retrieval"],
+    }
+    configs = expand(parse_spec(data))
+    base = [c for c in configs if is_baseline(c)]
+    assert [c.config_id for c in base] == ["baseline-oracle", "baseline-no_retrieval"]
+    assert [c.config_id for c in configs if not is_baseline(c)] == ["token64-bm25-k3", "token64-bm25-k5"]
+    oracle = base[0]
+    assert oracle.labels()["retriever"] == "baseline:oracle" and oracle.labels()["splitter"] is None
+    assert oracle.resolved()["baseline"] == "oracle"
+    other = expand(parse_spec({**data, "splitters": [{"kind": "sentence"}], "retrievers": [{"kind": "vector"}]}))
+    assert next(c for c in other if c.baseline == "oracle").config_hash == oracle.config_hash
+    llm = expand(parse_spec({**data, "generator": {"kind": "llm"}, "llm": {"model": "m"}}))
+    assert next(c for c in llm if c.baseline == "oracle").config_hash != oracle.config_hash

@@ -54,6 +54,9 @@ class Configuration:
     adaptive: AdaptiveMap | None = None  # adaptive: top_k, reranker, transform per predicted class; top_k the largest
     postprocessor: ActivePostprocessor | None = None  # None: the context as retrieved
     context_llm: dict | None = None  # contextual chunks an LLM writes: its identity and the prompt's hash
+    # a reference baseline (no_retrieval, oracle, full_document): answered from a context no retriever chose,
+    # never chosen; its splitter and retriever are the spec's first, unused (``baseline_configurations``)
+    baseline: str | None = None
 
     @property
     def chunk_key(self) -> str:
@@ -79,6 +82,9 @@ class Configuration:
         from ragsweep import __version__
         from ragsweep.embeddings.factory import model_key
 
+        if self.baseline is not None:  # its context is the dataset's, its answer the generator's
+            return {"ragsweep": __version__, "baseline": self.baseline, "generator": self.generator}
+
         return {
             "ragsweep": __version__,
             **self.chunk_identity(),
@@ -97,6 +103,13 @@ class Configuration:
     def resolved(self) -> dict:
         from ragsweep import __version__
 
+        if self.baseline is not None:
+            return {
+                "ragsweep": __version__,
+                "config_id": self.config_id,
+                "baseline": self.baseline,
+                "generator": self.generator,
+            }
         return {
             "ragsweep": __version__,
             "config_id": self.config_id,
@@ -116,6 +129,19 @@ class Configuration:
 
     def labels(self) -> dict:
         """The columns naming this configuration in records, summary and the manifest."""
+        if self.baseline is not None:
+            return {
+                "config_id": self.config_id,
+                "config_hash": self.config_hash,
+                "splitter": None,
+                "embedding": None,
+                "retriever": self.retrieval_label,
+                "top_k": None,
+                "query_transform": None,
+                "reranker": None,
+                "postprocessor": None,
+                **({"prompt": Path(self.prompt).stem} if self.prompt is not None else {}),
+            }
         return {
             "config_id": self.config_id,
             "config_hash": self.config_hash,
@@ -133,6 +159,8 @@ class Configuration:
     def retrieval_label(self) -> str:
         """The retriever's label, with ``+transform`` and ``+reranker`` when they change what it returns
         (plots colour by it)."""
+        if self.baseline is not None:
+            return f"baseline:{self.baseline}"
         return "+".join(
             [self.retriever.label()]
             + [x.label() for x in (self.query_transform, self.reranker, self.postprocessor) if x is not None]
@@ -284,6 +312,7 @@ def expand(spec: SweepSpec) -> list[Configuration]:
     out = [
         replace(c, context_llm=context_identity(spec, c.splitter)) if uses_llm(c.splitter.context) else c for c in out
     ]
+    out += baseline_configurations(spec, generator)
     out = prompt_axis(spec, out)  # generator.prompt_files: one configuration per template
     ids = [c.config_id for c in out]
     clash = next((i for i in ids if ids.count(i) > 1), None)
@@ -293,6 +322,29 @@ def expand(spec: SweepSpec) -> list[Configuration]:
             "reranker a distinct 'name'"
         )
     return out
+
+
+def baseline_configurations(spec: SweepSpec, generator: dict) -> list[Configuration]:
+    """One configuration per ``baselines`` entry, ``baseline-<kind>``; the spec's first splitter, retriever and
+    largest top_k stand in for what it does not use."""
+    return [
+        Configuration(
+            f"baseline-{kind}",
+            spec.splitters[0],
+            None,
+            None,
+            spec.retrievers[0],
+            max(spec.top_k),
+            generator,
+            baseline=kind,
+        )
+        for kind in spec.baselines
+    ]
+
+
+def is_baseline(config: Configuration) -> bool:
+    """A reference baseline: scored, shown, never chosen, searched or exported."""
+    return config.baseline is not None
 
 
 def adaptive_identity(amap: AdaptiveMap) -> dict:
