@@ -59,3 +59,41 @@ def test_baselines_expand_to_configurations_of_their_own():
     assert next(c for c in other if c.baseline == "oracle").config_hash == oracle.config_hash
     llm = expand(parse_spec({**data, "generator": {"kind": "llm"}, "llm": {"model": "m"}}))
     assert next(c for c in llm if c.baseline == "oracle").config_hash != oracle.config_hash
+
+
+def test_baseline_rows_on_the_demo():
+    """The oracle's context is the gold evidence (retrieval metrics 1 by construction) and its extractive answer
+    comes from it; no_retrieval has no source and an empty answer; full_document gives the gold documents."""
+    from ragsweep.config import parse_spec
+    from ragsweep.datasets.demo import load_demo_corpus, load_demo_questions
+    from ragsweep.datasets.types import Dataset
+    from ragsweep.pipelines.grid import expand
+    from ragsweep.pipelines.journal import MemorySink
+    from ragsweep.pipelines.stages.baselines import answer_baseline
+
+    docs = load_demo_corpus()
+    questions, _ = load_demo_questions(docs)
+    dataset = Dataset("demo", docs, questions)
+    spec = parse_spec(
+        {
+            "splitters": [{"kind": "token"}],
+            "retrievers": [{"kind": "bm25"}],
+            "baselines": ["no_retrieval", "oracle", "full_document"],
+        }
+    )
+    by_kind = {c.baseline: c for c in expand(spec) if c.baseline}
+    q = next(q for q in questions if q.evidence)
+    sink = MemorySink()
+    for kind in ("no_retrieval", "oracle", "full_document"):
+        assert answer_baseline(by_kind[kind], q, dataset, sink, None, k=5)
+    rows = {r[2]: r[3] for r in sink.rows}
+    oracle, empty, full = rows["baseline-oracle"], rows["baseline-no_retrieval"], rows["baseline-full_document"]
+    assert oracle["hit"] == oracle["mrr"] == oracle["span_recall"] == oracle["span_precision"] == 1.0
+    gold = {(e.doc_id, e.start, e.end) for e in q.evidence if e.copy_of is None}
+    assert {(s["doc_id"], s["start"], s["end"]) for s in oracle["sources"]} <= gold
+    assert oracle["answer"] and oracle["answer"] in " ".join(
+        dataset.document(s["doc_id"]).text[s["start"] : s["end"]] for s in oracle["sources"]
+    )
+    assert empty["sources"] == [] and empty["answer"] == "" and empty["answer_empty"] and empty["hit"] == 0
+    assert {s["doc_id"] for s in full["sources"]} == {e.doc_id for e in q.evidence} and full["hit"] == 1.0
+    assert all(s["start"] == 0 for s in full["sources"]) and full["span_recall"] == 1.0

@@ -1,0 +1,81 @@
+"""Stage: answer the reference baselines (``baselines:``) from the contexts they are given, not retrieved
+(``ragsweep.baselines.contexts``): the gold spans, the gold documents, or nothing. Each row is what an answer row
+is (sources with offsets, the retrieval metrics of those sources, the answer), so scoring, records and the
+summary treat a baseline as a configuration; the choice, stage 2, the search and export leave it out
+(``grid.is_baseline``). The extractive generator answers here; an LLM generator's questions go to ``gen_items``
+and are answered with the configurations' (``stages.generate``). Work in progress (BASELINES-WIP.md)."""
+
+from __future__ import annotations
+
+import time
+
+from ragsweep.baselines.contexts import Span, context_spans
+from ragsweep.datasets.types import Dataset, Question
+from ragsweep.pipelines.answer_record import AnswerRecord, AnswerSink, Retrieved
+from ragsweep.pipelines.grid import Configuration
+
+SCORE = 1.0  # a given context is not ranked: every passage scores the same
+
+
+def context_nodes(spans: list[Span], dataset: Dataset) -> list:
+    """The spans as LlamaIndex nodes with the metadata a retrieved chunk carries (document, offsets)."""
+    from llama_index.core.schema import NodeWithScore, TextNode
+
+    nodes = []
+    for i, s in enumerate(spans):
+        text = dataset.document(s.doc_id).text[s.start : s.end]
+        node = TextNode(
+            id_=f"baseline:{s.doc_id}:{s.start}:{s.end}:{i}",
+            text=text,
+            metadata={"doc_id": s.doc_id},
+            excluded_embed_metadata_keys=["doc_id"],  # as a chunk's: the generator reads the text alone
+            excluded_llm_metadata_keys=["doc_id"],
+            start_char_idx=s.start,
+            end_char_idx=s.end,
+        )
+        nodes.append(NodeWithScore(node=node, score=SCORE))
+    return nodes
+
+
+def answer_baseline(
+    config: Configuration,
+    q: Question,
+    dataset: Dataset,
+    sink: AnswerSink,
+    gen_items: list[Retrieved] | None,
+    *,
+    max_sentences: int = 2,
+    max_chars: int | None = None,
+    k: int,
+) -> bool:
+    """Answer ``q`` with the baseline ``config``; False when the answer is left to the LLM generator (the row goes
+    to ``gen_items``)."""
+    from llama_index.core.schema import QueryBundle
+
+    from ragsweep.metrics import all_retrieval_metrics
+    from ragsweep.pipelines.extractive import GENERATOR_LABEL, ExtractiveSynthesizer
+
+    assert config.baseline is not None
+    spans = context_spans(config.baseline, q.evidence, lambda d: len(dataset.document(d).text), max_chars)
+    nodes = context_nodes(spans, dataset)
+    sources = [
+        {"rank": i, "node_id": n.node.node_id, "doc_id": s.doc_id, "start": s.start, "end": s.end, "score": SCORE}
+        for i, (n, s) in enumerate(zip(nodes, spans), start=1)
+    ]
+    metrics = all_retrieval_metrics([(s.doc_id, s.start, s.end) for s in spans], q.evidence, max(k, len(spans)))
+    record: AnswerRecord = {"sources": sources, "retrieval_ms": 0.0, "query_embedding_ms": None, "error": None}
+    record = {**record, **metrics}  # type: ignore[typeddict-item]
+    if gen_items is not None:
+        gen_items.append(Retrieved(config, q, nodes, record))
+        return False
+    t0 = time.perf_counter()
+    answer = str(ExtractiveSynthesizer(max_sentences).synthesize(QueryBundle(q.question), nodes)) if nodes else ""
+    done: AnswerRecord = {
+        **record,
+        "answer": answer,
+        "answer_empty": not answer.strip(),
+        "generator": GENERATOR_LABEL,
+        "generation_ms": (time.perf_counter() - t0) * 1000,
+    }
+    sink.add_answer(config.config_hash, q.qid, config.config_id, done)
+    return True
