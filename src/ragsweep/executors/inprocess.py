@@ -142,6 +142,12 @@ class InProcess:
         configs = [c for c in active if c.config_hash in mine and c.config_hash not in self.failed]
         answer.answer_group(self.ctx, configs, self.found, self.plan.pending, self.sink, self.bar, self.gen_items)
 
+    def baselines(self, _unit: Unit) -> None:
+        """The reference baselines' answers (the extractive ones here; an LLM's with the generate unit)."""
+        from ragsweep.pipelines.stages.baselines import answer_baselines
+
+        answer_baselines(self.ctx, self.plan.baselines, self.plan.pending, self.sink, self.bar, self.gen_items)
+
     def generate(self, _unit: Unit) -> None:
         """LLM-written answers from what every answer unit retrieved."""
         from ragsweep.pipelines.stages import generate

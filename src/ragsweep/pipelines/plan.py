@@ -11,6 +11,8 @@ A unit is one call of a stage (``pipelines.stages``) on a piece of the sweep:
     answer(splitter, graph)          <- the same and graph(splitter): the graph configurations' answers
                                         (last, so that a budget stopping a graph's LLM extraction stops
                                         nothing else)
+    baselines                        the reference baselines' answers, from contexts no retriever chose
+                                        (``grid.is_baseline``: in no splitter's group)
     generate                         <- every answer: LLM-written answers (an LLM generator only)
     score                            <- every answer (and generate): BERTScore
     judge                            <- score: stage 2 (a spec with a stage2 section only)
@@ -29,8 +31,8 @@ from ragsweep.config import EmbeddingSpec
 from ragsweep.datasets.types import Question
 from ragsweep.pipelines.grid import Configuration
 
-STAGES = ("chunk", "index", "queries", "graph", "answer", "generate", "score", "judge")
-ANSWERING = STAGES[:6]  # what ``Executor.answer`` runs; the driver asks for the score unit and stage 2 after it
+STAGES = ("chunk", "index", "queries", "graph", "answer", "baselines", "generate", "score", "judge")
+ANSWERING = STAGES[: STAGES.index("generate") + 1]  # what ``Executor.answer`` runs; then the score unit, stage 2
 RETRIEVING = ANSWERING[:-1]  # up to the extractive answers; the LLM generator's unit follows them
 
 
@@ -111,9 +113,14 @@ class SweepPlan:
     ) -> "SweepPlan":
         groups: dict[str, Group] = {}
         for c in configs:
-            if pending[c.config_hash]:
+            if pending[c.config_hash] and c.baseline is None:
                 groups.setdefault(c.chunk_key, Group(c.chunk_key)).configs.append(c)
         return cls(configs, pending, groups, generate, judge)
+
+    @property
+    def baselines(self) -> list[Configuration]:
+        """The reference baselines with questions pending."""
+        return [c for c in self.configs if c.baseline is not None and self.pending[c.config_hash]]
 
     @property
     def total(self) -> int:
@@ -159,6 +166,9 @@ class SweepPlan:
                 out.append(Unit("graph", ("graph", key), (chunk,)))
                 out.append(Unit("answer", ("answer", key, "graph"), (*needs, ("graph", key))))
                 answers.append(("answer", key, "graph"))
+        if self.baselines:
+            out.append(Unit("baselines", ("baselines",)))
+            answers.append(("baselines",))
         last: tuple[tuple[str, ...], ...] = tuple(answers)
         if self.generate:  # also with nothing left to retrieve here: a Ray run's workers retrieved it
             out.append(Unit("generate", ("generate",), last))

@@ -79,3 +79,24 @@ def answer_baseline(
     }
     sink.add_answer(config.config_hash, q.qid, config.config_id, done)
     return True
+
+
+def answer_baselines(ctx, configs: list[Configuration], pending: dict, sink: AnswerSink, bar, gen_items) -> None:
+    """Every pending question of the baselines ``configs``; an LLM generator's go to ``gen_items``."""
+    spec = ctx.spec
+    llm = spec.generator.kind == "llm"
+    max_sentences = getattr(spec.generator, "max_sentences", 2)
+    for config in configs:
+        for q in pending[config.config_hash]:
+            if answer_baseline(
+                config,
+                q,
+                ctx.dataset,
+                sink,
+                gen_items if llm else None,
+                max_sentences=max_sentences,
+                k=max(spec.top_k),
+            ):
+                ctx.stats.answered += 1
+            bar.advance(1)
+    sink.flush()
