@@ -161,6 +161,17 @@ def _mean_ci(values, n_boot: int, confidence: float, seed: int) -> tuple[float, 
     return bootstrap_ci(values, n_boot, confidence, seed)
 
 
+BASELINE_COLUMN = "baseline"  # a reference baseline's kind (records and summary; absent without baselines)
+
+
+def candidates(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the configurations that may be chosen, compared and selected: a reference baseline (its
+    ``baseline`` column set) is scored and shown, never chosen."""
+    if BASELINE_COLUMN not in frame.columns:
+        return frame
+    return frame[frame[BASELINE_COLUMN].isna()]
+
+
 def best_configuration(values: pd.DataFrame, metric: str) -> str:
     """The configuration with the best mean ``metric`` in ``values`` (config_id, qid, metric; ties go to the
     smaller id): the choice the verdict makes on the validation questions, and ``comparisons.csv`` too."""
@@ -272,6 +283,7 @@ def decide(
     from ragsweep.evaluation.significance import compare_to_best
 
     higher = metric not in LOWER_IS_BETTER
+    records = candidates(records)
     ok = records[records["error"].isna()] if "error" in records.columns else records
     ok = ok[ok[metric].notna()] if metric in ok.columns else ok.iloc[0:0]
     ok = ok.sort_values(["config_id", "qid"], kind="stable")  # bootstrap CIs must not depend on row order

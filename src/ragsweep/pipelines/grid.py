@@ -133,6 +133,7 @@ class Configuration:
             return {
                 "config_id": self.config_id,
                 "config_hash": self.config_hash,
+                "baseline": self.baseline,
                 "splitter": None,
                 "embedding": None,
                 "retriever": self.retrieval_label,

@@ -44,7 +44,9 @@ def select(spec, records, split: dict[str, str]):
 
     s2 = spec.stage2
     metric = s2.select_metric
-    ok = records[records["error"].isna()] if not records.empty else records
+    from ragsweep.evaluation.verdict import candidates
+
+    ok = candidates(records[records["error"].isna()]) if not records.empty else records
     val = ok[ok["qid"].map(split).eq("validation")] if not ok.empty else ok
     if val.empty or val[metric].notna().sum() == 0:
         raise RagsweepError(
