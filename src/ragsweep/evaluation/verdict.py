@@ -73,6 +73,8 @@ class Verdict:
     confidence: float = 0.95
     # the chosen one's answers on ``reported_on`` with the flags: n, and how many copy / echo / either
     flagged: dict = field(default_factory=dict)
+    # the pick against each reference baseline on ``reported_on`` (``evaluation.reference``)
+    baselines: list = field(default_factory=list)
 
     @property
     def held_out(self) -> bool:
@@ -283,6 +285,7 @@ def decide(
     from ragsweep.evaluation.significance import compare_to_best
 
     higher = metric not in LOWER_IS_BETTER
+    refs = records.drop(candidates(records).index) if BASELINE_COLUMN in records.columns else records.iloc[0:0]
     records = candidates(records)
     ok = records[records["error"].isna()] if "error" in records.columns else records
     ok = ok[ok[metric].notna()] if metric in ok.columns else ok.iloc[0:0]
@@ -378,4 +381,17 @@ def decide(
         untested=untested,
         confidence=confidence,
         flagged=_flagged(records, chosen, reported_on),
+        baselines=_references(refs, test, chosen, reported_on, metric, n_boot, confidence, seed),
     )
+
+
+def _references(refs, test, chosen: str, split: str, metric: str, n_boot: int, confidence: float, seed: int) -> list:
+    """The pick against the reference baselines, on the questions it is reported on."""
+    if refs.empty or metric not in refs.columns:
+        return []
+    from ragsweep.evaluation.reference import against_baselines
+
+    ok = refs[refs["error"].isna()] if "error" in refs.columns else refs
+    ok = ok[(ok["split"] == split) & ok[metric].notna()].sort_values(["config_id", "qid"], kind="stable")
+    mine = test[test["config_id"] == chosen]
+    return against_baselines(ok, mine, metric, n_boot=n_boot, confidence=confidence, seed=seed)

@@ -69,6 +69,8 @@ def verdict_lines(v: Verdict, ci_label: str | None = None) -> list[str]:
     flagged = v.flagged_note(name)  # most of its answers echo the prompt or copy the context (pipelines/degenerate.py)
     if flagged:
         lines.append(f"  [yellow]{flagged}[/yellow]")
+    if v.baselines:
+        lines.append(f"  against the reference baselines ({on}): " + "; ".join(_reference(b) for b in v.baselines))
     if v.by_type and len(v.by_type) > 1:
         parts = [f"{t['qtype']} {fmt(t['mean'])} [{fmt(t['lo'])}, {fmt(t['hi'])}] (n={t['n']})" for t in v.by_type]
         lines.append(f"  by question type ({on}): " + "; ".join(parts))
@@ -81,3 +83,13 @@ def verdict_lines(v: Verdict, ci_label: str | None = None) -> list[str]:
             f"{len(v.missed_by_all)}" + (f": {missed}" if missed else "")
         )
     return lines
+
+
+def _reference(b: dict) -> str:
+    """One baseline as the verdict says it: its mean, the pick's difference from it, and the pick's share of it."""
+    text = f"{b['baseline']} {fmt(b['mean'])} [{fmt(b['lo'])}, {fmt(b['hi'])}]"
+    if b.get("diff") is not None:
+        text += f", the pick {b['diff']:+.3f} [{fmt(b['diff_lo'])}, {fmt(b['diff_hi'])}]"
+    if b["baseline"] == "oracle" and b.get("share") is not None:
+        text += f" ({100 * b['share']:.0f} % of it)"
+    return text
