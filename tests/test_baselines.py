@@ -97,3 +97,51 @@ def test_baseline_rows_on_the_demo():
     assert empty["sources"] == [] and empty["answer"] == "" and empty["answer_empty"] and empty["hit"] == 0
     assert {s["doc_id"] for s in full["sources"]} == {e.doc_id for e in q.evidence} and full["hit"] == 1.0
     assert all(s["start"] == 0 for s in full["sources"]) and full["span_recall"] == 1.0
+
+
+def test_a_sweep_scores_its_baselines_and_never_chooses_them(make_spec, run_cli, read_run, seeded_cache, tmp_path):
+    """BM25 at two depths beside the three baselines (extractive answers, 12 demo questions): the baselines have
+    their rows and summary, the verdict picks among the configurations and says how the pick stands against each
+    baseline; a baseline is not exported or asked."""
+    import json
+
+    import pandas as pd
+    from conftest import describe
+
+    spec = make_spec(
+        "baselines",
+        splitters=[{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
+        retrievers=[{"kind": "bm25"}],
+        top_k=[3, 5],
+        baselines=["full_document", "no_retrieval", "oracle"],
+    )
+    proc = run_cli("run", spec.path, "--cache", seeded_cache, "--limit", "12", "--no-progress")
+    assert proc.returncode == 0, describe(proc)
+    run = read_run(spec.run_dir, proc)
+    rec = run.records
+    assert set(rec["config_id"]) == {
+        "sentence256-bm25-k3",
+        "sentence256-bm25-k5",
+        "baseline-full_document",
+        "baseline-no_retrieval",
+        "baseline-oracle",
+    }
+    oracle = rec[(rec["config_id"] == "baseline-oracle") & (rec["n_gold_spans"] > 0)]
+    assert len(oracle) > 0 and (oracle["hit"] == 1).all() and (oracle["span_precision"] == 1).all()
+    empty = rec[rec["config_id"] == "baseline-no_retrieval"]
+    assert empty["answer_empty"].all() and empty["sources"].map(len).eq(0).all()
+    verdict = json.loads((spec.run_dir / "verdict.json").read_text(encoding="utf-8"))
+    assert not verdict["chosen"].startswith("baseline-") and verdict["n_configs"] == 2
+    assert not any(c.startswith("baseline-") for c in verdict["tied"] + verdict["worse"] + verdict["better"])
+    assert [b["baseline"] for b in verdict["baselines"]] == ["no_retrieval", "oracle", "full_document"]
+    by = {b["baseline"]: b for b in verdict["baselines"]}
+    summary = pd.read_csv(spec.run_dir / "summary.csv").query("split == 'test'").set_index("config_id")
+    assert by["oracle"]["mean"] == pytest.approx(summary.loc["baseline-oracle", verdict["metric"]])
+    assert by["oracle"]["share"] == pytest.approx(verdict["test_mean"] / by["oracle"]["mean"])
+    assert "against the reference baselines (test): no_retrieval" in proc.stdout
+    for command in (
+        ["export", spec.run_dir, "baseline-oracle", "--out", tmp_path / "x"],
+        ["ask", spec.run_dir, "baseline-oracle", "q?"],
+    ):
+        refused = run_cli(*command)
+        assert refused.returncode == 2 and "a reference baseline answers from" in refused.stderr, describe(refused)

@@ -42,6 +42,11 @@ def export_pipeline(run_dir: Path, config_id: str | None, out: Path, cache: Path
 def refuse_unexportable(config, spec) -> None:
     """A one-line error for what an exported folder cannot hold yet."""
     cid = config.config_id
+    if config.baseline is not None:
+        raise RagsweepError(
+            f"{cid}: a reference baseline answers from the gold evidence of the run's questions, not from an index; "
+            "export one of the configurations it is compared with"
+        )
     if config.adaptive is not None:
         raise RagsweepError(
             f"{cid}: an adaptive configuration routes by a classifier trained on the run's validation questions, "

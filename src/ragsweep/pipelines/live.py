@@ -58,6 +58,11 @@ class LivePipeline:
         from ragsweep.retrievers.factory import IndexRetrievers
 
         ctx, config = self.ctx, self.config
+        if config.baseline is not None:
+            raise RagsweepError(
+                f"{config.config_id}: a reference baseline answers from a question's gold evidence, which a new "
+                "question does not have; open one of the configurations it is compared with"
+            )
         if llms_in_use(self.spec, with_stage2=False):
             check_llms(self.spec, None)
             self.clients = LLMClients(self.spec, ctx.cache.llm_calls, run_id="ask")

@@ -86,6 +86,7 @@ def answer_baselines(ctx, configs: list[Configuration], pending: dict, sink: Ans
     spec = ctx.spec
     llm = spec.generator.kind == "llm"
     max_sentences = getattr(spec.generator, "max_sentences", 2)
+    budget = context_budget(spec)
     for config in configs:
         for q in pending[config.config_hash]:
             if answer_baseline(
@@ -95,8 +96,21 @@ def answer_baselines(ctx, configs: list[Configuration], pending: dict, sink: Ans
                 sink,
                 gen_items if llm else None,
                 max_sentences=max_sentences,
+                max_chars=budget,
                 k=max(spec.top_k),
             ):
                 ctx.stats.answered += 1
             bar.advance(1)
     sink.flush()
+
+
+PROMPT_TOKENS = 512  # the template and the question, beside the context
+CHARS_PER_TOKEN = 3  # conservative for English prose (about 4 with GPT-style tokenizers)
+
+
+def context_budget(spec) -> int | None:
+    """The characters of context a full-document baseline may hand the LLM: its context window less the reply
+    and the prompt, at ``CHARS_PER_TOKEN``; None (whole documents) for the extractive generator."""
+    if spec.generator.kind != "llm" or spec.llm is None:
+        return None
+    return max(0, (spec.llm.context_window - spec.llm.max_tokens - PROMPT_TOKENS) * CHARS_PER_TOKEN)
