@@ -234,8 +234,9 @@ def test_killed_ray_sweep_resumes_and_leaves_the_records_of_a_local_sweep(
     assert inv["indexes_built"] + inv["indexes_reused"] == 2, inv  # an index the killed run finished is reused
     # the graphs the killed run's workers built are reused, not built again
     assert sum(g["built"] for g in inv["graphs"].values()) == 2 - graphs_at_kill, inv["graphs"]
-    # every chunk was embedded, by one of the two runs
-    assert _vectors(cache) - vectors_at_start >= sum(inv["unique_chunk_texts"].values()) > 0
+    # the workers embedded and the driver stored what they computed (how much depends on the kill's moment: an
+    # index the killed run finished is reused without its chunks' vectors, which that run may not have stored)
+    assert _vectors(cache) > vectors_at_start and sum(inv["unique_chunk_texts"].values()) > 0
 
     local_spec = make_spec("ray-local", **data)
     local = run_cli("run", local_spec.path, "--cache", caches["local"], "--limit", BASE_LIMIT)
