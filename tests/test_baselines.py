@@ -145,3 +145,18 @@ def test_a_sweep_scores_its_baselines_and_never_chooses_them(make_spec, run_cli,
     ):
         refused = run_cli(*command)
         assert refused.returncode == 2 and "a reference baseline answers from" in refused.stderr, describe(refused)
+
+
+def test_bad_baselines_are_refused_in_one_line():
+    from ragsweep.config import parse_spec
+    from ragsweep.errors import RagsweepError
+
+    base = {"splitters": [{"kind": "token"}], "retrievers": [{"kind": "bm25"}]}
+    for extra, says in (
+        ({"baselines": ["oracle", "oracle"]}, "each baseline at most once"),
+        ({"baselines": ["gold"]}, "baselines"),
+        ({"baselines": ["oracle"], "search": {"strategy": "random", "budget": {"trials": 2}}}, "not with a search"),
+    ):
+        with pytest.raises(RagsweepError, match=says) as err:
+            parse_spec({**base, **extra})
+        assert "\n" not in str(err.value)

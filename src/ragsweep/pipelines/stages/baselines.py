@@ -3,7 +3,7 @@
 is (sources with offsets, the retrieval metrics of those sources, the answer), so scoring, records and the
 summary treat a baseline as a configuration; the choice, stage 2, the search and export leave it out
 (``grid.is_baseline``). The extractive generator answers here; an LLM generator's questions go to ``gen_items``
-and are answered with the configurations' (``stages.generate``). Work in progress (BASELINES-WIP.md)."""
+and are answered with the configurations' (``stages.generate``)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def answer_baseline(
     sink: AnswerSink,
     gen_items: list[Retrieved] | None,
     *,
-    max_sentences: int = 2,
+    synthesizer=None,
     max_chars: int | None = None,
     k: int,
 ) -> bool:
@@ -69,7 +69,8 @@ def answer_baseline(
         gen_items.append(Retrieved(config, q, nodes, record))
         return False
     t0 = time.perf_counter()
-    answer = str(ExtractiveSynthesizer(max_sentences).synthesize(QueryBundle(q.question), nodes)) if nodes else ""
+    synth = synthesizer if synthesizer is not None else ExtractiveSynthesizer()
+    answer = str(synth.synthesize(QueryBundle(q.question), nodes)) if nodes else ""
     done: AnswerRecord = {
         **record,
         "answer": answer,
@@ -85,7 +86,9 @@ def answer_baselines(ctx, configs: list[Configuration], pending: dict, sink: Ans
     """Every pending question of the baselines ``configs``; an LLM generator's go to ``gen_items``."""
     spec = ctx.spec
     llm = spec.generator.kind == "llm"
-    max_sentences = getattr(spec.generator, "max_sentences", 2)
+    from ragsweep.pipelines.extractive import ExtractiveSynthesizer
+
+    synth = None if llm else ExtractiveSynthesizer(spec.generator.max_sentences)  # type: ignore[union-attr]
     budget = context_budget(spec)
     for config in configs:
         for q in pending[config.config_hash]:
@@ -95,7 +98,7 @@ def answer_baselines(ctx, configs: list[Configuration], pending: dict, sink: Ans
                 ctx.dataset,
                 sink,
                 gen_items if llm else None,
-                max_sentences=max_sentences,
+                synthesizer=synth,
                 max_chars=budget,
                 k=max(spec.top_k),
             ):
