@@ -139,12 +139,75 @@ def test_a_sweep_scores_its_baselines_and_never_chooses_them(make_spec, run_cli,
     assert by["oracle"]["mean"] == pytest.approx(summary.loc["baseline-oracle", verdict["metric"]])
     assert by["oracle"]["share"] == pytest.approx(verdict["test_mean"] / by["oracle"]["mean"])
     assert "against the reference baselines (test): no_retrieval" in proc.stdout
+    _shown_as_references(run_cli, spec.run_dir, verdict)
     for command in (
         ["export", spec.run_dir, "baseline-oracle", "--out", tmp_path / "x"],
         ["ask", spec.run_dir, "baseline-oracle", "q?"],
     ):
         refused = run_cli(*command)
         assert refused.returncode == 2 and "a reference baseline answers from" in refused.stderr, describe(refused)
+
+
+BASELINE_IDS = ["baseline-no_retrieval", "baseline-oracle", "baseline-full_document"]
+
+
+def _shown_as_references(run_cli, run_dir, verdict: dict) -> None:
+    """``show`` lists the baselines under a rule after every configuration; the report's table has them in a body
+    of their own; the figures draw them as lines, not rows; the heatmap and the significance matrix leave them
+    out; MLflow's payload tags them and carries the verdict's reference figures."""
+    import re
+
+    from conftest import describe
+
+    from ragsweep.results import load_run
+    from ragsweep.results.figures import heatmap, intervals, significance
+    from ragsweep.results.figures.style import REFERENCE_COLOUR
+    from ragsweep.results.report.tables import summary_table
+    from ragsweep.tracking.payload import run_entries
+
+    show = run_cli("show", run_dir)
+    assert show.returncode == 0, describe(show)
+    lines = show.stdout.splitlines()
+    at = {cid: next(i for i, line in enumerate(lines) if f"│{cid} " in line) for cid in BASELINE_IDS}
+    configs = [i for i, line in enumerate(lines) if re.search(r"│sentence256-bm25-k\d", line)]
+    assert len(configs) == 2 and max(configs) < at[BASELINE_IDS[0]] < at[BASELINE_IDS[1]] < at[BASELINE_IDS[2]]
+    assert "├" in lines[at[BASELINE_IDS[0]] - 1]  # the rule between them
+    assert "reference baselines" in " ".join(show.stdout.split())
+
+    run = load_run(run_dir)
+    html = summary_table(run, "test", verdict["metric"])
+    ref_body = html[html.index('<tbody class="reference">') :]
+    assert [m.strip() for m in re.findall(r'<td class="id">([^<]+)', ref_body)] == BASELINE_IDS
+    assert not any(b in html[: html.index('<tbody class="reference">')] for b in BASELINE_IDS)
+
+    fig = intervals.retrieval_intervals(run)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == verdict_order(run)
+    refs = [line for line in ax.get_lines() if line.get_color() == REFERENCE_COLOUR]
+    assert sorted(line.get_xdata()[0] for line in refs) == [0.0, 1.0, 1.0]  # no_retrieval, oracle, full documents
+    assert "oracle (reference)" in [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "baseline" not in " ".join(
+        t.get_text() for a in heatmap.splitter_retriever_heatmap(run).axes for t in a.get_xticklabels()
+    )
+    pairs = significance.pairwise_table(run, verdict["metric"])
+    assert not any(c.startswith("baseline-") for c in pairs.attrs["order"])
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+    sweep, *configured = run_entries(run, "rid", {})
+    entries = {e.name: e for e in configured}
+    assert entries["baseline-oracle"].tags["ragsweep.baseline"] == "oracle"
+    assert "ragsweep.baseline" not in entries["sentence256-bm25-k3"].tags
+    oracle = next(b for b in verdict["baselines"] if b["baseline"] == "oracle")
+    assert sweep.metrics["reference/oracle/share"] == pytest.approx(oracle["share"])
+
+
+def verdict_order(run) -> list[str]:
+    """The configurations by nDCG, best first (ties by id), as the forest plot orders them."""
+    from ragsweep.results.figures.style import ordered
+
+    return ordered(run.configurations("test"), "ndcg")
 
 
 def test_bad_baselines_are_refused_in_one_line():
@@ -160,3 +223,63 @@ def test_bad_baselines_are_refused_in_one_line():
         with pytest.raises(RagsweepError, match=says) as err:
             parse_spec({**base, **extra})
         assert "\n" not in str(err.value)
+
+
+def test_llm_baselines_over_http_closed_book_gold_and_cut_documents(make_spec, run_cli, read_run, shared_cache):
+    """An LLM generator on the scripted server: ``no_retrieval`` asks the question alone (the closed-book prompt,
+    no context), the oracle answers from the gold spans, the full documents are cut to the context window's
+    budget; stage 2 judges the baselines beside its selection, and the verdict chooses none of them."""
+    import json
+
+    from conftest import describe
+    from fake_openai import FakeOpenAI
+
+    from ragsweep.pipelines.stages.baselines import CLOSED_BOOK
+
+    rules = [{"kind": "generation", "match": CLOSED_BOOK.strip(), "reply": "Closed-book guess."}]
+    with FakeOpenAI(rules=rules, api_key="sk-base") as fake:
+        spec = make_spec(
+            "baselines-llm",
+            splitters=[{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
+            retrievers=[{"kind": "bm25"}],
+            top_k=[3, 5],
+            baselines=["no_retrieval", "oracle", "full_document"],
+            generator={"kind": "llm"},
+            llm={
+                "model": "fake-base",
+                "base_url": fake.base_url,
+                "api_key_env": "FAKE_KEY",
+                "context_window": 1024,
+                "max_tokens": 64,
+            },
+            stage2={"judges": ["correctness", "faithfulness"], "top_n": 1, "max_configs": 1},
+        )
+        proc = run_cli(
+            "run", spec.path, "--cache", shared_cache, "--limit", "12", "--no-progress", env={"FAKE_KEY": "sk-base"}
+        )
+        by_kind = fake.stats()["by_kind"]
+    assert proc.returncode == 0, describe(proc)
+    run = read_run(spec.run_dir, proc)
+    rec = run.records.set_index("config_id")
+    empty = rec.loc["baseline-no_retrieval"]
+    assert (empty["answer"] == "Closed-book guess.").all() and empty["sources"].map(len).eq(0).all()
+    oracle = rec.loc["baseline-oracle"]
+    answered = oracle[oracle["sources"].map(len) > 0]
+    assert len(answered) and not answered["answer"].eq("Closed-book guess.").any()
+    budget = (1024 - 64 - 512) * 3  # stages.baselines.context_budget
+    full = rec.loc["baseline-full_document"]
+    spans = full["sources"].map(lambda s: sum(x["end"] - x["start"] for x in s))
+    assert spans.max() == budget and spans.le(budget).all()  # the demo's documents are longer: cut to the budget
+    assert all(x["start"] == 0 for s in full["sources"] for x in s)
+    judged = run.records[run.records["correctness_status"].notna()]
+    assert {"baseline-no_retrieval", "baseline-oracle", "baseline-full_document"} <= set(judged["config_id"])
+    nr = judged[judged["config_id"] == "baseline-no_retrieval"]
+    assert nr["correctness_status"].eq("ok").any() and nr["faithfulness_status"].eq("unmeasured").all()
+    verdict = json.loads((spec.run_dir / "verdict.json").read_text(encoding="utf-8"))
+    assert not verdict["chosen"].startswith("baseline-") and len(verdict["baselines"]) == 3
+    stage2 = json.loads((spec.run_dir / "manifest.json").read_text(encoding="utf-8"))["stage2"]
+    assert not any(s.startswith("baseline-") for s in stage2["selected"]) and len(stage2["selected"]) == 1
+    assert stage2["references"] == ["baseline-no_retrieval", "baseline-oracle", "baseline-full_document"]
+    calls = run.records.groupby("config_id")["llm_calls"].sum()
+    assert calls["baseline-no_retrieval"] == 12 and calls["baseline-oracle"] <= 12  # one question, one call
+    assert by_kind["correctness"] == 6 * 4  # the 6 test questions: the selected one and the three baselines

@@ -163,15 +163,12 @@ def _mean_ci(values, n_boot: int, confidence: float, seed: int) -> tuple[float, 
     return bootstrap_ci(values, n_boot, confidence, seed)
 
 
-BASELINE_COLUMN = "baseline"  # a reference baseline's kind (records and summary; absent without baselines)
-
-
 def candidates(frame: pd.DataFrame) -> pd.DataFrame:
     """The rows of the configurations that may be chosen, compared and selected: a reference baseline (its
     ``baseline`` column set) is scored and shown, never chosen."""
-    if BASELINE_COLUMN not in frame.columns:
-        return frame
-    return frame[frame[BASELINE_COLUMN].isna()]
+    from ragsweep.baselines.rows import configurations
+
+    return configurations(frame)
 
 
 def best_configuration(values: pd.DataFrame, metric: str) -> str:
@@ -282,10 +279,11 @@ def decide(
     """The verdict from per-question records (config_id, qid, split, error, ``metric``, latency and
     token columns, qtype). Error rows and unmeasured values are left out; ties in a mean go to the
     smaller config_id, so the result does not depend on row order."""
+    from ragsweep.baselines.rows import references
     from ragsweep.evaluation.significance import compare_to_best
 
     higher = metric not in LOWER_IS_BETTER
-    refs = records.drop(candidates(records).index) if BASELINE_COLUMN in records.columns else records.iloc[0:0]
+    refs = references(records)
     records = candidates(records)
     ok = records[records["error"].isna()] if "error" in records.columns else records
     ok = ok[ok[metric].notna()] if metric in ok.columns else ok.iloc[0:0]

@@ -32,7 +32,7 @@ class AnswerRecord(TypedDict, total=False):
     error_kind: str
     # retrieval: the ranked sources (``Source`` rows) and its times (ms)
     sources: list[dict[str, Any]]
-    retrieval_ms: float
+    retrieval_ms: float | None  # None: nothing was retrieved (a reference baseline is given its context)
     query_embedding_ms: float | None
     rerank_ms: float | None
     postprocess_ms: float

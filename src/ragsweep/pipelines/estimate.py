@@ -153,6 +153,9 @@ def _generation(r: _Run, price) -> StageEstimate:
         for q in r.questions:
             if (c.config_hash, q.qid) in r.done:
                 continue
+            if c.baseline is not None:  # its own context: none, the gold spans, the documents cut to the budget
+                ctx = _baseline_context_tokens(r, c.baseline, q)
+                calls_per_q = max(1, math.ceil(ctx / room))
             est.add(
                 calls_per_q,
                 calls_per_q * (r.overhead + base + r.q_tokens[q.qid]) + int(ctx),
@@ -165,6 +168,17 @@ def _generation(r: _Run, price) -> StageEstimate:
         f"max_tokens {llm.max_tokens:,}"
     )
     return est
+
+
+def _baseline_context_tokens(r: _Run, kind: str, q) -> int:
+    """The tokens of a reference baseline's context for ``q`` (``baselines.contexts``, the LLM's budget)."""
+    from ragsweep.baselines.contexts import context_spans
+    from ragsweep.llm.tokens import count_tokens
+    from ragsweep.pipelines.stages.baselines import context_budget
+
+    doc = r.dataset.document
+    spans = context_spans(kind, q.evidence, lambda d: len(doc(d).text), context_budget(r.spec))
+    return sum(count_tokens(doc(s.doc_id).text[s.start : s.end]) for s in spans)
 
 
 def _judges(r: _Run) -> list[StageEstimate]:
@@ -186,7 +200,8 @@ def _judges(r: _Run) -> list[StageEstimate]:
     texts = prompt_texts(s2.prompts)
     split = question_split(spec, r.dataset)
     test = [q for q in r.questions if split.get(q.qid) == "test"]
-    n_sel = min(s2.max_configs, len(configs))  # the most stage 2 can take
+    n_refs = sum(1 for c in configs if c.baseline is not None)  # judged beside the selection, never selected
+    n_sel = min(s2.max_configs, len(configs) - n_refs) + n_refs  # the most stage 2 can take
     answer = spec.llm.max_tokens if spec.generator.kind == "llm" and spec.llm else _EXTRACTIVE_ANSWER
     ctx = max(spec.top_k) * (sum(r.mean_chunk(c) for c in configs) / max(1, len(configs)))
     templates = {
@@ -206,6 +221,7 @@ def _judges(r: _Run) -> list[StageEstimate]:
         est.notes.append(
             f"at most {n_sel} configurations x {len(test)} test questions (top {s2.top_n} plus "
             f"those not significantly worse, at most max_configs = {s2.max_configs})"
+            + (f", with the {n_refs} reference baselines" if n_refs else "")
         )
         out.append(est)
     return out

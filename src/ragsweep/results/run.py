@@ -95,6 +95,19 @@ class RunData:
             return self.summary
         return self.summary[self.summary["split"] == name].reset_index(drop=True)
 
+    def configurations(self, name: str = "test") -> pd.DataFrame:
+        """``split(name)`` without the reference baselines: the rows a figure ranks and compares."""
+        from ragsweep.baselines.rows import configurations
+
+        return configurations(self.split(name)).reset_index(drop=True)
+
+    def references(self, name: str = "test") -> pd.DataFrame:
+        """The reference baselines' summary rows of one split (no_retrieval, oracle, full_document; empty in a run
+        without ``baselines``): shown as reference lines, never ranked."""
+        from ragsweep.baselines.rows import references
+
+        return references(self.split(name)).reset_index(drop=True)
+
     def sources(self) -> pd.DataFrame:
         """One row per retrieved source (config_id, qid, rank, doc_id, start, end, score, per-retriever
         ranks, triplets), with ``gold``: whether it overlaps a gold evidence span of its question."""

@@ -93,6 +93,8 @@ def _sweep_entry(run: RunData, verdict: dict, artifacts: dict[str, Callable[[], 
         for k in ("validation_mean", "test_mean", "test_lo", "test_hi", "optimism", "n_validation", "n_test")
     }
     metrics["verdict/n_tied"] = len(verdict.get("tied") or []) if verdict else None
+    for b in verdict.get("baselines") or []:  # the pick against each reference baseline (evaluation.reference)
+        metrics |= {f"reference/{b['baseline']}/{k}": b.get(k) for k in ("mean", "lo", "hi", "diff", "share")}
     tags = {KIND_TAG: "sweep", KEY_TAG: "sweep", "ragsweep.status": run.status}
     outputs_key = (run.meta.get("outputs") or {}).get("key")
     if outputs_key:  # the result files' identity: equal keys, equal files (a rerun with nothing new keeps it)
@@ -121,6 +123,8 @@ def _configuration_entry(run: RunData, c: dict, chosen: str | None) -> Entry:
         "ragsweep.config_hash": c["config_hash"],
         "ragsweep.chosen": str(c["config_id"] == chosen).lower(),
     }
+    if labels.get("baseline"):  # a reference baseline: scored, never chosen (filter with tags.ragsweep.baseline)
+        tags["ragsweep.baseline"] = str(labels["baseline"])
     return Entry(c["config_hash"], "configuration", c["config_id"], _strings(params), _finite(metrics), [], tags)
 
 

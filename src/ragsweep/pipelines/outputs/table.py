@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ragsweep.baselines.rows import partition
 from ragsweep.metrics.catalogue import BY_NAME, higher_is_better
 from ragsweep.pipelines.outputs.columns import ABSTENTION_METRICS, DEGENERATE_FLAGS, JUDGE_METRICS, TABLE_METRICS
 
@@ -110,7 +111,8 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
     key = metrics[0]
     val = {str(r["config_id"]): r.get(key) for r in summary_rows(validation)} if validation is not None else {}
     sign = -1.0 if higher_is_better(key) else 1.0
-    ordered = sorted(rows, key=lambda r: (True, 0.0) if _missing(r.get(key)) else (False, sign * r[key]))  # stable
+    configs, refs = partition(rows)  # reference baselines: under a rule, in their own order, never ranked
+    ordered = sorted(configs, key=lambda r: (True, 0.0) if _missing(r.get(key)) else (False, sign * r[key]))  # stable
     id_w = max(len("configuration"), max(len(str(r["config_id"])) for r in rows))
     n_w = max(
         len(f"{int(r['n_questions'])} ({int(r['n_errors'])} err)" if r["n_errors"] else str(int(r["n_questions"])))
@@ -127,7 +129,7 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
             break
         shown.append(m)
         width += 8
-    caption = _caption(key, shown, [m for m in metrics if m not in shown], flagged, bool(val))
+    caption = _caption(key, shown, [m for m in metrics if m not in shown], flagged, bool(val), bool(refs))
     table = Table(title=title, caption=caption, pad_edge=False)
     table.add_column("configuration", style="bold", no_wrap=True, min_width=id_w)
     table.add_column("n", justify="right", no_wrap=True)
@@ -140,10 +142,16 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
     table.add_column("ms", justify="right", no_wrap=True)
     for row in ordered:
         table.add_row(*_cells(row, shown, flagged, val))
+    if refs:
+        table.add_section()
+        for row in refs:
+            table.add_row(*_cells(row, shown, flagged, val), style="dim italic")
     console.print(table)
 
 
-def _caption(key: str, shown: list[str], left_out: list[str], flagged: bool, with_validation: bool) -> str:
+def _caption(
+    key: str, shown: list[str], left_out: list[str], flagged: bool, with_validation: bool, references: bool = False
+) -> str:
     """What the table's abbreviations and columns mean, for the columns it shows."""
     caption = (
         f"sorted by {key} [95% bootstrap CI]; retrieval metrics at the configuration's top_k; "
@@ -166,6 +174,11 @@ def _caption(key: str, shown: list[str], left_out: list[str], flagged: bool, wit
         )
     if with_validation:
         caption += f"; val. = {_column(key)} on the validation questions (where configurations are chosen)"
+    if references:
+        caption += (
+            "; under the rule: reference baselines (no_retrieval: no context, oracle: the gold evidence, "
+            "full_document: the gold documents), scored like configurations, never ranked or chosen"
+        )
     if left_out:
         caption += f"; not shown (narrow terminal): {', '.join(left_out)} (see summary.csv)"
     return caption

@@ -87,22 +87,24 @@ async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, st
     from ragsweep.llm.budget import BudgetExhausted
     from ragsweep.llm.engine import LLMContextError, LLMFatalError
     from ragsweep.llm.usage import Trace, llm_scope
+    from ragsweep.pipelines.stages.baselines import closed_book_answer
     from ragsweep.pipelines.workpool import drain
 
-    synths = {
-        p: make_llm_synthesizer(spec, clients.get(spec.llm), p)
-        for p in sorted({item.config.prompt or "" for item in items})
-    }
+    llm = clients.get(spec.llm)
+    synths = {p: make_llm_synthesizer(spec, llm, p) for p in sorted({item.config.prompt or "" for item in items})}
     label = generator_label(spec)
 
     async def answer(item: Retrieved) -> None:
         config, q, nodes = item.config, item.question, item.context
         trace = Trace()
-        response, error, kind = None, None, None
+        error, kind, text = None, None, ""
         try:
             with llm_scope(trace, stage="generation", config_id=config.config_id):
-                synth = synths[config.prompt or ""]
-                response = await synth.asynthesize(QueryBundle(q.question), nodes) if nodes else None
+                if config.baseline == "no_retrieval":  # the question alone: what the model knows without RAG
+                    text = await closed_book_answer(llm, spec.generator, q.question)
+                elif nodes:  # nothing retrieved: an empty answer, no call
+                    response = await synths[config.prompt or ""].asynthesize(QueryBundle(q.question), nodes)
+                    text = response.response or ""
         except (BudgetExhausted, LLMFatalError):
             raise  # stops the pool; this item stays pending
         except LLMContextError as exc:  # this prompt fails the same way every time: the configuration's size
@@ -118,7 +120,6 @@ async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, st
             )
             stats.failed += 1
         else:
-            text = (response.response or "") if response is not None else ""
             row = _generated_row(spec, item, text, trace, label, stats.invocation)
             sink.add_answer(config.config_hash, q.qid, config.config_id, row)
             stats.answered += 1

@@ -97,7 +97,13 @@ def run_stage2(st: RunState) -> tuple[dict, RagsweepError | None]:
         "judges": list(spec.stage2.judges),
     }
     by_id = {c.config_id: c for c in configs}
-    chosen = [by_id[i] for i in selection.selected]
+    from ragsweep.pipelines.grid import is_baseline
+
+    # the reference baselines are judged too, never selected: the judges' floor and ceiling (an LLM-only
+    # correctness beside the pick's, as HyPA-RAG reports it)
+    references = [c for c in configs if is_baseline(c)]
+    info["references"] = [c.config_id for c in references]
+    chosen = [by_id[i] for i in selection.selected] + references
     test_qs = [q for q in questions if split.get(q.qid) == "test"]
     answers = {(h, qid): p for h, qid, _, p in journal.answers({c.config_hash for c in chosen}) if not p.get("error")}
     done = {k for k, v in journal.judgements(keys).items() if v["ok"]}

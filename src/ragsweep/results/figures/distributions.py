@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragsweep.results.figures.style import config_height, metric_name, ordered, retriever_legend, retriever_palette
+from ragsweep.results.figures.style import (
+    config_height,
+    metric_name,
+    ordered,
+    reference_lines,
+    retriever_legend,
+    retriever_palette,
+)
 
 if TYPE_CHECKING:
     from ragsweep.results.run import RunData
@@ -22,10 +29,14 @@ def bertscore_violins(run: RunData, split: str = "test", rescaled: bool = True):
 
     suffix = "_rescaled" if rescaled else ""
     metrics = [f"bertscore_{m}{suffix}" for m in ("p", "r", "f1")]
-    recs = _rows(run, split)
+    from ragsweep.baselines.rows import configurations
+
+    recs = configurations(_rows(run, split))
     if recs.empty or recs[metrics[2]].notna().sum() == 0:
         return None
-    order = ordered(run.split(split), metrics[2])
+    refs = run.references(split)  # lines at their means, not violins among the configurations
+    drawn: list[str] = []
+    order = ordered(run.configurations(split), metrics[2])
     order = [c for c in order if c in set(recs["config_id"])]
     palette = retriever_palette(recs["retriever"])
     fig, axes = plt.subplots(1, 3, sharey=True, figsize=(11, config_height(len(order), 0.3)))
@@ -46,11 +57,12 @@ def bertscore_violins(run: RunData, split: str = "test", rescaled: bool = True):
             legend=False,
             ax=ax,
         )
+        drawn = reference_lines(ax, refs, m)
         ax.set_xlabel(f"{metric_name(m)}\n(per question; lines: quartiles)")
         ax.set_ylabel("")
         ax.grid(axis="x", alpha=0.3)
     axes[0].set_ylabel("configuration (best F1 first)")
-    retriever_legend(fig, palette)
+    retriever_legend(fig, palette, drawn)
     n = int(recs["qid"].nunique())
     fig.suptitle(f"BERTScore per question, {split} questions (n = {n}), {_scale(rescaled)}")
     return fig

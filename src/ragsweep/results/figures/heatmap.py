@@ -16,7 +16,7 @@ def splitter_retriever_heatmap(run: RunData, metric: str = "bertscore_f1_rescale
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    summary = run.split(split)
+    summary = run.configurations(split)  # a reference baseline has no splitter or retriever
     if summary.empty or metric not in summary.columns or summary[metric].isna().all():
         return None
     # adaptive configurations choose top_k per question: their own panel, last

@@ -73,10 +73,11 @@ def pairwise_table(
 ):
     """The pairwise tests of the ``max_configs`` best configurations (``pairwise_tests``), best first in
     ``.attrs["order"]``; None when the metric was not measured."""
+    from ragsweep.baselines.rows import configurations
     from ragsweep.evaluation.significance import pairwise_tests
     from ragsweep.results.figures.style import ordered
 
-    recs = run.records
+    recs = configurations(run.records)  # a reference baseline is not tested against the configurations
     if recs.empty or metric not in recs.columns:
         return None
     if split != "all":

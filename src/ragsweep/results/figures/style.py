@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, cast
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.colors import ListedColormap
-    from matplotlib.typing import ColorType
+    from matplotlib.typing import ColorType, LineStyleType
 
 # One fixed colour per retriever kind (Okabe & Ito 2008 colour-blind-safe palette), so a retriever
 # keeps its colour across figures and runs; other labels get the remaining colours in order.
@@ -98,9 +98,39 @@ def ordered(summary: pd.DataFrame, metric: str) -> list[str]:
     ].tolist()
 
 
-def retriever_legend(fig, palette: dict[str, ColorType]) -> None:
-    """One legend for the whole figure, below the panels, so it covers neither data nor the title."""
+def retriever_legend(fig, palette: dict[str, ColorType], references: Sequence[str] = ()) -> None:
+    """One legend for the whole figure, below the panels, so it covers neither data nor the title; the
+    reference baselines drawn (``reference_lines``) after the retrievers."""
+    from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    handles = [Patch(facecolor=c, label=label) for label, c in palette.items()]
-    fig.legend(handles=handles, title="retriever", frameon=False, loc="outside lower center", ncol=min(len(handles), 6))
+    handles: list = [Patch(facecolor=c, label=label) for label, c in palette.items()]
+    handles += [
+        Line2D([], [], color=REFERENCE_COLOUR, linestyle=reference_style(k), label=f"{k} (reference)")
+        for k in references
+    ]
+    title = "retriever" + (" / reference baseline" if references else "")
+    fig.legend(handles=handles, title=title, frameon=False, loc="outside lower center", ncol=min(len(handles), 6))
+
+
+# Reference baselines are lines across the panels, not rows among the configurations: one grey, a dash pattern
+# per kind (no_retrieval the floor, oracle the ceiling, full_document the long-context reader)
+REFERENCE_COLOUR = "#4D4D4D"
+_REFERENCE_STYLES: dict[str, LineStyleType] = {"no_retrieval": ":", "oracle": "--", "full_document": "-."}
+
+
+def reference_style(kind: str) -> LineStyleType:
+    return _REFERENCE_STYLES.get(kind, "-")
+
+
+def reference_lines(ax, refs: pd.DataFrame, metric: str) -> list[str]:
+    """A vertical line at each reference baseline's mean ``metric`` (``refs``: summary rows with ``baseline``);
+    returns the kinds drawn (a baseline without a value for the metric is not)."""
+    drawn = []
+    for r in refs.to_dict("records"):
+        v = r.get(metric)
+        if v is None or v != v:
+            continue
+        ax.axvline(float(v), color=REFERENCE_COLOUR, linestyle=reference_style(r["baseline"]), linewidth=1.1, zorder=4)
+        drawn.append(str(r["baseline"]))
+    return drawn

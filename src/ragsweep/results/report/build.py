@@ -42,6 +42,12 @@ CAPTIONS = {
     "pareto_front": "Every complete trial's validation figure against its median latency; the line joins the "
     "trials no other trial beats on both.",
 }
+# figures that draw the reference baselines (``baselines:``) as lines at their means
+WITH_REFERENCES = ("bertscore_violins", "retrieval_metrics", "judge_scores")
+REFERENCE_CAPTION = (
+    " Grey lines: the reference baselines' means (no_retrieval dotted, oracle dashed, full_document dash-dot), "
+    "scored on the same questions and never ranked; the heatmap and the significance matrix leave them out."
+)
 MAX_SVG_BYTES = 400_000
 SECTIONS = [
     ("verdict", "Verdict"),
@@ -101,9 +107,11 @@ def build_report(
     from ragsweep.results.report.explorer import explorer_data
 
     figures: dict[str, str] = {}
+    refs = not run.references(split).empty
     for spec, fig in draw_figures(run, metric, split):
+        caption = CAPTIONS.get(spec.name, "") + (REFERENCE_CAPTION if refs and spec.name in WITH_REFERENCES else "")
         with context():
-            figures[spec.name] = _figure(fig, spec.title, CAPTIONS.get(spec.name, ""))
+            figures[spec.name] = _figure(fig, spec.title, caption)
         plt.close(fig)
     from ragsweep.results.verdict_view import run_verdict, verdict_html
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ragsweep.metrics.catalogue import higher_is_better, label, ordered
 from ragsweep.results.run import clean
@@ -23,8 +23,10 @@ def escape(v) -> str:
 
 def summary_table(run: RunData, split: str, metric: str | None = None) -> str:
     """One split's table, the report's metric first (and sorted by it), then the others."""
+    from ragsweep.baselines.rows import configurations, references
+    from ragsweep.results.judge_status import judged_metrics
+
     rows = run.split(split)
-    from ragsweep.results.judge_status import judged_metrics, no_mean
 
     judges = judged_metrics(run)
     order = ([metric] if metric else []) + [m for m in SUMMARY_METRICS + judges if m != metric]
@@ -36,39 +38,51 @@ def summary_table(run: RunData, split: str, metric: str | None = None) -> str:
     )
     num_from = 4
     ths = "".join(f'<th class="{"num" if i >= num_from else ""}">{escape(h)}</th>' for i, h in enumerate(head))
-    body = []
-    best_first = rows.sort_values(metrics[0], ascending=not higher_is_better(metrics[0]), na_position="last")
-    for r in best_first.to_dict("records"):
-        cells = [
-            f'<td class="id">{escape(r["config_id"])}</td>',
-            f"<td>{escape(r['splitter'])}</td>",
-            f"<td>{escape(clean(r.get('embedding')) or '-')}</td>",
-            f"<td>{escape(r['retriever'])}</td>",
-            _num_cell(r["top_k"], 0),
-            _num_cell(r["n_questions"], 0),
-            _num_cell(r["n_errors"], 0),
-        ]
-        for m in metrics:
-            v, lo, hi = r.get(m), r.get(f"{m}_lo"), r.get(f"{m}_hi")
-            if _missing(v):
-                cells.append(f'<td class="num" data-v="">{escape(no_mean(r, m) if m in judges else "-")}</td>')
-            else:
-                unm = r.get(f"{m}_unmeasured")
-                extra = f" ({int(unm)} unm.)" if not _missing(unm) and unm > 0 else ""
-                cells.append(
-                    f'<td class="num" data-v="{v:.6f}">{v:.3f}{escape(extra)} '
-                    f'<span class="ci">[{lo:.3f}, {hi:.3f}]</span></td>'
-                )
-        cells += [
-            _num_cell(r.get("retrieval_ms_median"), 1),
-            _num_cell(r.get("retrieval_ms_p95"), 1),
-            _num_cell(r.get("generation_cost_usd"), 4),
-        ]
-        body.append(f"<tr>{''.join(cells)}</tr>")
+    best_first = configurations(rows).sort_values(
+        metrics[0], ascending=not higher_is_better(metrics[0]), na_position="last"
+    )
+    body = [_summary_row(r, metrics, judges) for r in best_first.to_dict("records")]
+    # reference baselines: a body of their own under the configurations, which sorting the table leaves in place
+    refs = [_summary_row(r, metrics, judges, reference=True) for r in references(rows).to_dict("records")]
+    ref_body = f'<tbody class="reference">{"".join(refs)}</tbody>' if refs else ""
     return (
         f'<div class="scroll tall" data-split="{split}"><table class="sortable summary" id="summary-{split}">'
-        f"<thead><tr>{ths}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+        f"<thead><tr>{ths}</tr></thead><tbody>{''.join(body)}</tbody>{ref_body}</table></div>"
     )
+
+
+def _summary_row(r: dict, metrics: list[str], judges: list[str], reference: bool = False) -> str:
+    """One configuration's (or reference baseline's) row: labels, then each metric's mean with its CI."""
+    from ragsweep.results.judge_status import no_mean
+
+    tag = ' <span class="tag" title="a reference baseline: scored, never chosen">reference</span>' if reference else ""
+    cells = [
+        f'<td class="id">{escape(r["config_id"])}{tag}</td>',
+        f"<td>{escape(r['splitter'])}</td>",
+        f"<td>{escape(clean(r.get('embedding')) or '-')}</td>",
+        f"<td>{escape(r['retriever'])}</td>",
+        _num_cell(r["top_k"], 0),
+        _num_cell(r["n_questions"], 0),
+        _num_cell(r["n_errors"], 0),
+    ]
+    for m in metrics:
+        v, lo, hi = r.get(m), r.get(f"{m}_lo"), r.get(f"{m}_hi")
+        if _missing(v):
+            cells.append(f'<td class="num" data-v="">{escape(no_mean(r, m) if m in judges else "-")}</td>')
+        else:
+            unm: Any = r.get(f"{m}_unmeasured")
+            extra = f" ({int(unm)} unm.)" if not _missing(unm) and unm > 0 else ""
+            cells.append(
+                f'<td class="num" data-v="{v:.6f}">{v:.3f}{escape(extra)} '
+                f'<span class="ci">[{lo:.3f}, {hi:.3f}]</span></td>'
+            )
+    cells += [
+        _num_cell(r.get("retrieval_ms_median"), 1),
+        _num_cell(r.get("retrieval_ms_p95"), 1),
+        _num_cell(r.get("generation_cost_usd"), 4),
+    ]
+    attrs = ' class="reference"' if reference else ""
+    return f"<tr{attrs}>{''.join(cells)}</tr>"
 
 
 def _num_cell(v, digits: int) -> str:
