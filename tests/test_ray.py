@@ -167,7 +167,8 @@ def _vectors(cache: Path) -> int:
 def test_killed_ray_sweep_resumes_and_leaves_the_records_of_a_local_sweep(
     ray_cluster, base_run, make_spec, popen_cli, run_cli, read_run, shared_cache, tmp_path, kill_midway, onnx_exports
 ):
-    """Demo data, 2 splitters x {bm25, vector, fusion, knowledge graph, hybrid_kg}, top_k 3, on a two-node
+    """Demo data, 2 splitters x {bm25, vector, fusion, knowledge graph, hybrid_kg}, top_k 3 (and two reference
+    baselines, answered on the driver), on a two-node
     cluster with a cache that holds no chunk, index, graph or vector of its embedding (MiniLM on ONNX Runtime,
     BERTScore too: the workers never import PyTorch, which would cost each worker seconds in both runs; the
     torch backend on Ray is the slow tests'), so the workers chunk, embed, index, build graphs and score. The
@@ -178,9 +179,9 @@ def test_killed_ray_sweep_resumes_and_leaves_the_records_of_a_local_sweep(
     onnx = {"kind": "sentence_transformers", "model": "minilm", "backend": "onnx"}
     scoring = {"bootstrap_samples": 200, "bertscore": {"baseline_pairs": 50, "backend": "onnx"}}
     data = {"splitters": [SENTENCE256, PATTERN], "retrievers": GRAPH_RETRIEVERS, "top_k": [3]}
-    data |= {"embeddings": [onnx], "scoring": scoring}
+    data |= {"embeddings": [onnx], "scoring": scoring, "baselines": ["oracle", "no_retrieval"]}  # on the driver
     spec = make_spec("ray-remote", **data, ray={"questions_per_task": 2})
-    total = 10 * BASE_LIMIT
+    total = 12 * BASE_LIMIT
     caches = {}
     for name in ("ray", "local"):  # MiniLM's ONNX exports (the session's) and nothing else of this embedding
         caches[name] = seed_cache(tmp_path / f"cache-{name}", shared_cache, chunks=name == "local")
@@ -263,6 +264,7 @@ def test_llm_answers_and_rewrites_on_ray_match_local(ray_cluster, make_spec, run
             "retrievers": [{"kind": "bm25"}, {"kind": "vector"}, {"kind": "fusion", "num_queries": 2}],
             "llm": {"model": "ray-model", "base_url": fake.base_url, "api_key_env": "RAY_KEY"},
             "prices": {"ray-model": {"input": 1.0, "output": 2.0}},
+            "baselines": ["no_retrieval"],  # answered by the driver's LLM with the closed-book prompt
         }
         local_spec, ray_spec = make_spec("ray-llm-local", **data), make_spec("ray-llm-remote", **data)
         env = {"RAY_KEY": key}
@@ -278,7 +280,8 @@ def test_llm_answers_and_rewrites_on_ray_match_local(ray_cluster, make_spec, run
         lrec.drop(columns=[c for c in drop if c in lrec]), rrec.drop(columns=[c for c in drop if c in rrec])
     )
     assert (rrec["generator"] == "llm:ray-model").all() and rrec["answer"].str.len().gt(0).all()
-    assert set(rrec["splitter"]) == {"sentence256", "sentence256-cllm"} and rrec["error"].isna().all()
+    assert set(rrec["splitter"].dropna()) == {"sentence256", "sentence256-cllm"} and rrec["error"].isna().all()
+    assert rrec["config_id"].eq("baseline-no_retrieval").sum() == 6
     assert key not in (ray_spec.run_dir / "manifest.json").read_text()
 
 

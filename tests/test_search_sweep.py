@@ -169,11 +169,14 @@ def test_trials_reuse_what_earlier_trials_retrieved_without_mixing_their_indexes
     make_spec, search_cache, run_cli, describe_proc
 ):
     """Greedy tries vector, then fusion, on the same splitter in separate trials: the retrievers kept from the
-    vector trial (no BM25 index opened) must not serve fusion; every trial answers without error."""
+    vector trial (no BM25 index opened) must not serve fusion; every trial answers without error. Two reference
+    baselines ride along: never a trial, answered on every question once the search is done, and the verdict
+    measures its pick against them."""
     spec = make_spec(
         "search-greedy",
         search={"strategy": "greedy", "finalists": 1, "budget": {"fraction": 1}},
         scoring={"metric": "mrr", "bootstrap_samples": 200, "bertscore": {"baseline_pairs": 50}},
+        baselines=["oracle", "no_retrieval"],
     )
     proc = run_cli("run", spec.path, "--cache", search_cache, "--no-progress", "--limit", 30)
     assert proc.returncode == 0, describe_proc(proc)
@@ -181,3 +184,14 @@ def test_trials_reuse_what_earlier_trials_retrieved_without_mixing_their_indexes
     ids = [t["config_id"] for t in run.manifest["search"]["trials"]]
     assert any("vector" in i for i in ids) and any("fusion" in i for i in ids), ids
     assert run.records["error"].isna().all()
+    assert not any(i.startswith("baseline-") for i in ids + run.manifest["search"]["finalists"])
+    refs = run.records[run.records["config_id"].str.startswith("baseline-")]
+    assert refs.groupby("config_id")["qid"].nunique().to_dict() == {"baseline-no_retrieval": 30, "baseline-oracle": 30}
+    assert run.manifest["records"] == run.manifest["expected_records"]
+    verdict = json.loads((spec.run_dir / "verdict.json").read_text(encoding="utf-8"))
+    assert [b["baseline"] for b in verdict["baselines"]] == ["no_retrieval", "oracle"]
+    assert verdict["chosen"] in run.manifest["search"]["finalists"]
+    oracle = verdict["baselines"][1]
+    assert oracle["mean"] == 1.0 and oracle["share"] == pytest.approx(verdict["test_mean"])  # MRR: the oracle's is 1
+    show = run_cli("show", spec.run_dir)  # the verdict recomputed from the records measures them too
+    assert show.returncode == 0 and "against the reference baselines (test): no_retrieval" in show.stdout

@@ -47,3 +47,12 @@ def references(frame: pd.DataFrame) -> pd.DataFrame:
         return frame.iloc[0:0]
     refs = frame[frame[COLUMN].notna() & frame[COLUMN].ne("")]
     return refs.iloc[sorted(range(len(refs)), key=lambda i: (rank(str(refs[COLUMN].iloc[i])), i))]
+
+
+def among(frame: pd.DataFrame, config_ids) -> pd.DataFrame:
+    """The rows of ``config_ids`` and of every reference baseline (a search's verdict: its finalists, measured
+    against the baselines)."""
+    keep = frame["config_id"].isin(list(config_ids))
+    if COLUMN in frame.columns:
+        keep |= frame[COLUMN].notna() & frame[COLUMN].ne("")
+    return frame[keep]

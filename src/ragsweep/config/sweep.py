@@ -153,15 +153,6 @@ class SweepSpec(Strict):
         return any(getattr(r, "store", None) == "neo4j" for r in self.retrievers)
 
     @model_validator(mode="after")
-    def _baselines_in_a_grid(self) -> "SweepSpec":
-        if self.baselines and self.search.searching:
-            raise ValueError(
-                "baselines: not with a search yet (its trials answer the validation questions only); run the "
-                "baselines in a grid sweep of the same dataset, or leave them out"
-            )
-        return self
-
-    @model_validator(mode="after")
     def _unique_labels(self) -> "SweepSpec":
         for field_name, items in (
             ("splitters", self.splitters),

@@ -85,7 +85,9 @@ class RayExecutor:
                 sink.flush()
                 self.lost = True
                 return exc
-        return answer_here(plan.only([c for c in configs if on_driver(c)]), ctx, sink, bar, clients, gen_items)
+        # the driver's part: what must run here, and the reference baselines (no index to search: no task to ship)
+        here = [c for c in configs if on_driver(c)] + plan.baselines
+        return answer_here(plan.only(here), ctx, sink, bar, clients, gen_items)
 
     @staticmethod
     def _llm_contexts(plan: SweepPlan, ctx, sink, bar) -> set[str]:

@@ -154,13 +154,6 @@ class Dispatch:
             return []
         return [c for c in g.configs if c.embedding is None or c.embedding.label() not in g.failed_embeddings]
 
-    # ------------------------------------------------------------------ baselines
-    def start_baselines(self, _unit: Unit) -> None:
-        """The reference baselines answer here, on the driver: they search no index (no task to ship)."""
-        from ragsweep.pipelines.stages.baselines import answer_baselines
-
-        answer_baselines(self.ctx, self.plan.baselines, self.pending, self.journal, self.answer_bar, self.gen_items)
-
     # ------------------------------------------------------------------ chunk
     def start_chunk(self, unit: Unit) -> None:
         g = self.work[unit.chunk_key]

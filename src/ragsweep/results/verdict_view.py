@@ -40,7 +40,9 @@ def run_verdict(run: RunData, metric: str | None = None) -> Verdict:
     records = run.records
     finalists = (run.meta.get("search") or {}).get("finalists")
     if finalists is not None:  # a search: the finalists are the configurations answered on test
-        records = records[records["config_id"].isin(finalists)]
+        from ragsweep.baselines.rows import among
+
+        records = among(records, finalists)
     return decide(
         records,
         metric,
@@ -83,6 +85,8 @@ def verdict_html(v: Verdict, ci_label: str | None = None) -> str:
         parts.append(f"<p>Not compared (no {on} question in common): {e(', '.join(v.untested))}.</p>")
     if bits:
         parts.append(f"<p>Among it and the tied ones: {e('; '.join(bits))}.</p>")
+    if v.baselines:
+        parts.append(_references_html(v, name, ci_label))
     if rows:
         parts.append(
             f"<table><thead><tr><th>question type</th><th>n</th><th>{e(name)} ({on})</th></tr></thead>"
@@ -95,3 +99,22 @@ def verdict_html(v: Verdict, ci_label: str | None = None) -> str:
         )
     parts.append("</section>")
     return "".join(parts)
+
+
+def _references_html(v: Verdict, name: str, ci_label: str) -> str:
+    """The pick against each reference baseline (``Verdict.baselines``) as a table under the verdict."""
+    e = html.escape
+    rows = []
+    for b in v.baselines:
+        diff = "-" if b.get("diff") is None else f"{b['diff']:+.3f} [{fmt(b['diff_lo'])}, {fmt(b['diff_hi'])}]"
+        share = "-" if b.get("share") is None else f"{100 * b['share']:.0f} %"
+        rows.append(
+            f"<tr><td>{e(b['baseline'])}</td><td>{b['n']}</td><td>{fmt(b['mean'])} [{fmt(b['lo'])}, "
+            f"{fmt(b['hi'])}]</td><td>{diff}</td><td>{share}</td></tr>"
+        )
+    return (
+        f"<p>Against the reference baselines ({v.reported_on} questions; {ci_label} CIs; reference points, not "
+        "tests):</p><table id='references'><thead><tr><th>baseline</th><th>n</th>"
+        f"<th>{e(name)}</th><th>the pick − baseline</th><th>the pick / baseline</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ragsweep.errors import RagsweepError
+from ragsweep.pipelines.grid import is_baseline
 from ragsweep.run_dir import RunDir
 from ragsweep.search.loop import Evaluate, Limits, run_search
 from ragsweep.search.setup import SearchSetup
@@ -33,7 +34,7 @@ DEFAULT_FRACTION = 0.2  # a search with no budget evaluates a fifth of the grid
 class SearchRun:
     record: dict
     evaluated: list  # configurations with a trial (grid order)
-    finalists: list  # configurations answered on the test questions
+    finalists: list  # configurations answered on the test questions (and the reference baselines, for stage 2)
     error: RagsweepError | None = None
 
 
@@ -102,9 +103,15 @@ def search(st: RunState, stage1, cached: set | None = None) -> SearchRun:
     final = [c for c in st.configs if c.config_hash in chosen]
     if error is None and final:
         error = stage1(final, setup.test)
+    # the reference baselines are no trials: they answer every question once the search is done (the verdict
+    # measures its pick against them on test; ``show`` gives their validation figures too)
+    references = [c for c in st.configs if is_baseline(c)]
+    if error is None and references:
+        error = stage1(references, setup.validation + setup.test)
     tried = {t.config_hash for t in trials if t.evaluated or t.state == "running"}
     record = search_record(setup, trials, stopped, [c.config_id for c in final])
-    return SearchRun(record, [c for c in st.configs if c.config_hash in tried], final, error)
+    evaluated = [c for c in st.configs if c.config_hash in tried]
+    return SearchRun(record, evaluated + references, final + references, error)
 
 
 def _setup(st: RunState):
@@ -130,7 +137,7 @@ def _setup(st: RunState):
             "other); the split gave "
             f"{len(validation)} and {len(test)}: add questions or use search: grid"
         )
-    space = SearchSpace(st.configs, s.order)
+    space = SearchSpace([c for c in st.configs if not is_baseline(c)], s.order)  # baselines are never searched
     seed = s.seed if s.seed is not None else spec.seed
     lower = metric in LOWER_IS_BETTER
     directions = directions_of(s.objectives, lower)

@@ -89,7 +89,8 @@ def write_outputs(st: RunState) -> dict:
     manifest["stage2"] = stage2
     if search is not None:
         manifest["search"] = search
-        manifest["expected_records"] = _searched(questions, split, search)
+        refs = sum(c.baseline is not None for c in configs)  # reference baselines answer every question
+        manifest["expected_records"] = _searched(questions, split, search) + refs * len(questions)
     manifest["outputs"] = {"key": key, "status": status, "records": n_records, "reused": kept is not None}
     manifest["questions_key"] = read_previous(run_dir).get("questions_key")
     manifest["run_id"] = journal.meta("run_id")
@@ -128,10 +129,10 @@ def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key
     records = build_records(question_rows(questions, split), labels, journal, scorer_key, keys)
     summary = build_summary(records, labels, spec.scoring.model_dump(), spec.seed, stage2)
     comparisons = build_comparisons(records, spec, stage2)
+    from ragsweep.baselines.rows import among
+
     finalists = search["finalists"] if search is not None else None
-    verdict = build_verdict(
-        records if finalists is None else records[records["config_id"].isin(finalists)], spec, stats
-    )
+    verdict = build_verdict(records if finalists is None else among(records, finalists), spec, stats)
     verdict["failed"] = failures(records)  # never compared, never dropped: printed with their reason
     run_dir.mkdir(parents=True, exist_ok=True)
     atomic(
