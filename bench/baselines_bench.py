@@ -99,9 +99,9 @@ prices:
 """,
 }
 METRICS = {
-    "demo": ["mrr", "bertscore_f1_rescaled", "answer_token_f1"],
+    "demo": ["mrr", "bertscore_f1_rescaled", "token_f1"],
     "privacy_qa": ["mrr", "span_recall", "bertscore_f1_rescaled"],
-    "llm": ["bertscore_f1_rescaled", "answer_contains", "answer_token_f1"],
+    "llm": ["bertscore_f1_rescaled", "answer_contains", "token_f1"],
 }
 
 
