@@ -172,7 +172,7 @@ def _shown_as_references(run_cli, run_dir, verdict: dict) -> None:
     configs = [i for i, line in enumerate(lines) if re.search(r"│sentence256-bm25-k\d", line)]
     assert len(configs) == 2 and max(configs) < at[BASELINE_IDS[0]] < at[BASELINE_IDS[1]] < at[BASELINE_IDS[2]]
     assert "├" in lines[at[BASELINE_IDS[0]] - 1]  # the rule between them
-    assert "reference baselines" in " ".join(show.stdout.split())
+    assert "under the rule: reference baselines" in " ".join(show.stdout.split())  # the table's caption
 
     run = load_run(run_dir)
     html = summary_table(run, "test", verdict["metric"])
@@ -239,7 +239,7 @@ def test_llm_baselines_over_http_closed_book_gold_and_cut_documents(make_spec, r
     from conftest import describe
     from fake_openai import FakeOpenAI
 
-    from ragsweep.pipelines.stages.baselines import CLOSED_BOOK
+    from ragsweep.baselines.closed_book import CLOSED_BOOK
 
     rules = [{"kind": "generation", "match": CLOSED_BOOK.strip(), "reply": "Closed-book guess."}]
     with FakeOpenAI(rules=rules, api_key="sk-base") as fake:
@@ -269,8 +269,9 @@ def test_llm_baselines_over_http_closed_book_gold_and_cut_documents(make_spec, r
     empty = rec.loc["baseline-no_retrieval"]
     assert (empty["answer"] == "Closed-book guess.").all() and empty["sources"].map(len).eq(0).all()
     oracle = rec.loc["baseline-oracle"]
-    answered = oracle[oracle["sources"].map(len) > 0]
-    assert len(answered) and not answered["answer"].eq("Closed-book guess.").any()
+    answered = oracle[oracle["sources"].map(len) > 0]  # a question with gold evidence: one call, a real answer
+    assert len(answered) and answered["answer"].str.strip().ne("").all()
+    assert not answered["answer"].eq("Closed-book guess.").any() and answered["llm_calls"].eq(1).all()
     budget = (1024 - 64 - 512) * 3  # stages.baselines.context_budget
     full = rec.loc["baseline-full_document"]
     spans = full["sources"].map(lambda s: sum(x["end"] - x["start"] for x in s))
@@ -285,6 +286,42 @@ def test_llm_baselines_over_http_closed_book_gold_and_cut_documents(make_spec, r
     stage2 = json.loads((spec.run_dir / "manifest.json").read_text(encoding="utf-8"))["stage2"]
     assert not any(s.startswith("baseline-") for s in stage2["selected"]) and len(stage2["selected"]) == 1
     assert stage2["references"] == ["baseline-no_retrieval", "baseline-oracle", "baseline-full_document"]
+    said = " ".join(proc.stdout.split())  # the end-of-run table and line name the judged baselines too
+    assert "and the reference baselines baseline-no_retrieval, baseline-oracle, baseline-full_document" in said
     calls = run.records.groupby("config_id")["llm_calls"].sum()
-    assert calls["baseline-no_retrieval"] == 12 and calls["baseline-oracle"] <= 12  # one question, one call
+    assert calls["baseline-no_retrieval"] == 12 and calls["baseline-oracle"] == len(answered)  # one call each
     assert by_kind["correctness"] == 6 * 4  # the 6 test questions: the selected one and the three baselines
+
+
+def test_dry_run_counts_the_baselines_answers_and_judgements(tmp_path):
+    """With an LLM generator each baseline answers every question (no_retrieval with the question alone) and
+    stage 2 judges all three beside its selection, no_retrieval by correctness only (no context to judge
+    against); with the extractive generator no_retrieval is not judged (its answers are empty by construction)."""
+    from ragsweep.config import parse_spec
+    from ragsweep.datasets.load import load_dataset
+    from ragsweep.evaluation.split import question_split
+    from ragsweep.pipelines.estimate import estimate_run
+
+    data = {
+        "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
+        "splitters": [{"kind": "token", "chunk_size": 128}],
+        "retrievers": [{"kind": "bm25"}],
+        "top_k": [3],
+        "baselines": ["no_retrieval", "oracle", "full_document"],
+        "llm": {"model": "m", "base_url": "http://127.0.0.1:9/v1", "api_key_env": None},
+        "stage2": {"judges": ["correctness", "faithfulness"], "top_n": 1},
+    }
+    spec = parse_spec({**data, "generator": {"kind": "llm"}})
+    est = {e.stage: e for e in estimate_run(spec, run_dir=tmp_path / "run", cache_dir=tmp_path / "cache", limit=12)}
+    dataset = load_dataset(spec.dataset)
+    split = question_split(spec, dataset)
+    n_test = sum(split.get(q.qid) == "test" for q in dataset.questions[:12])
+    assert est["generation"].calls == 4 * 12  # the configuration and three baselines, a call per question each
+    assert est["judge:correctness"].calls == (1 + 3) * n_test
+    assert est["judge:faithfulness"].calls == (1 + 2) * n_test
+    assert "and the reference baselines no_retrieval, oracle, full_document" in est["judge:correctness"].notes[0]
+    extractive = parse_spec({**data, "generator": {"kind": "extractive"}})
+    est = {
+        e.stage: e for e in estimate_run(extractive, run_dir=tmp_path / "r2", cache_dir=tmp_path / "cache", limit=12)
+    }
+    assert est["judge:correctness"].calls == (1 + 2) * n_test and "generation" not in est

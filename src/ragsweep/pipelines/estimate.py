@@ -47,6 +47,7 @@ class _Run:
     overhead: int
     chunk_lists: dict[str, list | None] = field(default_factory=dict)
     chunk_tokens: dict[str, float] = field(default_factory=dict)
+    baseline_tokens: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def chunks_of(self, config):
         if config.chunk_key not in self.chunk_lists:
@@ -154,8 +155,9 @@ def _generation(r: _Run, price) -> StageEstimate:
             if (c.config_hash, q.qid) in r.done:
                 continue
             if c.baseline is not None:  # its own context: none, the gold spans, the documents cut to the budget
-                ctx = _baseline_context_tokens(r, c.baseline, q)
+                ctx = _ctx_of(r, c, q)
                 calls_per_q = max(1, math.ceil(ctx / room))
+                largest = max(largest, r.overhead + base + int(min(ctx, room)) + r.q_tokens[q.qid])
             est.add(
                 calls_per_q,
                 calls_per_q * (r.overhead + base + r.q_tokens[q.qid]) + int(ctx),
@@ -168,6 +170,14 @@ def _generation(r: _Run, price) -> StageEstimate:
         f"max_tokens {llm.max_tokens:,}"
     )
     return est
+
+
+def _ctx_of(r: _Run, c, q) -> int:
+    """A baseline's context tokens for ``q`` (memoised: every judge and the generation ask for it)."""
+    key = (c.config_hash, q.qid)
+    if key not in r.baseline_tokens:
+        r.baseline_tokens[key] = _baseline_context_tokens(r, c.baseline, q)
+    return r.baseline_tokens[key]
 
 
 def _baseline_context_tokens(r: _Run, kind: str, q) -> int:
@@ -200,10 +210,13 @@ def _judges(r: _Run) -> list[StageEstimate]:
     texts = prompt_texts(s2.prompts)
     split = question_split(spec, r.dataset)
     test = [q for q in r.questions if split.get(q.qid) == "test"]
-    n_refs = sum(1 for c in configs if c.baseline is not None)  # judged beside the selection, never selected
-    n_sel = min(s2.max_configs, len(configs) - n_refs) + n_refs  # the most stage 2 can take
+    from ragsweep.pipelines.stages.judge import judged_references
+
+    refs = judged_references(spec, configs)  # judged beside the selection (never selected), with their contexts
+    grid = [c for c in configs if c.baseline is None]
+    n_sel = min(s2.max_configs, len(grid))  # the most stage 2 can select
     answer = spec.llm.max_tokens if spec.generator.kind == "llm" and spec.llm else _EXTRACTIVE_ANSWER
-    ctx = max(spec.top_k) * (sum(r.mean_chunk(c) for c in configs) / max(1, len(configs)))
+    ctx = max(spec.top_k) * (sum(r.mean_chunk(c) for c in grid) / max(1, len(grid)))
     templates = {
         "correctness": texts.get("correctness") or "\n".join(m.content or "" for m in CORRECTNESS.message_templates),
         "faithfulness": texts.get("faithfulness") or FAITHFULNESS.get_template(),
@@ -213,15 +226,24 @@ def _judges(r: _Run) -> list[StageEstimate]:
     for name in s2.judges:
         est = StageEstimate(f"judge:{name}", judge_llm.model)
         base = count_tokens(templates[name]) + r.overhead
-        left = max(0, len(test) * n_sel - sum(1 for k in r.judged if k[2] == name))
+        ref_hashes = {c.config_hash for c in refs}
+        left = max(0, len(test) * n_sel - sum(1 for k in r.judged if k[2] == name and k[0] not in ref_hashes))
         for q in test[: max(0, math.ceil(left / max(1, n_sel)))]:
             ref = count_tokens(q.reference_answer or "")
             prompt = base + r.q_tokens[q.qid] + answer + (ref if name == "correctness" else int(ctx))
             est.add(n_sel, n_sel * prompt, n_sel * judge_llm.max_tokens, price)
+        room = max(1, judge_llm.context_window - judge_llm.max_tokens - base)
+        for c in refs:  # each baseline's own context: none, the gold spans, the documents (refined past the window)
+            for q in test:
+                if (c.config_hash, q.qid, name) in r.judged or (name != "correctness" and c.baseline == "no_retrieval"):
+                    continue  # judged, or nothing to judge against (no context: unmeasured without a call)
+                given = count_tokens(q.reference_answer or "") if name == "correctness" else _ctx_of(r, c, q)
+                calls = max(1, math.ceil(given / room))
+                est.add(calls, calls * (base + r.q_tokens[q.qid] + answer) + given, calls * judge_llm.max_tokens, price)
         est.notes.append(
             f"at most {n_sel} configurations x {len(test)} test questions (top {s2.top_n} plus "
             f"those not significantly worse, at most max_configs = {s2.max_configs})"
-            + (f", with the {n_refs} reference baselines" if n_refs else "")
+            + (f", and the reference baselines {', '.join(c.baseline or '' for c in refs)}" if refs else "")
         )
         out.append(est)
     return out

@@ -83,7 +83,12 @@ class Configuration:
         from ragsweep.embeddings.factory import model_key
 
         if self.baseline is not None:  # its context is the dataset's, its answer the generator's
-            return {"ragsweep": __version__, "baseline": self.baseline, "generator": self.generator}
+            ident = {"ragsweep": __version__, "baseline": self.baseline, "generator": self.generator}
+            if self.baseline == "no_retrieval" and self.generator.get("kind") == "llm":
+                from ragsweep.baselines.closed_book import CLOSED_BOOK, QUERY
+
+                ident["prompt"] = CLOSED_BOOK + QUERY  # the question alone, asked with this (and the refusal)
+            return ident
 
         return {
             "ragsweep": __version__,

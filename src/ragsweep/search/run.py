@@ -105,8 +105,8 @@ def search(st: RunState, stage1, cached: set | None = None) -> SearchRun:
         error = stage1(final, setup.test)
     # the reference baselines are no trials: they answer every question once the search is done (the verdict
     # measures its pick against them on test; ``show`` gives their validation figures too)
-    references = [c for c in st.configs if is_baseline(c)]
-    if error is None and references:
+    references = [c for c in st.configs if is_baseline(c)] if error is None and final else []
+    if references:  # (none without a pick to measure: a search stopped, or every trial failed)
         error = stage1(references, setup.validation + setup.test)
     tried = {t.config_hash for t in trials if t.evaluated or t.state == "running"}
     record = search_record(setup, trials, stopped, [c.config_id for c in final])

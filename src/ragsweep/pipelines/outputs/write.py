@@ -212,13 +212,13 @@ def _print(spec, configs, rows: list[dict], stage2, manifest, console, run_dir: 
     validation = [r for r in rows if r.get("split") == "validation"]
     metric = spec.scoring.metric
     metrics = [metric] + [m for m in TABLE_METRICS if m != metric]
-    if stage2 and stage2.get("selected") and test:
-        test = [r for r in test if r["config_id"] in stage2["selected"]]
+    if stage2 and stage2.get("selected") and test:  # the judged: its selection and the reference baselines
+        test = [r for r in test if r["config_id"] in stage2["selected"] + stage2.get("references", [])]
         metrics = [m for m in JUDGE_METRICS if test and m in test[0]] + TABLE_METRICS[:2]
     print_summary(
         test,
         console,
-        title=f"{spec.name}: test questions ({len(test)} configurations shown of {len(configs)})",
+        title=f"{spec.name}: test questions ({len(test)} shown of {len(configs)})",
         metrics=metrics,
         validation=validation or None,
     )
@@ -237,7 +237,9 @@ def _print(spec, configs, rows: list[dict], stage2, manifest, console, run_dir: 
         for line in describe(manifest["adaptive"]):
             console.print(f"adaptive {line}")
     if stage2 and stage2.get("selected"):
-        console.print(f"stage 2 judged: {', '.join(stage2['selected'])} ({stage2['rule']})")
+        refs = stage2.get("references") or []
+        also = f"; and the reference baselines {', '.join(refs)}" if refs else ""
+        console.print(f"stage 2 judged: {', '.join(stage2['selected'])} ({stage2['rule']}){also}")
     usage = manifest.get("usage")
     if usage and usage.get("calls"):
         console.print(usage_line(usage))
@@ -246,7 +248,8 @@ def _print(spec, configs, rows: list[dict], stage2, manifest, console, run_dir: 
 def stage2_complete(records, stage2, spec) -> bool:
     if not stage2 or not stage2.get("selected"):
         return False
-    sel = records[records["config_id"].isin(stage2["selected"]) & records["split"].eq("test")]
+    judged = stage2["selected"] + stage2.get("references", [])
+    sel = records[records["config_id"].isin(judged) & records["split"].eq("test")]
     for j in spec.stage2.judges:
         col = f"{j}_status"
         if col not in sel.columns or not sel[col].isin(["ok", "unmeasured"]).all():

@@ -107,23 +107,11 @@ def answer_baselines(ctx, configs: list[Configuration], pending: dict, sink: Ans
     sink.flush()
 
 
-CLOSED_BOOK = "Answer the query from your own knowledge; no documents are given.\n"
-
-
-def closed_book_template(generator) -> str:
-    """The prompt ``no_retrieval`` asks an LLM generator with: the question alone (an LLM-only answer, as
-    HyPA-RAG's and syftr's no-RAG baselines), with the refusal instruction when ``generator.refusal`` is set.
-    Not the text-QA template with an empty context: that one tells the model to use the context and "not prior
-    knowledge", which would measure refusals, not what the model knows."""
-    refusal = getattr(generator, "refusal", None)
-    # LlamaIndex's templates replace known {names} only: the refusal's own braces stay as they are
-    instruction = f"If you do not know the answer, reply exactly: {refusal}\n" if refusal else ""
-    return CLOSED_BOOK + instruction + "Query: {query_str}\nAnswer: "
-
-
 async def closed_book_answer(llm, generator, question: str) -> str:
     """An LLM generator's ``no_retrieval`` answer (through the run's shared client: cached, limited, priced)."""
     from llama_index.core.prompts import PromptTemplate
+
+    from ragsweep.baselines.closed_book import closed_book_template
 
     return await llm.apredict(PromptTemplate(closed_book_template(generator)), query_str=question)
 

@@ -63,6 +63,15 @@ def select(spec, records, split: dict[str, str]):
     )
 
 
+def judged_references(spec, configs) -> list:
+    """The reference baselines stage 2 judges beside its selection: all of them with an LLM generator; with the
+    extractive one not no_retrieval, whose answers are empty by construction (nothing to judge)."""
+    from ragsweep.pipelines.grid import is_baseline
+
+    extractive = spec.generator.kind != "llm"
+    return [c for c in configs if is_baseline(c) and not (extractive and c.baseline == "no_retrieval")]
+
+
 def contexts_of(payload: dict, docs: dict[str, str]) -> list[str]:
     """The retrieved chunk texts, cut from the corpus by their character offsets."""
     out = []
@@ -97,11 +106,9 @@ def run_stage2(st: RunState) -> tuple[dict, RagsweepError | None]:
         "judges": list(spec.stage2.judges),
     }
     by_id = {c.config_id: c for c in configs}
-    from ragsweep.pipelines.grid import is_baseline
-
     # the reference baselines are judged too, never selected: the judges' floor and ceiling (an LLM-only
     # correctness beside the pick's, as HyPA-RAG reports it)
-    references = [c for c in configs if is_baseline(c)]
+    references = judged_references(spec, configs)
     info["references"] = [c.config_id for c in references]
     chosen = [by_id[i] for i in selection.selected] + references
     test_qs = [q for q in questions if split.get(q.qid) == "test"]

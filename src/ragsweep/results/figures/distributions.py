@@ -35,7 +35,7 @@ def bertscore_violins(run: RunData, split: str = "test", rescaled: bool = True):
     if recs.empty or recs[metrics[2]].notna().sum() == 0:
         return None
     refs = run.references(split)  # lines at their means, not violins among the configurations
-    drawn: list[str] = []
+    drawn: dict[str, None] = {}  # the baselines drawn in any panel, in order
     order = ordered(run.configurations(split), metrics[2])
     order = [c for c in order if c in set(recs["config_id"])]
     palette = retriever_palette(recs["retriever"])
@@ -57,12 +57,12 @@ def bertscore_violins(run: RunData, split: str = "test", rescaled: bool = True):
             legend=False,
             ax=ax,
         )
-        drawn = reference_lines(ax, refs, m)
+        drawn.update(dict.fromkeys(reference_lines(ax, refs, m)))
         ax.set_xlabel(f"{metric_name(m)}\n(per question; lines: quartiles)")
         ax.set_ylabel("")
         ax.grid(axis="x", alpha=0.3)
     axes[0].set_ylabel("configuration (best F1 first)")
-    retriever_legend(fig, palette, drawn)
+    retriever_legend(fig, palette, list(drawn))
     n = int(recs["qid"].nunique())
     fig.suptitle(f"BERTScore per question, {split} questions (n = {n}), {_scale(rescaled)}")
     return fig

@@ -45,7 +45,8 @@ CAPTIONS = {
 # figures that draw the reference baselines (``baselines:``) as lines at their means
 WITH_REFERENCES = ("bertscore_violins", "retrieval_metrics", "judge_scores")
 REFERENCE_CAPTION = (
-    " Grey lines: the reference baselines' means (no_retrieval dotted, oracle dashed, full_document dash-dot), "
+    " Grey lines: the reference baselines' means where they have one (no_retrieval dotted, oracle dashed, "
+    "full_document dash-dot), "
     "scored on the same questions and never ranked; the heatmap and the significance matrix leave them out."
 )
 MAX_SVG_BYTES = 400_000
