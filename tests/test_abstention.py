@@ -173,17 +173,42 @@ def test_defaults_keep_ids_and_hashes_and_new_settings_change_them(tmp_path):
 
 
 def test_the_default_prompt_gains_the_refusal_instruction():
+    from llama_index.core.prompts import PromptTemplate
+
     from ragsweep.pipelines.generator_prompts import refusal_template
 
-    text = refusal_template("Say {nothing}.")
-    assert "reply exactly: Say {nothing}." in text.format(context_str="C", query_str="Q")
-    assert text.format(context_str="C", query_str="Q").endswith("Query: Q\nAnswer: ")
+    # as the synthesizer fills it: the refusal's braces reach the model as written (they arrived doubled)
+    sent = PromptTemplate(refusal_template("Say {nothing}.")).format(context_str="C", query_str="Q")
+    assert "reply exactly: Say {nothing}.\n" in sent and sent.endswith("Query: Q\nAnswer: ")
 
 
 def _prompt(tmp_path: Path, name: str, body: str) -> Path:
     path = tmp_path / f"{name}.txt"
     path.write_text(body, encoding="utf-8")
     return path
+
+
+def test_a_prompt_file_with_other_braces_is_estimated_as_it_is_sent(tmp_path):
+    """A template that shows JSON ({"answer": ...}) is sent as written (LlamaIndex fills its two slots only); the
+    dry run counts it the same way (it raised KeyError formatting the template with ``str.format``)."""
+    from ragsweep.config import parse_spec
+    from ragsweep.pipelines.estimate import estimate_run
+
+    json_prompt = _prompt(
+        tmp_path, "json", 'Reply as {"answer": "..."}.\nContext:\n{context_str}\nQuery: {query_str}\n'
+    )
+    spec = parse_spec(
+        {
+            "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
+            "splitters": [{"kind": "token", "chunk_size": 128}],
+            "retrievers": [{"kind": "bm25"}],
+            "top_k": [3],
+            "generator": {"kind": "llm", "prompt_file": str(json_prompt)},
+            "llm": {"model": "m", "base_url": "http://127.0.0.1:9/v1", "api_key_env": None},
+        }
+    )
+    est = {e.stage: e for e in estimate_run(spec, run_dir=tmp_path / "run", cache_dir=tmp_path / "cache", limit=3)}
+    assert est["generation"].calls == 3
 
 
 def test_prompt_files_multiply_configurations(tmp_path):

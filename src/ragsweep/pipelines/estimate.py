@@ -132,6 +132,7 @@ def _stage1(r: _Run) -> list[StageEstimate]:
 
 def _generation(r: _Run, price) -> StageEstimate:
     """LLM answers: per configuration, its prompt with top_k mean chunks, split into calls of context_window."""
+    from llama_index.core.prompts import PromptTemplate
     from llama_index.core.prompts.default_prompts import DEFAULT_TEXT_QA_PROMPT_TMPL
 
     from ragsweep.config import LLMGeneratorSpec
@@ -144,9 +145,9 @@ def _generation(r: _Run, price) -> StageEstimate:
     largest = 0  # the longest prompt one call sends (LlamaIndex packs chunks up to context_window)
     for c in r.configs:
         template = template_text(generator, c.prompt or generator.prompt_file)
-        base = (
-            count_tokens((template or DEFAULT_TEXT_QA_PROMPT_TMPL).format(context_str="", query_str="")) + 40
-        )  # + system prompt
+        # filled as LlamaIndex fills it (its known slots only: a prompt file's other braces, JSON say, stay)
+        empty = PromptTemplate(template or DEFAULT_TEXT_QA_PROMPT_TMPL).format(context_str="", query_str="")
+        base = count_tokens(empty) + 40  # + system prompt
         room = max(1, llm.context_window - llm.max_tokens - base)
         ctx = c.top_k * r.mean_chunk(c)
         calls_per_q = max(1, math.ceil(ctx / room))

@@ -18,11 +18,12 @@ def refusal_template(refusal: str) -> str:
     context does not answer the query (or the query is unrelated to it, or unsafe)."""
     from llama_index.core.prompts.default_prompts import DEFAULT_TEXT_QA_PROMPT_TMPL
 
-    escaped = refusal.replace("{", "{{").replace("}", "}}")
+    # LlamaIndex's templates fill their known {slots} only (``SafeFormatter``): the refusal's own braces reach the
+    # model as written (escaped, they arrived doubled and the model's reply no longer matched the refusal)
     marker = "answer the query.\n"
     instruction = (
         f"If the context does not contain the answer, or the query is unrelated to the context or asks "
-        f"for something unsafe, reply exactly: {escaped}\n"
+        f"for something unsafe, reply exactly: {refusal}\n"
     )
     assert marker in DEFAULT_TEXT_QA_PROMPT_TMPL
     return DEFAULT_TEXT_QA_PROMPT_TMPL.replace(marker, marker + instruction, 1)
