@@ -28,10 +28,10 @@ def against_baselines(
 
     mine = chosen.set_index("qid")[metric].astype(float)
     pick = float(mine.mean()) if len(mine) else math.nan
-    from ragsweep.baselines.contexts import KINDS
+    from ragsweep.baselines.rows import rank
 
     out = []
-    groups = sorted(refs.groupby("config_id", sort=False), key=lambda g: KINDS.index(str(g[1]["baseline"].iloc[0])))
+    groups = sorted(refs.groupby("config_id", sort=False), key=lambda g: rank(str(g[1]["baseline"].iloc[0])))
     for config_id, rows in groups:
         values = rows.set_index("qid")[metric].astype(float).dropna()
         mean, lo, hi = bootstrap_ci(values.to_numpy(), n_boot, confidence, seed) if len(values) else (math.nan,) * 3

@@ -163,14 +163,6 @@ def _mean_ci(values, n_boot: int, confidence: float, seed: int) -> tuple[float, 
     return bootstrap_ci(values, n_boot, confidence, seed)
 
 
-def candidates(frame: pd.DataFrame) -> pd.DataFrame:
-    """The rows of the configurations that may be chosen, compared and selected: a reference baseline (its
-    ``baseline`` column set) is scored and shown, never chosen."""
-    from ragsweep.baselines.rows import configurations
-
-    return configurations(frame)
-
-
 def best_configuration(values: pd.DataFrame, metric: str) -> str:
     """The configuration with the best mean ``metric`` in ``values`` (config_id, qid, metric; ties go to the
     smaller id): the choice the verdict makes on the validation questions, and ``comparisons.csv`` too."""
@@ -279,12 +271,12 @@ def decide(
     """The verdict from per-question records (config_id, qid, split, error, ``metric``, latency and
     token columns, qtype). Error rows and unmeasured values are left out; ties in a mean go to the
     smaller config_id, so the result does not depend on row order."""
-    from ragsweep.baselines.rows import references
+    from ragsweep.baselines.rows import configurations, references
     from ragsweep.evaluation.significance import compare_to_best
 
     higher = metric not in LOWER_IS_BETTER
-    refs = references(records)
-    records = candidates(records)
+    refs = references(records)  # measured against the pick, never chosen
+    records = configurations(records)
     ok = records[records["error"].isna()] if "error" in records.columns else records
     ok = ok[ok[metric].notna()] if metric in ok.columns else ok.iloc[0:0]
     ok = ok.sort_values(["config_id", "qid"], kind="stable")  # bootstrap CIs must not depend on row order

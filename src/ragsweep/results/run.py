@@ -174,8 +174,9 @@ def _what_it_has(records: pd.DataFrame, meta: dict, status: str) -> str:
         parts.append(f"{unscored} answers not scored yet")
     stage2 = meta.get("stage2") or {}
     if stage2.get("selected"):
-        judged_ids = stage2["selected"] + (stage2.get("references") or [])  # and the reference baselines
-        judged = records[records["config_id"].isin(judged_ids) & records["split"].eq("test")]
+        from ragsweep.pipelines.stages.judge import judged_ids
+
+        judged = records[records["config_id"].isin(judged_ids(stage2)) & records["split"].eq("test")]
         for judge in stage2.get("judges") or []:
             col = f"{judge}_status"
             missing = int((~judged[col].isin(["ok", "unmeasured"])).sum()) if col in judged.columns else len(judged)

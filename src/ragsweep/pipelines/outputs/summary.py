@@ -102,9 +102,10 @@ def _split_summary(recs, judge_metrics: list[str], scoring: dict, seed: int):
 def validation_best(records, metric: str) -> str | None:
     """The configuration with the best mean ``metric`` on the validation questions (ties: smaller id),
     the choice the verdict makes; None without validation values."""
-    from ragsweep.evaluation.verdict import best_configuration, candidates
+    from ragsweep.baselines.rows import configurations
+    from ragsweep.evaluation.verdict import best_configuration
 
-    records = candidates(records)
+    records = configurations(records)
     val = records[(records["split"] == "validation") & records["error"].isna()]
     val = val[val[metric].notna()] if metric in val.columns else val.iloc[0:0]
     return None if val.empty else best_configuration(val, metric)
@@ -122,13 +123,14 @@ def build_comparisons(records, spec, selection: dict | None):
     best, and then ``chosen_on`` says so."""
     import pandas as pd
 
+    from ragsweep.baselines.rows import configurations
     from ragsweep.evaluation.significance import COMPARE_COLUMNS
-    from ragsweep.evaluation.verdict import LOWER_IS_BETTER, candidates
+    from ragsweep.evaluation.verdict import LOWER_IS_BETTER
 
     columns = ["stage"] + COMPARE_COLUMNS + ["chosen_on"]
     if records.empty:
         return pd.DataFrame(columns=columns)
-    test = candidates(records[(records["split"] == "test") & records["error"].isna()])
+    test = configurations(records[(records["split"] == "test") & records["error"].isna()])
     metric = spec.stage2.select_metric if spec.stage2 is not None else spec.scoring.metric
     frames = []
     best = _best_on_validation(records, test, metric, selection)

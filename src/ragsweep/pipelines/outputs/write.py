@@ -21,6 +21,7 @@ from ragsweep.pipelines.outputs.records import build_records, question_rows
 from ragsweep.pipelines.outputs.summary import build_comparisons, build_summary
 from ragsweep.pipelines.outputs.table import print_summary, read_summary, summary_rows, usage_line
 from ragsweep.pipelines.run_state import RunState
+from ragsweep.pipelines.stages.judge import judged_ids
 from ragsweep.run_dir import RunDir
 
 
@@ -213,7 +214,8 @@ def _print(spec, configs, rows: list[dict], stage2, manifest, console, run_dir: 
     metric = spec.scoring.metric
     metrics = [metric] + [m for m in TABLE_METRICS if m != metric]
     if stage2 and stage2.get("selected") and test:  # the judged: its selection and the reference baselines
-        test = [r for r in test if r["config_id"] in stage2["selected"] + stage2.get("references", [])]
+        judged = judged_ids(stage2)
+        test = [r for r in test if r["config_id"] in judged]
         metrics = [m for m in JUDGE_METRICS if test and m in test[0]] + TABLE_METRICS[:2]
     print_summary(
         test,
@@ -248,8 +250,7 @@ def _print(spec, configs, rows: list[dict], stage2, manifest, console, run_dir: 
 def stage2_complete(records, stage2, spec) -> bool:
     if not stage2 or not stage2.get("selected"):
         return False
-    judged = stage2["selected"] + stage2.get("references", [])
-    sel = records[records["config_id"].isin(judged) & records["split"].eq("test")]
+    sel = records[records["config_id"].isin(judged_ids(stage2)) & records["split"].eq("test")]
     for j in spec.stage2.judges:
         col = f"{j}_status"
         if col not in sel.columns or not sel[col].isin(["ok", "unmeasured"]).all():

@@ -44,9 +44,9 @@ def select(spec, records, split: dict[str, str]):
 
     s2 = spec.stage2
     metric = s2.select_metric
-    from ragsweep.evaluation.verdict import candidates
+    from ragsweep.baselines.rows import configurations
 
-    ok = candidates(records[records["error"].isna()]) if not records.empty else records
+    ok = configurations(records[records["error"].isna()]) if not records.empty else records  # never a baseline
     val = ok[ok["qid"].map(split).eq("validation")] if not ok.empty else ok
     if val.empty or val[metric].notna().sum() == 0:
         raise RagsweepError(
@@ -70,6 +70,11 @@ def judged_references(spec, configs) -> list:
 
     extractive = spec.generator.kind != "llm"
     return [c for c in configs if is_baseline(c) and not (extractive and c.baseline == "no_retrieval")]
+
+
+def judged_ids(stage2: dict) -> list[str]:
+    """The configurations stage 2 judged (its manifest record): its selection, then the reference baselines."""
+    return list(stage2.get("selected") or []) + list(stage2.get("references") or [])
 
 
 def contexts_of(payload: dict, docs: dict[str, str]) -> list[str]:
