@@ -431,24 +431,42 @@ class LLMServer:
         )
 
 
-@pytest.fixture(scope="session")
-def llm_server() -> LLMServer:
-    """The llama.cpp server of ``scripts/llm-server.sh`` (``.ci/run`` starts it; ``eval "$(scripts/llm-server.sh
-    env)"`` points here). Skipped when none answers, unless RAGSWEEP_REQUIRE_LLM_SERVER=1 (``.ci/run``)."""
+def _real_server(prefix: str, default_url: str, default_model: str, log_name: str, how: str) -> LLMServer:
+    """One server of ``scripts/llm-server.sh``, from what its ``env`` command exports under ``prefix``."""
     import urllib.request
 
-    base = os.environ.get("RAGSWEEP_LLM_BASE_URL", "http://127.0.0.1:8089/v1")
+    base = os.environ.get(f"{prefix}_BASE_URL", default_url)
     try:
         urllib.request.urlopen(base + "/models", timeout=10).read()
     except OSError as exc:
-        unavailable(
-            "RAGSWEEP_REQUIRE_LLM_SERVER", f"no LLM server answers at {base}", str(exc), "scripts/llm-server.sh start"
-        )
-    log = os.environ.get("RAGSWEEP_LLM_SERVER_LOG")
-    default_log = Path(__file__).resolve().parent.parent / ".llm-server" / "logs" / "server.log"
+        unavailable("RAGSWEEP_REQUIRE_LLM_SERVER", f"no LLM server answers at {base}", str(exc), how)
+    log = os.environ.get(f"{prefix}_SERVER_LOG")
+    default_log = Path(__file__).resolve().parent.parent / ".llm-server" / "logs" / log_name
     return LLMServer(
         base,
-        os.environ.get("RAGSWEEP_LLM_MODEL", "smollm2-135m-instruct"),
-        int(os.environ.get("RAGSWEEP_LLM_N_CTX", "2048")),
+        os.environ.get(f"{prefix}_MODEL", default_model),
+        int(os.environ.get(f"{prefix}_N_CTX", "2048")),
         Path(log) if log else (default_log if default_log.is_file() else None),
+    )
+
+
+@pytest.fixture(scope="session")
+def llm_server() -> LLMServer:
+    """The llama.cpp server of ``scripts/llm-server.sh`` serving SmolLM2-135M-Instruct (``.ci/run`` starts it;
+    ``eval "$(scripts/llm-server.sh env)"`` points here). Skipped when none answers, unless
+    RAGSWEEP_REQUIRE_LLM_SERVER=1 (``.ci/run``)."""
+    return _real_server(
+        "RAGSWEEP_LLM", "http://127.0.0.1:8089/v1", "smollm2-135m-instruct", "server.log", "scripts/llm-server.sh start"
+    )
+
+
+@pytest.fixture(scope="session")
+def gemma_server() -> LLMServer:
+    """The second server of ``scripts/llm-server.sh``: Gemma 3 270M, a base model (``LLM_SERVER_MODEL=gemma3``)."""
+    return _real_server(
+        "RAGSWEEP_GEMMA",
+        "http://127.0.0.1:8090/v1",
+        "gemma-3-270m",
+        "gemma3.log",
+        "LLM_SERVER_MODEL=gemma3 scripts/llm-server.sh start",
     )

@@ -36,6 +36,8 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
+from fake_structured import STRUCTURED, schema_of, structured_reply
+
 # --- request classification -------------------------------------------------------------------------------------
 # Marker strings from LlamaIndex 0.14's default prompts. Order matters only for robustness: the judge prompts embed
 # the retrieved context and the answer under test, so the most specific markers are checked first.
@@ -62,7 +64,10 @@ TESTSET_MARKER = "You write one test question for a retrieval-augmented question
 # checked before the judges
 CLAIM_SPLIT_MARKER = "Break the answer into its atomic factual claims"
 CLAIM_CHECK_MARKER = "Is the claim fully supported by the context"
+# ragsweep's structured-output probe (src/ragsweep/llm/structured.py): the whole prompt, nothing else
+PROBE_PROMPT = "Reply with one JSON object."
 KINDS = (
+    "probe",
     "rerank",
     "situate",
     "testset",
@@ -89,6 +94,8 @@ DEFAULT_DIMENSIONS = 64
 
 def classify(text: str) -> str:
     """The kind of a chat request, from its concatenated message text (see the module markers)."""
+    if text.strip() == PROBE_PROMPT:
+        return "probe"
     if RERANK_MARKER in text:  # first: the prompt embeds documents, which may say anything a later marker says
         return "rerank"
     if SITUATE_MARKER in text:
@@ -579,12 +586,18 @@ class FakeOpenAI:
         n_ctx: int | None = None,
         props: dict[str, Any] | None = None,
         timings: bool = False,
+        structured: str = "json_schema",
     ) -> None:
         """``slots``: chat requests computed at once, the rest queued (llama-cpp-python: 1), each taking
         ``latency_ms`` (+ a rule's ``delay_ms``) of its slot and computed to the end even when its client left;
         ``n_ctx``: prompts longer (in words) are refused as llama-cpp-python refuses them (400
         ``context_length_exceeded``); ``props``: served at ``GET /props`` (llama.cpp's server information);
-        ``timings``: replies carry llama.cpp's ``timings`` (the slot time as ``predicted_ms``)."""
+        ``timings``: replies carry llama.cpp's ``timings`` (the slot time as ``predicted_ms``); ``structured``: which
+        ``response_format`` it takes and how (``fake_structured.STRUCTURED``: json_schema, json_object, ignore,
+        reject)."""
+        if structured not in STRUCTURED:
+            raise ValueError(f"structured must be one of {STRUCTURED}")
+        self.structured = structured
         self.host = host
         self.slots = threading.Semaphore(slots) if slots else None
         self.n_ctx = n_ctx
@@ -746,6 +759,7 @@ class FakeOpenAI:
             "prompt_tokens": 0,
             "completion_tokens": 0,
             "auth_ok": True,
+            "response_format": None,
         }
         finished = False
 
@@ -775,6 +789,7 @@ class FakeOpenAI:
                         "prompt_tokens",
                         "completion_tokens",
                         "auth_ok",
+                        "response_format",
                     )
                 }
             )
@@ -850,6 +865,14 @@ class FakeOpenAI:
                 },
             )
             return
+        schema = None
+        if endpoint == "chat":
+            fmt = body.get("response_format")
+            record["response_format"] = fmt.get("type") if isinstance(fmt, dict) else None
+            schema, refused = schema_of(self.structured, fmt)
+            if refused is not None:
+                h._send_json(refused[0], error_body(refused[1], "invalid_request_error", "invalid_response_format"))
+                return
         rule = self._claim_rule(kind, text)
         delay = self.latency_ms + float(rule.get("delay_ms", 0) if rule else 0)
         if endpoint == "chat" and self.slots is not None:
@@ -889,14 +912,20 @@ class FakeOpenAI:
 
         if action == "reply":
             assert rule is not None
-            reply = str(rule.get("reply", default_reply(kind, text)))
+            if "reply" in rule:
+                reply = str(rule["reply"])
+            else:
+                reply = default_reply(kind, text)
+                reply = structured_reply(schema, reply) if schema is not None else reply
         elif action == "malformed":
             assert rule is not None
             reply = str(rule.get("reply", DEFAULT_MALFORMED_REPLY))
         elif action == "echo":
             reply = last_user_text(body.get("messages"))
-        else:  # no rule, or "sleep" (already slept): answer normally
+        else:  # no rule, or "sleep" (already slept): answer normally, in the schema when held to one
             reply = default_reply(kind, text)
+            if schema is not None:
+                reply = structured_reply(schema, reply)
         finish = (rule or {}).get("finish_reason") or "stop"
         if finish == "length" and body.get("max_tokens"):  # cut at max_tokens words, as a server cuts at its tokens
             reply = " ".join(reply.split()[: int(body["max_tokens"])])
@@ -965,13 +994,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--latency-ms", type=float, default=0.0, help="fixed sleep added to every chat/embedding call")
     ap.add_argument("--api-key", help="require 'Authorization: Bearer KEY' (401 otherwise)")
     ap.add_argument("--models", help="comma-separated model ids; others get 404 model_not_found")
+    ap.add_argument("--structured", default="json_schema", choices=STRUCTURED, help="which response_format it takes")
     args = ap.parse_args(argv)
     rules: list[dict[str, Any]] = []
     if args.script:
         with open(args.script, encoding="utf-8") as f:
             rules = json.load(f)
     models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
-    fake = FakeOpenAI(rules=rules, log_path=args.log, latency_ms=args.latency_ms, api_key=args.api_key, models=models)
+    fake = FakeOpenAI(
+        rules=rules,
+        log_path=args.log,
+        latency_ms=args.latency_ms,
+        api_key=args.api_key,
+        models=models,
+        structured=args.structured,
+    )
     try:
         fake.serve_forever(args.port)
     except KeyboardInterrupt:

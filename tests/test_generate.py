@@ -183,7 +183,9 @@ def test_llm_generation_over_http_verifies_rejects_caches_and_stops_on_budget(tm
                     "reply": fabricated,
                     "times": 2,
                 },
+                # malformed, and again when asked once more: one unparseable reply
                 {"kind": "testset", "match": "Question type: vague", "action": "malformed", "times": 1},
+                {"kind": "testset", "match": "Your reply could not be read", "action": "malformed", "times": 1},
             ]
         )
         r = run_cli("generate", spec, "--out", out, "--cache", cache, env=env)
@@ -400,8 +402,9 @@ def test_llm_template_echoes_are_rejected_and_a_short_set_exits_3(tmp_path, run_
 def test_llm_generation_with_no_usable_reply_exits_2_with_one_line(tmp_path, run_cli):
     rules = [
         {"kind": "testset", "match": "Question type: out_of_scope", "reply": OOS_ECHO},
-        {"kind": "testset", "action": "malformed", "times": 2},
-        {"kind": "testset", "reply": EVIDENCE_ECHO},
+        {"kind": "testset", "match": "Question type: simple", "action": "malformed", "times": 1},
+        {"kind": "testset", "match": "Your reply could not be read", "action": "malformed", "times": 1},  # its re-ask
+        {"kind": "testset", "match": "Question type: simple", "reply": EVIDENCE_ECHO},
     ]
     r, questions, summary, _ = _llm_generate(
         tmp_path, run_cli, rules, questions=3, mix={"simple": 0.5, "out_of_scope": 0.5}
@@ -411,7 +414,7 @@ def test_llm_generation_with_no_usable_reply_exits_2_with_one_line(tmp_path, run
     [line] = r.stderr.strip().splitlines()
     assert (
         line.startswith("error: wrote none of 3 questions asked: rejected placeholder text ")
-        and "unparseable reply 2" in line
+        and "unparseable reply 1" in line  # the one simple reply still malformed when asked again
         and "--generator offline" in line
         and "larger" in line
     ), line

@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 
-from ragsweep.evaluation.judges import check_prompt_files, parse_correctness, parse_yes_no
+from ragsweep.evaluation.judge_forms import parse_correctness, parse_yes_no
+from ragsweep.evaluation.judges import check_prompt_files
 
 
 @pytest.mark.parametrize(

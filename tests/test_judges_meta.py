@@ -256,12 +256,15 @@ def test_judges_evaluate_prints_unmeasured_reasons_and_a_judge_no_better_than_ch
     labels = tmp_path / "labels.jsonl"
     rows = [json.loads(line) for line in DEMO_LABELS.read_text().splitlines()][:24]
     labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    again = "Your reply could not be read"  # a repair re-ask: unreadable once more, the item is unmeasured
     rules = [
         {"kind": "faithfulness", "action": "reply", "reply": "No"},
+        {"kind": "correctness", "match": again, "action": "malformed", "times": 3},
         {"kind": "correctness", "action": "malformed", "times": 3},
+        {"kind": "claim_split", "match": again, "action": "reply", "reply": "-", "times": 2},
         {"kind": "claim_split", "action": "reply", "reply": "-", "times": 2},
     ]
-    with FakeOpenAI(rules=rules) as fake:
+    with FakeOpenAI(rules=rules, structured="ignore") as fake:
         spec = tmp_path / "j.yaml"
         spec.write_text(
             yaml.safe_dump(

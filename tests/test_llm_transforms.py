@@ -162,7 +162,8 @@ def test_reciprocal_rank_fusion_by_node_id_with_first_seen_ties():
 
 
 class _ScriptedLLM:
-    """What a fan-out transform calls: ``complete(prompt).text``, counted."""
+    """What a fan-out transform calls: ``complete(prompt).text`` (multi-query) or ``chat(messages)`` (a reply
+    asked in a form, read as text: an LLM of no endpoint of ragsweep's), counted."""
 
     def __init__(self, reply: str) -> None:
         self.reply, self.calls = reply, 0
@@ -170,6 +171,12 @@ class _ScriptedLLM:
     def complete(self, text: str):
         self.calls += 1
         return type("Reply", (), {"text": self.reply})()
+
+    def chat(self, messages):
+        from llama_index.core.base.llms.types import ChatMessage, ChatResponse
+
+        self.calls += 1
+        return ChatResponse(message=ChatMessage(role="assistant", content=self.reply))
 
 
 def test_multi_query_fuses_each_querys_bm25_results_and_writes_once():
@@ -311,11 +318,13 @@ def test_sweep_with_llm_transforms_over_http(tmp_path, run_cli, monkeypatch, see
         run = load_run(out)
         stats = fake.stats()
         billed = fake.calls()
-        # each question's transform once, whatever the retrievers (2), top_k (2) and rerankers; hyde never on bm25
+        # each question's transform once, whatever the retrievers (2), top_k (2) and rerankers; hyde never on bm25;
+        # the unusable decomposition asked again once; one probe of how the server takes a schema
         assert {k: v for k, v in stats["by_kind"].items() if k != "rerank"} == {
             "hyde": LIMIT,
             "query_gen": LIMIT,
-            "decompose": LIMIT,
+            "decompose": LIMIT + 1,
+            "probe": 1,
         }, stats
         # the dry run predicted the transform calls exactly; rerank calls at most (equal prompts are cached)
         assert int(rows["query_transform"][2]) == 3 * LIMIT, rows
@@ -361,10 +370,11 @@ def test_sweep_with_llm_transforms_over_http(tmp_path, run_cli, monkeypatch, see
     for label, kind in kinds.items():
         tokens: dict[str, set] = {}
         for row in recs[recs["query_transform"] == label].to_dict("records"):
+            reasked = label == "decompose" and row["question"] == first_question  # its repair re-ask
             if "llmrerank" in row["config_id"]:  # its retrieval tokens add the reranking's
-                assert row["retrieval_llm_calls"] == 2
+                assert row["retrieval_llm_calls"] == 2 + reasked
                 continue
-            assert row["retrieval_llm_calls"] == 1
+            assert row["retrieval_llm_calls"] == 1 + reasked
             tokens.setdefault(row["qid"], set()).add(row["retrieval_tokens"])
         assert all(len(v) == 1 for v in tokens.values()) and len(tokens) == LIMIT, (label, tokens)
         served = sum(c["prompt_tokens"] + c["completion_tokens"] for c in billed if c["kind"] == kind)

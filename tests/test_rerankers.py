@@ -680,8 +680,10 @@ def test_llm_reranking_through_the_fake_server_and_its_cache(fake_key, shared_ca
         )
         first = run_sweep_here(data, tmp_path / "first", shared_cache, LLM_LIMIT)
         stats = fake.stats()
-        # one call per (retriever, question): 10 candidates in one batch; nothing else calls the LLM
-        assert set(stats["by_kind"]) == {"rerank"} and stats["by_kind"]["rerank"] == 2 * LLM_LIMIT, stats
+        # one call per (retriever, question): 10 candidates in one batch, its reply held to the ranking's schema;
+        # nothing else calls the LLM but the one probe of how the server takes a schema
+        assert stats["by_kind"] == {"probe": 1, "rerank": 2 * LLM_LIMIT}, stats
+        assert {c["response_format"] for c in fake.calls() if c["kind"] == "rerank"} == {"json_schema"}
         assert stats["by_status"] == {"200": stats["calls"]}
         billed = [c for c in fake.calls() if c["kind"] == "rerank"]
         records = first.records
@@ -725,16 +727,24 @@ def test_llm_reranking_through_the_fake_server_and_its_cache(fake_key, shared_ca
         again = by_config(second.records)
         for cid, rows in configs.items():
             assert {q: node_ids(r) for q, r in rows.items()} == {q: node_ids(r) for q, r in again[cid].items()}
-        assert second.invocation.get("llm_calls_made", 0) == 0 and second.invocation["llm_cache_hits"] == 2 * LLM_LIMIT
+        assert second.invocation.get("llm_calls_made", 0) == 0
+        assert second.invocation["llm_cache_hits"] == 2 * LLM_LIMIT + 1  # and the probe
 
 
 def test_llm_reranking_with_unparsable_or_terse_replies(fake_key, shared_cache, tmp_path):
-    """An unparsable reply leaves the base order (no error); a reply naming one document puts it first and the
-    others follow in base order, or, with ``drop_unlisted``, leaves that one document alone."""
-    with FakeOpenAI(rules=[{"kind": "rerank", "action": "malformed"}], api_key=KEY) as fake:
+    """An unparsable reply (from a server that ignores schemas) is asked again once, and still unparsable leaves
+    the base order (no error); a reply naming one document puts it first and the others follow in base order,
+    or, with ``drop_unlisted``, leaves that one document alone."""
+    rules = [{"kind": "rerank", "action": "malformed"}]
+    with FakeOpenAI(rules=rules, api_key=KEY, structured="ignore") as fake:
         data = llm_sweep("rr-llm-bad", fake, "rr-llm-bad", [{"kind": "llm", "candidates": 10}])
         run = run_sweep_here(data, tmp_path / "bad", shared_cache, LLM_LIMIT)
-        assert fake.stats()["by_kind"] == {"rerank": LLM_LIMIT}
+        assert fake.stats()["by_kind"] == {"probe": 2, "rerank": 2 * LLM_LIMIT}  # each reply asked again once
+        repairs = [c for c in fake.calls() if c["kind"] == "rerank"]
+        assert all(c["response_format"] is None for c in repairs)  # the server showed it ignores schemas
+    (endpoint,) = run.invocation["llm_endpoints"]
+    assert endpoint["structured"]["mode"] == "text" and endpoint["structured"]["reasks"] == LLM_LIMIT
+    assert endpoint["structured"]["unreadable"] == LLM_LIMIT and endpoint["structured"]["repaired"] == 0
     assert run.records["error"].isna().all()
     configs = by_config(run.records)
     for k in (3, 5):
@@ -744,7 +754,7 @@ def test_llm_reranking_with_unparsable_or_terse_replies(fake_key, shared_cache, 
                 range(1, k + 1)
             )
             assert all(is_missing(s["score"]) for s in row["sources"])
-            assert row["retrieval_llm_calls"] == 1 and row["hit"] == base[qid]["hit"]
+            assert row["retrieval_llm_calls"] == 2 and row["hit"] == base[qid]["hit"]
 
     with FakeOpenAI(rules=[{"kind": "rerank", "reply": "Doc: 2, Relevance: 8"}], api_key=KEY) as fake:
         data = llm_sweep(
@@ -757,8 +767,9 @@ def test_llm_reranking_with_unparsable_or_terse_replies(fake_key, shared_cache, 
             ],
         )
         run = run_sweep_here(data, tmp_path / "one", shared_cache, LLM_LIMIT)
-        # keep and drop send the same prompt: the second is served from the LLM cache
-        assert fake.stats()["by_kind"] == {"rerank": LLM_LIMIT}
+        # keep and drop send the same prompt: the second is served from the LLM cache (a scripted text reply on a
+        # server held to the schema is read as text)
+        assert fake.stats()["by_kind"] == {"probe": 1, "rerank": LLM_LIMIT}
     assert run.records["error"].isna().all()
     configs = by_config(run.records)
     for k in (3, 5):

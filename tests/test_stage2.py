@@ -214,7 +214,9 @@ def test_first_run_accounts_exactly_what_the_server_billed(main_run):
         "generation": by_kind.get("generation", []),
         "query_rewrite": by_kind.get("query_gen", []),
         "judge": [x for j in JUDGES for x in by_kind.get(j, [])],
+        "probe": by_kind.get("probe", []),  # how the server takes a schema: one request, held to it at once
     }
+    assert len(expected["probe"]) == 1 and expected["probe"][0]["response_format"] == "json_schema"
     for stage, calls in expected.items():
         got = stages[stage]
         assert got["calls"] == len(calls) > 0, (stage, got)
@@ -230,7 +232,8 @@ def test_first_run_accounts_exactly_what_the_server_billed(main_run):
             sum(x["prompt_tokens"] * PRICE_IN + x["completion_tokens"] * PRICE_OUT for x in calls) / 1e6, abs=1e-12
         )
     assert sum(b["calls"] for b in usage["by_configuration"].values()) == usage["calls"]
-    assert usage["by_configuration"]["(shared)"]["calls"] == len(by_kind["query_gen"])  # rewrites serve every config
+    # rewrites serve every configuration, and so does the probe of how the server takes a schema
+    assert usage["by_configuration"]["(shared)"]["calls"] == len(by_kind["query_gen"]) + len(by_kind["probe"])
 
     # per record: each call's cost is charged once (calls shared between configurations are cache hits)
     rec = run.records
@@ -451,8 +454,10 @@ def test_killed_during_stage2_resumes_without_repeating_finished_calls(
     first = without_cut_requests(first)
     assert all(c["model"] == "s2-kill-judge" for c in second if "event" not in c)
     everything = first + second
-    odd = [(c["kind"], c["status"]) for c in everything if "event" not in c and c["kind"] not in JUDGES]
+    odd = [(c["kind"], c["status"]) for c in everything if "event" not in c and c["kind"] not in (*JUDGES, "probe")]
     assert not odd, f"calls other than judges (stage 1 was done already): {odd}"
+    # the new judge model's endpoint was probed for its schema support once: the re-run replays it from the cache
+    assert [c["kind"] for c in everything if "event" not in c].count("probe") == 1
 
     answered_first = keys_with(first, 200)
     requested_second = {e["key"] for e in second if e.get("event") == "start"}

@@ -107,6 +107,14 @@ class LLMSpec(Strict):
     tokens_per_minute: float | None = Field(None, gt=0, description="the endpoint's token rate limit")
     max_retries: int = Field(6, ge=0, description="retries on 429, 5xx, timeouts and dropped connections")
     max_backoff: float = Field(60.0, gt=0, description="seconds; the longest wait between retries")
+    structured_output: Literal["auto", "json_schema", "json_object", "text"] = Field(
+        "auto",
+        description="how replies that must take a form (judges' scores, claims, test questions, rerank scores, "
+        "sub-questions) are held to their JSON schema: auto: learnt from the server once (OpenAI's API: "
+        "json_schema); json_schema: response_format json_schema (OpenAI, vLLM, LM Studio, Ollama, llama.cpp); "
+        "json_object: response_format json_object with a schema (llama-cpp-python); text: free text parsed, one "
+        "repair re-ask per unreadable reply",
+    )
 
     _env_name = field_validator("api_key_env")(classmethod(lambda cls, v: env_var_name(v)))
 

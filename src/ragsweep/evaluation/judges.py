@@ -7,9 +7,9 @@
   context in line with the question?): LlamaIndex's YES/NO evaluators (cf. Es et al. 2024,
   "RAGAS: Automated Evaluation of Retrieval Augmented Generation").
 
-LlamaIndex's own parsing counts any reply containing "yes" as a pass and crashes on a one-line
-correctness reply; here a reply that does not start with a 1-5 score (correctness) or YES/NO is
-*unmeasured*: kept with its raw text and reason, counted, and excluded from means.
+The prompts are LlamaIndex's; the replies are asked in the forms of ``judge_forms`` (``llm.ask``): held to a
+JSON schema where the endpoint takes one, else read strictly as text with one repair re-ask. A reply that still
+cannot be read is *unmeasured*: kept with its raw text and reason, counted, and excluded from means.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragsweep.config import JudgePrompts
+from ragsweep.evaluation.judge_forms import CORRECTNESS, VERDICT, parse_correctness
 from ragsweep.metrics.catalogue import CATALOGUE
 
 if TYPE_CHECKING:
@@ -27,38 +28,6 @@ if TYPE_CHECKING:
 JUDGES = ("correctness", "faithfulness", "relevancy")
 # per judge: the per-question value summarised (mean with CI) in the summary
 JUDGE_METRICS = {j: [m.name for m in CATALOGUE if m.judge == j] for j in JUDGES}
-
-_SCORE = re.compile(
-    r"^\s*(?:\*\*)?(?:score\s*[:=]\s*)?(?:\*\*)?\s*(\d+(?:\.\d+)?)\s*(?:/\s*5)?\s*(?:\*\*)?\s*$", re.IGNORECASE
-)
-_YES_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
-
-
-def parse_correctness(raw: str) -> tuple[float | None, str | None, str]:
-    """``(score, reason_if_unmeasured, reasoning)`` from a correctness reply.
-
-    The first non-empty line must be the score alone (``4``, ``4.5``, ``Score: 4``, ``4/5``),
-    within 1-5, as LlamaIndex's prompt asks.
-    """
-    lines = [ln for ln in (raw or "").splitlines() if ln.strip()]
-    if not lines:
-        return None, "empty reply", ""
-    m = _SCORE.match(lines[0])
-    if m is None:
-        return None, f"first line is not a score: {lines[0].strip()[:80]!r}", "\n".join(lines[1:])
-    score = float(m.group(1))
-    if not 1.0 <= score <= 5.0:
-        return None, f"score {score:g} outside 1-5", "\n".join(lines[1:])
-    return score, None, "\n".join(lines[1:]).strip()
-
-
-def parse_yes_no(raw: str) -> tuple[bool | None, str | None]:
-    """``(passing, reason_if_unmeasured)``: the reply must begin with YES or NO."""
-    m = _YES_NO.match(raw or "")
-    if m is None:
-        text = (raw or "").strip()
-        return None, "empty reply" if not text else f"reply does not start with YES or NO: {text[:80]!r}"
-    return m.group(1).lower() == "yes", None
 
 
 def prompt_texts(prompts: JudgePrompts) -> dict[str, str]:
@@ -151,6 +120,10 @@ def single_prompt_context(contexts: list[str], evaluator, query_str: str) -> str
     return "\n\n".join(parts)
 
 
+def _unmeasured(reason: str, raw: str = "", reasked: bool = False) -> dict:
+    return {"status": "unmeasured", "reason": reason, "score": None, "passing": None, "raw": raw, "reasked": reasked}
+
+
 async def judge(
     name: str, evaluator, *, query: str, answer: str, contexts: list[str], reference: str | None, threshold: float
 ) -> dict:
@@ -158,35 +131,63 @@ async def judge(
 
     Call failures (network, retries used up) propagate: they are not judgements.
     """
+    from ragsweep.llm.ask import aask
+
     if name in ("faithfulness", "relevancy") and not contexts:
-        return {"status": "unmeasured", "reason": "nothing was retrieved", "score": None, "passing": None, "raw": ""}
+        return _unmeasured("nothing was retrieved")
     if name in ("faithfulness", "relevancy") and not answer.strip():
-        return {"status": "unmeasured", "reason": "empty answer", "score": None, "passing": None, "raw": ""}
+        return _unmeasured("empty answer")
     if name == "correctness" and not (reference or "").strip():
-        return {"status": "unmeasured", "reason": "no reference answer", "score": None, "passing": None, "raw": ""}
-    if name in ("faithfulness", "relevancy"):
-        query_str = answer if name == "faithfulness" else f"Question: {query}\nResponse: {answer}"
-        context_str = single_prompt_context(contexts, evaluator, query_str)
-        if context_str is not None:
-            raw = await evaluator._llm.apredict(evaluator._eval_template, query_str=query_str, context_str=context_str)
-        else:
-            raw = (await evaluator.aevaluate(query=query, response=answer, contexts=contexts)).feedback or ""
-    else:
-        result = await evaluator.aevaluate(query=query, response=answer, contexts=contexts, reference=reference)
-        raw = result.feedback or ""
+        return _unmeasured("no reference answer")
+    llm = evaluator._llm
     if name == "correctness":
-        score, reason, reasoning = parse_correctness(raw)
-        if score is None:
-            return {"status": "unmeasured", "reason": reason, "score": None, "passing": None, "raw": raw}
+        messages = llm._get_messages(
+            evaluator._eval_template, query=query, generated_answer=answer, reference_answer=reference
+        )
+        reply = await aask(llm, messages, CORRECTNESS)
+        if reply.value is None:
+            return _unmeasured(reply.reason or "unreadable reply", reply.raw, reply.reasked)
+        score, reasoning = reply.value
         return {
             "status": "ok",
             "reason": None,
             "score": score,
             "passing": score >= threshold,
-            "raw": raw,
+            "raw": reply.raw,
             "reasoning": reasoning,
+            "reasked": reply.reasked,
         }
-    passing, reason = parse_yes_no(raw)
-    if passing is None:
-        return {"status": "unmeasured", "reason": reason, "score": None, "passing": None, "raw": raw}
-    return {"status": "ok", "reason": None, "score": 1.0 if passing else 0.0, "passing": passing, "raw": raw}
+    query_str = answer if name == "faithfulness" else f"Question: {query}\nResponse: {answer}"
+    context_str = single_prompt_context(contexts, evaluator, query_str)
+    if context_str is not None:
+        messages = llm._get_messages(evaluator._eval_template, query_str=query_str, context_str=context_str)
+        reply = await aask(llm, messages, VERDICT)
+    else:
+        reply = await _refined_verdict(evaluator, query, answer, contexts)
+    if reply.value is None:
+        return _unmeasured(reply.reason or "unreadable reply", reply.raw, reply.reasked)
+    passing = bool(reply.value)
+    return {
+        "status": "ok",
+        "reason": None,
+        "score": 1.0 if passing else 0.0,
+        "passing": passing,
+        "raw": reply.raw,
+        "reasked": reply.reasked,
+    }
+
+
+async def _refined_verdict(evaluator, query: str, answer: str, contexts: list[str]):
+    """LlamaIndex's compact-and-refine over contexts that do not fit one prompt, each call asked in the verdict's
+    form; an unreadable last reply is asked again once, after the prompt that produced it (the trace keeps it)."""
+    from ragsweep.llm.ask import Reply, arepair
+    from ragsweep.llm.reply_form import wanting
+    from ragsweep.llm.usage import current_trace
+
+    with wanting(VERDICT):
+        raw = (await evaluator.aevaluate(query=query, response=answer, contexts=contexts)).feedback or ""
+    value, reason = VERDICT.read(raw)
+    trace = current_trace()
+    if value is not None or trace is None or not trace.last_messages:
+        return Reply(value, raw, reason)
+    return await arepair(evaluator._llm, trace.last_messages, raw, reason, VERDICT)

@@ -145,14 +145,16 @@ def run_generate(req: GenerateRequest, out: Path, *, cache: Path | None, budget:
         cache_dir.root.mkdir(parents=True, exist_ok=True)
         clients = LLMClients(_spec(req), cache_dir.llm_calls, run_id=f"generate-{int(time.time())}", budget_usd=budget)
         llm = clients.get(spec_llm)
+    endpoints: list[dict] = []
     try:
         outcome = generate_questions(req.generate, documents, llm=llm, say=say)
     finally:
         if clients is not None:
             from ragsweep.llm.endpoint_text import endpoint_line
 
-            for engine in clients.engines:  # what the endpoint did, when more than answer (queueing, cut replies)
-                if line := endpoint_line(engine.describe()):
+            endpoints = [engine.describe() for engine in clients.engines]
+            for e in endpoints:  # what the endpoint did, when more than answer (queueing, cut replies, re-asks)
+                if line := endpoint_line(e):
                     say(line)
             clients.close()
     from ragsweep.datasets.types import Dataset
@@ -161,6 +163,7 @@ def run_generate(req: GenerateRequest, out: Path, *, cache: Path | None, budget:
         "source": req.source,
         "documents": len(documents),
         "corpus_fingerprint": Dataset("corpus", documents, []).corpus_fingerprint(),
+        **({"llm_endpoints": endpoints} if endpoints else {}),
     }
     return outcome, output.write(out, outcome, extra)
 

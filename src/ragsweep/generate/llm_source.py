@@ -79,9 +79,8 @@ def prompt_for(qtype: str, cursor: PassageCursor) -> tuple[str, list[Passage]] |
     return prompts.build(qtype, [(p.title, p.text) for p in got]), got
 
 
-def candidate(qtype: str, passages: list[Passage], reply: str, model: str) -> Candidate | None:
-    """The reply as a candidate question (None when it is not the JSON asked for)."""
-    parsed = prompts.parse(reply)
+def candidate(qtype: str, passages: list[Passage], parsed: dict | None, model: str) -> Candidate | None:
+    """A reply read in ``prompts.QUESTION_FORM`` as a candidate question (None when it could not be read)."""
     if parsed is None:
         return None
     quotes = []
@@ -103,15 +102,17 @@ def candidate(qtype: str, passages: list[Passage], reply: str, model: str) -> Ca
 
 
 async def ask_all(llm, prompt_texts: list[str], trace) -> tuple[list, BaseException | None]:
-    """Each prompt's reply text or the exception its call ended with, and the stop (budget, refused key) if
-    one came: the replies that did arrive are kept (they are paid for, and cached)."""
+    """Each prompt's ``ask.Reply`` (read in ``prompts.QUESTION_FORM``, one repair re-ask for an unreadable one)
+    or the exception its call ended with, and the stop (budget, refused key) if one came: the replies that did
+    arrive are kept (they are paid for, and cached)."""
+    from ragsweep.llm.ask import aask_text
     from ragsweep.llm.budget import BudgetExhausted
     from ragsweep.llm.engine import LLMFatalError
     from ragsweep.llm.usage import llm_scope
 
-    async def one(prompt: str) -> str:
+    async def one(prompt: str):
         with llm_scope(trace, stage="generate", config_id=None):
-            return (await llm.acomplete(prompt)).text
+            return await aask_text(llm, prompt, prompts.QUESTION_FORM)
 
     results = await asyncio.gather(*(one(p) for p in prompt_texts), return_exceptions=True)
     return results, next((r for r in results if isinstance(r, (BudgetExhausted, LLMFatalError))), None)

@@ -18,6 +18,8 @@ from ragsweep.generate.candidates import Candidate
 
 PLACEHOLDER = "placeholder text"
 ECHO = "prompt template echo"
+EMPTY = "empty reply"
+PROMPT_ECHO = "reply echoes the prompt"
 REASONS = (PLACEHOLDER, ECHO)
 
 NGRAM = 4  # words in a run shared with the template
@@ -116,8 +118,14 @@ def problem(c: Candidate, in_corpus: Callable[[str], bool]) -> str | None:
     return None
 
 
-def unparseable(reply: str) -> str:
-    """Why a reply that is not the JSON asked for was rejected: the prompt's own placeholders written back
-    (``"passage": <its number>`` is not JSON) are counted as placeholder text."""
+def unparseable(reply: str, prompt: str = "") -> str:
+    """Why a reply that is not the JSON asked for was rejected: an empty reply; the prompt written back (its
+    opening sentence, or half of it or more); the prompt's own placeholders written back (``"passage": <its
+    number>`` is not JSON, counted as placeholder text); else unparseable."""
+    text = reply.strip()
+    if not text:
+        return EMPTY
+    if prompts.MARKER in text or (prompt and len(text) >= len(prompt) // 2 and text[:200] in prompt):
+        return PROMPT_ECHO
     own = next((p for p in _template()[3] if p in reply), None)
     return f"{PLACEHOLDER}: {own} in a reply that is not JSON" if own else "unparseable reply"

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+from ragsweep.llm.reply_form import ReplyForm, strict_object
+
 MARKER = "You write one test question for a retrieval-augmented question answering system"
 
 TYPE_INSTRUCTIONS = {
@@ -70,7 +72,12 @@ def parse(reply: str) -> dict | None:
         obj = json.loads(text[start : end + 1])
     except json.JSONDecodeError:
         return None
-    if not isinstance(obj, dict) or not isinstance(obj.get("question"), str):
+    return from_object(obj) if isinstance(obj, dict) else None
+
+
+def from_object(obj: dict) -> dict | None:
+    """A reply's object as a candidate's parts (question, answer, quotes, absent terms), or None."""
+    if not isinstance(obj.get("question"), str):
         return None
     ev = obj.get("evidence") or []
     terms = obj.get("absent_terms") or []
@@ -92,3 +99,39 @@ def parse(reply: str) -> dict | None:
         "quotes": quotes,
         "absent_terms": [t for t in terms if isinstance(t, str) and t.strip()],
     }
+
+
+def _strict(obj: dict) -> dict:
+    parts = from_object(obj)
+    if parts is None or not parts["question"]:
+        raise ValueError("no question in the object")
+    return parts
+
+
+def _text(reply: str):
+    parts = parse(reply)
+    return (parts, None) if parts is not None else (None, "not the JSON object asked for")
+
+
+# bounds that a grammar closes, so that the longest object a looping model can write (about 1,500 characters)
+# fits the default max_tokens (512)
+QUESTION_FORM = ReplyForm(
+    name="test_question",
+    schema=strict_object(
+        {
+            "question": {"type": "string", "maxLength": 300},
+            "answer": {"type": "string", "maxLength": 300},
+            "evidence": {
+                "type": "array",
+                "items": strict_object(
+                    {"passage": {"type": "integer", "enum": [1, 2]}, "quote": {"type": "string", "maxLength": 400}}
+                ),
+                "maxItems": 2,
+            },
+            "absent_terms": {"type": "array", "items": {"type": "string", "maxLength": 60}, "maxItems": 2},
+        }
+    ),
+    from_json=_strict,
+    parse_text=_text,
+    text_format="the one JSON object the first message describes",
+)

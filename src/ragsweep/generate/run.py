@@ -152,19 +152,19 @@ def llm_rounds(spec: GenerateSpec, documents: list[Document], sel: _Selection, l
         if not texts:
             return None
         replies, stop = asyncio.run(ask_all(llm, texts, trace))
-        cands: list[tuple[str, Candidate | None, str]] = []
+        cands: list[tuple[str, Candidate | None, str, str]] = []
         failed = 0
-        for (t, passages), reply in zip(asked, replies):
+        for (t, passages), prompt, reply in zip(asked, texts, replies):
             if isinstance(reply, BaseException):
                 failed += 1
                 continue
-            cands.append((t, candidate(t, passages, reply, llm.model), reply))
+            cands.append((t, candidate(t, passages, reply.value, llm.model), reply.raw, prompt))
         sel.failed += failed
-        sel.dedup.fit([c.question for _, c, _ in cands if c is not None])
+        sel.dedup.fit([c.question for _, c, _, _ in cands if c is not None])
         before = len(sel.kept)
-        for t, c, reply in cands:
+        for t, c, raw, prompt in cands:
             if c is None:
-                sel.reject(None, unparseable(reply), t, reply)
+                sel.reject(None, unparseable(raw, prompt), t, raw)
             else:
                 sel.consider(c)
         say(

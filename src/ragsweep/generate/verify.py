@@ -17,6 +17,8 @@ from ragsweep.generate.candidates import Candidate
 from ragsweep.generate.placeholders import fold
 
 REASONS = (
+    placeholders.EMPTY,
+    placeholders.PROMPT_ECHO,
     "unparseable reply",
     "empty question",
     *placeholders.REASONS,

@@ -63,7 +63,7 @@ def evaluate_labels(
     clients, llm, price = None, None, None
     if any(needs_llm(n) for n in names):
         clients, llm, price = _llm(spec, cache, budget)
-    rows, scores = [], {}
+    rows, scores, endpoints = [], {}, []
     try:
         for name in names:
             prompts = spec.stage2.prompts if spec is not None and spec.stage2 is not None else JudgePrompts()
@@ -78,7 +78,8 @@ def evaluate_labels(
             rows.append(meta.evaluate(name, det.label, items, scored, dev, test, n_boot=n_boot, seed=seed))
     finally:
         if clients is not None:
-            _say_endpoints(clients, say)
+            endpoints = [engine.describe() for engine in clients.engines]
+            _say_endpoints(endpoints, say)
             clients.close()
     return {
         "labels": str(labels),
@@ -90,15 +91,17 @@ def evaluate_labels(
         "categories": sorted({it.category for it in items if it.category}),
         "rows": [asdict(r) for r in rows],
         "scores": {n: dict(zip([it.id for it in items], s)) for n, s in scores.items()},
+        "llm_endpoints": endpoints,
     }
 
 
-def _say_endpoints(clients, say) -> None:
-    """What each LLM endpoint did, when it did more than answer (queueing, waits, timeouts, cut replies)."""
+def _say_endpoints(endpoints: list[dict], say) -> None:
+    """What each LLM endpoint did, when it did more than answer (queueing, waits, timeouts, cut replies, how
+    formed replies were held to their schema)."""
     from ragsweep.llm.endpoint_text import endpoint_line
 
-    for engine in clients.engines:
-        if line := endpoint_line(engine.describe()):
+    for e in endpoints:
+        if line := endpoint_line(e):
             say(line)
 
 

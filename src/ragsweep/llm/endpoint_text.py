@@ -1,5 +1,6 @@
 """A line per LLM endpoint when it did not simply answer: how many requests it was given at once and why,
-what calls waited, what timed out, what was cut or refused (from the manifest's invocation record)."""
+what calls waited, what timed out, what was cut or refused, how replies asked in a form were held to it and
+what was asked again (from the manifest's invocation record)."""
 
 from __future__ import annotations
 
@@ -40,9 +41,30 @@ def endpoint_line(e: dict) -> str | None:
         )
     if e.get("truncated"):
         bits.append(f"{e['truncated']} replies cut at max_tokens")
+    if (formed := _formed(e.get("structured") or {})) is not None:
+        bits.append(formed)
     if not bits:
         return None
     return f"LLM {e.get('endpoint')} ({e.get('model')}): " + "; ".join(bits)
+
+
+def _formed(st: dict) -> str | None:
+    """How replies asked in a form (scores, verdicts, lists) were held to it, and what had to be asked again."""
+    if not st.get("asked") and not st.get("reasks"):
+        return None
+    if st.get("mode") == "text":
+        held = f"{st.get('asked', 0)} formed replies read as text (no schema support: {st.get('source')})"
+    else:
+        held = f"{st.get('asked', 0)} formed replies held to their JSON schema (response_format {st.get('mode')})"
+    if st.get("refused"):
+        held += f", refused for {', '.join(sorted(st['refused']))} (read as text)"
+    if st.get("reasks"):
+        usd = st.get("reask_usd")
+        price = "unpriced" if usd is None else f"USD {usd:.4f}"
+        held += f"; {st['reasks']} repair re-asks ({price}), {st.get('repaired', 0)} read after one"
+    if st.get("unreadable"):
+        held += f"; {st['unreadable']} still unreadable"
+    return held
 
 
 def _duration(seconds: float) -> str:

@@ -19,47 +19,39 @@ import threading
 import time
 
 from ragsweep.config import LLMSpec, PriceSpec
-from ragsweep.errors import RagsweepError
+from ragsweep.errors import shorten
 from ragsweep.llm.budget import Budget
 from ragsweep.llm.cache import CachedCall, LLMCallCache, call_key
 from ragsweep.llm.capacity import AdaptiveLimit
+from ragsweep.llm.errors import (
+    FormRefused,
+    LLMCallError,
+    LLMContextError,
+    LLMFatalError,
+    describe_error,
+    fatal_message,
+)
 from ragsweep.llm.pricing import cost_usd
 from ragsweep.llm.ratelimit import RateLimiter
-from ragsweep.llm.retry import backoff_delay, context_overflow, is_fatal, is_retryable, retry_after_seconds, status_of
+from ragsweep.llm.reply_form import ReplyForm, current_form
+from ragsweep.llm.response_facts import finish_reason, record_call, server_ms, timeout_errors
+from ragsweep.llm.retry import (
+    backoff_delay,
+    context_overflow,
+    is_fatal,
+    is_retryable,
+    refuses_format,
+    retry_after_seconds,
+    status_of,
+)
 from ragsweep.llm.server_info import ServerInfo, is_local
+from ragsweep.llm.structured import FormUse, OutputMode
 from ragsweep.llm.tokens import count_message_tokens
 from ragsweep.llm.usage import Trace, current_scope, current_trace
-
-
-class LLMFatalError(RagsweepError):
-    """A failure every later call would repeat (bad key, unknown model): the stage stops."""
-
-
-class LLMCallError(RagsweepError):
-    """One call failed for good (retries used up, or a request the server rejects)."""
-
 
 # a prompt is refused before sending only when its estimate (tiktoken's cl100k, not the server's tokenizer)
 # passes the known window by this factor; closer calls are left to the server
 CONTEXT_MARGIN = 1.1
-
-
-class LLMContextError(LLMCallError):
-    """The prompt does not fit the server's context window: every retry would fail the same way."""
-
-    def __init__(self, prompt_tokens: int | None, limit: int | None, source: str | None, *, sent: bool) -> None:
-        self.prompt_tokens, self.limit, self.source, self.sent = prompt_tokens, limit, source, sent
-        size = f"a prompt of {prompt_tokens:,} tokens" if prompt_tokens else "the prompt"
-        size += "" if sent else " (estimated; not sent)"
-        window = f"the context window of {limit:,} tokens" if limit else "the server's context window"
-        super().__init__(f"{size} exceeds {window}" + (f" ({source})" if source else ""))
-
-    def advice(self, stage: str) -> str:
-        """One line for a record and the user: the stage, the sizes, and what to change."""
-        return (
-            f"{stage}: {self}; lower top_k, the splitter's chunk_size or max_tokens, or give the server a larger "
-            "context (llama.cpp -c / n_ctx, vLLM --max-model-len, Ollama num_ctx) and set llm.context_window to it"
-        )
 
 
 class LLMEngine:
@@ -95,6 +87,8 @@ class LLMEngine:
         self.calls = self.cache_hits = self.retries = self.failures = 0
         self.timeouts = self.truncated = self.context_refused = 0
         self.in_flight = self.max_in_flight = 0
+        self.forms = FormUse()  # structured replies: how this endpoint takes a schema, and what it took
+        self._mode_task: asyncio.Future | None = None
         self._closed = False
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name=f"llm-{spec.model}", daemon=True)
@@ -106,8 +100,12 @@ class LLMEngine:
         if self._closed:
             raise LLMCallError(f"the LLM engine for {self.spec.model!r} is closed")
         return asyncio.run_coroutine_threadsafe(
-            self._call(llm, list(messages), dict(kwargs), current_scope(), current_trace()), self._loop
+            self._call(llm, list(messages), dict(kwargs), current_scope(), current_trace(), current_form()), self._loop
         )
+
+    def output_mode(self, llm) -> concurrent.futures.Future:
+        """How this endpoint holds a reply to its schema (an ``OutputMode``), learnt on first use."""
+        return asyncio.run_coroutine_threadsafe(self._output_mode(llm), self._loop)
 
     def describe(self) -> dict:
         """What this endpoint did in this process: capacity, waits, timeouts, truncations (the manifest)."""
@@ -126,6 +124,8 @@ class LLMEngine:
         }
         if self._capacity is not None:
             out["capacity"] = self._capacity.summary()
+        if self.forms.mode is not None:
+            out["structured"] = self.forms.summary()
         return out
 
     def close(self) -> None:
@@ -139,12 +139,81 @@ class LLMEngine:
             text = text.replace(s, "***")
         return text
 
+    # ------------------------------------------------------------------ structured replies
+    async def _call(self, llm, messages, kwargs, scope: dict, trace: Trace | None, form: ReplyForm | None):
+        """One call; asked in ``form``, it carries the form's schema where this endpoint takes one, and is made
+        again without it if the server refuses that request's ``response_format``."""
+        fmt = None if form is None else await self._format_for(llm, form)
+        if form is None or fmt is None:
+            return await self._reply(llm, messages, kwargs, scope, trace)
+        try:
+            return await self._reply(llm, messages, {**kwargs, "response_format": fmt}, scope, trace)
+        except FormRefused as exc:
+            self.forms.refused[form.name] = str(exc)
+            return await self._reply(llm, messages, kwargs, scope, trace)
+
+    async def _format_for(self, llm, form: ReplyForm) -> dict | None:
+        from ragsweep.llm.structured import is_openai_api, response_format
+
+        mode = await self._output_mode(llm)
+        if not mode.constrained or form.name in self.forms.refused:
+            return None
+        self.forms.constrained += 1
+        return response_format(mode.mode, form, openai_api=is_openai_api(self.spec.base_url))
+
+    async def _output_mode(self, llm) -> OutputMode:
+        """Learnt once per engine (single flight); a probe that could not reach the server is tried again."""
+        if self.forms.mode is not None and self.forms.final:
+            return self.forms.mode
+        if self._mode_task is None:
+            self._mode_task = asyncio.ensure_future(self._learn_mode(llm))
+        task = self._mode_task
+        mode, final = await asyncio.shield(task)
+        if self._mode_task is task:
+            self.forms.mode, self.forms.final = mode, final
+            if not final:
+                self._mode_task = None
+        return mode
+
+    async def _learn_mode(self, llm) -> tuple[OutputMode, bool]:
+        """(mode, final): the spec's or OpenAI's, else a probe in each form in turn (``structured``)."""
+        from llama_index.core.base.llms.types import ChatMessage
+
+        from ragsweep.llm.structured import PROBE_FORM, PROBE_MAX_TOKENS, PROBE_PROMPT, PROBED, configured
+        from ragsweep.llm.structured import response_format as fmt
+
+        known = configured(self.spec.structured_output, self.spec.base_url)
+        if known is not None:
+            return known, True
+        tried = []
+        for mode in PROBED:
+            kwargs = {"response_format": fmt(mode, PROBE_FORM), "max_tokens": PROBE_MAX_TOKENS, "temperature": 0.0}
+            try:
+                call = await self._reply(
+                    llm, [ChatMessage(role="user", content=PROBE_PROMPT)], kwargs, {"stage": "probe"}, None
+                )
+            except FormRefused as exc:
+                tried.append(f"{mode} refused ({exc.status})")
+                continue
+            except LLMFatalError:
+                raise
+            except LLMCallError as exc:  # the server could not be asked (retries used up): text, for this process
+                return OutputMode("text", f"probe failed ({shorten(str(exc), 160)}); replies read as text"), True
+            finally:
+                self.forms.probes += 1
+            if PROBE_FORM.read(call.content)[0] is not None:
+                return OutputMode(mode, "; ".join(["probe", *tried, f"{mode} answered in the schema"])), True
+            tried.append(f"{mode} ignored")
+        return OutputMode("text", "; ".join(["probe", *tried])), True
+
     # ------------------------------------------------------------------ one call
-    async def _call(self, llm, messages, kwargs, scope: dict, trace: Trace | None) -> CachedCall:
+    async def _reply(self, llm, messages, kwargs, scope: dict, trace: Trace | None) -> CachedCall:
         if self.fatal:
             raise LLMFatalError(self.fatal)
         params = llm.request_params(kwargs)
         msg_dicts = [{"role": getattr(m.role, "value", m.role), "content": m.content or ""} for m in messages]
+        if trace is not None:
+            trace.last_messages = msg_dicts
         key = call_key(self.spec.model, msg_dicts, params)
         hit = self.cache.get(key)
         while hit is None and key in self._inflight:  # the same call is on its way: wait for it, do not repeat it
@@ -157,7 +226,7 @@ class LLMEngine:
                 hit = self.cache.get(key)  # only the first caller was: make the call (or join a newer one)
         if hit is not None:
             self.cache_hits += 1
-            _record(trace, hit, cached=True)
+            record_call(trace, hit, cached=True)
             return hit
         fut: asyncio.Future = self._loop.create_future()
         self._inflight[key] = fut
@@ -204,7 +273,7 @@ class LLMEngine:
             c = int(usage.get("completion_tokens", 0) or 0)
             self._limiter.correct(est_in + est_out, p + c)
             cost = cost_usd(self.price, p, c)
-            finish = _finish_reason(getattr(resp, "raw", None))
+            finish = finish_reason(getattr(resp, "raw", None))
             self.truncated += finish == "length"
             call = CachedCall(resp.message.content or "", finish, p, c, ms, cost, served.service_ms, served.queue_ms)
             self.cache.put(key, self.spec.model, call, {**scope, "run": self.run_id})
@@ -212,7 +281,7 @@ class LLMEngine:
             if self.budget is not None:
                 self.budget.settle(reserved, cost or 0.0)
                 held = False
-            _record(trace, call, cached=False)
+            record_call(trace, call, cached=False)
             return call
         finally:
             if held:
@@ -250,14 +319,16 @@ class LLMEngine:
                 usage = resp.additional_kwargs or {}
                 p = int(usage.get("prompt_tokens", 0) or 0) or (est_in or count_message_tokens(messages))
                 c = int(usage.get("completion_tokens", 0) or 0)
-                return resp, ms, self._capacity.done(ticket, ms, p, c, _server_ms(getattr(resp, "raw", None)))
+                return resp, ms, self._capacity.done(ticket, ms, p, c, server_ms(getattr(resp, "raw", None)))
             settled = None
-            if isinstance(error, _timeout_errors()):
+            if isinstance(error, timeout_errors()):
                 self.timeouts += 1
                 settled = self._capacity.timed_out(ticket, est_in or count_message_tokens(messages), est_out)
             else:
                 self._capacity.failed(ticket, congestion=status_of(error) in (429, 503))
             overflow = context_overflow(error)
+            if overflow is None and "response_format" in kwargs and refuses_format(error):
+                raise FormRefused(status_of(error), describe_error(error, self.scrub)) from None
             if overflow is not None:
                 self.failures += 1
                 asked, limit = overflow
@@ -265,12 +336,12 @@ class LLMEngine:
                     self.context_limit, self.context_source = limit, "the server's error reply"
                 raise LLMContextError(asked, limit, self.context_source, sent=True) from None
             if is_fatal(error):
-                self.fatal = self._fatal_message(error)
+                self.fatal = fatal_message(self.spec, error, self.scrub)
                 raise LLMFatalError(self.fatal) from None
             if not is_retryable(error) or attempt >= self.spec.max_retries:
                 self.failures += 1
                 tried = f" after {attempt + 1} attempts" if attempt else ""
-                raise LLMCallError(f"LLM call failed{tried}: {self._describe(error)}") from None
+                raise LLMCallError(f"LLM call failed{tried}: {describe_error(error, self.scrub)}") from None
             wait = backoff_delay(attempt, retry_after_seconds(error), cap=self.spec.max_backoff, rng=self._rng)
             attempt += 1
             self.retries += 1
@@ -293,79 +364,3 @@ class LLMEngine:
                 if self.budget.outstanding == 0:
                     raise
                 await asyncio.sleep(0.02)
-
-    # ------------------------------------------------------------------ messages
-    def _describe(self, exc: BaseException) -> str:
-        status = status_of(exc)
-        text = str(exc).strip().splitlines()
-        msg = f"{type(exc).__name__}" + (f" ({status})" if status else "") + (f": {text[0]}" if text else "")
-        return self.scrub(msg)[:500]
-
-    def _fatal_message(self, exc: BaseException) -> str:
-        status = status_of(exc)
-        where = self.spec.base_url or "https://api.openai.com/v1"
-        if status == 401:
-            hint = (
-                f"the endpoint refused the API key from ${self.spec.api_key_env}; check the key"
-                if self.spec.api_key_env
-                else "the endpoint wants an API key; set llm.api_key_env"
-            )
-        elif status == 403:
-            hint = "the key has no access to this model or endpoint"
-        elif status == 429:
-            hint = "the account's quota is used up (insufficient_quota); add credit or use another key"
-        else:
-            hint = (
-                f"model {self.spec.model!r} or the path not found there; fix llm.model (GET {where}/models "
-                "lists them) or base_url (OpenAI-compatible servers usually end in /v1)"
-            )
-        return f"LLM endpoint {where}: {hint} [{self._describe(exc)}]"
-
-
-def _timeout_errors() -> tuple[type[BaseException], ...]:
-    import openai
-
-    return (openai.APITimeoutError,)
-
-
-def _finish_reason(raw) -> str | None:
-    try:
-        return raw.choices[0].finish_reason  # type: ignore[union-attr]
-    except (AttributeError, IndexError, TypeError):
-        return None
-
-
-def _server_ms(raw) -> float | None:
-    """The service time a server reported with its reply: llama.cpp's ``timings`` (prompt + generation)."""
-    extra = getattr(raw, "model_extra", None) or {}
-    timings = extra.get("timings") if isinstance(extra, dict) else None
-    if not isinstance(timings, dict):
-        return None
-    try:
-        ms = float(timings.get("prompt_ms") or 0) + float(timings.get("predicted_ms") or 0)
-    except (TypeError, ValueError):
-        return None
-    return ms if ms > 0 else None
-
-
-def _record(trace: Trace | None, call: CachedCall, cached: bool) -> None:
-    if trace is None:
-        return
-    trace.calls += 1
-    trace.cached += int(cached)
-    trace.prompt_tokens += call.prompt_tokens
-    trace.completion_tokens += call.completion_tokens
-    trace.ms += call.ms
-    trace.truncated += call.finish_reason == "length"
-    service = call.ms if call.service_ms is None else call.service_ms
-    trace.service_ms += service
-    trace.service_unknown += call.service_ms is None
-    trace.replies.append(call.content)
-    if cached:
-        trace.cached_ms += service  # replayed: the server's time on it, not what it once waited in a queue
-    else:
-        trace.queue_ms += call.queue_ms or 0.0
-        if call.cost_usd is None:
-            trace.unpriced += 1
-        else:
-            trace.cost_usd += call.cost_usd

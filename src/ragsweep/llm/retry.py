@@ -129,3 +129,12 @@ def context_overflow(exc: BaseException) -> tuple[int | None, int | None] | None
         return None
 
     return first(*_ASKED), first(_LIMIT)
+
+
+def refuses_format(exc: BaseException) -> bool:
+    """A request carrying ``response_format`` failed because of it: a 400/422, or a 5xx whose message names it
+    (llama-cpp-python answers a ``response_format`` its request type refuses with a 500 validation error)."""
+    status = status_of(exc)
+    if status in (400, 422):
+        return True
+    return status is not None and status >= 500 and "response_format" in str(exc)

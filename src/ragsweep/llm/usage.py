@@ -47,6 +47,7 @@ class Trace:
     unpriced: int = 0
     retries: int = 0
     replies: list[str] = field(default_factory=list)  # reply texts, in call order (for inspection)
+    last_messages: list[dict] = field(default_factory=list)  # the last call's messages (a repair re-asks after them)
 
     def as_dict(self) -> LLMUse:
         return {

@@ -31,6 +31,7 @@ from ragsweep.config import (
 )
 from ragsweep.errors import RagsweepError
 from ragsweep.llm.identity import llm_identity
+from ragsweep.pipelines.component_identity import reranker_identity, retriever_identity, transform_identity
 from ragsweep.pipelines.generator_prompts import prompt_axis
 from ragsweep.pipelines.outputs.columns import RETRIEVAL_METRICS
 from ragsweep.postprocessors.axis import postprocessor_axis
@@ -100,7 +101,11 @@ class Configuration:
             **({"rewrite_llm": self.rewrite_llm} if self.rewrite_llm else {}),
             # absent without a reranker, so configurations from before rerankers keep their hashes
             **({"reranker": reranker_identity(self.reranker)} if self.reranker is not None else {}),
-            **({"query_transform": self.query_transform.identity()} if self.query_transform is not None else {}),
+            **(
+                {"query_transform": transform_identity(self.query_transform)}
+                if self.query_transform is not None
+                else {}
+            ),
             **({"adaptive": adaptive_identity(self.adaptive)} if self.adaptive is not None else {}),
             **({"postprocessor": self.postprocessor.identity()} if self.postprocessor is not None else {}),
         }
@@ -187,20 +192,6 @@ def _chunk_embedding(splitter: SplitterSpec, embedding: EmbeddingSpec | None, sp
     return embedding if embedding is not None else spec.embeddings[0]
 
 
-def retriever_identity(retriever: RetrieverSpec, tune_metric: str | None, tuning_split: dict | None = None) -> dict:
-    """The retriever's settings; the tuning ones only when its weights are tuned (so fusions from
-    before tuning existed keep their hashes), with the metric resolved and what decides the
-    validation questions it is tuned on (another split must not reuse answers tuned on test questions)."""
-    out = retriever.model_dump(mode="json", exclude={"name"})
-    if getattr(retriever, "tuned", False):
-        out["tune_metric"] = tune_metric
-        out["tuning_split"] = tuning_split
-    else:
-        out.pop("tune_steps", None)
-        out.pop("tune_metric", None)
-    return out
-
-
 def tune_metric(spec: SweepSpec, retriever: RetrieverSpec) -> str | None:
     """What a tuned fusion's weights are chosen by: its ``tune_metric``, else the verdict's metric when
     it is a retrieval metric (the tuning sees rankings, not answers), else nDCG."""
@@ -217,17 +208,6 @@ def tuning_split(spec: SweepSpec, retriever: RetrieverSpec) -> dict | None:
     if not getattr(retriever, "tuned", False):
         return None
     return {"seed": spec.seed, **spec.split.model_dump(mode="json")}
-
-
-def reranker_identity(reranker: ActiveReranker) -> dict:
-    """What determines a reranker's order: its settings and a local model's fingerprint (retrained
-    weights in the same directory are new results); an LLM reranker's LLM is the ``rewrite_llm``."""
-    from ragsweep.embeddings.factory import weights_identity
-
-    out = reranker.identity()
-    if "model" in out:
-        out["model"] = weights_identity(out["model"])
-    return out
 
 
 def generator_identity(spec: SweepSpec) -> dict:

@@ -14,6 +14,7 @@ import re
 
 from ragsweep.groundedness.detectors.base import Detector
 from ragsweep.groundedness.detectors.llm_items import Unmeasured, run_items
+from ragsweep.llm.reply_form import ReplyForm, strict_object
 
 SPLIT_MARKER = "Break the answer into its atomic factual claims"
 CHECK_MARKER = "Is the claim fully supported by the context"
@@ -35,6 +36,30 @@ def parse_claims(reply: str) -> list[str]:
     return [line for line in lines if len(line.split()) >= 2][:MAX_CLAIMS]
 
 
+def _claims_text(reply: str):
+    claims = parse_claims(reply)
+    return (claims, None) if claims else (None, f"no claims in the split reply: {reply.strip()[:80]!r}")
+
+
+def _claims_json(obj: dict) -> list[str]:
+    claims = [c.strip() for c in obj["claims"] if len(c.split()) >= 2][:MAX_CLAIMS]
+    if not claims:
+        raise ValueError("the list holds no claim")
+    return claims
+
+
+CLAIMS_FORM = ReplyForm(
+    name="claims",
+    schema=strict_object(
+        {"claims": {"type": "array", "items": {"type": "string", "maxLength": 300}, "maxItems": MAX_CLAIMS}}
+    ),
+    from_json=_claims_json,
+    parse_text=_claims_text,
+    text_format="one claim per line, without numbering or commentary",
+    json_hint='Reply with one JSON object: {"claims": ["<a claim>", ...]}.',
+)
+
+
 class Claims(Detector):
     name = "claims"
     needs_llm = True
@@ -47,21 +72,20 @@ class Claims(Detector):
         self.llm, self.price = llm, price
 
     def score_all(self, items):
-        from ragsweep.evaluation.judges import parse_yes_no
+        from ragsweep.evaluation.judge_forms import VERDICT
+        from ragsweep.llm.ask import aask_text
 
         async def one(item) -> float | None:
-            split = await self.llm.acomplete(SPLIT.format(question=item.question, answer=item.answer))
-            claims = parse_claims(split.text)
-            if not claims:
-                raise Unmeasured(f"no claims in the split reply: {split.text.strip()[:80]!r}")
+            split = await aask_text(self.llm, SPLIT.format(question=item.question, answer=item.answer), CLAIMS_FORM)
+            if split.value is None:
+                raise Unmeasured(split.reason or "no claims in the split reply")
             context = "\n\n".join(c.strip() for c in item.contexts)
             replies = await asyncio.gather(
-                *(self.llm.acomplete(CHECK.format(context=context, claim=c)) for c in claims)
+                *(aask_text(self.llm, CHECK.format(context=context, claim=c), VERDICT) for c in split.value)
             )
-            verdicts = [parse_yes_no(r.text) for r in replies]
-            known = [v for v, _ in verdicts if v is not None]
+            known = [r.value for r in replies if r.value is not None]
             if not known:
-                raise Unmeasured(f"no claim check was parseable: {verdicts[0][1]}")
+                raise Unmeasured(f"no claim check was parseable: {replies[0].reason}")
             return sum(known) / len(known)
 
         return run_items(items, one, self.price, self.name)

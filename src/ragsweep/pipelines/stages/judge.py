@@ -19,6 +19,7 @@ from ragsweep.pipelines.run_state import RunState
 def judge_keys(spec) -> dict[str, str]:
     """Per judge, a hash of what determines its verdicts: judge model settings, prompt, threshold."""
     from ragsweep import __version__
+    from ragsweep.evaluation.judge_forms import CORRECTNESS, VERDICT
     from ragsweep.evaluation.judges import prompt_texts
     from ragsweep.llm.identity import llm_identity
 
@@ -33,6 +34,7 @@ def judge_keys(spec) -> dict[str, str]:
             "llm": llm_identity(llm),
             "prompts": {k: v for k, v in texts.items() if k.startswith(name)},
             "threshold": s2.correctness_threshold if name == "correctness" else None,
+            "reply_form": (CORRECTNESS if name == "correctness" else VERDICT).digest,  # a changed schema asks again
         }
         out[name] = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:12]
     return out
