@@ -38,9 +38,9 @@ SERVERS = {
 }
 
 
-def spec_for(model: str, mode: str, questions: int) -> dict:
+def spec_for(model: str, mode: str, questions: int, max_tokens: int = 512) -> dict:
     base_url, alias = SERVERS[model]
-    llm = {"model": alias, "base_url": base_url, "api_key_env": None, "context_window": 2048, "max_tokens": 512}
+    llm = {"model": alias, "base_url": base_url, "api_key_env": None, "context_window": 2048, "max_tokens": max_tokens}
     llm["timeout"] = 180
     if mode == "text":
         llm["structured_output"] = "text"
@@ -79,7 +79,9 @@ def one(model: str, mode: str, args, work: Path) -> dict:
     d = work / f"{model}-{mode}"
     d.mkdir(parents=True, exist_ok=True)
     spec = d / "spec.yaml"
-    spec.write_text(yaml.safe_dump(spec_for(model, mode, args.questions), sort_keys=False), encoding="utf-8")
+    spec.write_text(
+        yaml.safe_dump(spec_for(model, mode, args.questions, args.max_tokens), sort_keys=False), encoding="utf-8"
+    )
     src = args.before_src if mode == "before" else None
     out: dict = {"model": model, "mode": mode}
     rc, secs = cli(
@@ -142,6 +144,7 @@ def main() -> None:
     ap.add_argument("--labels", default="demo")
     ap.add_argument("--detectors", default="llm_correctness,llm_faithfulness")
     ap.add_argument("--questions", type=int, default=24)
+    ap.add_argument("--max-tokens", type=int, default=512, help="llm.max_tokens (a base model writes to it)")
     ap.add_argument("--models", default="smollm2,gemma3")
     ap.add_argument("--modes", default="before,text,auto")
     ap.add_argument("--before-src", help="another checkout's src/ for the 'before' mode")

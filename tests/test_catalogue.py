@@ -59,7 +59,7 @@ def test_derived_lists_keep_their_order():
         + _RETRIEVAL
         + ["retrieval_ms", "query_embedding_ms", "rerank_ms", "postprocess_ms", "generation_ms"]
         + _ABSTENTION
-        + ["quip", "echoed_prompt", "copied_context"]
+        + ["quip", "echoed_prompt", "copied_context", "looped"]
     )
     assert columns.SELECTABLE_METRICS == _BERTSCORE + _ANSWER + _RETRIEVAL + _ABSTENTION + ["quip"]
     assert columns.TABLE_METRICS == [
@@ -97,6 +97,7 @@ def test_derived_lists_keep_their_order():
         "false_abstention_rate",
         "echoed_prompt",
         "copied_context",
+        "looped",
     }
 
 

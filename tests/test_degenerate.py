@@ -184,13 +184,21 @@ def test_answer_flags_read_the_template_the_generator_uses(tmp_path):
     refusing = SimpleNamespace(prompt_file=None, refusal=REFUSAL)
     filed = SimpleNamespace(prompt_file=str(custom), refusal=None)
     echo = "Read the passages between the lines.\nThe officer."
-    assert answer_flags(echo, nodes, plain, str(custom), QUESTION) == {"echoed_prompt": 1, "copied_context": 0}
+    assert answer_flags(echo, nodes, plain, str(custom), QUESTION) == {
+        "echoed_prompt": 1,
+        "copied_context": 0,
+        "looped": 0,
+    }
     assert answer_flags(echo, nodes, filed, None, QUESTION)["echoed_prompt"] == 1
     assert answer_flags(echo, nodes, plain, None, QUESTION)["echoed_prompt"] == 0
-    assert answer_flags(REFUSAL, nodes, refusing, None, QUESTION) == {"echoed_prompt": 0, "copied_context": 0}
+    assert answer_flags(REFUSAL, nodes, refusing, None, QUESTION) == {
+        "echoed_prompt": 0,
+        "copied_context": 0,
+        "looped": 0,
+    }
     pasted = "\n".join(chunks()[:2])
-    assert answer_flags(pasted, nodes, plain, None, QUESTION) == {"echoed_prompt": 0, "copied_context": 1}
-    assert answer_flags("", [], plain, None, QUESTION) == {"echoed_prompt": 0, "copied_context": 0}
+    assert answer_flags(pasted, nodes, plain, None, QUESTION) == {"echoed_prompt": 0, "copied_context": 1, "looped": 0}
+    assert answer_flags("", [], plain, None, QUESTION) == {"echoed_prompt": 0, "copied_context": 0, "looped": 0}
 
 
 # --------------------------------------------------------------------------- records, summary, table, verdict
@@ -247,16 +255,16 @@ def test_flags_in_records_and_counted_in_the_summary_old_answers_read_as_nan(tmp
     console = Console(width=200, record=True)
     print_summary(summary[summary["split"] == "test"], console)
     text = console.export_text()
-    assert "echo/copy" in text and "1/3" in text and "copied_context" in text
+    assert "echo/copy/loop" in text and "1/3/0" in text and "copied_context" in text
     cells = {c[1].strip(): c[3].strip() for c in (line.split("\u2502") for line in text.splitlines()) if len(c) > 3}
-    assert cells["copier"] == "1/3" and cells["old-llm"] == cells["ext"] == "-"  # not measured: no count
+    assert cells["copier"] == "1/3/0" and cells["old-llm"] == cells["ext"] == "-"  # not measured: no count
     summary[summary["split"] == "test"].to_csv(tmp_path / "summary.csv", index=False)  # a no-op re-run reads it
     again = Console(width=200, record=True)
     print_summary(read_summary(tmp_path / "summary.csv"), again)
     assert again.export_text() == text
     quiet = Console(width=200, record=True)
     print_summary(summary[(summary["split"] == "test") & (summary["config_id"] != "copier")], quiet)
-    assert "echo/copy" not in quiet.export_text()  # nothing flagged: no column, no caption
+    assert "echo/copy/loop" not in quiet.export_text()  # nothing flagged: no column, no caption
 
 
 def _verdict_records(flags: dict[str, list[int]], metric: str = "bertscore_f1_rescaled") -> pd.DataFrame:
@@ -377,14 +385,62 @@ def test_an_echoing_configuration_is_flagged_counted_and_named_by_the_verdict(
     verdict = json.loads((spec.run_dir / "verdict.json").read_text(encoding="utf-8"))
     assert verdict["chosen"] == echo_id
     n = verdict["flagged"]["n"]
-    assert verdict["flagged"] == {"n": n, "copied_context": n, "echoed_prompt": n, "either": n} and n > 0
+    flagged = {k: v for k, v in verdict["flagged"].items() if k != "looped"}  # an echo may repeat its context
+    assert flagged == {"n": n, "copied_context": n, "echoed_prompt": n, "either": n} and n > 0
+    looped = verdict["flagged"].get("looped")  # the echoed contexts of overlapping chunks repeat themselves
+    head = "are degenerate" if looped else "copy the prompt or its context"
     note = (
-        f"note: {n} of its {n} {verdict['reported_on']} answers copy the prompt or its context: {n} copy the "
-        f"retrieved context verbatim (copied_context), {n} echo the prompt's instructions (echoed_prompt); "
-        "its BERTScore F1 (rescaled) may reward copying"
+        f"note: {n} of its {n} {verdict['reported_on']} answers {head}: {n} copy the "
+        f"retrieved context verbatim (copied_context), {n} echo the prompt's instructions (echoed_prompt)"
+        + (f", {looped} restate themselves in a loop (looped)" if looped else "")
+        + "; its BERTScore F1 (rescaled) may reward copying"
     )
     assert verdict["flagged_note"] == note
     out = " ".join(proc.stdout.split())
-    assert note in out and "echo/copy" in out, proc.stdout
+    assert note in out and "echo/copy/loop" in out, proc.stdout
     show = run_cli("show", str(spec.run_dir))  # the verdict recomputed from the records says it too
     assert show.returncode == 0 and note in " ".join(show.stdout.split()), describe(show)
+
+
+def test_chat_markup_loops_and_cut_answers_count_as_degenerate():
+    """What Gemma 3 270M wrote under llama-cpp-python's Llama 2 fallback: chat markup, the question restated as
+    "Q: ... A:" in a loop, cut at max_tokens. Each is flagged; a pick whose answers are mostly so gets the note."""
+    from ragsweep.evaluation.verdict import decide
+    from ragsweep.pipelines.degenerate import degeneracy, echoes_prompt, loops
+
+    q = "How long are general letters kept?"
+    for markup in (
+        "<<SYS>> You are helpful. <</SYS>> Three years.",
+        "Three years. [/INST] [/INST]",
+        "<start_of_turn>model\nThree years.",
+        "<|im_start|>assistant Three years.",
+        "<|start_header_id|>assistant<|end_header_id|> Three years.",
+    ):
+        assert echoes_prompt(markup), markup
+    assert not echoes_prompt("Three years [from receipt].")
+    looping = " ".join(["Q: How long are general letters kept? A: three years."] * 3)
+    assert loops(looping, q) and degeneracy(looping, ["General correspondence: 3 years."], None, q)["looped"]
+    assert loops(f"Q: {q} A: Q: {q} A:", q)  # the question restated twice
+    assert not loops("General correspondence is kept for three years from receipt or dispatch.", q)
+    rows = []
+    for split in ("validation", "test"):
+        for i in range(10):
+            rows.append(
+                {
+                    "config_id": "g",
+                    "qid": f"{split[0]}{i}",
+                    "split": split,
+                    "error": None,
+                    "hit": 1.0,
+                    "echoed_prompt": 0.0,
+                    "copied_context": 0.0,
+                    "looped": float(i < 4),
+                    "truncated": i < 7,
+                }
+            )
+    v = decide(pd.DataFrame(rows), "hit", n_boot=200)
+    assert v.flagged == {"n": 10, "copied_context": 0, "echoed_prompt": 0, "looped": 4, "truncated": 7, "either": 7}
+    assert v.flagged_note() == (
+        "note: 7 of its 10 test answers are degenerate: 4 restate themselves in a loop (looped), "
+        "7 are cut at max_tokens (truncated)"
+    )

@@ -828,3 +828,26 @@ def test_stream_chat_yields_the_reply(h):
     chunks = list(llm.stream_chat(user("stream please")))
     assert chunks[-1].message.content == "I don't know."
     assert len(chat_calls(fake)) == 1
+
+
+def test_what_the_server_states_it_serves_keys_the_cache(h):
+    """llama.cpp's /props names the model file and chat template: a server restarted under the same alias with
+    another template is asked anew, not replayed; the same file and template are the cache's; a server that
+    states nothing (llama-cpp-python) keys as before."""
+    from ragsweep.llm.server_info import probe
+
+    def props(template: str) -> dict:
+        return {"default_generation_settings": {"n_ctx": 4096}, "model_path": "/m/a.gguf", "chat_template": template}
+
+    made = []
+    for template in ("chatml", "gemma", "gemma"):
+        fake = h.server(props=props(template))
+        spec = h.spec(fake)
+        info = probe(fake.base_url, spec.model)
+        assert info.identity is not None and info.context_window == 4096
+        llm = SweepLLM(spec, h.engine(spec, server=info), api_key=None)
+        llm.chat(user("same prompt"))
+        made.append(len(chat_calls(fake)))
+    assert made == [1, 1, 0]  # another template: asked; the same again: replayed
+    silent = h.server()  # no /props
+    assert probe(silent.base_url, "fake-model").identity is None

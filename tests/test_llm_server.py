@@ -105,49 +105,28 @@ def test_judge_replies_are_shown_whatever_they_are(queued_run, run_cli):
     assert "faithfulness: " in proc.stdout and "judgements unmeasured" in proc.stdout
 
 
-def test_prompt_longer_than_the_context_fails_its_configuration_in_one_line(
+def test_a_context_window_larger_than_the_servers_is_refused_at_start_up(
     make_spec, shared_cache, run_cli, read_run, llm_server
 ):
-    """The spec keeps the default context_window (8192) while the server holds 2048: the configuration whose
-    prompts are too long fails with the sizes and what to change, and stays in the table; the other one is
-    answered, its replies cut at max_tokens 4 and said to be."""
-    spec = _spec(
-        make_spec,
-        "real-context",
-        llm_server,
-        {"max_tokens": 4, "context_window": 8192},
-        splitters=[SENTENCE256],
-        retrievers=[{"kind": "bm25"}],
-        top_k=[1, 16],
-    )
-    proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", CONTEXT_LIMIT, timeout=900)
-    assert proc.returncode == 3, describe(proc)
-    run = read_run(spec.run_dir, proc)
-    recs = run.records
-    failed = recs[recs["error"].notna()]
-    bad = sorted(failed["config_id"].unique())
-    assert bad == [c for c in set(recs["config_id"]) if c.endswith("k16")], bad  # 16 chunks of 256 tokens: > 2048
-    for b in bad:
-        n = int((failed["config_id"] == b).sum())
-        (reason,) = set(failed.loc[failed["config_id"] == b, "error"].str.replace(r"\d[\d,]*", "N", regex=True))
-        assert reason.startswith("generation: a prompt of N tokens exceeds the context window of N tokens")
-        assert "2,048 tokens" in failed.loc[failed["config_id"] == b, "error"].iloc[0]
-        assert "top_k" in reason and "context_window" in reason and "\n" not in reason
-        line = next(ln for ln in proc.stdout.splitlines() if "failed: " + b + ": " in ln)
-        of = CONTEXT_LIMIT
-        assert f"{b}: {f'all {of}' if n == of else f'{n} of {of}'} answers failed: generation: a prompt of" in line
-        assert "running the same command again" not in line and "not retried" in line  # it fails the same way
-    assert (failed["error_kind"] == "context_window").all()
-    ok = recs[recs["error"].isna()]
-    assert len(ok) == 2 * CONTEXT_LIMIT - len(failed) and ok["truncated"].all()
-    assert "were cut at llm.max_tokens" in proc.stdout
-    verdict = json.loads((spec.run_dir / "verdict.json").read_text())
-    assert sorted(f["config_id"] for f in verdict["failed"]) == bad
-    # a re-run sends nothing: the answers are cached, the too-long prompts failed for good
+    """llama-cpp-python states no window (no /props, no n_ctx in /v1/models), but refuses a prompt of its window or
+    more before computing it: a probe of the spec's 8192 tokens learns its 2048, and the run stops at start-up in
+    one line, before any answer (it used to run to the end, every long prompt refused one by one). With the
+    server's window the same spec answers, its replies cut at max_tokens 4 and said to be."""
+    kw = {"splitters": [SENTENCE256], "retrievers": [{"kind": "bm25"}], "top_k": [1, 3]}
+    spec = _spec(make_spec, "real-context", llm_server, {"max_tokens": 4, "context_window": 8192}, **kw)
     before = llm_server.generations()
-    again = run_cli("run", spec.path, "--cache", shared_cache, "--limit", CONTEXT_LIMIT, timeout=900)
-    assert again.returncode == 3 and "failed for good and are not retried" in again.stderr, describe(again)
-    assert llm_server.generations() == before
+    proc = run_cli("run", spec.path, "--cache", shared_cache, "--limit", CONTEXT_LIMIT, timeout=900)
+    assert proc.returncode == 2, describe(proc)
+    (line,) = proc.stderr.strip().splitlines()
+    assert f"llm.context_window: 8192 tokens, but the server at {llm_server.base_url} holds 2048" in line
+    assert "llama-cpp-python: a longer prompt refused (probe)" in line and "set llm.context_window: 2048" in line
+    assert llm_server.generations() == before  # the probe was refused before any generation
+    fits = _spec(make_spec, "real-context-fits", llm_server, {"max_tokens": 4}, **kw)
+    proc = run_cli("run", fits.path, "--cache", shared_cache, "--limit", CONTEXT_LIMIT, timeout=900)
+    assert proc.returncode == 0, describe(proc)
+    recs = read_run(fits.run_dir, proc).records
+    assert recs["error"].isna().all() and recs["truncated"].all() and len(recs) == 2 * CONTEXT_LIMIT
+    assert "were cut at llm.max_tokens" in proc.stdout
 
 
 @pytest.mark.slow  # 11 s of generation; by default generate's checks run against scripted replies over HTTP

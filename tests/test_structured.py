@@ -156,14 +156,16 @@ def test_an_unreadable_free_text_reply_is_asked_again_once_counted_and_priced(en
 
 def test_a_reply_cut_at_max_tokens_breaks_the_json_and_is_asked_again(endpoint):
     """A server held to a schema still cuts a reply at max_tokens: the JSON is broken, the re-ask gets the
-    schema again."""
-    rules = [{"kind": "correctness", "finish_reason": "length", "times": 1}]
-    fake, engine, llm = endpoint("json_schema", rules, max_tokens=3)
+    schema again. A formed reply gets at least the tokens its schema's longest object takes (the spec's 3 would
+    cut every one)."""
+    cut = {"kind": "correctness", "reply": '{"score": 4, "reasoning": "The fee is', "finish_reason": "length"}
+    fake, engine, llm = endpoint("json_schema", [{**cut, "times": 1}], max_tokens=3)
     out = run_judges(llm, ("correctness",))["correctness"]
     assert out["status"] == "ok" and out["reasked"] and out["calls"] == 2
-    sent = [x["response_format"] for x in chats(fake) if x["kind"] == "correctness"]
-    assert sent == ["json_schema", "json_schema"]
-    assert engine.describe()["structured"]["repaired"] == 1
+    sent = [x for x in chats(fake) if x["kind"] == "correctness"]
+    assert [x["response_format"] for x in sent] == ["json_schema", "json_schema"]
+    assert engine.describe()["structured"]["repaired"] == 1 and engine.truncated == 1
+    assert CORRECTNESS.max_tokens > 3 and all(x["completion_tokens"] > 3 for x in sent[1:])
 
 
 def test_the_schema_is_part_of_the_cache_key(endpoint, tmp_path):
@@ -220,6 +222,8 @@ def test_forms_read_json_against_the_schema_then_text():
     assert VERDICT.read('```json\n{"verdict": "NO"}\n```') == (False, None)
     assert VERDICT.read("YES, it is supported.") == (True, None)
     assert VERDICT.read('{"verdict": "maybe"}')[0] is None
+    # llama-cpp-python's grammar for a bounded string lets raw newlines through: read all the same
+    assert CORRECTNESS.read('{ "score": 4, "reasoning": "one.\n\ntwo." }') == ((4.0, "one.\n\ntwo."), None)
 
 
 def test_async_and_sync_asks_agree(endpoint):

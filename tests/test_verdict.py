@@ -125,3 +125,49 @@ def test_no_values() -> None:
     recs = _records({"a": 0.7}, {"a": 0.7}).assign(hit=np.nan)
     v = decide(recs, "hit")
     assert v.chosen is None and "no configuration has values" in verdict_lines(v)[0]
+
+
+def test_a_verdict_on_partial_data_says_what_is_missing_and_leaves_out_the_nearly_empty() -> None:
+    """After a server died mid-run: "dead" lost 11 of its 12 answers (as the issue's kill -9 left two
+    configurations), "holey" one. The nearly empty one is left out of the verdict (its mean and tests stand on one
+    question) and named; the pick and the tied ones say how many of their questions are missing."""
+    val = {"pick": 0.8, "holey": 0.78, "dead": 0.95}
+    test = {"pick": 0.8, "holey": 0.79, "dead": 0.95}
+    recs = _records(val, test, n=6)
+    dead = recs["config_id"].eq("dead") & ~recs["qid"].eq("v000")
+    recs.loc[dead, "error"] = "generation failed: APIConnectionError: Connection error."
+    recs.loc[dead, "hit"] = np.nan
+    holey = recs["config_id"].eq("holey") & recs["qid"].eq("t003")
+    recs.loc[holey, "error"] = "generation failed: APIConnectionError: Connection error."
+    recs.loc[holey, "hit"] = np.nan
+    recs = recs[~(recs["config_id"].eq("pick") & recs["qid"].eq("t005"))]  # never answered
+    v = decide(recs, "hit", seed=0)
+    assert v.chosen != "dead" and v.left_out == [["dead", 11, 12]]
+    assert "dead" not in v.tied + v.worse + v.better + v.untested and v.n_configs == 2
+    assert v.missing["pick"] == [1, 12] if v.chosen == "pick" else v.missing["holey"] == [1, 12]
+    lines = " ".join(verdict_lines(v))
+    assert (
+        "left out of the verdict, missing more than 20 % of their questions (scoring.max_missing): dead (11 of 12"
+        in lines
+    )
+    assert "questions missing (failed or not answered), of the pick and the tied:" in lines
+    again = Verdict.from_dict(json.loads(json.dumps(v.to_dict())))  # verdict.json keeps it
+    assert again.left_out == v.left_out and again.missing == v.missing
+    # a looser rule keeps it in
+    assert decide(recs, "hit", seed=0, max_missing=1.0).left_out == []
+
+
+def test_the_verdicts_metric_follows_the_data_when_unset() -> None:
+    from ragsweep.evaluation.default_metric import choose
+
+    assert choose("hit", "extractive", True) == ("hit", "scoring.metric")
+    metric, why = choose(None, "extractive", True)
+    assert metric == "mrr" and "extractive generator" in why and "MRR" in why
+    assert choose(None, "llm", True)[0] == "bertscore_f1_rescaled" and "LLM writes" in choose(None, "llm", True)[1]
+    assert choose(None, "extractive", False) == (
+        "bertscore_f1_rescaled",
+        "scoring.metric is unset and the questions have no gold evidence spans to rank by",
+    )
+    v = decide(_records({"a": 0.9, "b": 0.3}, {"a": 0.9, "b": 0.3}, n=20), "hit", seed=0)
+    v.metric_why = choose(None, "extractive", True)[1]
+    assert any(line.startswith("  by hit because the extractive generator") for line in verdict_lines(v))

@@ -33,6 +33,11 @@ class CacheDir:
         return self.root / "llm_calls.sqlite"
 
     @property
+    def server_facts(self) -> Path:
+        """What LLM servers were found to hold when they state nothing (``llm.server_info``)."""
+        return self.root / "server_facts.json"
+
+    @property
     def chroma(self) -> Path:
         return self.root / "chroma"
 

@@ -122,8 +122,9 @@ def _track(spec: SweepSpec, run_dir: Path, console) -> None:
 
 def _open(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) -> RunState:
     """The dataset (loaded unless given), its questions, the configurations, the preflight checks, the journal."""
+    from ragsweep.evaluation import default_metric
     from ragsweep.pipelines.grid import expand
-    from ragsweep.pipelines.preflight import preflight, secret_values
+    from ragsweep.pipelines.preflight import context_notes, preflight, secret_values
     from ragsweep.pipelines.progress import Progress
 
     spec, console, stats = request.spec, request.console, SweepStats()
@@ -134,6 +135,8 @@ def _open(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float)
 
             dataset = load_dataset(spec.dataset, report_dir=run_dir)
     questions = dataset.questions[: request.limit] if request.limit else list(dataset.questions)
+    metric, metric_why = default_metric.for_run(spec, dataset)  # scoring.metric, or the data's (unset)
+    spec = default_metric.resolved(spec, metric)
     if console is not None:
         console.print(
             f"dataset {dataset.name}: {len(dataset.documents)} documents, {len(questions)} questions "
@@ -142,7 +145,9 @@ def _open(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float)
         for note in dataset.notes:
             console.print(f"  note: {note}")
     configs = expand(spec)
-    scorer_key = preflight(spec, configs, request.budget)
+    scorer_key = preflight(spec, configs, request.budget, str(cache.server_facts))
+    for note in context_notes(spec, str(cache.server_facts)) if console is not None else []:
+        console.print(f"  note: {note}", markup=False)
     journal = Journal(RunDir(run_dir).journal, secrets=secret_values(spec, configs))
     return RunState(
         spec=spec,
@@ -159,6 +164,7 @@ def _open(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float)
         limit=request.limit,
         budget=request.budget,
         console=console,
+        metric_why=metric_why,
     )
 
 

@@ -86,10 +86,11 @@ class ScoringSpec(Strict):
     bertscore: BERTScoreSpec = Field(BERTScoreSpec(), description="how answers are BERTScored against references")
     bootstrap_samples: int = Field(1000, ge=100, description="resamples behind every confidence interval")
     confidence: float = Field(0.95, gt=0, lt=1, description="the confidence intervals' level")
-    metric: str = Field(
-        "bertscore_f1_rescaled",
-        description="the metric the verdict decides by (chosen on "
-        "validation, reported on test; `show`/`report --metric` override it)",
+    metric: str | None = Field(
+        None,
+        description="the metric the verdict decides by (chosen on validation, reported on test; `show`/`report "
+        "--metric` override it); unset: MRR with the extractive generator and gold evidence spans, else BERTScore "
+        "F1 (rescaled); the verdict says which and why",
     )
     alpha: float = Field(
         0.05,
@@ -97,4 +98,11 @@ class ScoringSpec(Strict):
         lt=1,
         description="family-wise error rate of the verdict's paired tests "
         "(the best against each other configuration, Holm)",
+    )
+    max_missing: float = Field(
+        0.2,
+        ge=0,
+        le=1,
+        description="the largest share of its validation and test questions a configuration may be missing "
+        "(failed or unanswered) and still be in the verdict; the verdict names the ones left out",
     )

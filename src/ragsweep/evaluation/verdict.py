@@ -10,8 +10,9 @@ those a paired test on the test questions cannot tell apart from it, with Holm's
 the n - 1 comparisons of the best against each other (``significance.compare_to_best``); among
 the tied ones the cheapest and the fastest are named, since the user may prefer them at no
 demonstrable loss. When most of the chosen configuration's answers are degenerate (they echo the
-prompt or copy the retrieved context: the ``echoed_prompt`` / ``copied_context`` flags of
-``pipelines/degenerate.py``), the verdict says so (``flagged_note``): a metric that compares
+prompt or chat markup, copy the retrieved context, restate themselves in a loop, or were cut at
+``max_tokens``: the ``echoed_prompt`` / ``copied_context`` / ``looped`` flags of ``pipelines/degenerate.py``
+and ``truncated``), the verdict says so (``flagged_note``): a metric that compares
 answer text with the reference, such as BERTScore, may have rewarded the copying.
 """
 
@@ -21,6 +22,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ragsweep.evaluation.config_costs import argmin, config_costs
 from ragsweep.metrics.catalogue import CATALOGUE
 
 if TYPE_CHECKING:
@@ -29,11 +31,14 @@ if TYPE_CHECKING:
 VALIDATION, TEST = "validation", "test"
 LOWER_IS_BETTER = {m.name for m in CATALOGUE if not m.higher_is_better}
 _FLOATS = {"validation_mean", "test_mean", "test_lo", "test_hi", "optimism"}
-FLAGS = ("copied_context", "echoed_prompt")  # per-answer 1/0 (NaN: not an LLM answer, or not measured)
+# per-answer 1/0 (NaN: not an LLM answer, or not measured; a column older records lack is left out)
+FLAGS = ("copied_context", "echoed_prompt", "looped", "truncated")
 MOSTLY = 0.5  # the verdict notes degenerate answers when more than this share of the chosen one's are
 _FLAG_TEXT = {
     "copied_context": "copy the retrieved context verbatim",
     "echoed_prompt": "echo the prompt's instructions",
+    "looped": "restate themselves in a loop",
+    "truncated": "are cut at max_tokens",
 }
 # metrics that compare the answer's text with the reference or the context: copying can raise them
 COPY_REWARDED = ("bertscore", "answer_contains", "quip")
@@ -75,6 +80,12 @@ class Verdict:
     flagged: dict = field(default_factory=dict)
     # the pick against each reference baseline on ``reported_on`` (``evaluation.reference``)
     baselines: list = field(default_factory=list)
+    # questions missing (failed or unanswered) of the chosen and tied ones: config_id -> [missing, questions]
+    missing: dict = field(default_factory=dict)
+    # configurations missing more than ``max_missing`` of their questions, left out: [config_id, missing, questions]
+    left_out: list = field(default_factory=list)
+    max_missing: float = 0.2
+    metric_why: str | None = None  # why the verdict decides by ``metric`` (``default_metric``), when the data chose it
 
     @property
     def held_out(self) -> bool:
@@ -114,9 +125,14 @@ class Verdict:
         head += (
             f"{_FLAG_TEXT[which[0]]} ({which[0]})"
             if len(which) == 1
-            else "copy the prompt or its context: " + ", ".join(f"{f[k]} {_FLAG_TEXT[k]} ({k})" for k in which)
+            else (
+                "copy the prompt or its context: "
+                if set(which) <= {"copied_context", "echoed_prompt"}
+                else "are degenerate: "
+            )
+            + ", ".join(f"{f[k]} {_FLAG_TEXT[k]} ({k})" for k in which)
         )
-        rewards = self.metric.startswith(COPY_REWARDED)
+        rewards = self.metric.startswith(COPY_REWARDED) and any(f.get(k) for k in ("copied_context", "echoed_prompt"))
         return f"note: {head}" + (f"; its {label or self.metric} may reward copying" if rewards else "")
 
     def why(self, label: str | None = None) -> str:
@@ -172,47 +188,6 @@ def best_configuration(values: pd.DataFrame, metric: str) -> str:
     return rank_configs(matrix, metric not in LOWER_IS_BETTER)[0]
 
 
-def chunks_by_config(configs: list[dict], per_splitter: dict[str, int]) -> dict[str, int]:
-    """Chunks in each configuration's index: its splitter's chunk count (``configs``: configuration labels)."""
-    return {c["config_id"]: int(per_splitter[c["splitter"]]) for c in configs if c.get("splitter") in per_splitter}
-
-
-def _costs(records: pd.DataFrame, configs: list[str], chunks: dict[str, int] | None) -> list[dict]:
-    """Per configuration: median latency per question (retrieval + generation, ms), mean LLM tokens
-    per question (generation and retrieval: rewrites, reranking), total LLM cost (USD, when priced)
-    and chunks in its index."""
-    import pandas as pd
-
-    out = []
-    for c in configs:
-        r = records[records["config_id"] == c]
-
-        def col(name: str) -> pd.Series:  # a missing column (records of an older run) is all NaN
-            return pd.to_numeric(r[name], errors="coerce") if name in r.columns else pd.Series(math.nan, index=r.index)
-
-        lat = col("retrieval_ms").fillna(0) + col("generation_ms").fillna(0)
-        tokens = col("prompt_tokens").fillna(0) + col("completion_tokens").fillna(0) + col("retrieval_tokens").fillna(0)
-        cost = pd.concat([col("cost_usd"), col("retrieval_cost_usd")])
-        out.append(
-            {
-                "config_id": c,
-                "latency_ms": float(lat.median()) if len(lat) else math.nan,
-                "tokens": float(tokens.mean()) if len(tokens) else math.nan,
-                "cost_usd": float(cost.sum()) if cost.notna().any() else None,
-                "chunks": (chunks or {}).get(c),
-            }
-        )
-    return out
-
-
-def _argmin(costs: list[dict], key: str) -> str | None:
-    """The configuration with the smallest ``key`` (ties: the first, i.e. the chosen or better-ranked one)."""
-    have = [c for c in costs if c.get(key) is not None and not (isinstance(c[key], float) and math.isnan(c[key]))]
-    if not have:
-        return None
-    return min(have, key=lambda c: c[key])["config_id"]
-
-
 def _by_type(test: pd.DataFrame, config: str, metric: str, n_boot: int, confidence: float, seed: int) -> list[dict]:
     rows: list[dict] = []
     r = test[test["config_id"] == config]
@@ -231,17 +206,19 @@ def _flagged(records: pd.DataFrame, config: str, split: str) -> dict:
     or either, of the ``n`` that carry the flags; {} when none does (extractive answers, older records)."""
     import pandas as pd
 
-    if not set(FLAGS) <= set(records.columns) or "split" not in records.columns:
+    have = [f for f in FLAGS if f in records.columns]
+    if not {"copied_context", "echoed_prompt"} <= set(have) or "split" not in records.columns:
         return {}
     r = records[(records["config_id"] == config) & (records["split"] == split)]
     if "error" in r.columns:
         r = r[r["error"].isna()]
-    flags = r[list(FLAGS)].apply(pd.to_numeric, errors="coerce")
-    flags = flags[flags.notna().any(axis=1)]
+    flags = r[have].apply(lambda c: pd.to_numeric(c.astype(float), errors="coerce"))
+    flags = flags[flags[["copied_context", "echoed_prompt"]].notna().any(axis=1)]  # an LLM answer's flags
     if flags.empty:
         return {}
     hit = flags.eq(1)
-    return {"n": int(len(flags)), **{k: int(hit[k].sum()) for k in FLAGS}, "either": int(hit.any(axis=1).sum())}
+    counts = {k: int(hit[k].sum()) for k in have if k in ("copied_context", "echoed_prompt") or hit[k].any()}
+    return {"n": int(len(flags)), **counts, "either": int(hit.any(axis=1).sum())}
 
 
 def _missed(test: pd.DataFrame, metric: str) -> tuple[list[str], str | None]:
@@ -267,24 +244,34 @@ def decide(
     confidence: float = 0.95,
     seed: int = 0,
     chunks: dict[str, int] | None = None,
+    max_missing: float = 0.2,
 ) -> Verdict:
     """The verdict from per-question records (config_id, qid, split, error, ``metric``, latency and
-    token columns, qtype). Error rows and unmeasured values are left out; ties in a mean go to the
-    smaller config_id, so the result does not depend on row order."""
+    token columns, qtype). Error rows and unmeasured values are left out, and so is a configuration missing
+    more than ``max_missing`` of its questions (``coverage``); ties in a mean go to the smaller config_id, so
+    the result does not depend on row order."""
     from ragsweep.baselines.rows import configurations, references
+    from ragsweep.evaluation.coverage import missing_questions, too_incomplete
     from ragsweep.evaluation.significance import compare_to_best
 
     higher = metric not in LOWER_IS_BETTER
     refs = references(records)  # measured against the pick, never chosen
     records = configurations(records)
+    missing = missing_questions(records)
+    left_out = too_incomplete(missing, max_missing)
+    records = records[~records["config_id"].isin(left_out)] if left_out else records
     ok = records[records["error"].isna()] if "error" in records.columns else records
     ok = ok[ok[metric].notna()] if metric in ok.columns else ok.iloc[0:0]
     ok = ok.sort_values(["config_id", "qid"], kind="stable")  # bootstrap CIs must not depend on row order
     val, test = ok[ok["split"] == VALIDATION], ok[ok["split"] == TEST]
     nan = math.nan
     empty = Verdict(metric, None, VALIDATION, TEST, 0, 0, nan, nan, nan, nan, nan, alpha)
+    empty.left_out = [[c, *missing[c]] for c in left_out]
+    empty.max_missing = max_missing
     if ok.empty:
         empty.note = f"no configuration has values of {metric} (no reference answers, or nothing answered yet)"
+        if left_out:
+            empty.note = f"every configuration with values of {metric} is missing too many questions"
         return empty
     chosen_on, reported_on, note = VALIDATION, TEST, None
     if val.empty or test.empty:  # say so, do not pretend: the figure is then not held out
@@ -335,7 +322,7 @@ def decide(
             worse.append(r["other"])
     seen = {chosen, *tied, *better, *worse, *untested}
     untested += sorted(c for c in ok["config_id"].unique() if c not in seen)  # no value on the reported split
-    costs = _costs(test, [chosen] + tied, chunks)
+    costs = config_costs(test, [chosen] + tied, chunks)
     missed, missed_metric = _missed(test, metric)
     method = ""
     if comp is not None and "test" in comp.columns and len(comp):
@@ -360,9 +347,9 @@ def decide(
         n_configs=int(ok["config_id"].nunique()),
         comparisons=comp,
         costs=costs,
-        fastest=_argmin(costs, "latency_ms"),
-        cheapest=_argmin(costs, "tokens"),
-        smallest=_argmin(costs, "chunks"),
+        fastest=argmin(costs, "latency_ms"),
+        cheapest=argmin(costs, "tokens"),
+        smallest=argmin(costs, "chunks"),
         by_type=_by_type(test, chosen, metric, n_boot, confidence, seed),
         missed_by_all=missed,
         missed_metric=missed_metric,
@@ -372,6 +359,9 @@ def decide(
         confidence=confidence,
         flagged=_flagged(records, chosen, reported_on),
         baselines=_references(refs, test, chosen, reported_on, metric, n_boot, confidence, seed),
+        missing={c: list(missing[c]) for c in [chosen, *tied] if c in missing},
+        left_out=[[c, *missing[c]] for c in left_out],
+        max_missing=max_missing,
     )
 
 

@@ -83,6 +83,13 @@ def _repair_messages(sent: list, raw: str, form: ReplyForm, reason: str | None, 
     ]
 
 
+def _room(llm, form: ReplyForm) -> dict:
+    """``max_tokens`` for a reply in ``form``: the LLM's, or the longest object the form allows where that is more
+    (a reply cut before its grammar closes it cannot be read)."""
+    have = getattr(llm, "max_tokens", None)
+    return {"max_tokens": form.max_tokens} if isinstance(have, int) and have < form.max_tokens else {}
+
+
 def _first(form: ReplyForm, mode, raw: str) -> Reply:
     value, reason = form.read(raw)
     return Reply(value, raw, reason, False, mode.mode)
@@ -107,12 +114,12 @@ def _counted(llm, reply: Reply) -> Reply:
 async def aask(llm, messages: list, form: ReplyForm, *, repair: bool = True) -> Reply:
     """The reply to ``messages`` (LlamaIndex ``ChatMessage``s) read in ``form``."""
     m = await amode(llm)
-    sent = _with_hint(messages, form, m.constrained)
+    sent, kw = _with_hint(messages, form, m.constrained), _room(llm, form)
     with wanting(form):
-        reply = _first(form, m, (await llm.achat(sent)).message.content or "")
+        reply = _first(form, m, (await llm.achat(sent, **kw)).message.content or "")
     if reply.value is None and repair:
         with wanting(form):
-            response = await llm.achat(_repair_messages(sent, reply.raw, form, reply.reason, m.constrained))
+            response = await llm.achat(_repair_messages(sent, reply.raw, form, reply.reason, m.constrained), **kw)
         reply = _reasked(llm, form, m, response)
     return _counted(llm, reply)
 
@@ -125,19 +132,19 @@ async def arepair(llm, sent: list, raw: str, reason: str | None, form: ReplyForm
     m = await amode(llm)
     sent = [ChatMessage(role=x["role"], content=x["content"]) if isinstance(x, dict) else x for x in sent]
     with wanting(form):
-        response = await llm.achat(_repair_messages(sent, raw, form, reason, m.constrained))
+        response = await llm.achat(_repair_messages(sent, raw, form, reason, m.constrained), **_room(llm, form))
     return _counted(llm, _reasked(llm, form, m, response))
 
 
 def ask(llm, messages: list, form: ReplyForm, *, repair: bool = True) -> Reply:
     """``aask`` for synchronous code (a reranker or query transform inside LlamaIndex's retrieval)."""
     m = mode(llm)
-    sent = _with_hint(messages, form, m.constrained)
+    sent, kw = _with_hint(messages, form, m.constrained), _room(llm, form)
     with wanting(form):
-        reply = _first(form, m, llm.chat(sent).message.content or "")
+        reply = _first(form, m, llm.chat(sent, **kw).message.content or "")
     if reply.value is None and repair:
         with wanting(form):
-            response = llm.chat(_repair_messages(sent, reply.raw, form, reply.reason, m.constrained))
+            response = llm.chat(_repair_messages(sent, reply.raw, form, reply.reason, m.constrained), **kw)
         reply = _reasked(llm, form, m, response)
     return _counted(llm, reply)
 

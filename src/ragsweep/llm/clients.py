@@ -113,7 +113,14 @@ class LLMClients:
                     run_id=self.run_id,
                     secrets=self._secrets,
                     seed=self.spec.seed,
-                    server=probe(llm.base_url, llm.model, api_key_for(llm)),
+                    server=probe(
+                        llm.base_url,
+                        llm.model,
+                        api_key_for(llm),
+                        llm.context_window,
+                        llm.timeout,
+                        str(self.cache_path.with_name("server_facts.json")),
+                    ),
                 )
             self._llms[ident] = SweepLLM(llm, self._engines[ekey], api_key_for(llm))
         return self._llms[ident]

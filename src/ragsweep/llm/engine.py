@@ -19,11 +19,11 @@ import threading
 import time
 
 from ragsweep.config import LLMSpec, PriceSpec
-from ragsweep.errors import shorten
 from ragsweep.llm.budget import Budget
 from ragsweep.llm.cache import CachedCall, LLMCallCache, call_key
 from ragsweep.llm.capacity import AdaptiveLimit
 from ragsweep.llm.errors import (
+    ConfigurationStopped,
     FormRefused,
     LLMCallError,
     LLMContextError,
@@ -37,6 +37,7 @@ from ragsweep.llm.reply_form import ReplyForm, current_form
 from ragsweep.llm.response_facts import finish_reason, record_call, server_ms, timeout_errors
 from ragsweep.llm.retry import (
     backoff_delay,
+    connection_failure,
     context_overflow,
     is_fatal,
     is_retryable,
@@ -48,6 +49,9 @@ from ragsweep.llm.server_info import ServerInfo, is_local
 from ragsweep.llm.structured import FormUse, OutputMode
 from ragsweep.llm.tokens import count_message_tokens
 from ragsweep.llm.usage import Trace, current_scope, current_trace
+
+# consecutive requests of an endpoint that could not reach it before its calls stop (one line: cannot reach URL)
+UNREACHABLE_AFTER = 4
 
 # a prompt is refused before sending only when its estimate (tiktoken's cl100k, not the server's tokenizer)
 # passes the known window by this factor; closer calls are left to the server
@@ -87,6 +91,10 @@ class LLMEngine:
         self.calls = self.cache_hits = self.retries = self.failures = 0
         self.timeouts = self.truncated = self.context_refused = 0
         self.in_flight = self.max_in_flight = 0
+        self.unreached = 0  # requests in a row that did not reach the server
+        # configurations one of whose prompts a server of unknown window refused as too long: no call of theirs is
+        # sent after it
+        self.stopped_configs: dict[str, str] = {}
         self.forms = FormUse()  # structured replies: how this endpoint takes a schema, and what it took
         self._mode_task: asyncio.Future | None = None
         self._closed = False
@@ -176,35 +184,17 @@ class LLMEngine:
         return mode
 
     async def _learn_mode(self, llm) -> tuple[OutputMode, bool]:
-        """(mode, final): the spec's or OpenAI's, else a probe in each form in turn (``structured``)."""
+        """(mode, final): the spec's or OpenAI's, else a probe in each form in turn (``structured.learn``)."""
         from llama_index.core.base.llms.types import ChatMessage
 
-        from ragsweep.llm.structured import PROBE_FORM, PROBE_MAX_TOKENS, PROBE_PROMPT, PROBED, configured
-        from ragsweep.llm.structured import response_format as fmt
+        from ragsweep.llm.structured import PROBE_PROMPT, learn
 
-        known = configured(self.spec.structured_output, self.spec.base_url)
-        if known is not None:
-            return known, True
-        tried = []
-        for mode in PROBED:
-            kwargs = {"response_format": fmt(mode, PROBE_FORM), "max_tokens": PROBE_MAX_TOKENS, "temperature": 0.0}
-            try:
-                call = await self._reply(
-                    llm, [ChatMessage(role="user", content=PROBE_PROMPT)], kwargs, {"stage": "probe"}, None
-                )
-            except FormRefused as exc:
-                tried.append(f"{mode} refused ({exc.status})")
-                continue
-            except LLMFatalError:
-                raise
-            except LLMCallError as exc:  # the server could not be asked (retries used up): text, for this process
-                return OutputMode("text", f"probe failed ({shorten(str(exc), 160)}); replies read as text"), True
-            finally:
-                self.forms.probes += 1
-            if PROBE_FORM.read(call.content)[0] is not None:
-                return OutputMode(mode, "; ".join(["probe", *tried, f"{mode} answered in the schema"])), True
-            tried.append(f"{mode} ignored")
-        return OutputMode("text", "; ".join(["probe", *tried])), True
+        async def ask(kwargs: dict):
+            self.forms.probes += 1
+            messages = [ChatMessage(role="user", content=PROBE_PROMPT)]
+            return (await self._reply(llm, messages, kwargs, {"stage": "probe"}, None)).content
+
+        return await learn(self.spec.structured_output, self.spec.base_url, ask)
 
     # ------------------------------------------------------------------ one call
     async def _reply(self, llm, messages, kwargs, scope: dict, trace: Trace | None) -> CachedCall:
@@ -214,7 +204,10 @@ class LLMEngine:
         msg_dicts = [{"role": getattr(m.role, "value", m.role), "content": m.content or ""} for m in messages]
         if trace is not None:
             trace.last_messages = msg_dicts
-        key = call_key(self.spec.model, msg_dicts, params)
+        # what the server states it serves (model file, template) keys the reply too, where it states it
+        key = call_key(
+            self.spec.model, msg_dicts, {**params, "server": self.server.identity} if self.server.identity else params
+        )
         hit = self.cache.get(key)
         while hit is None and key in self._inflight:  # the same call is on its way: wait for it, do not repeat it
             try:
@@ -265,7 +258,7 @@ class LLMEngine:
             reserved = await self._reserve(cost_usd(self.price, est_in, est_out) or 0.0)
             held = True
         try:
-            resp, ms, served = await self._send(llm, messages, kwargs, est_in, est_out, need_estimate, trace)
+            resp, ms, served = await self._send(llm, messages, kwargs, est_in, est_out, trace, scope)
             usage = resp.additional_kwargs or {}
             if "prompt_tokens" not in usage and not need_estimate:  # endpoint reports no usage: estimate it
                 est_in = count_message_tokens(messages)
@@ -288,7 +281,7 @@ class LLMEngine:
                 assert self.budget is not None  # held only while a budget holds a reservation
                 self.budget.release(reserved)
 
-    async def _send(self, llm, messages, kwargs, est_in, est_out, need_estimate, trace):
+    async def _send(self, llm, messages, kwargs, est_in, est_out, trace, scope):
         """One request, retried on 429, 5xx, timeouts and dropped connections, through the adaptive limit:
         ``(response, wall ms, Served)``. A request that timed out is sent again only once the server is
         presumed done with it (``AdaptiveLimit.timed_out``)."""
@@ -301,6 +294,10 @@ class LLMEngine:
             if self.fatal:  # it came while this call waited for a slot: do not send it
                 self._capacity.failed(ticket)
                 raise LLMFatalError(self.fatal)
+            if _stop_key(scope) in self.stopped_configs:  # its configuration's prompts are too long
+                self._capacity.failed(ticket)
+                self.context_refused += 1
+                raise ConfigurationStopped(self.stopped_configs[_stop_key(scope)])
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             t0 = time.perf_counter()
@@ -316,6 +313,7 @@ class LLMEngine:
                 self.in_flight -= 1
             ms = (time.perf_counter() - t0) * 1000
             if error is None:
+                self.unreached = 0
                 usage = resp.additional_kwargs or {}
                 p = int(usage.get("prompt_tokens", 0) or 0) or (est_in or count_message_tokens(messages))
                 c = int(usage.get("completion_tokens", 0) or 0)
@@ -332,11 +330,25 @@ class LLMEngine:
             if overflow is not None:
                 self.failures += 1
                 asked, limit = overflow
+                if self.server.context_window is None and scope.get("config_id"):  # a window not known ahead:
+                    # the configuration's other prompts of the stage (its size) are not sent, queued ones included
+                    self.stopped_configs.setdefault(
+                        _stop_key(scope), "the server refused an earlier prompt of this configuration"
+                    )
                 if limit:
                     self.context_limit, self.context_source = limit, "the server's error reply"
                 raise LLMContextError(asked, limit, self.context_source, sent=True) from None
             if is_fatal(error):
                 self.fatal = fatal_message(self.spec, error, self.scrub)
+                raise LLMFatalError(self.fatal) from None
+            unreached = connection_failure(error)
+            self.unreached = self.unreached + 1 if unreached else 0
+            if unreached and self.unreached >= UNREACHABLE_AFTER:  # down: stop, do not retry for minutes
+                where = self.scrub(self.spec.base_url or "https://api.openai.com/v1")
+                self.fatal = (
+                    f"cannot reach {where} ({unreached}); start the server or fix base_url, then run the same "
+                    "command again: it goes on where this one stopped"
+                )
                 raise LLMFatalError(self.fatal) from None
             if not is_retryable(error) or attempt >= self.spec.max_retries:
                 self.failures += 1
@@ -364,3 +376,8 @@ class LLMEngine:
                 if self.budget.outstanding == 0:
                     raise
                 await asyncio.sleep(0.02)
+
+
+def _stop_key(scope: dict) -> str:
+    """A configuration's calls of one stage (its generation prompts, its judges' prompts): what a refusal stops."""
+    return f"{scope.get('stage')}:{scope.get('config_id')}"

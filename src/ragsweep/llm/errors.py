@@ -39,6 +39,15 @@ class LLMContextError(LLMCallError):
         )
 
 
+class ConfigurationStopped(LLMContextError):
+    """Not sent: the server, stating no context window, refused another prompt of the same configuration as too
+    long, and its prompts are all of that size (top_k chunks of the same splitter)."""
+
+    def __init__(self, why: str) -> None:
+        LLMCallError.__init__(self, f"not sent: {why} as longer than its context window")
+        self.prompt_tokens, self.limit, self.source, self.sent = None, None, why, False
+
+
 def describe_error(exc: BaseException, scrub) -> str:
     """``Type (status): first line``, secrets scrubbed, at most 500 characters."""
     from ragsweep.llm.retry import status_of

@@ -40,6 +40,15 @@ class SweepLLM(OpenAILike):
     def class_name(cls) -> str:
         return "SweepLLM"
 
+    def _get_model_kwargs(self, **kwargs: Any) -> dict[str, Any]:
+        """LlamaIndex's request parameters, but a call's own ``max_tokens`` (a formed reply's room, the schema
+        probe's few) over the spec's, which LlamaIndex would put back."""
+        wanted = kwargs.pop("max_tokens", None)
+        out = super()._get_model_kwargs(**kwargs)
+        if wanted is not None:
+            out["max_tokens"] = wanted
+        return out
+
     def request_params(self, kwargs: dict) -> dict:
         """The request's parameters other than model and messages (part of the cache key)."""
         params = self._get_model_kwargs(**kwargs)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import json
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -39,6 +40,12 @@ class ReplyForm:
     text_format: str
     json_hint: str | None = None
     _validator: list = field(default_factory=list, compare=False, repr=False)
+
+    @property
+    def max_tokens(self) -> int:
+        """Tokens the longest object the schema allows can take (its string bounds at ``CHARS_PER_TOKEN``, and the
+        structure): a reply asked in the form gets at least these, so that a grammar can close it."""
+        return math.ceil(_longest(self.schema) / CHARS_PER_TOKEN) + 16
 
     @property
     def digest(self) -> str:
@@ -90,13 +97,32 @@ def _json_object(text: str) -> tuple[dict | None, str]:
     if 0 <= start < end:
         candidates.append(text[start : end + 1])
     for c in candidates:
-        try:
-            obj = json.loads(c)
+        try:  # strict=False: control characters inside strings (llama-cpp-python's grammar for a bounded string
+            obj = json.loads(c, strict=False)  # lets a raw newline through)
         except ValueError:
             continue
         if isinstance(obj, dict):
             return obj, ""
     return None, "not a JSON object" if start >= 0 else "reply is not JSON"
+
+
+CHARS_PER_TOKEN = 3  # a looping model's text at its most fragmented (English runs 4 or more a token)
+UNBOUNDED_CHARS = 400  # what a string without maxLength is assumed to take
+
+
+def _longest(schema: dict) -> int:
+    """Characters of the longest JSON value ``schema`` allows (strings at their maxLength, arrays at maxItems)."""
+    if "enum" in schema:
+        return max(len(json.dumps(v)) for v in schema["enum"])
+    kind = schema.get("type")
+    if kind == "string":
+        return int(schema.get("maxLength", UNBOUNDED_CHARS)) + 2
+    if kind == "array":
+        return 2 + int(schema.get("maxItems", 8)) * (_longest(schema.get("items") or {}) + 2)
+    if kind == "object":
+        props = schema.get("properties") or {}
+        return 2 + sum(len(k) + 6 + _longest(v) for k, v in props.items())
+    return 8
 
 
 def strict_object(properties: dict[str, dict]) -> dict:

@@ -138,3 +138,34 @@ def refuses_format(exc: BaseException) -> bool:
     if status in (400, 422):
         return True
     return status is not None and status >= 500 and "response_format" in str(exc)
+
+
+def connection_failure(exc: BaseException) -> str | None:
+    """Why a request could not reach the server at all (``connection refused``, ``host name not resolved``,
+    ``cannot connect``), or None when it did (a reply, a timeout, a connection the server dropped or reset:
+    a server that is there and may answer the next one)."""
+    import httpx
+    import openai
+
+    if not isinstance(exc, openai.APIConnectionError) or isinstance(exc, openai.APITimeoutError):
+        return None
+    seen: BaseException | None = exc
+    chain: list[BaseException] = []
+    while seen is not None and len(chain) < 8:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    if not any(isinstance(e, (httpx.ConnectError, ConnectionRefusedError)) for e in chain):
+        return None
+    text = " ".join(str(e) for e in chain).lower()
+    if any(isinstance(e, ConnectionRefusedError) for e in chain) or "connection refused" in text:
+        return "connection refused"
+    if "name or service not known" in text or "nodename nor servname" in text or "name resolution" in text:
+        return "host name not resolved"
+    return "cannot connect"
+
+
+def window_in(text: str) -> int | None:
+    """The context window a server's refusal states ("context window of 2048", "maximum context length is
+    4096", "n_ctx: 2048"), or None."""
+    m = _LIMIT.search(text or "")
+    return int(next(g for g in m.groups() if g)) if m else None

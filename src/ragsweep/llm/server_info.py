@@ -1,6 +1,8 @@
 """What an OpenAI-compatible server says about itself: its context window and how many requests it
 computes at once, where it tells (llama.cpp ``GET /props``; vLLM ``GET /v1/models`` ``max_model_len``;
-Ollama ``POST /api/ps`` / ``/api/show``; LM Studio ``GET /api/v0/models``).
+Ollama ``POST /api/ps`` / ``/api/show``; LM Studio ``GET /api/v0/models``), and what it serves under the
+model's name (the model file or its digest and the chat template, where stated: ``identity``, part of every
+call's cache key, so a server restarted with another file or template under the same alias is asked anew).
 
 Asked once per endpoint and model, with a short timeout; a server that tells nothing (OpenAI,
 llama-cpp-python) leaves both unknown, and the engine learns them from replies instead
@@ -27,6 +29,17 @@ class ServerInfo:
     context_window: int | None = None
     slots: int | None = None
     source: str | None = None  # where the figures came from, e.g. "llama.cpp /props"
+    identity: str | None = None  # a digest of the model file and chat template the server states, else None
+
+
+def _identity(**stated) -> str | None:
+    """A digest of what the server states it serves (None when it states none of it)."""
+    import hashlib
+
+    kept = {k: v for k, v in stated.items() if v not in (None, "", {}, [])}
+    if not kept:
+        return None
+    return hashlib.sha256(json.dumps(kept, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -39,17 +52,29 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 _OPENER = urllib.request.build_opener(_NoRedirect)
 
 
-def _get(url: str, api_key: str | None, body: dict | None = None) -> dict | None:
+def _get(url: str, api_key: str | None, body: dict | None = None, timeout: float = TIMEOUT_S) -> dict | None:
+    return _ask(url, api_key, body, timeout)[1]
+
+
+def _ask(
+    url: str, api_key: str | None, body: dict | None = None, timeout: float = TIMEOUT_S
+) -> tuple[int | None, dict | None]:
+    """(HTTP status, its JSON body): a refusal's body too; (None, None) when nothing came back."""
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     data = None
     if body is not None:
         data = json.dumps(body).encode()
         headers["Content-Type"] = "application/json"
     try:
-        with _OPENER.open(urllib.request.Request(url, data=data, headers=headers), timeout=TIMEOUT_S) as r:
-            return json.loads(r.read(1 << 20).decode("utf-8", "replace"))
+        with _OPENER.open(urllib.request.Request(url, data=data, headers=headers), timeout=timeout) as r:
+            return r.status, json.loads(r.read(1 << 20).decode("utf-8", "replace"))
+    except urllib.error.HTTPError as exc:
+        try:
+            return exc.code, json.loads(exc.read(1 << 20).decode("utf-8", "replace"))
+        except (OSError, ValueError):
+            return exc.code, None
     except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError):
-        return None
+        return None, None
 
 
 def is_local(base_url: str | None) -> bool:
@@ -77,35 +102,112 @@ def from_llama_cpp(props: dict) -> ServerInfo | None:
     settings = props.get("default_generation_settings") or {}
     n_ctx = _int(settings.get("n_ctx") or props.get("n_ctx"))
     slots = _int(props.get("total_slots"))
-    return ServerInfo(n_ctx, slots, "llama.cpp /props") if n_ctx or slots else None
+    ident = _identity(model=props.get("model_path"), template=props.get("chat_template"))
+    return ServerInfo(n_ctx, slots, "llama.cpp /props", ident) if n_ctx or slots or ident else None
 
 
 def from_models(listing: dict, model: str) -> ServerInfo | None:
     """vLLM (``max_model_len``) and LM Studio (``loaded_context_length`` / ``max_context_length``)."""
     for entry in listing.get("data") or []:
         if isinstance(entry, dict) and entry.get("id") == model:
+            # vLLM's root is the weights' path; LM Studio states the architecture and quantisation
+            ident = _identity(**{k: entry.get(k) for k in ("root", "arch", "quantization", "compatibility_type")})
             for key in ("max_model_len", "loaded_context_length", "max_context_length"):
                 n = _int(entry.get(key))
                 if n:
-                    return ServerInfo(n, None, f"/models {key}")
+                    return ServerInfo(n, None, f"/models {key}", ident)
+            return ServerInfo(identity=ident) if ident else None
     return None
 
 
 def from_ollama(ps: dict | None, show: dict | None, model: str) -> ServerInfo | None:
-    """The loaded model's context (``/api/ps``), else the model's ``num_ctx`` parameter (``/api/show``)."""
+    """The loaded model's context (``/api/ps``), else the model's ``num_ctx`` parameter (``/api/show``); the
+    model's digest, template and parameters as its identity."""
+    show = show or {}
+    digest = None
+    for entry in (ps or {}).get("models") or []:
+        if isinstance(entry, dict) and entry.get("name") in (model, f"{model}:latest"):
+            digest = entry.get("digest")
+    ident = _identity(
+        digest=digest, template=show.get("template"), parameters=show.get("parameters"), details=show.get("details")
+    )
     for entry in (ps or {}).get("models") or []:
         if isinstance(entry, dict) and entry.get("name") in (model, f"{model}:latest"):
             n = _int(entry.get("context_length"))
             if n:
-                return ServerInfo(n, None, "Ollama /api/ps")
-    m = re.search(r"(?m)^\s*num_ctx\s+(\d+)", (show or {}).get("parameters") or "")
-    return ServerInfo(int(m.group(1)), None, "Ollama /api/show num_ctx") if m else None
+                return ServerInfo(n, None, "Ollama /api/ps", ident)
+    m = re.search(r"(?m)^\s*num_ctx\s+(\d+)", show.get("parameters") or "")
+    if m:
+        return ServerInfo(int(m.group(1)), None, "Ollama /api/show num_ctx", ident)
+    return ServerInfo(identity=ident) if ident else None
+
+
+def llama_cpp_python_window(
+    base: str, root: str, model: str, api_key: str | None, want: int, timeout: float, remember: str | None = None
+):
+    """llama-cpp-python states no context window, but refuses a prompt of its window or more before computing
+    it, saying the window ("Requested tokens (N) exceed context window of W"). A prompt of a few more than
+    ``want`` tokens, as its own ``/extras/tokenize/count`` counts them, asks that: refused, the window is learnt
+    at once (a server started with ``want`` refuses it too); answered (one token), the window holds ``want``,
+    at the cost of the server reading that prompt once, which ``remember`` (a JSON file) keeps from being paid
+    again. None: not llama-cpp-python (no tokenize endpoint), or no answer."""
+    from ragsweep.llm.retry import window_in
+
+    key = f"{base}|{model}|{want}"
+    known = _remembered(remember)
+    if known.get(key) == "fit":
+        return ServerInfo(None, None, f"llama-cpp-python: a prompt of {want:,} tokens fit (probe, remembered)")
+    # its tokenizer waits for the model like a completion does: a busy server answers late, not never
+    status, one = _ask(f"{root}/extras/tokenize/count", api_key, {"input": "ragsweep " * 64}, timeout=timeout)
+    if status != 200 or not isinstance(one, dict) or not _int(one.get("count")):
+        return None
+    per = max(1, int(one["count"])) / 64
+    text = "ragsweep " * int(want / per + 16)
+    status, reply = _ask(
+        f"{base}/chat/completions",
+        api_key,
+        {"model": model, "messages": [{"role": "user", "content": text}], "max_tokens": 1, "temperature": 0},
+        timeout=timeout,
+    )
+    if status == 200:
+        if remember:
+            _remember(remember, {**known, key: "fit"})
+        return ServerInfo(None, None, f"llama-cpp-python: a prompt of {want:,} tokens fit (probe)")
+    limit = window_in(json.dumps(reply)) if reply is not None else None
+    return ServerInfo(limit, None, "llama-cpp-python: a longer prompt refused (probe)") if limit else None
+
+
+def _remembered(path: str | None) -> dict:
+    try:
+        return json.loads(open(path, encoding="utf-8").read()) if path else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _remember(path: str, facts: dict) -> None:
+    import os
+
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(facts, f, sort_keys=True)
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 @lru_cache(maxsize=32)
-def probe(base_url: str | None, model: str, api_key: str | None = None) -> ServerInfo:
+def probe(
+    base_url: str | None,
+    model: str,
+    api_key: str | None = None,
+    context_window: int | None = None,
+    timeout: float = 60.0,
+    remember: str | None = None,
+) -> ServerInfo:
     """Asks the endpoint's own model listing (vLLM, LM Studio); a local server (``is_local``) also the paths
-    of llama.cpp, LM Studio and Ollama beside it. OpenAI's API is not asked: it states neither."""
+    of llama.cpp, LM Studio and Ollama beside it, and, stating none, llama-cpp-python's refusal of a prompt of
+    ``context_window`` tokens (``llama_cpp_python_window``). OpenAI's API is not asked: it states neither."""
     if not base_url or "api.openai.com" in base_url:
         return ServerInfo()
     base = base_url.rstrip("/")
@@ -128,4 +230,8 @@ def probe(base_url: str | None, model: str, api_key: str | None = None) -> Serve
         ps = _get(f"{root}/api/ps", api_key)
         if info := from_ollama(ps if isinstance(ps, dict) else None, show, model):
             return info
+    if context_window and (
+        info := llama_cpp_python_window(base, root, model, api_key, context_window, timeout, remember)
+    ):
+        return info
     return ServerInfo()

@@ -84,6 +84,34 @@ def _without(schema, keys: tuple[str, ...]):
     return schema
 
 
+async def learn(spec_mode: str, base_url: str | None, ask) -> tuple[OutputMode, bool]:
+    """(mode, final): the spec's or OpenAI's, else the probe sent in each form in turn, ``ask(kwargs)`` giving
+    the reply's text; a form refused (``FormRefused``) or whose reply is not the schema's object is not it; a
+    probe that cannot reach the server (retries used up) leaves the process on text."""
+    from ragsweep.errors import shorten
+    from ragsweep.llm.errors import FormRefused, LLMCallError, LLMFatalError
+
+    known = configured(spec_mode, base_url)
+    if known is not None:
+        return known, True
+    tried = []
+    for mode in PROBED:
+        kwargs = {"response_format": response_format(mode, PROBE_FORM), "max_tokens": PROBE_MAX_TOKENS}
+        try:
+            content = await ask({**kwargs, "temperature": 0.0})
+        except FormRefused as exc:
+            tried.append(f"{mode} refused ({exc.status})")
+            continue
+        except LLMFatalError:
+            raise
+        except LLMCallError as exc:
+            return OutputMode("text", f"probe failed ({shorten(str(exc), 160)}); replies read as text"), True
+        if PROBE_FORM.read(content)[0] is not None:
+            return OutputMode(mode, "; ".join(["probe", *tried, f"{mode} answered in the schema"])), True
+        tried.append(f"{mode} ignored")
+    return OutputMode("text", "; ".join(["probe", *tried])), True
+
+
 def configured(spec_mode: str, base_url: str | None) -> OutputMode | None:
     """The mode known without asking the server: the spec's, or OpenAI's API's; None: probe it."""
     if spec_mode != "auto":

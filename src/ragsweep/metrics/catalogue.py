@@ -183,6 +183,7 @@ CATALOGUE: tuple[Metric, ...] = (
     Metric("quip", "groundedness", "QuIP (answer n-grams found in its context)", cite=_QUIP),
     Metric("echoed_prompt", "degenerate", "echoes the prompt", higher_is_better=False, selectable=False),
     Metric("copied_context", "degenerate", "copies the context", higher_is_better=False, selectable=False),
+    Metric("looped", "degenerate", "restates itself in a loop", higher_is_better=False, selectable=False),
     Metric("correctness", "judge", "correctness (1-5)", selectable=False, compare=5, judge="correctness"),
     Metric("correctness_pass", "judge", "correctness pass rate", selectable=False, compare=6, judge="correctness"),
     Metric("faithfulness", "judge", "faithfulness pass rate", selectable=False, compare=7, judge="faithfulness"),

@@ -62,6 +62,7 @@ class AnswerRecord(TypedDict, total=False):
     quip: float | None
     echoed_prompt: int
     copied_context: int
+    looped: int
     # abstention (``abstain_below``, an LLM's refusal)
     abstained: bool
     abstain_threshold: float | None

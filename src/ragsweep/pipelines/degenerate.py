@@ -30,6 +30,14 @@ in the verdict):
   3 retrieved at a time: no single sentence is flagged, 0.3 % of sentence pairs, 5 % of runs of three
   sentences with a lead-in, 90 % of whole chunks and 99 % of two chunks pasted together.
 
+- chat-template markup in the answer is an echo too: the turn and system markers of the common templates (Llama
+  2's ``[INST]`` and ``<<SYS>>``, ChatML's ``<|im_start|>``, Gemma's ``<start_of_turn>``, Llama 3's
+  ``<|start_header_id|>``; ``CHAT_MARKUP``), which a model whose server applied another template, or a base
+  model, writes back (Gemma 3 270M under llama-cpp-python's Llama 2 fallback opened every answer so).
+- ``loops``: the answer restates itself: some run of ``LOOP_WORDS`` words comes back ``LOOP_TIMES`` times or
+  more ("Q: ... A: Q: ... A: ..."), or it restates the question twice. An answer cut at ``max_tokens`` is
+  flagged apart (``truncated``, from the reply's ``finish_reason``); the verdict counts both beside these.
+
 Extractive answers (``pipelines/stages/answer.py``) are copies of the context by construction: they are not
 flagged (their payloads have no such fields: NaN in the records). Pure but for ``answer_flags``, which reads the
 generator's template file.
@@ -50,6 +58,23 @@ MIN_RULE_CHARS = 8  # a line of punctuation only this long is a separator ("----
 COPY_SHARE = 0.5  # most of the answer: a majority of its character 21-grams in the contexts (QuIP)
 COPY_SENTENCES = 3  # and at least this many of the context's sentences' worth of copied words
 SLOTS = ("context_str", "query_str")
+# the turn and system markers of the common chat templates: Llama 2, ChatML, Gemma, Llama 3 (and Mistral's)
+CHAT_MARKUP = (
+    "[INST]",
+    "[/INST]",
+    "<<SYS>>",
+    "<</SYS>>",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<start_of_turn>",
+    "<end_of_turn>",
+    "<|begin_of_text|>",
+    "<|start_header_id|>",
+    "<|end_header_id|>",
+    "<|eot_id|>",
+)
+LOOP_WORDS = 6  # a run of this many words ...
+LOOP_TIMES = 3  # ... this many times is a loop
 _LEADING_MARKUP = " \t*#>_-`"  # markdown before a label: "**Query:**", "> Query:"
 
 
@@ -143,6 +168,8 @@ def echoes_prompt(answer: str | None, template: str | None = None, question: str
     or, given the ``question``, the query line restated. An empty answer echoes nothing."""
     if not answer or not answer.strip():
         return False
+    if any(mark in answer for mark in CHAT_MARKUP):
+        return True
     s = scaffolding(template)
     flat = _flat(answer)
     if any(re.search(r"(?<!\w)" + re.escape(line), flat) for line in s.instructions):
@@ -158,6 +185,21 @@ def echoes_prompt(answer: str | None, template: str | None = None, question: str
             if line.startswith(label) and not (i == 0 and label == s.answer_label):
                 return True
     return False
+
+
+def loops(answer: str | None, question: str | None = None) -> bool:
+    """Whether ``answer`` restates itself: a run of ``LOOP_WORDS`` words ``LOOP_TIMES`` times or more, or the
+    ``question`` (its words, case and punctuation aside) twice or more."""
+    words = _norm(answer or "").split()
+    if len(words) >= LOOP_WORDS * LOOP_TIMES:
+        seen: dict[tuple[str, ...], int] = {}
+        for i in range(len(words) - LOOP_WORDS + 1):
+            run = tuple(words[i : i + LOOP_WORDS])
+            seen[run] = seen.get(run, 0) + 1
+            if seen[run] >= LOOP_TIMES:
+                return True
+    q = _norm(question or "")
+    return bool(q) and len(q.split()) >= 3 and f" {_norm(answer or '')} ".count(f" {q} ") >= 2
 
 
 def sentence_words(contexts) -> float:
@@ -197,6 +239,7 @@ def degeneracy(answer: str | None, contexts, template: str | None = None, questi
     return {
         "echoed_prompt": echoes_prompt(answer, template, question),
         "copied_context": copies_context(answer, contexts, share),
+        "looped": loops(answer, question),
         "copied_share": share,
     }
 
@@ -208,4 +251,8 @@ def answer_flags(answer: str | None, nodes, generator, prompt: str | None, quest
 
     template = template_text(generator, prompt or getattr(generator, "prompt_file", None))
     flags = degeneracy(answer, [n.node.get_content() for n in nodes or []], template, question)
-    return {"echoed_prompt": int(flags["echoed_prompt"]), "copied_context": int(flags["copied_context"])}
+    return {
+        "echoed_prompt": int(flags["echoed_prompt"]),
+        "copied_context": int(flags["copied_context"]),
+        "looped": int(flags["looped"]),
+    }

@@ -200,7 +200,8 @@ def tune_metric(spec: SweepSpec, retriever: RetrieverSpec) -> str | None:
     chosen = getattr(retriever, "tune_metric", None)
     if chosen:
         return chosen
-    return spec.scoring.metric if spec.scoring.metric in RETRIEVAL_METRICS else "ndcg"
+    metric = spec.scoring.metric  # unset (chosen from the data): nDCG, so the hash needs no dataset
+    return metric if metric in RETRIEVAL_METRICS else "ndcg"
 
 
 def tuning_split(spec: SweepSpec, retriever: RetrieverSpec) -> dict | None:

@@ -10,7 +10,9 @@ from ragsweep.pipelines.grid import Configuration
 from ragsweep.pipelines.stages.graph import uses_neo4j
 
 
-def preflight(spec: SweepSpec, configs: list[Configuration], budget: float | None = None) -> str:
+def preflight(
+    spec: SweepSpec, configs: list[Configuration], budget: float | None = None, facts: str | None = None
+) -> str:
     """An API key not set, a Chroma server that does not answer, a BERTScore backbone without a layer,
     a model without a price under ``--budget``, a judge template without its placeholders: one line,
     before any work. Returns the BERTScore settings key scores are stored under."""
@@ -20,7 +22,7 @@ def preflight(spec: SweepSpec, configs: list[Configuration], budget: float | Non
 
     check_llms(spec, budget)
     check_llm_settings(spec)
-    check_context_windows(spec)
+    check_context_windows(spec, facts)
 
     for emb in embeddings_in_use(configs):
         require_api_key(emb)
@@ -40,7 +42,7 @@ def check_llm_settings(spec: SweepSpec) -> None:
     (also run by ``--dry-run``, which must refuse what the run would refuse)."""
     from ragsweep.pipelines.outputs.columns import SELECTABLE_METRICS
 
-    if spec.scoring.metric not in SELECTABLE_METRICS:
+    if spec.scoring.metric is not None and spec.scoring.metric not in SELECTABLE_METRICS:
         raise RagsweepError(
             f"scoring.metric: unknown metric {spec.scoring.metric!r}; choose one of {', '.join(SELECTABLE_METRICS)}"
         )
@@ -60,20 +62,38 @@ def check_llm_settings(spec: SweepSpec) -> None:
         check_templates(spec.generator)
 
 
-def check_context_windows(spec: SweepSpec) -> None:
+def check_context_windows(spec: SweepSpec, remember: str | None = None) -> None:
     """An LLM whose ``context_window`` is larger than its server says it holds: LlamaIndex would pack prompts
     the server refuses (or, Ollama, silently truncates), so say it before any work."""
     from ragsweep.llm.clients import api_key_for, llms_in_use
     from ragsweep.llm.server_info import probe
 
     for role, llm in llms_in_use(spec):
-        info = probe(llm.base_url, llm.model, api_key_for(llm, role))
+        info = probe(llm.base_url, llm.model, api_key_for(llm, role), llm.context_window, llm.timeout, remember)
         if info.context_window is not None and llm.context_window > info.context_window:
             raise RagsweepError(
                 f"{role}.context_window: {llm.context_window} tokens, but the server at {llm.base_url} holds "
                 f"{info.context_window} ({info.source}); set {role}.context_window: {info.context_window}, or "
                 "start the server with a larger context"
             )
+
+
+def context_notes(spec: SweepSpec, remember: str | None = None) -> list[str]:
+    """A line per local server whose context window could not be learnt (it states none, and is no
+    llama-cpp-python): the window is unknown, and a configuration stops at its first prompt refused as too long."""
+    from ragsweep.llm.clients import api_key_for, llms_in_use
+    from ragsweep.llm.server_info import is_local, probe
+
+    out = []
+    for role, llm in llms_in_use(spec):
+        info = probe(llm.base_url, llm.model, api_key_for(llm, role), llm.context_window, llm.timeout, remember)
+        if is_local(llm.base_url) and info.context_window is None and info.source is None:
+            out.append(
+                f"the server at {llm.base_url} states no context window and none could be learnt: "
+                f"{role}.context_window {llm.context_window} is taken on trust; a configuration whose prompt it "
+                "refuses as too long stops there (its other answers are not sent)"
+            )
+    return list(dict.fromkeys(out))
 
 
 def embeddings_in_use(configs: list[Configuration]) -> list:

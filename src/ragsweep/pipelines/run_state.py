@@ -55,6 +55,7 @@ class RunState:
     error: RagsweepError | None = None
     stage2_info: dict | None = None
     search_info: dict | None = None
+    metric_why: str = "scoring.metric"  # why the verdict decides by spec.scoring.metric (evaluation.default_metric)
 
     def close(self) -> None:
         """Ray, a Chroma server, the embedding cache and Neo4j (``stack``), then the LLM clients and the journal."""

@@ -21,6 +21,7 @@ class SweepStats:
     indexes_reused: int = 0
     answered: int = 0
     failed: int = 0
+    failed_for_good: int = 0  # of ``failed``: prompts over the server's context window (a re-run does not resend)
     skipped_done: int = 0
     bertscore_pairs_computed: int = 0
     bertscore_pairs_total: int = 0
@@ -39,6 +40,7 @@ class SweepStats:
         for name in (
             "answered",
             "failed",
+            "failed_for_good",
             "embeddings_computed",
             "query_embeddings_computed",
             "embeddings_from_cache",

@@ -4,6 +4,7 @@ report's opening section."""
 from __future__ import annotations
 
 import html
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -11,18 +12,21 @@ if TYPE_CHECKING:
     from ragsweep.results.run import RunData
 
 from ragsweep.metrics.catalogue import label
-from ragsweep.pipelines.outputs.verdict_text import cost_bits, fmt
+from ragsweep.pipelines.outputs.verdict_text import cost_bits, coverage_lines, fmt
+
+_MARKUP = re.compile(r"\[/?yellow\]")  # the terminal's colour markup
 
 
 def default_metric(run: RunData) -> str:
-    """The metric the run's spec decides by (``scoring.metric``)."""
-    return str((run.meta.get("spec", {}).get("scoring") or {}).get("metric") or "bertscore_f1_rescaled")
+    """The metric the run decided by (``scoring.metric``, or the one the data chose when it was unset)."""
+    chosen = (run.meta.get("verdict_metric") or {}).get("metric")
+    return str(chosen or (run.meta.get("spec", {}).get("scoring") or {}).get("metric") or "bertscore_f1_rescaled")
 
 
 def chunks_per_config(run: RunData) -> dict[str, int]:
     """Chunks in each configuration's index (its splitter's chunk count, from the latest invocation
     that recorded it)."""
-    from ragsweep.evaluation.verdict import chunks_by_config
+    from ragsweep.evaluation.config_costs import chunks_by_config
 
     per_splitter: dict[str, int] = {}
     for inv in run.meta.get("invocations") or []:
@@ -43,7 +47,7 @@ def run_verdict(run: RunData, metric: str | None = None) -> Verdict:
         from ragsweep.baselines.rows import among
 
         records = among(records, finalists)
-    return decide(
+    verdict = decide(
         records,
         metric,
         alpha=float(scoring.get("alpha", 0.05)),
@@ -51,7 +55,12 @@ def run_verdict(run: RunData, metric: str | None = None) -> Verdict:
         confidence=float(scoring.get("confidence", 0.95)),
         seed=int(spec.get("seed", 0)),
         chunks=chunks_per_config(run),
+        max_missing=float(scoring.get("max_missing", 0.2)),
     )
+    chosen = run.meta.get("verdict_metric") or {}
+    if chosen.get("metric") == metric:
+        verdict.metric_why = chosen.get("why")
+    return verdict
 
 
 def verdict_html(v: Verdict, ci_label: str | None = None) -> str:
@@ -83,6 +92,9 @@ def verdict_html(v: Verdict, ci_label: str | None = None) -> str:
         parts.append(f"<p><b>Significantly better on {on}</b>: {e(', '.join(v.better))}.</p>")
     if v.untested:
         parts.append(f"<p>Not compared (no {on} question in common): {e(', '.join(v.untested))}.</p>")
+    for line in coverage_lines(v):  # questions missing of the pick and the tied; configurations left out
+        text = _MARKUP.sub("", line).strip()
+        parts.append(f"<p class='warning'>{e(text)}.</p>")
     if bits:
         parts.append(f"<p>Among it and the tied ones: {e('; '.join(bits))}.</p>")
     if v.baselines:

@@ -51,7 +51,7 @@ def _claims_json(obj: dict) -> list[str]:
 CLAIMS_FORM = ReplyForm(
     name="claims",
     schema=strict_object(
-        {"claims": {"type": "array", "items": {"type": "string", "maxLength": 300}, "maxItems": MAX_CLAIMS}}
+        {"claims": {"type": "array", "items": {"type": "string", "maxLength": 150}, "maxItems": MAX_CLAIMS}}
     ),
     from_json=_claims_json,
     parse_text=_claims_text,

@@ -59,8 +59,8 @@ def failure_lines(failed: list[dict]) -> list[str]:
 
 
 def incomplete_line(invocation: dict, run_dir) -> str:
-    """The line ``ragsweep run`` ends an incomplete run with: what failed this time, what a re-run retries, and
-    what it does not (answers that failed for good, from ``verdict.json``)."""
+    """The line ``ragsweep run`` ends an incomplete run with: what failed this time and a re-run retries, and
+    what it does not (answers that failed for good, from ``verdict.json``), never both of one answer."""
     import json
     from pathlib import Path
 
@@ -69,17 +69,21 @@ def incomplete_line(invocation: dict, run_dir) -> str:
     except (OSError, ValueError):
         failed = []
     for_good = sum(f["failed"] for f in failed if f.get("kind") == "context_window")
-    line = (
-        f"incomplete: {invocation['failed']} (configuration, question) results failed this time (see the 'error' "
-        f"column of records.parquet) and {invocation.get('judgements_failed', 0)} judgements failed (the "
-        "'<judge>_status' columns); run the same command again to retry them"
-    )
-    if for_good:
-        line += (
-            f"; {for_good} answers failed for good and are not retried (prompts longer than the server's context "
-            "window, listed above)"
+    retried = max(0, int(invocation.get("failed") or 0) - int(invocation.get("failed_for_good") or 0))
+    judgements = int(invocation.get("judgements_failed") or 0)
+    parts = []
+    if retried or judgements:
+        parts.append(
+            f"{retried} (configuration, question) results failed this time (see the 'error' column of "
+            f"records.parquet) and {judgements} judgements failed (the '<judge>_status' columns); run the same "
+            "command again to retry them"
         )
-    return line
+    if for_good:
+        parts.append(
+            f"{for_good} answers failed for good and a re-run does not send them again (prompts longer than the "
+            "server's context window, listed above: change the configuration or the window)"
+        )
+    return "incomplete: " + ("; ".join(parts) or "some results are missing; run the same command again")
 
 
 def _count(row, key: str) -> int:

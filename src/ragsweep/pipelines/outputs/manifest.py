@@ -215,6 +215,7 @@ def _invocation(stats) -> dict:
         "timings_s": {k: round(v, 3) for k, v in stats.timings.items()},
         "answered": stats.answered,
         "failed": stats.failed,
+        "failed_for_good": stats.failed_for_good,
         "skipped_already_done": stats.skipped_done,
         "embeddings_computed": stats.embeddings_computed,
         "query_embeddings_computed": stats.query_embeddings_computed,

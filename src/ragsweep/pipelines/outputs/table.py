@@ -32,12 +32,15 @@ def read_summary(path) -> list[dict]:
     return rows
 
 
-def usage_line(usage: dict) -> str:
+def usage_line(usage: dict, made_now: int | None = None) -> str:
+    """The run's LLM spending (every invocation's calls, from the call cache), and this invocation's calls where
+    they are fewer (a resumed run paid for the rest before)."""
     cost = f"${usage['cost_usd']:.4f}" if usage.get("cost_usd") is not None else "cost unknown (no price)"
     if usage.get("unpriced_calls"):
         cost += f" (+{usage['unpriced_calls']} calls without a price)"
+    now = f"{made_now} calls made now; " if made_now is not None and made_now != usage["calls"] else ""
     return (
-        f"LLM: {usage['calls']} calls paid by this run, {usage.get('prompt_tokens', 0)} prompt + "
+        f"LLM: {now}{usage['calls']} calls paid by this run in all, {usage.get('prompt_tokens', 0)} prompt + "
         f"{usage.get('completion_tokens', 0)} completion tokens, {cost}"
     )
 
@@ -78,13 +81,16 @@ def no_mean(row: dict, metric: str) -> str:
     return f"n/a ({', '.join(said)})" if said else "not judged"
 
 
+FLAG_COLUMN = "echo/copy/loop"
+
+
 def _flagged(row) -> list[int] | None:
-    """The row's counts of answers that echo the prompt and that copy the context (None: no answer of it has
-    the flags, an extractive configuration or one answered before they existed)."""
-    counts = [row.get(f"n_{f}") for f in DEGENERATE_FLAGS]
-    if any(_missing(c) for c in counts) or all(_missing(row.get(f)) for f in DEGENERATE_FLAGS):
+    """The row's counts of answers that echo the prompt, that copy the context and that loop (None: no answer of
+    it has the flags, an extractive configuration or one answered before they existed; a flag added since
+    counts 0)."""
+    if _missing(row.get("n_echoed_prompt")) or all(_missing(row.get(f)) for f in DEGENERATE_FLAGS):
         return None
-    return [int(c) for c in counts]
+    return [0 if _missing(row.get(f"n_{f}")) else int(row[f"n_{f}"]) for f in DEGENERATE_FLAGS]
 
 
 def summary_rows(summary) -> list[dict]:
@@ -122,7 +128,7 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
     width = 1 + (id_w + 3) + (n_w + 3) + (22 + 3) + (5 + 3) + (8 if val else 0)
     # degenerate LLM answers (pipelines/degenerate.py): a column only when some answer is flagged
     flagged = any(sum(_flagged(r) or [0]) for r in rows)
-    width += 12 if flagged else 0
+    width += 17 if flagged else 0
     shown = [key]
     for m in metrics[1:]:
         if width + 8 > console.width:
@@ -134,7 +140,7 @@ def print_summary(summary, console, title: str = "summary", metrics: list[str] |
     table.add_column("configuration", style="bold", no_wrap=True, min_width=id_w)
     table.add_column("n", justify="right", no_wrap=True)
     if flagged:
-        table.add_column("echo/copy", justify="right", no_wrap=True)
+        table.add_column(FLAG_COLUMN, justify="right", no_wrap=True)
     for i, m in enumerate(shown):
         table.add_column(_column(m), justify="right", no_wrap=True)
         if i == 0 and val:
@@ -169,8 +175,9 @@ def _caption(
         )
     if flagged:
         caption += (
-            "; echo/copy = answers that echo the prompt's instructions / are mostly a long verbatim copy "
-            "of the retrieved context (echoed_prompt, copied_context in records and summary.csv)"
+            f"; {FLAG_COLUMN} = answers that echo the prompt's instructions or chat markup / are mostly a long "
+            "verbatim copy of the retrieved context / restate themselves in a loop (echoed_prompt, copied_context, "
+            "looped in records and summary.csv)"
         )
     if with_validation:
         caption += f"; val. = {_column(key)} on the validation questions (where configurations are chosen)"
@@ -191,7 +198,7 @@ def _cells(row: dict, shown: list[str], flagged: bool, val: dict) -> list[str]:
     cells = [str(row["config_id"]), n]
     if flagged:
         counts = _flagged(row)
-        cells.append("-" if counts is None else f"{counts[0]}/{counts[1]}")
+        cells.append("-" if counts is None else "/".join(str(c) for c in counts))
     failed = bool(row["n_errors"]) and row["n_errors"] == row["n_questions"]
     for i, m in enumerate(shown):
         v = row.get(m)

@@ -48,6 +48,8 @@ def verdict_lines(v: Verdict, ci_label: str | None = None) -> list[str]:
         if v.held_out
         else f"[bold]verdict[/bold] by {name}: {v.note}"
     ]
+    if v.metric_why and v.metric_why != "scoring.metric":
+        lines.append(f"  by {name} because {v.metric_why.removeprefix('scoring.metric is unset and ')}")
     opt = f"; validation {fmt(v.validation_mean)}, optimism {v.optimism:+.3f}" if v.held_out else ""
     lines.append(
         f"  use [bold]{v.chosen}[/bold]: {on} {name} {fmt(v.test_mean)} [{fmt(v.test_lo)}, "
@@ -62,6 +64,7 @@ def verdict_lines(v: Verdict, ci_label: str | None = None) -> list[str]:
     lines.append(f"  significantly worse: {len(v.worse)}" + (f" ({v.test_method})" if v.test_method else ""))
     if v.untested:
         lines.append(f"  not compared (no {on} question in common): {', '.join(v.untested[:5])}")
+    lines += coverage_lines(v)
     bits = cost_bits(v)
     if bits:
         lines.append("  among it and the tied ones: " + "; ".join(bits))
@@ -83,6 +86,28 @@ def verdict_lines(v: Verdict, ci_label: str | None = None) -> list[str]:
             f"{len(v.missed_by_all)}" + (f": {missed}" if missed else "")
         )
     return lines
+
+
+def coverage_lines(v: Verdict) -> list[str]:
+    """Questions missing (failed or unanswered) of the pick and the tied ones, when any is; the configurations
+    left out for missing more than ``scoring.max_missing``."""
+    out = []
+    missing = {c: mn for c, mn in (v.missing or {}).items() if mn[0]}
+    if missing:
+        parts = [f"{c} {m} of {n}" for c, (m, n) in missing.items()]
+        out.append(
+            "  [yellow]questions missing (failed or not answered), of the pick and the tied: "
+            + "; ".join(parts)
+            + "[/yellow]"
+        )
+    if v.left_out:
+        shown = ", ".join(f"{c} ({m} of {n} missing)" for c, m, n in v.left_out[:6])
+        more = f" and {len(v.left_out) - 6} more" if len(v.left_out) > 6 else ""
+        out.append(
+            f"  [yellow]left out of the verdict, missing more than {100 * v.max_missing:g} % of their questions "
+            f"(scoring.max_missing): {shown}{more}[/yellow]"
+        )
+    return out
 
 
 def _reference(b: dict) -> str:

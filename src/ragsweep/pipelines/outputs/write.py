@@ -83,11 +83,12 @@ def write_outputs(st: RunState) -> dict:
     else:
         forget_outputs(run_dir)  # the files change now: a kill half-way must not leave them under the old key
         status, n_records, summary = _rebuild(
-            spec, questions, configs, journal, run_dir, stats, scorer_key, split, stage2, search
+            spec, questions, configs, journal, run_dir, stats, scorer_key, split, stage2, search, st.metric_why
         )
     manifest = build_manifest(spec, dataset, questions, configs, stats, limit, status, n_records, run_dir)
     manifest.update(run_context(spec, questions, cache_dir, scorer_key, split))
     manifest["stage2"] = stage2
+    manifest["verdict_metric"] = {"metric": spec.scoring.metric, "why": st.metric_why}
     if search is not None:
         manifest["search"] = search
         refs = sum(c.baseline is not None for c in configs)  # reference baselines answer every question
@@ -124,7 +125,7 @@ def tuned_weights(configs, journal) -> dict:
     return {c: out[c] for c in sorted(out)}
 
 
-def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key, split, stage2, search=None):
+def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key, split, stage2, search=None, why=None):
     keys = stage2.get("judge_keys") if stage2 else None
     labels = [c.labels() for c in configs]
     records = build_records(question_rows(questions, split), labels, journal, scorer_key, keys)
@@ -133,7 +134,7 @@ def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key
     from ragsweep.baselines.rows import among
 
     finalists = search["finalists"] if search is not None else None
-    verdict = build_verdict(records if finalists is None else among(records, finalists), spec, stats)
+    verdict = build_verdict(records if finalists is None else among(records, finalists), spec, stats, why)
     verdict["failed"] = failures(records)  # never compared, never dropped: printed with their reason
     run_dir.mkdir(parents=True, exist_ok=True)
     atomic(
@@ -168,10 +169,11 @@ def _searched(questions, split, search: dict) -> int:
     return sum(seen.values()) + len(search["finalists"]) * n_test
 
 
-def build_verdict(records, spec, stats) -> dict:
+def build_verdict(records, spec, stats, why: str | None = None) -> dict:
     """The verdict by ``scoring.metric`` (``evaluation.verdict.decide``) as a dict for ``verdict.json``, with
     ``flagged_note`` worded as printed (most of the chosen one's answers echo the prompt or copy the context)."""
-    from ragsweep.evaluation.verdict import chunks_by_config, decide
+    from ragsweep.evaluation.config_costs import chunks_by_config
+    from ragsweep.evaluation.verdict import decide
     from ragsweep.metrics.catalogue import label
 
     metric = spec.scoring.metric
@@ -187,7 +189,9 @@ def build_verdict(records, spec, stats) -> dict:
         confidence=spec.scoring.confidence,
         seed=spec.seed,
         chunks=chunks or None,
+        max_missing=spec.scoring.max_missing,
     )
+    verdict.metric_why = why
     return {**verdict.to_dict(), "flagged_note": verdict.flagged_note(label(metric))}
 
 
@@ -216,7 +220,7 @@ def _print(spec, configs, rows: list[dict], stage2, manifest, console, run_dir: 
     if stage2 and stage2.get("selected") and test:  # the judged: its selection and the reference baselines
         judged = judged_ids(stage2)
         test = [r for r in test if r["config_id"] in judged]
-        metrics = [m for m in JUDGE_METRICS if test and m in test[0]] + TABLE_METRICS[:2]
+        metrics = judged_table_metrics(test, metric)
     print_summary(
         test,
         console,
@@ -244,7 +248,18 @@ def _print(spec, configs, rows: list[dict], stage2, manifest, console, run_dir: 
         console.print(f"stage 2 judged: {', '.join(stage2['selected'])} ({stage2['rule']}){also}")
     usage = manifest.get("usage")
     if usage and usage.get("calls"):
-        console.print(usage_line(usage))
+        now = (manifest.get("invocations") or [{}])[-1] or {}
+        console.print(usage_line(usage, now.get("llm_calls_made")))
+
+
+def judged_table_metrics(rows: list[dict], metric: str) -> list[str]:
+    """The columns of stage 2's table: the judges' figures, sorted by the first that some configuration has (a
+    judge unmeasured everywhere sorts nothing), else by the verdict's metric; then the first stage-1 figures."""
+    judges = [m for m in JUDGE_METRICS if rows and m in rows[0]]
+    measured = [m for m in judges if any(r.get(m) is not None and r.get(m) == r.get(m) for r in rows)]
+    lead = measured[:1] or [metric]
+    rest = [m for m in judges + TABLE_METRICS[:2] if m not in lead]
+    return lead + rest
 
 
 def stage2_complete(records, stage2, spec) -> bool:

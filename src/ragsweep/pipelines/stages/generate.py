@@ -94,17 +94,21 @@ async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, st
     synths = {p: make_llm_synthesizer(spec, llm, p) for p in sorted({item.config.prompt or "" for item in items})}
     label = generator_label(spec)
 
+    async def write(config, q, nodes) -> str:
+        if config.baseline == "no_retrieval":  # the question alone: what the model knows without RAG
+            return await closed_book_answer(llm, spec.generator, q.question)
+        if nodes:  # nothing retrieved: an empty answer, no call
+            response = await synths[config.prompt or ""].asynthesize(QueryBundle(q.question), nodes)
+            return response.response or ""
+        return ""
+
     async def answer(item: Retrieved) -> None:
         config, q, nodes = item.config, item.question, item.context
         trace = Trace()
         error, kind, text = None, None, ""
         try:
             with llm_scope(trace, stage="generation", config_id=config.config_id):
-                if config.baseline == "no_retrieval":  # the question alone: what the model knows without RAG
-                    text = await closed_book_answer(llm, spec.generator, q.question)
-                elif nodes:  # nothing retrieved: an empty answer, no call
-                    response = await synths[config.prompt or ""].asynthesize(QueryBundle(q.question), nodes)
-                    text = response.response or ""
+                text = await write(config, q, nodes)
         except (BudgetExhausted, LLMFatalError):
             raise  # stops the pool; this item stays pending
         except LLMContextError as exc:  # this prompt fails the same way every time: the configuration's size
@@ -119,6 +123,7 @@ async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, st
                 {"error": error, "llm": trace.as_dict(), **({"error_kind": kind} if kind else {})},
             )
             stats.failed += 1
+            stats.failed_for_good += kind == "context_window"
         else:
             row = _generated_row(spec, item, text, trace, label, stats.invocation)
             sink.add_answer(config.config_hash, q.qid, config.config_id, row)
@@ -154,5 +159,5 @@ def _generated_row(spec, item: Retrieved, text: str, trace, label: str, invocati
         "quip": quip_of_nodes(text, nodes),
         **answer_flags(
             text, nodes, spec.generator, item.config.prompt, item.question.question
-        ),  # echoed_prompt, copied_context
+        ),  # echoed_prompt, copied_context, looped
     }
