@@ -397,6 +397,8 @@ def validate_rules(rules: Any) -> list[dict[str, Any]]:
             "delay_ms",
             "message",
             "finish_reason",
+            "choices",
+            "choose_by",
         }
         unknown = set(rule) - known
         if unknown:
@@ -412,6 +414,10 @@ def validate_rules(rules: Any) -> list[dict[str, Any]]:
             raise ValueError(f"rule {i}: action 'status' needs an integer 'status'")
         if "times" in rule and not isinstance(rule["times"], int):
             raise ValueError(f"rule {i}: 'times' must be an integer")
+        if "choices" in rule and (not isinstance(rule["choices"], list) or not rule["choices"]):
+            raise ValueError(f"rule {i}: 'choices' must be a non-empty list of replies")
+        if rule.get("choose_by", "request") not in ("request", "prompt"):
+            raise ValueError(f"rule {i}: 'choose_by' must be 'request' (seed included) or 'prompt' (messages only)")
         out.append(rule)
     return out
 
@@ -912,7 +918,15 @@ class FakeOpenAI:
 
         if action == "reply":
             assert rule is not None
-            if "reply" in rule:
+            if "choices" in rule:  # a judge at random (by request: its seed too) or consistent (by prompt alone)
+                basis = (
+                    record["key"]
+                    if rule.get("choose_by", "request") == "request"
+                    else messages_text(body.get("messages"))
+                )
+                pick = int(hashlib.sha256(str(basis).encode()).hexdigest(), 16) % len(rule["choices"])
+                reply = str(rule["choices"][pick])
+            elif "reply" in rule:
                 reply = str(rule["reply"])
             else:
                 reply = default_reply(kind, text)

@@ -312,3 +312,54 @@ def test_judges_evaluate_prints_unmeasured_reasons_and_a_judge_no_better_than_ch
     made = dict(db.execute("SELECT judge, COUNT(*) FROM calls WHERE stage = 'judges' GROUP BY judge").fetchall())
     db.close()
     assert set(made) == {"llm_faithfulness", "llm_correctness", "claims"} and made["llm_faithfulness"] == 24
+
+
+def test_judges_evaluate_repeats_show_a_random_judge_and_a_consistent_one(tmp_path, run_cli):
+    """``--repeats 3``: the faithfulness judge scripted at random (its reply a function of the whole request, the
+    repeat's seed in it) disagrees with itself (alpha's CI reaches 0, items flip); the correctness judge scripted
+    consistently (a function of the prompt alone) agrees with itself perfectly."""
+    import yaml
+
+    labels = tmp_path / "labels.jsonl"
+    rows = [json.loads(line) for line in DEMO_LABELS.read_text().splitlines()][:24]
+    labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    rules = [
+        {"kind": "faithfulness", "choices": ["YES", "NO"], "choose_by": "request"},
+        {"kind": "correctness", "choices": ["1\nNo.", "3\nSo so.", "5\nYes."], "choose_by": "prompt"},
+    ]
+    with FakeOpenAI(rules=rules) as fake:
+        spec = tmp_path / "j.yaml"
+        spec.write_text(
+            yaml.safe_dump(
+                {
+                    "splitters": [{"kind": "sentence"}],
+                    "retrievers": [{"kind": "bm25"}],
+                    "llm": {"model": "repeat-judge", "base_url": fake.base_url, "api_key_env": None},
+                }
+            )
+        )
+        out = tmp_path / "meta.json"
+        r = run_cli(
+            "judges",
+            "evaluate",
+            labels,
+            "--spec",
+            spec,
+            "--detectors",
+            "llm_faithfulness,llm_correctness",
+            "--repeats",
+            "3",
+            "--cache",
+            tmp_path / "c",
+            "--out",
+            out,
+        )
+        judged = [c for c in fake.calls() if c["kind"] in ("faithfulness", "correctness")]
+    assert r.returncode == 0, describe(r)
+    assert len(judged) == len({c["key"] for c in judged}) == 2 * 24 * 3  # each repeat a request of its own
+    res = {row["detector"]: row for row in json.loads(out.read_text())["rows"]}
+    coin, steady = res["llm_faithfulness"]["self_agreement"], res["llm_correctness"]["self_agreement"]
+    assert coin["no_better_than_chance"] and coin["lo"] <= 0.0 and coin["flips"] > 0.4 and coin["repeats"] == 3
+    assert steady["alpha"] == 1.0 and steady["flips"] == 0.0 and not steady["no_better_than_chance"]
+    table = " ".join(r.stdout.split())
+    assert "(3 repeats)" in table and "flips" in table  # the table has the columns (their headers may wrap)

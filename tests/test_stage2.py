@@ -265,8 +265,10 @@ def test_stage2_selection_is_reported(main_run):
 
     # judged: the selected configurations on the test questions, nothing else
     judged = rec["correctness_status"].notna()
-    want = rec["config_id"].isin(s2["selected"]) & rec["split"].eq("test")
-    assert (judged == want).all()
+    # stage 2 judges its selection on the validation questions (where a verdict by a judge is chosen) and the test
+    # ones (where it is reported)
+    want = rec["config_id"].isin(s2["selected"])
+    assert (judged == want).all() and s2["questions"] == {"validation": LIMIT // 2, "test": LIMIT // 2}
     assert rec.loc[want, ["faithfulness_status", "relevancy_status"]].eq("ok").all().all()
     assert rec.loc[want, "correctness_status"].isin(["ok", "unmeasured"]).all()
     assert set(rec["split"]) == {"test", "validation"} and rec["split"].eq("test").sum() == 3 * LIMIT // 2
@@ -376,7 +378,7 @@ def test_retries_on_429_500_and_timeouts_then_completes(make_spec, shared_cache,
     rec = run.records
     assert rec["error"].isna().all() and rec["answer"].str.len().gt(0).all()
     sel = rec[rec["correctness_status"].notna()]
-    assert len(sel) >= 2 * (LIMIT // 2) and sel[[f"{j}_status" for j in JUDGES]].eq("ok").all().all()
+    assert len(sel) >= 2 * LIMIT and sel[[f"{j}_status" for j in JUDGES]].eq("ok").all().all()
 
 
 # --------------------------------------------------------------------------- unmeasured judgements
@@ -485,7 +487,7 @@ def test_killed_during_stage2_resumes_without_repeating_finished_calls(
     assert inv["answered"] == 0 and inv["skipped_already_done"] == 3 * LIMIT
     statuses = run.records[[f"{j}_status" for j in JUDGES]]
     n_judgements = int(statuses.notna().sum().sum())
-    assert n_judgements == len(m["stage2"]["selected"]) * (LIMIT // 2) * len(JUDGES)
+    assert n_judgements == len(m["stage2"]["selected"]) * LIMIT * len(JUDGES)  # validation and test questions
     # judgements journaled in the last half second before the kill may be lost: they are redone from the cache
     assert 0 < inv["judgements_made"] <= n_judgements
     assert inv["llm_calls_made"] == len(keys_with(second, 200))
@@ -524,8 +526,8 @@ def test_dry_run_spends_nothing(make_spec, shared_cache, run_cli):
     )
     assert rows["generation"][1] == "s2-dry-model" and int(rows["generation"][2]) == 2 * LIMIT  # 2 configs x 12
     for j in JUDGES:
-        assert int(rows[f"judge:{j}"][2]) == 2 * (LIMIT // 2)  # top 2 configurations x 6 test questions
-    assert int(rows["total"][2]) == 2 * LIMIT + 3 * 2 * (LIMIT // 2)
+        assert int(rows[f"judge:{j}"][2]) == 2 * LIMIT  # top 2 configurations x 6 validation + 6 test questions
+    assert int(rows["total"][2]) == 2 * LIMIT + 3 * 2 * LIMIT
     assert float(rows["total"][5]) > 0  # priced: an upper bound in dollars
 
 
@@ -637,7 +639,7 @@ def test_budget_stops_cleanly_and_a_larger_budget_finishes_without_repaying(make
     # finished work is kept: answers (and judgements, when it stopped in stage 2), but not all of it
     answers = int(stopped.records["answer"].notna().sum()) if not stopped.records.empty else 0
     judged = int(stopped.records["correctness_status"].notna().sum()) if "correctness_status" in stopped.records else 0
-    assert answers > 0 and (answers < 2 * LIMIT or judged < 2 * (LIMIT // 2)), (answers, judged)
+    assert answers > 0 and (answers < 2 * LIMIT or judged < 2 * LIMIT), (answers, judged)
 
     run = read_run(spec.run_dir, proc2)
     m2, inv2 = run.manifest, run.invocation

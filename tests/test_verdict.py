@@ -171,3 +171,53 @@ def test_the_verdicts_metric_follows_the_data_when_unset() -> None:
     v = decide(_records({"a": 0.9, "b": 0.3}, {"a": 0.9, "b": 0.3}, n=20), "hit", seed=0)
     v.metric_why = choose(None, "extractive", True)[1]
     assert any(line.startswith("  by hit because the extractive generator") for line in verdict_lines(v))
+
+
+def _judged_run(tmp_path, agree: bool):
+    """A run's records judged by faithfulness on validation and test (two configurations, 30 questions each), and
+    human labels of 20 of the pick's test answers that agree with the judge, or contradict it at random."""
+    from types import SimpleNamespace
+
+    rng = np.random.default_rng(1)
+    rows = []
+    for cid, p in (("a", 0.8), ("b", 0.5)):
+        for split in ("validation", "test"):
+            for i in range(30):
+                rows.append(
+                    {
+                        "config_id": cid,
+                        "qid": f"{split[0]}{i:02d}",
+                        "split": split,
+                        "error": None,
+                        "faithfulness": float(rng.random() < p),
+                        "hit": 1.0,
+                    }
+                )
+    recs = pd.DataFrame(rows)
+    mine = recs[(recs["config_id"] == "a") & (recs["split"] == "test")].head(20)
+    lines = [
+        {"config_id": "a", "qid": q, "grounded": bool(f) if agree else bool(rng.random() < 0.5)}
+        for q, f in zip(mine["qid"], mine["faithfulness"])
+    ]
+    (tmp_path / "human_labels.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    meta = {"spec": {"seed": 0, "generator": {"kind": "extractive"}, "scoring": {"bootstrap_samples": 200}}}
+    return SimpleNamespace(path=tmp_path, records=recs, meta=meta)
+
+
+def test_human_labels_correct_a_judges_verdict_or_overrule_the_judge(tmp_path) -> None:
+    from ragsweep.results.label_verdict import label_flags
+    from ragsweep.results.verdict_view import run_verdict
+
+    (tmp_path / "good").mkdir()
+    good = _judged_run(tmp_path / "good", agree=True)
+    v = run_verdict(good, "faithfulness")
+    assert v.metric == "faithfulness" and v.chosen == "a" and v.chosen_on == "validation"
+    assert label_flags(good) == {} and set(v.ppi) >= {"a"} and v.ppi["a"]["n_labelled"] == 20
+    assert v.ppi["a"]["lo"] <= v.ppi["a"]["ppi"] <= v.ppi["a"]["hi"]
+    assert any("corrected by the human labels (PPI++" in line for line in verdict_lines(v))
+    (tmp_path / "bad").mkdir()
+    bad = _judged_run(tmp_path / "bad", agree=False)
+    flags = label_flags(bad)
+    assert "faithfulness" in flags and "20 human labels" in flags["faithfulness"]
+    v = run_verdict(bad, "faithfulness")  # the labels show the judge no better than chance: it does not decide
+    assert v.metric == "mrr" and v.metric_why.startswith("the faithfulness judge cannot decide it (its agreement")

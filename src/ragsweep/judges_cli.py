@@ -32,9 +32,19 @@ def evaluate(
     out: Optional[Path] = typer.Option(None, "--out", help="also write every figure and score to this JSON file"),
     cache: Optional[Path] = typer.Option(None, "--cache", help="cache directory (LLM replies)"),
     budget: Optional[float] = typer.Option(None, "--budget", min=0, help="stop before LLM spending would pass USD"),
+    repeats: int = typer.Option(
+        1,
+        "--repeats",
+        min=1,
+        max=20,
+        help="ask each LLM detector's judgement N times (own seeds; set the LLM's temperature above 0): its "
+        "self-agreement (Krippendorff's alpha, CI) and the items that flip beside macro-F1, which is then of the "
+        "repeats' mean",
+    ),
 ) -> None:
     """Macro-F1, Cohen's kappa, AUROC and Spearman of each detector against the labels (thresholds tuned on a
-    dev split, figures on test, bootstrap CIs), with latency and cost per item."""
+    dev split, figures on test, bootstrap CIs), with latency and cost per item; with --repeats, how much each LLM
+    detector disagrees with itself."""
     import json
     import sys
 
@@ -55,6 +65,7 @@ def evaluate(
             cache=cache,
             budget=budget,
             say=console.print,
+            repeats=repeats,
         )
         if out is not None:
             out.write_text(json.dumps(result, indent=1, default=str), encoding="utf-8")
@@ -87,12 +98,39 @@ def import_(
     try:
         run = load_run(run_dir)
         path = import_labels(run, labels)
+        verdict = relabelled_verdict(run)
     except RagsweepError as exc:
         _fail(exc)
     console = Console(width=None if sys.stdout.isatty() else 200)
     console.print(f"kept {path}")
+    if verdict is not None and verdict.ppi:
+        console.print(f"verdict.json: the verdict by {verdict.metric} now carries the PPI++ figures of the labels")
     table = ppi_table(run)
     if table is not None and not table.empty:
         print_ppi(table, console)
     else:
         console.print(f"no configuration has {2} or more labelled answers yet: PPI needs at least 2 per configuration")
+
+
+def relabelled_verdict(run):
+    """The run's verdict again with its human labels (a judge they show to be no better than chance does not
+    decide; the pick's and tied set's PPI++ figures), written to ``verdict.json`` (what failed kept as it was)."""
+    import json
+
+    from ragsweep.metrics.catalogue import label
+    from ragsweep.results.verdict_view import run_verdict
+    from ragsweep.run_dir import RunDir
+
+    path = RunDir(run.path).verdict
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    verdict = run_verdict(run)
+    new = {
+        **verdict.to_dict(),
+        "flagged_note": verdict.flagged_note(label(verdict.metric)),
+        "failed": old.get("failed"),
+    }
+    path.write_text(json.dumps(new, indent=1, default=str), encoding="utf-8")
+    return verdict

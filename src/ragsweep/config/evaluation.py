@@ -37,7 +37,8 @@ class JudgePrompts(Strict):
 
 
 class Stage2Spec(Strict):
-    """LLM judges on the configurations stage 1 selects, on the test questions."""
+    """LLM judges on the configurations stage 1 selects, on validation questions (where a verdict by a judge is
+    chosen) and test questions (where it is reported)."""
 
     judges: list[JudgeName] = Field(
         ["correctness", "faithfulness", "relevancy"],
@@ -53,6 +54,24 @@ class Stage2Spec(Strict):
     max_configs: int = Field(10, gt=0, description="at most this many configurations are judged")
     alpha: float = Field(0.05, gt=0, lt=1, description="significance level of 'not significantly worse'")
     correctness_threshold: float = Field(4.0, ge=1, le=5, description="passing score (1-5 scale)")
+    validation_share: float = Field(
+        1.0,
+        ge=0,
+        le=1,
+        description="share of the validation questions judged (a seeded draw): where a verdict by a judge is "
+        "chosen; 0: judged on test only, and such a verdict is chosen and reported on the same questions",
+    )
+    test_share: float = Field(
+        1.0, gt=0, le=1, description="share of the test questions judged (a seeded draw): where the figures are"
+    )
+    repeats: int = Field(
+        1,
+        ge=1,
+        le=20,
+        description="times each judgement is asked (each with its own seed; set the judge LLM's temperature above "
+        "0 for replies that can differ): the means and CIs resample questions, then repeats, and each judge's "
+        "self-agreement (Krippendorff's alpha) is reported; a judge whose alpha CI reaches 0 never decides a verdict",
+    )
     prompts: JudgePrompts = Field(JudgePrompts(), description="the judges' prompt templates; default: LlamaIndex's")
 
     @field_validator("judges")

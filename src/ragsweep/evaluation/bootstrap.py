@@ -51,6 +51,41 @@ def bootstrap_ci(
     return (float(x.mean()), float(low), float(high))
 
 
+def nested_bootstrap_ci(
+    groups: Sequence[Sequence[float]], n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0
+) -> tuple[float, float, float]:
+    """``(mean, low, high)`` of the mean of per-question means when each question has several measurements (a
+    judge's repeats): each resample draws the questions with replacement, then each drawn question's repeats with
+    replacement (the two-stage bootstrap; Davison & Hinkley 1997, "Bootstrap Methods and their Application",
+    sec. 3.8), so the interval carries the judge's own noise beside the questions'. NaNs are dropped; a question
+    with no value is left out."""
+    qs = [x[~np.isnan(x)] for x in (np.asarray(g, dtype=float).ravel() for g in groups)]
+    qs = [x for x in qs if x.size]
+    if not qs:
+        nan = float("nan")
+        return (nan, nan, nan)
+    mean = float(np.mean([x.mean() for x in qs]))
+    if all(np.all(x == qs[0][0]) for x in qs):
+        return (mean, mean, mean)
+    rng = np.random.default_rng(seed)
+    n = len(qs)
+    sizes = np.array([x.size for x in qs])
+    width = int(sizes.max())
+    padded = np.full((n, width), np.nan)
+    for i, x in enumerate(qs):
+        padded[i, : x.size] = x
+    means = np.empty(n_resamples)
+    for b in range(n_resamples):
+        pick = rng.integers(0, n, n)
+        draws = np.floor(rng.random((n, width)) * sizes[pick][:, None]).astype(int)
+        values = padded[pick[:, None], draws]
+        used = np.arange(width)[None, :] < sizes[pick][:, None]
+        means[b] = float((np.where(used, values, 0.0).sum(axis=1) / sizes[pick]).mean())
+    alpha = 1.0 - confidence
+    low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2])
+    return (mean, float(low), float(high))
+
+
 def summarise(
     df: pd.DataFrame,
     group_cols: Sequence[str],

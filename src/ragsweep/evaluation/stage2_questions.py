@@ -19,11 +19,17 @@ def _order(seed: int, qid: str) -> str:
     return hashlib.sha256(f"{seed}:stage2:{qid}".encode()).hexdigest()
 
 
-def judged_questions(questions, split: dict[str, str], shares: dict[str, float], seed: int) -> list:
-    """The questions to judge, in the dataset's order: of each split in ``shares`` (validation, test), the first
-    ``ceil(share x n)`` in the seeded order; a share of 0 judges none of that split."""
+def judged_qids(qids, split: dict[str, str], shares: dict[str, float], seed: int) -> set[str]:
+    """Of each split in ``shares`` (validation, test), the first ``ceil(share x n)`` of ``qids`` in the seeded
+    order; a share of 0 judges none of that split."""
     keep: set[str] = set()
     for name, share in shares.items():
-        qids = sorted((q.qid for q in questions if split.get(q.qid) == name), key=lambda qid: _order(seed, qid))
-        keep.update(qids[: math.ceil(share * len(qids))])
+        mine = sorted((q for q in qids if split.get(q) == name), key=lambda qid: _order(seed, qid))
+        keep.update(mine[: math.ceil(share * len(mine))])
+    return keep
+
+
+def judged_questions(questions, split: dict[str, str], shares: dict[str, float], seed: int) -> list:
+    """The questions to judge (``judged_qids``), in the dataset's order."""
+    keep = judged_qids([q.qid for q in questions], split, shares, seed)
     return [q for q in questions if q.qid in keep]

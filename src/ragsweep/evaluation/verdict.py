@@ -86,6 +86,8 @@ class Verdict:
     left_out: list = field(default_factory=list)
     max_missing: float = 0.2
     metric_why: str | None = None  # why the verdict decides by ``metric`` (``default_metric``), when the data chose it
+    # by a judge with human labels: the pick's and the tied set's PPI++ figures (``results.label_verdict``)
+    ppi: dict = field(default_factory=dict)
 
     @property
     def held_out(self) -> bool:

@@ -41,6 +41,7 @@ def evaluate_labels(
     budget: float | None,
     n_boot: int = 1000,
     say=lambda line: None,
+    repeats: int = 1,
 ) -> dict:
     """Score every item with every chosen detector and evaluate each against the labels; a JSON-ready dict."""
     from dataclasses import asdict
@@ -69,13 +70,17 @@ def evaluate_labels(
             prompts = spec.stage2.prompts if spec is not None and spec.stage2 is not None else JudgePrompts()
             det = build(name, llm=llm, prompts=prompts, price=price)
             t0 = time.perf_counter()
-            scored = det.score_all(items)
+            runs = repeated(det, items, repeats if needs_llm(name) else 1, llm)
+            scored = mean_of(runs)
             say(
                 f"{name}: scored {sum(s.score is not None for s in scored)}/{len(items)} items in "
-                f"{time.perf_counter() - t0:.1f} s"
+                f"{time.perf_counter() - t0:.1f} s" + (f" ({len(runs)} repeats)" if len(runs) > 1 else "")
             )
             scores[name] = [asdict(s) for s in scored]
-            rows.append(meta.evaluate(name, det.label, items, scored, dev, test, n_boot=n_boot, seed=seed))
+            row = meta.evaluate(name, det.label, items, scored, dev, test, n_boot=n_boot, seed=seed)
+            if len(runs) > 1:
+                row.self_agreement = agreement_of(runs, nominal=det.label == "grounded" and name != "claims", seed=seed)
+            rows.append(row)
     finally:
         if clients is not None:
             endpoints = [engine.describe() for engine in clients.engines]
@@ -122,3 +127,45 @@ def _llm(spec, cache: Path | None, budget: float | None):
     root.root.mkdir(parents=True, exist_ok=True)
     clients = LLMClients(spec, root.llm_calls, run_id=f"judges-{int(time.time())}", budget_usd=budget)
     return clients, clients.get(judge), price
+
+
+def repeated(det, items, repeats: int, llm) -> list[list]:
+    """The detector's scores ``repeats`` times, each repeat after the first with its own seed (a call of its own)."""
+    from ragsweep.llm.usage import llm_extra
+
+    base = getattr(getattr(getattr(llm, "_engine", None), "spec", None), "seed", None) or 0
+    runs = []
+    for r in range(repeats):
+        with llm_extra(**({"seed": base + r} if r else {})):
+            runs.append(det.score_all(items))
+    return runs
+
+
+def mean_of(runs: list[list]) -> list:
+    """Per item: the mean of the repeats' scores that were measured, their summed time and cost; unmeasured (the
+    first repeat's reason) when none was."""
+    from ragsweep.groundedness.detectors.base import Scored
+
+    if len(runs) == 1:
+        return runs[0]
+    out = []
+    for per in zip(*runs):
+        got = [s.score for s in per if s.score is not None]
+        costs = [s.cost_usd for s in per if s.cost_usd is not None]
+        out.append(
+            Scored(
+                sum(got) / len(got) if got else None,
+                sum(s.ms for s in per),
+                sum(costs) if costs else None,
+                None if got else per[0].error,
+            )
+        )
+    return out
+
+
+def agreement_of(runs: list[list], *, nominal: bool, seed: int) -> dict:
+    """Krippendorff's alpha of a detector's repeats over the items (``evaluation.self_agreement``)."""
+    from ragsweep.evaluation.self_agreement import self_agreement
+
+    sa = self_agreement([[s.score for s in per] for per in zip(*runs)], nominal=nominal, seed=seed)
+    return {**sa.as_dict(), "no_better_than_chance": sa.no_better_than_chance}

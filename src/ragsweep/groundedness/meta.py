@@ -54,6 +54,7 @@ class DetectorRow:
     unmeasured_example: str | None = None  # the reason of the first unscored item, shortened
     no_better_than_chance: bool = False
     chance_reason: str | None = None  # why it is flagged
+    self_agreement: dict | None = None  # with repeats: Krippendorff's alpha across them, its CI, the items that flip
 
 
 def unmeasured(scored) -> tuple[int, str | None]:

@@ -16,6 +16,7 @@ def _ci(e: dict, fmt: str = ".3f") -> str:
 def print_result(result: dict, console) -> None:
     from rich.table import Table
 
+    repeated = any(r.get("self_agreement") for r in result["rows"])
     t = Table(
         title=f"Detectors against {result['labels']} ({result['items']} items: threshold tuned on "
         f"{result['dev']} dev items, figures on {result['test']} test items, 95% bootstrap CIs)",
@@ -35,10 +36,12 @@ def print_result(result: dict, console) -> None:
         "USD/item",
         "threshold",
         "unmeasured",
+        *(("self-agreement", "flips") if repeated else ()),
     ):
         t.add_column(col, justify="left" if col in ("detector", "target") else "right", no_wrap=col == "detector")
     for r in result["rows"]:
         usd = "-" if r["usd_per_item"] is None else _ci(r["usd_per_item"], ".5f")
+        agree = _agreement(r.get("self_agreement")) if repeated else ()
         t.add_row(
             _name(r),
             r["label"],
@@ -51,6 +54,7 @@ def print_result(result: dict, console) -> None:
             usd,
             f"{r['threshold']:.3f}",
             f"{r['unscored']}/{r.get('n_items') or result['items']}",
+            *agree,
         )
     console.print(t)
     for line in notes(result):
@@ -67,6 +71,17 @@ def print_result(result: dict, console) -> None:
         for r in result["rows"]:
             c.add_row(r["detector"], *(f"{r['per_category'][k]:.2f}" if k in r["per_category"] else "-" for k in cats))
         console.print(c)
+
+
+def _agreement(a: dict | None) -> tuple[str, str]:
+    """Krippendorff's alpha across repeats with its CI (``(!)`` where it reaches 0), and the share that flips."""
+    if not a:
+        return "-", "-"
+    if a.get("alpha") is None:
+        return "undefined (!)", "-"
+    ci = f" [{a['lo']:.2f}, {a['hi']:.2f}]" if a.get("lo") is not None else ""
+    flag = f" {CHANCE}" if a.get("no_better_than_chance") else ""
+    return f"{a['alpha']:.2f}{ci}{flag}", f"{100 * a['flips']:.0f} %"
 
 
 def _name(row: dict) -> str:

@@ -48,7 +48,7 @@ from ragsweep.llm.retry import (
 from ragsweep.llm.server_info import ServerInfo, is_local
 from ragsweep.llm.structured import FormUse, OutputMode
 from ragsweep.llm.tokens import count_message_tokens
-from ragsweep.llm.usage import Trace, current_scope, current_trace
+from ragsweep.llm.usage import Trace, current_extra, current_scope, current_trace
 
 # consecutive requests of an endpoint that could not reach it before its calls stop (one line: cannot reach URL)
 UNREACHABLE_AFTER = 4
@@ -107,8 +107,9 @@ class LLMEngine:
         """Schedule a chat call on the engine's loop; the caller's scope and trace go with it."""
         if self._closed:
             raise LLMCallError(f"the LLM engine for {self.spec.model!r} is closed")
+        kwargs = {**current_extra(), **kwargs}
         return asyncio.run_coroutine_threadsafe(
-            self._call(llm, list(messages), dict(kwargs), current_scope(), current_trace(), current_form()), self._loop
+            self._call(llm, list(messages), kwargs, current_scope(), current_trace(), current_form()), self._loop
         )
 
     def output_mode(self, llm) -> concurrent.futures.Future:

@@ -42,12 +42,9 @@ class SweepLLM(OpenAILike):
 
     def _get_model_kwargs(self, **kwargs: Any) -> dict[str, Any]:
         """LlamaIndex's request parameters, but a call's own ``max_tokens`` (a formed reply's room, the schema
-        probe's few) over the spec's, which LlamaIndex would put back."""
-        wanted = kwargs.pop("max_tokens", None)
-        out = super()._get_model_kwargs(**kwargs)
-        if wanted is not None:
-            out["max_tokens"] = wanted
-        return out
+        probe's few) and ``seed`` (a judgement's repeat) over the spec's, which LlamaIndex would put back."""
+        wanted: dict[str, Any] = {k: kwargs.pop(k) for k in ("max_tokens", "seed") if k in kwargs}  # a repeat's seed
+        return {**super()._get_model_kwargs(**kwargs), **wanted}
 
     def request_params(self, kwargs: dict) -> dict:
         """The request's parameters other than model and messages (part of the cache key)."""

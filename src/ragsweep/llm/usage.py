@@ -87,3 +87,21 @@ def current_scope() -> dict:
 
 def current_trace() -> Trace | None:
     return _TRACE.get()
+
+
+_EXTRA: contextvars.ContextVar[dict] = contextvars.ContextVar("ragsweep_llm_extra", default={})
+
+
+@contextmanager
+def llm_extra(**params):
+    """Request parameters every LLM call made inside adds (a judgement's repeat: its own ``seed``), however deep in
+    LlamaIndex it is made; they are part of the call cache's key, so a repeat is a call of its own."""
+    token = _EXTRA.set({**_EXTRA.get(), **params})
+    try:
+        yield
+    finally:
+        _EXTRA.reset(token)
+
+
+def current_extra() -> dict:
+    return dict(_EXTRA.get())

@@ -192,13 +192,25 @@ def _baseline_context_tokens(r: _Run, kind: str, q) -> int:
     return sum(count_tokens(doc(s.doc_id).text[s.start : s.end]) for s in spans)
 
 
-def _judges(r: _Run) -> list[StageEstimate]:
-    """Stage 2: each judge on at most max_configs configurations over the test questions not judged yet."""
+def _judge_templates(s2) -> dict[str, str]:
+    """Each judge's prompt template text: the spec's file, else LlamaIndex's."""
     from llama_index.core.evaluation.correctness import DEFAULT_EVAL_TEMPLATE as CORRECTNESS
     from llama_index.core.evaluation.faithfulness import DEFAULT_EVAL_TEMPLATE as FAITHFULNESS
     from llama_index.core.evaluation.relevancy import DEFAULT_EVAL_TEMPLATE as RELEVANCY
 
     from ragsweep.evaluation.judges import prompt_texts
+
+    texts = prompt_texts(s2.prompts)
+    return {
+        "correctness": texts.get("correctness") or "\n".join(m.content or "" for m in CORRECTNESS.message_templates),
+        "faithfulness": texts.get("faithfulness") or FAITHFULNESS.get_template(),
+        "relevancy": texts.get("relevancy") or RELEVANCY.get_template(),
+    }
+
+
+def _judges(r: _Run) -> list[StageEstimate]:
+    """Stage 2: each judge on at most max_configs configurations over the validation and test questions it judges
+    that are not judged yet, each judgement ``repeats`` times."""
     from ragsweep.evaluation.split import question_split
     from ragsweep.llm.pricing import price_for
     from ragsweep.llm.tokens import count_tokens
@@ -208,21 +220,18 @@ def _judges(r: _Run) -> list[StageEstimate]:
     assert s2 is not None  # estimate_run asks for judges only when the spec has stage 2
     judge_llm = s2.llm or _llm(spec)
     price = price_for(judge_llm.model, spec.prices)
-    texts = prompt_texts(s2.prompts)
     split = question_split(spec, r.dataset)
-    test = [q for q in r.questions if split.get(q.qid) == "test"]
-    from ragsweep.pipelines.stages.judge import judged_references
+    from ragsweep.pipelines.stages.judge import judged_questions_of, judged_references
+
+    test = judged_questions_of(spec, r.questions, split)  # a share of the validation and of the test questions
+    n_val = sum(split.get(q.qid) == "validation" for q in test)
 
     refs = judged_references(spec, configs)  # judged beside the selection (never selected), with their contexts
     grid = [c for c in configs if c.baseline is None]
     n_sel = min(s2.max_configs, len(grid))  # the most stage 2 can select
     answer = spec.llm.max_tokens if spec.generator.kind == "llm" and spec.llm else _EXTRACTIVE_ANSWER
     ctx = max(spec.top_k) * (sum(r.mean_chunk(c) for c in grid) / max(1, len(grid)))
-    templates = {
-        "correctness": texts.get("correctness") or "\n".join(m.content or "" for m in CORRECTNESS.message_templates),
-        "faithfulness": texts.get("faithfulness") or FAITHFULNESS.get_template(),
-        "relevancy": texts.get("relevancy") or RELEVANCY.get_template(),
-    }
+    templates = _judge_templates(s2)
     out = []
     for name in s2.judges:
         est = StageEstimate(f"judge:{name}", judge_llm.model)
@@ -232,19 +241,22 @@ def _judges(r: _Run) -> list[StageEstimate]:
         for q in test[: max(0, math.ceil(left / max(1, n_sel)))]:
             ref = count_tokens(q.reference_answer or "")
             prompt = base + r.q_tokens[q.qid] + answer + (ref if name == "correctness" else int(ctx))
-            est.add(n_sel, n_sel * prompt, n_sel * judge_llm.max_tokens, price)
+            n = n_sel * s2.repeats  # each judgement asked repeats times
+            est.add(n, n * prompt, n * judge_llm.max_tokens, price)
         room = max(1, judge_llm.context_window - judge_llm.max_tokens - base)
         for c in refs:  # each baseline's own context: none, the gold spans, the documents (refined past the window)
             for q in test:
                 if (c.config_hash, q.qid, name) in r.judged or (name != "correctness" and c.baseline == "no_retrieval"):
                     continue  # judged, or nothing to judge against (no context: unmeasured without a call)
                 given = count_tokens(q.reference_answer or "") if name == "correctness" else _ctx_of(r, c, q)
-                calls = max(1, math.ceil(given / room))
-                est.add(calls, calls * (base + r.q_tokens[q.qid] + answer) + given, calls * judge_llm.max_tokens, price)
+                calls = max(1, math.ceil(given / room)) * s2.repeats
+                prompt = calls * (base + r.q_tokens[q.qid] + answer) + given * s2.repeats
+                est.add(calls, prompt, calls * judge_llm.max_tokens, price)
         est.notes.append(
-            f"at most {n_sel} configurations x {len(test)} test questions (top {s2.top_n} plus "
-            f"those not significantly worse, at most max_configs = {s2.max_configs})"
+            f"at most {n_sel} configurations x {n_val} validation + {len(test) - n_val} test questions "
+            f"(top {s2.top_n} plus those not significantly worse, at most max_configs = {s2.max_configs})"
             + (f", and the reference baselines {', '.join(c.baseline or '' for c in refs)}" if refs else "")
+            + (f", each judgement {s2.repeats} times" if s2.repeats > 1 else "")
         )
         out.append(est)
     return out

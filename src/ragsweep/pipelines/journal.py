@@ -122,6 +122,18 @@ class Journal:
                 out[(h, q, j)] = {**json.loads(p), "ok": bool(ok)}
         return out
 
+    def repeated_judgements(self, judge_keys: dict[str, str], repeats: int = 1) -> dict[tuple[str, str, str], list]:
+        """(config hash, qid, judge) -> each repeat's payload (``repeat_name``; None where it was not made), only
+        those made with the judge's current settings."""
+        self.flush()
+        index = {(repeat_name(j, r), k): (j, r) for j, k in judge_keys.items() for r in range(repeats)}
+        out: dict[tuple[str, str, str], list] = {}
+        for h, q, j, key, ok, p in self._db.execute("SELECT * FROM judgement"):
+            found = index.get((j, key))
+            if found is not None:
+                out.setdefault((h, q, found[0]), [None] * repeats)[found[1]] = {**json.loads(p), "ok": bool(ok)}
+        return out
+
     def _add(self, sql: str, row: tuple) -> None:
         self._pending.append((sql, row))
         if len(self._pending) >= self._flush_rows or time.monotonic() - self._last >= self._flush_seconds:
@@ -197,3 +209,9 @@ class MemorySink:
 
     def flush(self) -> None:
         return None
+
+
+def repeat_name(judge: str, repeat: int) -> str:
+    """The name a judgement's repeat is journaled under (its own row): the judge's for the first (so one repeat is
+    what stage 2 always journaled), then ``judge+rN``."""
+    return judge if repeat == 0 else f"{judge}+r{repeat}"

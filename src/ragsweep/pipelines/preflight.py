@@ -42,9 +42,11 @@ def check_llm_settings(spec: SweepSpec) -> None:
     (also run by ``--dry-run``, which must refuse what the run would refuse)."""
     from ragsweep.pipelines.outputs.columns import SELECTABLE_METRICS
 
-    if spec.scoring.metric is not None and spec.scoring.metric not in SELECTABLE_METRICS:
+    judged = judge_metrics(spec)  # a configured judge's figures: chosen on the judged validation questions
+    if spec.scoring.metric is not None and spec.scoring.metric not in SELECTABLE_METRICS + judged:
         raise RagsweepError(
-            f"scoring.metric: unknown metric {spec.scoring.metric!r}; choose one of {', '.join(SELECTABLE_METRICS)}"
+            f"scoring.metric: unknown metric {spec.scoring.metric!r}; choose one of "
+            f"{', '.join(SELECTABLE_METRICS + judged)}"
         )
     if spec.stage2 is not None:
         from ragsweep.evaluation.judges import check_prompt_files
@@ -76,6 +78,14 @@ def check_context_windows(spec: SweepSpec, remember: str | None = None) -> None:
                 f"{info.context_window} ({info.source}); set {role}.context_window: {info.context_window}, or "
                 "start the server with a larger context"
             )
+
+
+def judge_metrics(spec: SweepSpec) -> list[str]:
+    """The figures of stage 2's judges (``correctness``, ``correctness_pass``, ...), none without stage 2."""
+    from ragsweep.metrics.catalogue import CATALOGUE
+
+    judges = set(spec.stage2.judges) if spec.stage2 is not None else set()
+    return [m.name for m in CATALOGUE if m.judge in judges]
 
 
 def context_notes(spec: SweepSpec, remember: str | None = None) -> list[str]:

@@ -99,7 +99,9 @@ def judge_lines(run: RunData) -> list[str]:
             reason = clean(r.get(f"{judge}_reason")) if f"{judge}_reason" in bad.columns else None
             line += f"; e.g. {r['config_id']} {r['qid']} ({r[f'{judge}_status']}): {shorten(reason or 'no reason')}"
         out.append(line)
-    return out
+    from ragsweep.pipelines.outputs.judge_text import self_agreement_lines
+
+    return out + self_agreement_lines(run.meta.get("stage2"))
 
 
 def print_judges(run: RunData, console) -> None:

@@ -241,8 +241,11 @@ def _from_journal(run_dir: Path, meta: dict, questions: pd.DataFrame):
     try:
         journal = Journal(jpath, read_only=True)
         try:
-            keys = (meta.get("stage2") or {}).get("judge_keys")
-            records = build_records(questions.to_dict("records"), labels, journal, meta.get("bertscore_key"), keys)
+            s2 = meta.get("stage2") or {}
+            keys, repeats = s2.get("judge_keys"), int(s2.get("repeats") or 1)
+            records = build_records(
+                questions.to_dict("records"), labels, journal, meta.get("bertscore_key"), keys, repeats
+            )
         finally:
             journal.close()
     except sqlite3.Error as exc:

@@ -35,8 +35,12 @@ def chunks_per_config(run: RunData) -> dict[str, int]:
 
 
 def run_verdict(run: RunData, metric: str | None = None) -> Verdict:
-    """``evaluation.verdict.decide`` on a loaded run with its own settings (alpha, seed, bootstrap)."""
+    """``evaluation.verdict.decide`` on a loaded run with its own settings (alpha, seed, bootstrap). By a judge's
+    figure: never a judge shown no better than chance (its repeats, or human labels: ``label_verdict``), and with
+    human labels the pick's and the tied set's PPI++ figures (``Verdict.ppi``)."""
+    from ragsweep.evaluation.default_metric import agreement_flags, constant_flags, settle, spans_in
     from ragsweep.evaluation.verdict import decide
+    from ragsweep.results.label_verdict import label_flags, ppi_figures
 
     spec = run.meta.get("spec", {})
     scoring = spec.get("scoring") or {}
@@ -47,19 +51,30 @@ def run_verdict(run: RunData, metric: str | None = None) -> Verdict:
         from ragsweep.baselines.rows import among
 
         records = among(records, finalists)
-    verdict = decide(
-        records,
-        metric,
-        alpha=float(scoring.get("alpha", 0.05)),
-        n_boot=int(scoring.get("bootstrap_samples", 1000)),
-        confidence=float(scoring.get("confidence", 0.95)),
-        seed=int(spec.get("seed", 0)),
-        chunks=chunks_per_config(run),
-        max_missing=float(scoring.get("max_missing", 0.2)),
-    )
+
+    def verdict_for(m: str) -> Verdict:
+        return decide(
+            records,
+            m,
+            alpha=float(scoring.get("alpha", 0.05)),
+            n_boot=int(scoring.get("bootstrap_samples", 1000)),
+            confidence=float(scoring.get("confidence", 0.95)),
+            seed=int(spec.get("seed", 0)),
+            chunks=chunks_per_config(run),
+            max_missing=float(scoring.get("max_missing", 0.2)),
+        )
+
     chosen = run.meta.get("verdict_metric") or {}
-    if chosen.get("metric") == metric:
-        verdict.metric_why = chosen.get("why")
+    why = (chosen.get("why") if chosen.get("metric") == metric else None) or "scoring.metric"
+    flags = {
+        **constant_flags(records, metric),
+        **agreement_flags(run.meta.get("stage2")),
+        **label_flags(run, seed=int(spec.get("seed", 0))),
+    }
+    generator = (spec.get("generator") or {}).get("kind") or "extractive"
+    verdict, why = settle(metric, why, verdict_for, flags, generator, spans_in(records))
+    verdict.metric_why = why
+    verdict.ppi = ppi_figures(run, verdict)
     return verdict
 
 

@@ -94,7 +94,12 @@ def llm_answer_timing(payload: AnswerRecord) -> dict:
 
 
 def build_records(
-    questions: list[dict], configs: list[dict], journal, scorer_key: str | None = None, judge_keys: dict | None = None
+    questions: list[dict],
+    configs: list[dict],
+    journal,
+    scorer_key: str | None = None,
+    judge_keys: dict | None = None,
+    repeats: int = 1,
 ):
     """One row per (configuration, question) present in the journal, with scores joined in
     (only scores made with the current BERTScore settings, ``scorer_key``, when given) and, with
@@ -108,7 +113,7 @@ def build_records(
     by_hash = {c["config_hash"]: c for c in configs}
     qs = {q["qid"]: q for q in questions}
     scores = {k: v for k, v in journal.scores().items() if scorer_key is None or v.get("scorer") == scorer_key}
-    judged = journal.judgements(judge_keys) if judge_keys else {}
+    judged = journal.repeated_judgements(judge_keys, repeats) if judge_keys else {}
     with_evidence = any(q["evidence"] for q in questions)  # else answerability is unknown
     rows = []
     for h, qid, config_id, payload in journal.answers(set(by_hash)):
@@ -185,17 +190,34 @@ def _row(config: dict, q: dict, payload: AnswerRecord, scores: dict, with_eviden
 
 def judgement_columns(judged: dict, config_hash: str, qid: str, judge_keys) -> dict:
     """A row's stage-2 columns per judge: status, reason, raw reply, score (when ok), cost, truncation; and
-    correctness's reasoning and pass flag. A question not judged (yet) has them all empty."""
+    correctness's reasoning and pass flag. A question not judged (yet) has them all empty. With repeats, the
+    score and pass flag are the means of the repeats that were measured, the status ``ok`` once every repeat is
+    made and one is measured, the text fields the first repeat's, and ``<judge>_repeats`` (and
+    ``correctness_pass_repeats``) keep each repeat's value for the CIs and the self-agreement."""
     row: dict = {}
     for j in judge_keys:
-        jv = judged.get((config_hash, qid, j))
-        row[f"{j}_status"] = jv.get("status") if jv else None
+        runs = judged.get((config_hash, qid, j)) or []
+        jv = runs[0] if runs else None
+        made = [p for p in runs if p is not None and p.get("ok")]
+        complete = bool(runs) and len(made) == len(runs)
+        ok = [p for p in made if p.get("status") == "ok"]
+        status = None if not complete else ("ok" if ok else runs[0].get("status"))
+        if runs and not complete:
+            status = "failed" if any(p is not None and not p.get("ok") for p in runs) else None
+        row[f"{j}_status"] = status
         row[f"{j}_reason"] = jv.get("reason") if jv else None
         row[f"{j}_raw"] = jv.get("raw") if jv else None
-        row[j] = jv.get("score") if jv and jv.get("status") == "ok" else None
+        row[j] = sum(p["score"] for p in ok) / len(ok) if ok and complete else None
         if j == "correctness":
             row["correctness_reasoning"] = jv.get("reasoning") if jv else None
-            row["correctness_pass"] = float(jv["passing"]) if jv and jv.get("status") == "ok" else None
-        row[f"{j}_cost_usd"] = (jv.get("llm") or {}).get("cost_usd") if jv else None
+            row["correctness_pass"] = sum(float(p["passing"]) for p in ok) / len(ok) if ok and complete else None
+        costs = [c for p in runs if p is not None and (c := (p.get("llm") or {}).get("cost_usd")) is not None]
+        row[f"{j}_cost_usd"] = sum(costs) if costs else None
         row[f"{j}_truncated"] = (jv.get("llm") or {}).get("llm_truncated") if jv else None
+        if len(runs) > 1:
+            row[f"{j}_repeats"] = [p.get("score") if p and p.get("status") == "ok" else None for p in runs]
+            if j == "correctness":
+                row["correctness_pass_repeats"] = [
+                    float(p["passing"]) if p and p.get("status") == "ok" else None for p in runs
+                ]
     return row

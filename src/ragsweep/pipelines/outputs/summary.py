@@ -96,6 +96,26 @@ def _split_summary(recs, judge_metrics: list[str], scoring: dict, seed: int):
     )
     part = counts.merge(lat, on="config_id", how="left").merge(cost, on="config_id", how="left")
     part = part.merge(summ, on="config_id", how="left")
+    return _with_repeats(part, ok, judge_metrics, scoring, seed)
+
+
+def _with_repeats(part, ok, judge_metrics: list[str], scoring: dict, seed: int):
+    """A judged metric whose judgements were repeated: its CI from the two-stage bootstrap (questions, then each
+    question's repeats), not the per-question means alone (``bootstrap.nested_bootstrap_ci``)."""
+    from ragsweep.evaluation.bootstrap import nested_bootstrap_ci
+
+    for m in judge_metrics:
+        col = f"{m}_repeats"
+        if col not in ok.columns:
+            continue
+        for cid, group in ok.groupby("config_id"):
+            runs = [list(r) for r in group[col] if isinstance(r, (list, tuple)) or hasattr(r, "__len__")]
+            runs = [[v if v is not None else float("nan") for v in r] for r in runs]
+            if not runs:
+                continue
+            mean, lo, hi = nested_bootstrap_ci(runs, scoring["bootstrap_samples"], scoring["confidence"], seed)
+            at = part["config_id"] == cid
+            part.loc[at, [m, f"{m}_lo", f"{m}_hi"]] = [mean, lo, hi]
     return part
 
 

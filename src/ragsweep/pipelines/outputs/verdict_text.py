@@ -64,7 +64,7 @@ def verdict_lines(v: Verdict, ci_label: str | None = None) -> list[str]:
     lines.append(f"  significantly worse: {len(v.worse)}" + (f" ({v.test_method})" if v.test_method else ""))
     if v.untested:
         lines.append(f"  not compared (no {on} question in common): {', '.join(v.untested[:5])}")
-    lines += coverage_lines(v)
+    lines += coverage_lines(v) + ppi_lines(v)
     bits = cost_bits(v)
     if bits:
         lines.append("  among it and the tied ones: " + "; ".join(bits))
@@ -86,6 +86,18 @@ def verdict_lines(v: Verdict, ci_label: str | None = None) -> list[str]:
             f"{len(v.missed_by_all)}" + (f": {missed}" if missed else "")
         )
     return lines
+
+
+def ppi_lines(v: Verdict) -> list[str]:
+    """The pick's and the tied set's figures corrected by the human labels (PPI++), when the verdict is a judge's
+    and the run has labels of it."""
+    if not v.ppi:
+        return []
+    parts = [
+        f"{c} {fmt(p['ppi'])} [{fmt(p['lo'])}, {fmt(p['hi'])}] ({p['n_labelled']} of {p['n_judged']} labelled)"
+        for c, p in v.ppi.items()
+    ]
+    return ["  corrected by the human labels (PPI++, the judge's error on the labelled answers): " + "; ".join(parts)]
 
 
 def coverage_lines(v: Verdict) -> list[str]:

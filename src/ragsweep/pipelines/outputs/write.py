@@ -88,7 +88,7 @@ def write_outputs(st: RunState) -> dict:
     manifest = build_manifest(spec, dataset, questions, configs, stats, limit, status, n_records, run_dir)
     manifest.update(run_context(spec, questions, cache_dir, scorer_key, split))
     manifest["stage2"] = stage2
-    manifest["verdict_metric"] = {"metric": spec.scoring.metric, "why": st.metric_why}
+    manifest["verdict_metric"] = _verdict_metric(run_dir, spec.scoring.metric, st.metric_why)
     if search is not None:
         manifest["search"] = search
         refs = sum(c.baseline is not None for c in configs)  # reference baselines answer every question
@@ -113,6 +113,16 @@ def write_outputs(st: RunState) -> dict:
     return manifest
 
 
+def _verdict_metric(run_dir: Path, metric: str | None, why: str) -> dict:
+    """The metric the verdict decided by, and why (``verdict.json``'s, which a judge that could not decide
+    changes), else the run's."""
+    try:
+        data = json.loads(RunDir(run_dir).verdict.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = {}
+    return {"metric": data.get("metric") or metric, "why": data.get("metric_why") or why}
+
+
 def tuned_weights(configs, journal) -> dict:
     """Per configuration with ``weights: tune``: the weights chosen on validation and what the tuning
     saw (metric, questions, each candidate's mean), from its answers in the journal."""
@@ -128,13 +138,14 @@ def tuned_weights(configs, journal) -> dict:
 def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key, split, stage2, search=None, why=None):
     keys = stage2.get("judge_keys") if stage2 else None
     labels = [c.labels() for c in configs]
-    records = build_records(question_rows(questions, split), labels, journal, scorer_key, keys)
+    repeats = int((stage2 or {}).get("repeats") or 1)
+    records = build_records(question_rows(questions, split), labels, journal, scorer_key, keys, repeats)
     summary = build_summary(records, labels, spec.scoring.model_dump(), spec.seed, stage2)
     comparisons = build_comparisons(records, spec, stage2)
     from ragsweep.baselines.rows import among
 
     finalists = search["finalists"] if search is not None else None
-    verdict = build_verdict(records if finalists is None else among(records, finalists), spec, stats, why)
+    verdict = build_verdict(records if finalists is None else among(records, finalists), spec, stats, why, stage2)
     verdict["failed"] = failures(records)  # never compared, never dropped: printed with their reason
     run_dir.mkdir(parents=True, exist_ok=True)
     atomic(
@@ -169,10 +180,13 @@ def _searched(questions, split, search: dict) -> int:
     return sum(seen.values()) + len(search["finalists"]) * n_test
 
 
-def build_verdict(records, spec, stats, why: str | None = None) -> dict:
+def build_verdict(records, spec, stats, why: str | None = None, stage2: dict | None = None) -> dict:
     """The verdict by ``scoring.metric`` (``evaluation.verdict.decide``) as a dict for ``verdict.json``, with
-    ``flagged_note`` worded as printed (most of the chosen one's answers echo the prompt or copy the context)."""
+    ``flagged_note`` worded as printed (most of the chosen one's answers echo the prompt or copy the context). A
+    judge's figure that cannot decide (no figures; no better than chance) gives way to the stage-1 metric
+    (``default_metric.settle``), and ``metric_why`` says so."""
     from ragsweep.evaluation.config_costs import chunks_by_config
+    from ragsweep.evaluation.default_metric import agreement_flags, constant_flags, settle, spans_in
     from ragsweep.evaluation.verdict import decide
     from ragsweep.metrics.catalogue import label
 
@@ -181,18 +195,23 @@ def build_verdict(records, spec, stats, why: str | None = None) -> dict:
         return {}
     configs = records[["config_id", "splitter"]].drop_duplicates().to_dict("records")
     chunks = chunks_by_config(configs, stats.chunks)
-    verdict = decide(
-        records,
-        metric,
-        alpha=spec.scoring.alpha,
-        n_boot=spec.scoring.bootstrap_samples,
-        confidence=spec.scoring.confidence,
-        seed=spec.seed,
-        chunks=chunks or None,
-        max_missing=spec.scoring.max_missing,
-    )
+
+    def verdict_for(m: str):
+        return decide(
+            records,
+            m,
+            alpha=spec.scoring.alpha,
+            n_boot=spec.scoring.bootstrap_samples,
+            confidence=spec.scoring.confidence,
+            seed=spec.seed,
+            chunks=chunks or None,
+            max_missing=spec.scoring.max_missing,
+        )
+
+    flags = {**constant_flags(records, metric), **agreement_flags(stage2)}
+    verdict, why = settle(metric, why or "scoring.metric", verdict_for, flags, spec.generator.kind, spans_in(records))
     verdict.metric_why = why
-    return {**verdict.to_dict(), "flagged_note": verdict.flagged_note(label(metric))}
+    return {**verdict.to_dict(), "flagged_note": verdict.flagged_note(label(verdict.metric))}
 
 
 def _print_verdict(run_dir: Path, console) -> None:
@@ -215,7 +234,7 @@ def _print(spec, configs, rows: list[dict], stage2, manifest, console, run_dir: 
     selection, LLM usage, and the verdict (from ``verdict.json``, so a no-op re-run needs no pandas)."""
     test = [r for r in rows if r.get("split") == "test"]
     validation = [r for r in rows if r.get("split") == "validation"]
-    metric = spec.scoring.metric
+    metric = (manifest.get("verdict_metric") or {}).get("metric") or spec.scoring.metric
     metrics = [metric] + [m for m in TABLE_METRICS if m != metric]
     if stage2 and stage2.get("selected") and test:  # the judged: its selection and the reference baselines
         judged = judged_ids(stage2)
@@ -242,6 +261,10 @@ def _print(spec, configs, rows: list[dict], stage2, manifest, console, run_dir: 
 
         for line in describe(manifest["adaptive"]):
             console.print(f"adaptive {line}")
+    from ragsweep.pipelines.outputs.judge_text import self_agreement_lines
+
+    for line in self_agreement_lines(stage2):
+        console.print(line, markup=False, soft_wrap=True)
     if stage2 and stage2.get("selected"):
         refs = stage2.get("references") or []
         also = f"; and the reference baselines {', '.join(refs)}" if refs else ""
@@ -263,9 +286,16 @@ def judged_table_metrics(rows: list[dict], metric: str) -> list[str]:
 
 
 def stage2_complete(records, stage2, spec) -> bool:
+    """Every judge has judged (ok or unmeasured) every judged configuration on the questions stage 2 judges."""
     if not stage2 or not stage2.get("selected"):
         return False
-    sel = records[records["config_id"].isin(judged_ids(stage2)) & records["split"].eq("test")]
+    from ragsweep.evaluation.stage2_questions import judged_qids
+
+    rows = records[["qid", "split"]].drop_duplicates()
+    split = dict(zip(rows["qid"].astype(str), rows["split"]))
+    s2 = spec.stage2
+    judged = judged_qids(list(split), split, {"validation": s2.validation_share, "test": s2.test_share}, spec.seed)
+    sel = records[records["config_id"].isin(judged_ids(stage2)) & records["qid"].astype(str).isin(judged)]
     for j in spec.stage2.judges:
         col = f"{j}_status"
         if col not in sel.columns or not sel[col].isin(["ok", "unmeasured"]).all():

@@ -1,4 +1,5 @@
-"""Judge (stage 2): select configurations on the validation questions, then judge them on the test ones.
+"""Judge (stage 2): select configurations on the validation questions, then judge them on a share of the validation
+questions (where a verdict by a judge is chosen) and of the test ones (where it is reported).
 
 Selection (``evaluation.selection``): rank by the stage-1 metric on validation questions; keep the
 top N and every configuration not significantly worse than the N-th. Judging: LlamaIndex's
@@ -74,6 +75,15 @@ def judged_references(spec, configs) -> list:
     return [c for c in configs if is_baseline(c) and not (extractive and c.baseline == "no_retrieval")]
 
 
+def judged_questions_of(spec, questions, split) -> list:
+    """The validation and test questions stage 2 judges (``stage2.validation_share``, ``test_share``)."""
+    from ragsweep.evaluation.stage2_questions import judged_questions
+
+    s2 = spec.stage2
+    shares = {"validation": s2.validation_share, "test": s2.test_share}
+    return judged_questions(questions, split, shares, spec.seed)
+
+
 def judged_ids(stage2: dict) -> list[str]:
     """The configurations stage 2 judged (its manifest record): its selection, then the reference baselines."""
     return list(stage2.get("selected") or []) + list(stage2.get("references") or [])
@@ -118,17 +128,23 @@ def run_stage2(st: RunState) -> tuple[dict, RagsweepError | None]:
     references = judged_references(spec, configs)
     info["references"] = [c.config_id for c in references]
     chosen = [by_id[i] for i in selection.selected] + references
-    test_qs = [q for q in questions if split.get(q.qid) == "test"]
+    judged_qs = judged_questions_of(spec, questions, split)
+    info["questions"] = {s: sum(split.get(q.qid) == s for q in judged_qs) for s in ("validation", "test")}
+    info["repeats"] = repeats = spec.stage2.repeats
     answers = {(h, qid): p for h, qid, _, p in journal.answers({c.config_hash for c in chosen}) if not p.get("error")}
-    done = {k for k, v in journal.judgements(keys).items() if v["ok"]}
+    made = journal.repeated_judgements(keys, repeats)
     todo = [
-        (c, q, name)
+        (c, q, name, r)
         for c in chosen
-        for q in test_qs
+        for q in judged_qs
         for name in spec.stage2.judges
-        if (c.config_hash, q.qid) in answers and (c.config_hash, q.qid, name) not in done
+        for r in range(repeats)
+        if (c.config_hash, q.qid) in answers
+        and not ((made.get((c.config_hash, q.qid, name)) or [None] * repeats)[r] or {}).get("ok")
     ]
     info["judgements_todo"] = len(todo)
+    if repeats > 1:  # how much each judge disagrees with itself, over what is judged so far (the flags' source)
+        info["self_agreement"] = agreement(spec, made)
     if not todo:
         return info, None
     judge_llm = clients.get(spec.stage2.llm or spec.llm)
@@ -136,7 +152,32 @@ def run_stage2(st: RunState) -> tuple[dict, RagsweepError | None]:
     bar = bars.add("stage 2 (LLM judges)", len(todo))
     stop = asyncio.run(judge_all(spec, todo, answers, docs, judge_llm, keys, journal, stats, bars, bar))
     journal.flush()
+    if repeats > 1:
+        info["self_agreement"] = agreement(spec, journal.repeated_judgements(keys, repeats))
     return info, stop
+
+
+def agreement(spec, made: dict) -> dict:
+    """Per judge: Krippendorff's alpha of its repeats over every item judged more than once (interval for the
+    correctness score, nominal for a YES/NO verdict), its CI, and the share of items that flip."""
+    from ragsweep.evaluation.self_agreement import self_agreement
+
+    out = {}
+    for name in spec.stage2.judges:
+        items = [
+            [(p or {}).get("score") if (p or {}).get("status") == "ok" else None for p in payloads]
+            for (_, _, j), payloads in sorted(made.items())
+            if j == name
+        ]
+        sa = self_agreement(
+            items,
+            nominal=name != "correctness",
+            n_boot=spec.scoring.bootstrap_samples,
+            confidence=spec.scoring.confidence,
+            seed=spec.seed,
+        )
+        out[name] = {**sa.as_dict(), "no_better_than_chance": sa.no_better_than_chance}
+    return out
 
 
 async def judge_all(spec, todo, answers, docs, llm, keys, journal, stats, bars, bar):
@@ -144,18 +185,21 @@ async def judge_all(spec, todo, answers, docs, llm, keys, journal, stats, bars, 
     from ragsweep.evaluation.judges import build_judges, judge
     from ragsweep.llm.budget import BudgetExhausted
     from ragsweep.llm.engine import LLMFatalError
-    from ragsweep.llm.usage import Trace, llm_scope
+    from ragsweep.llm.usage import Trace, llm_extra, llm_scope
+    from ragsweep.pipelines.journal import repeat_name
     from ragsweep.pipelines.workpool import drain
 
     s2 = spec.stage2
     evaluators = build_judges(s2.judges, llm, s2.prompts, s2.correctness_threshold)
 
     async def judge_one(item) -> None:
-        config, q, name = item
+        config, q, name, r = item
         payload = answers[(config.config_hash, q.qid)]
         trace = Trace()
+        # a repeat is asked with its own seed (the judge LLM's plus its number): a call of its own, not the cache's
+        extra = {"seed": (llm._engine.spec.seed or 0) + r} if r else {}
         try:
-            with llm_scope(trace, stage="judge", judge=name, config_id=config.config_id):
+            with llm_scope(trace, stage="judge", judge=name, config_id=config.config_id), llm_extra(**extra):
                 result = await judge(
                     name,
                     evaluators[name],
@@ -171,7 +215,9 @@ async def judge_all(spec, todo, answers, docs, llm, keys, journal, stats, bars, 
         except Exception as exc:  # noqa: BLE001 - one judgement failing must not lose the rest
             result = {"status": "failed", "reason": short_reason(exc), "score": None, "passing": None, "raw": None}
             stats.judge_failed += 1
-        journal.add_judgement(config.config_hash, q.qid, name, keys[name], {**result, "llm": trace.as_dict()})
+        journal.add_judgement(
+            config.config_hash, q.qid, repeat_name(name, r), keys[name], {**result, "llm": trace.as_dict()}
+        )
         bars.advance(bar, 1)
 
     return await drain(todo, judge_one, 2 * llm._engine.spec.concurrency)
