@@ -55,6 +55,7 @@ def test_failed_configurations_are_named_with_their_reason():
         "questions": 4,
         "reason": TOO_LONG,
         "kind": "context_window",
+        "for_good": 4,
     }
     lines = failure_lines(failed)
     assert lines[0].startswith(f"failed: big-k8: all 4 answers failed: {TOO_LONG}; not retried")  # permanent

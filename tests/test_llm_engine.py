@@ -272,7 +272,9 @@ def test_identical_call_is_served_from_cache(h):
         second = llm.chat(user("what is the answer"))
     assert len(chat_calls(fake)) == 1  # no request
     assert second.message.content == first.message.content
-    assert second.additional_kwargs == first.additional_kwargs
+    # the same usage, and said to be replayed (nothing paid for it now)
+    assert {**second.additional_kwargs, "cached": False} == first.additional_kwargs
+    assert second.additional_kwargs["cached"] and not first.additional_kwargs["cached"]
     assert first.additional_kwargs["prompt_tokens"] == 4  # the fake counts words
     assert engine.cache_hits == 1 and engine.calls == 1
     assert trace.calls == 1 and trace.cached == 1 and trace.cost_usd == 0

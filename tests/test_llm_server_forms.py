@@ -20,8 +20,8 @@ from ragsweep.groundedness.labels import DEMO_LABELS
 
 pytestmark = pytest.mark.llm_server
 
-JUDGED = 8  # labelled demo answers judged for correctness by each model (seconds each on one CPU thread)
-WRITTEN = 3  # test questions each model is asked to write (one round, no oversampling)
+JUDGED = 6  # labelled demo answers judged for correctness by each model (seconds each on one CPU thread)
+WRITTEN = 2  # test questions each model is asked to write (one round, no oversampling)
 
 
 def _wait(procs: dict, timeout: float = 600) -> dict:
@@ -64,23 +64,24 @@ def forms_run(llm_server, gemma_server, popen_cli, tmp_path_factory):
         }
         specs[name] = root / f"{name}.yaml"
         specs[name].write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
-    judged = {}
-    procs = {}
-    for name in servers:
+    judged, procs = {}, {}
+    for name in servers:  # all four at once: each server queues its two clients, their start-ups overlap
         log_dir = root / f"judge-{name}"
         log_dir.mkdir()
         args = ("judges", "evaluate", labels, "--spec", specs[name], "--detectors", "llm_correctness")
         out = root / f"meta-{name}.json"
-        procs[name] = (popen_cli(*args, "--cache", root / f"cache-{name}", "--out", out, log_dir=log_dir), log_dir)
+        procs[f"judge-{name}"] = (
+            popen_cli(*args, "--cache", root / f"cache-{name}", "--out", out, log_dir=log_dir),
+            log_dir,
+        )
         judged[name] = out
-    judge_procs = _wait(procs)
-    procs = {}
-    for name in servers:
         log_dir = root / f"gen-{name}"
         log_dir.mkdir()
-        args = ("generate", specs[name], "--out", root / f"gen-{name}.jsonl", "--cache", root / f"cache-{name}")
-        procs[name] = (popen_cli(*args, log_dir=log_dir), log_dir)
-    gen_procs = _wait(procs)
+        args = ("generate", specs[name], "--out", root / f"gen-{name}.jsonl", "--cache", root / f"cache-{name}-gen")
+        procs[f"gen-{name}"] = (popen_cli(*args, log_dir=log_dir), log_dir)
+    done = _wait(procs)
+    judge_procs = {n: done[f"judge-{n}"] for n in servers}
+    gen_procs = {n: done[f"gen-{n}"] for n in servers}
     return {
         "judge": {
             n: (judge_procs[n], json.loads(judged[n].read_text()) if judged[n].is_file() else None) for n in servers

@@ -144,7 +144,7 @@ def _open(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float)
         )
         for note in dataset.notes:
             console.print(f"  note: {note}")
-    configs = expand(spec)
+    configs = expand(request.spec)  # the spec as written: a configuration's hash never depends on the dataset
     scorer_key = preflight(spec, configs, request.budget, str(cache.server_facts))
     for note in context_notes(spec, str(cache.server_facts)) if console is not None else []:
         console.print(f"  note: {note}", markup=False)

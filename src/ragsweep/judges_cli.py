@@ -118,6 +118,7 @@ def relabelled_verdict(run):
     import json
 
     from ragsweep.metrics.catalogue import label
+    from ragsweep.pipelines.outputs.manifest import atomic
     from ragsweep.results.verdict_view import run_verdict
     from ragsweep.run_dir import RunDir
 
@@ -132,5 +133,5 @@ def relabelled_verdict(run):
         "flagged_note": verdict.flagged_note(label(verdict.metric)),
         "failed": old.get("failed"),
     }
-    path.write_text(json.dumps(new, indent=1, default=str), encoding="utf-8")
+    atomic(path, lambda p: p.write_text(json.dumps(new, indent=1, default=str), encoding="utf-8"))
     return verdict

@@ -111,7 +111,12 @@ def agreement_flags(stage2: dict | None) -> dict[str, str]:
     """Per judge shown no better than chance by stage 2 (its self-agreement across repeats), why."""
     out = {}
     for judge, agreement in ((stage2 or {}).get("self_agreement") or {}).items():
-        if agreement.get("no_better_than_chance"):
+        if agreement.get("alpha") is None:
+            out[judge] = (
+                "its self-agreement across repeats is undefined: fewer than two answers judged twice, or one value "
+                "everywhere"
+            )
+        elif agreement.get("no_better_than_chance"):
             out[judge] = "its self-agreement across repeats (Krippendorff's alpha) has a CI reaching 0"
     return out
 

@@ -25,7 +25,7 @@ def judged_qids(qids, split: dict[str, str], shares: dict[str, float], seed: int
     keep: set[str] = set()
     for name, share in shares.items():
         mine = sorted((q for q in qids if split.get(q) == name), key=lambda qid: _order(seed, qid))
-        keep.update(mine[: math.ceil(share * len(mine))])
+        keep.update(mine[: math.ceil(round(share * len(mine), 9))])  # 0.07 x 100 is 7, not 8
     return keep
 
 

@@ -296,6 +296,12 @@ def decide(
     test_vals = test.loc[test["config_id"] == chosen, metric].to_numpy(dtype=float)
     val_vals = val.loc[val["config_id"] == chosen, metric].to_numpy(dtype=float)
     t_mean, t_lo, t_hi = _mean_ci(test_vals, n_boot, confidence, seed) if test_vals.size else (nan, nan, nan)
+    if f"{metric}_repeats" in test.columns and test_vals.size:  # a repeated judge: questions, then repeats
+        from ragsweep.evaluation.bootstrap import nested_bootstrap_ci
+
+        mine = test.loc[test["config_id"] == chosen, f"{metric}_repeats"]
+        runs = [[v if v is not None else nan for v in r] for r in mine if hasattr(r, "__len__")]
+        t_mean, t_lo, t_hi = nested_bootstrap_ci(runs, n_boot, confidence, seed)
     v_mean = float(val_vals.mean()) if val_vals.size else nan
     comp = (
         compare_to_best(

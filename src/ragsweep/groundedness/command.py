@@ -133,7 +133,7 @@ def repeated(det, items, repeats: int, llm) -> list[list]:
     """The detector's scores ``repeats`` times, each repeat after the first with its own seed (a call of its own)."""
     from ragsweep.llm.usage import llm_extra
 
-    base = getattr(getattr(getattr(llm, "_engine", None), "spec", None), "seed", None) or 0
+    base = (getattr(llm, "additional_kwargs", None) or {}).get("seed") or 0  # the judge LLM's own seed
     runs = []
     for r in range(repeats):
         with llm_extra(**({"seed": base + r} if r else {})):

@@ -153,6 +153,8 @@ def _cost(engine, response) -> float | None:
     from ragsweep.llm.pricing import cost_usd
 
     usage = response.additional_kwargs or {}
+    if usage.get("cached"):  # replayed from the cache: this run paid nothing for it
+        return 0.0
     return cost_usd(engine.price, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
 
 

@@ -64,6 +64,7 @@ class CachedCall:
     cost_usd: float | None
     service_ms: float | None = None
     queue_ms: float | None = None
+    cached: bool = False  # replayed from the cache (nothing was paid for it now)
 
 
 class LLMCallCache:

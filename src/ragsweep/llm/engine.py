@@ -17,6 +17,7 @@ import concurrent.futures
 import random
 import threading
 import time
+from dataclasses import replace
 
 from ragsweep.config import LLMSpec, PriceSpec
 from ragsweep.llm.budget import Budget
@@ -221,7 +222,7 @@ class LLMEngine:
         if hit is not None:
             self.cache_hits += 1
             record_call(trace, hit, cached=True)
-            return hit
+            return replace(hit, cached=True)
         fut: asyncio.Future = self._loop.create_future()
         self._inflight[key] = fut
         try:
@@ -380,5 +381,6 @@ class LLMEngine:
 
 
 def _stop_key(scope: dict) -> str:
-    """A configuration's calls of one stage (its generation prompts, its judges' prompts): what a refusal stops."""
-    return f"{scope.get('stage')}:{scope.get('config_id')}"
+    """A configuration's calls of one stage and judge (its generation prompts; one judge's prompts): what a
+    refusal stops."""
+    return f"{scope.get('stage')}:{scope.get('judge')}:{scope.get('config_id')}"

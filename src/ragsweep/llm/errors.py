@@ -40,8 +40,9 @@ class LLMContextError(LLMCallError):
 
 
 class ConfigurationStopped(LLMContextError):
-    """Not sent: the server, stating no context window, refused another prompt of the same configuration as too
-    long, and its prompts are all of that size (top_k chunks of the same splitter)."""
+    """Not sent: the server, stating no context window, refused another prompt of the same configuration (and
+    stage, and judge) as too long; its prompts are of that kind of size (top_k chunks of one splitter), though not
+    all of them need be too long, so a re-run sends it again (it is not a failure for good)."""
 
     def __init__(self, why: str) -> None:
         LLMCallError.__init__(self, f"not sent: {why} as longer than its context window")

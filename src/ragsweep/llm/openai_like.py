@@ -83,5 +83,6 @@ def _response(call) -> ChatResponse:
             "prompt_tokens": call.prompt_tokens,
             "completion_tokens": call.completion_tokens,
             "total_tokens": call.prompt_tokens + call.completion_tokens,
+            "cached": getattr(call, "cached", False),  # replayed: nothing paid for it now
         },
     )

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 TIMEOUT_S = 3.0
+FIT_WAIT_S = 10.0  # llama-cpp-python's window probe: a refusal is back long before this
 
 
 @dataclass(frozen=True)
@@ -122,15 +123,10 @@ def from_models(listing: dict, model: str) -> ServerInfo | None:
 
 def from_ollama(ps: dict | None, show: dict | None, model: str) -> ServerInfo | None:
     """The loaded model's context (``/api/ps``), else the model's ``num_ctx`` parameter (``/api/show``); the
-    model's digest, template and parameters as its identity."""
+    model's template, parameters and details as its identity."""
     show = show or {}
-    digest = None
-    for entry in (ps or {}).get("models") or []:
-        if isinstance(entry, dict) and entry.get("name") in (model, f"{model}:latest"):
-            digest = entry.get("digest")
-    ident = _identity(
-        digest=digest, template=show.get("template"), parameters=show.get("parameters"), details=show.get("details")
-    )
+    # what /api/show states of the model whether it is loaded or not (/api/ps lists only loaded ones)
+    ident = _identity(template=show.get("template"), parameters=show.get("parameters"), details=show.get("details"))
     for entry in (ps or {}).get("models") or []:
         if isinstance(entry, dict) and entry.get("name") in (model, f"{model}:latest"):
             n = _int(entry.get("context_length"))
@@ -163,13 +159,15 @@ def llama_cpp_python_window(
         return None
     per = max(1, int(one["count"])) / 64
     text = "ragsweep " * int(want / per + 16)
+    # a refusal comes back before the prompt is read; a prompt that fits is read, which may take minutes on a CPU:
+    # no answer within FIT_WAIT_S means it fits (the server reads it on, once)
     status, reply = _ask(
         f"{base}/chat/completions",
         api_key,
         {"model": model, "messages": [{"role": "user", "content": text}], "max_tokens": 1, "temperature": 0},
-        timeout=timeout,
+        timeout=FIT_WAIT_S,
     )
-    if status == 200:
+    if status == 200 or status is None:
         if remember:
             _remember(remember, {**known, key: "fit"})
         return ServerInfo(None, None, f"llama-cpp-python: a prompt of {want:,} tokens fit (probe)")

@@ -104,8 +104,8 @@ async def learn(spec_mode: str, base_url: str | None, ask) -> tuple[OutputMode, 
             continue
         except LLMFatalError:
             raise
-        except LLMCallError as exc:
-            return OutputMode("text", f"probe failed ({shorten(str(exc), 160)}); replies read as text"), True
+        except LLMCallError as exc:  # the server could not be asked: text for now, probed again at the next call
+            return OutputMode("text", f"probe failed ({shorten(str(exc), 160)}); replies read as text"), False
         if PROBE_FORM.read(content)[0] is not None:
             return OutputMode(mode, "; ".join(["probe", *tried, f"{mode} answered in the schema"])), True
         tried.append(f"{mode} ignored")

@@ -283,7 +283,10 @@ def _done(run_dir: Path, spec, configs) -> tuple[set, set]:
             from ragsweep.pipelines.stages.judge import judge_keys
 
             keys = judge_keys(spec)
-        judged = {k for k, v in j.judgements(keys).items() if v["ok"] and k[0] in hashes} if keys else set()
+        repeats = spec.stage2.repeats if spec.stage2 is not None else 1
+        made = j.repeated_judgements(keys, repeats) if keys else {}
+        # judged: every repeat made (a judgement with repeats still to make is counted as to do)
+        judged = {k for k, runs in made.items() if k[0] in hashes and all(p is not None and p["ok"] for p in runs)}
         return {d for d in j.done() if d[0] in hashes}, judged
     finally:
         j.close()

@@ -37,6 +37,8 @@ def failures(records) -> list[dict]:
                 "questions": int(len(group)),
                 "reason": reason,
                 "kind": kind,
+                # prompts the server's window cannot hold: failed for good (a re-run does not send them)
+                "for_good": int(sum(k == "context_window" for k in kinds)),
             }
         )
     return sorted(out, key=lambda f: (-f["failed"] / f["questions"], f["config_id"]))
@@ -48,10 +50,13 @@ def failure_lines(failed: list[dict]) -> list[str]:
         every = f["failed"] == f["questions"]
         head = "failed" if every else "partly failed"
         count = f"all {f['questions']} answers" if every else f"{f['failed']} of {f['questions']} answers"
+        good = f.get("for_good", f["failed"] if f.get("kind") == "context_window" else 0)
         again = (
             "; not retried (the same prompt fails the same way): change the configuration or the context "
             "window, or pass --fresh"
-            if f.get("kind") == "context_window"
+            if good == f["failed"]
+            else f"; {good} failed for good, running the same command again retries the others"
+            if good
             else "; running the same command again retries them"
         )
         out.append(f"{head}: {f['config_id']}: {count} failed: {f['reason']}{again}")
@@ -68,7 +73,7 @@ def incomplete_line(invocation: dict, run_dir) -> str:
         failed = json.loads(RunDir(Path(run_dir)).verdict.read_text(encoding="utf-8")).get("failed") or []
     except (OSError, ValueError):
         failed = []
-    for_good = sum(f["failed"] for f in failed if f.get("kind") == "context_window")
+    for_good = sum(f.get("for_good", f["failed"] if f.get("kind") == "context_window" else 0) for f in failed)
     retried = max(0, int(invocation.get("failed") or 0) - int(invocation.get("failed_for_good") or 0))
     judgements = int(invocation.get("judgements_failed") or 0)
     parts = []

@@ -108,7 +108,7 @@ def _with_repeats(part, ok, judge_metrics: list[str], scoring: dict, seed: int):
         col = f"{m}_repeats"
         if col not in ok.columns:
             continue
-        for cid, group in ok.groupby("config_id"):
+        for cid, group in ok[ok[m].notna()].groupby("config_id"):  # the rows the mean and its n count
             runs = [list(r) for r in group[col] if isinstance(r, (list, tuple)) or hasattr(r, "__len__")]
             runs = [[v if v is not None else float("nan") for v in r] for r in runs]
             if not runs:

@@ -85,7 +85,7 @@ async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, st
     from llama_index.core.schema import QueryBundle
 
     from ragsweep.llm.budget import BudgetExhausted
-    from ragsweep.llm.engine import LLMContextError, LLMFatalError
+    from ragsweep.llm.engine import ConfigurationStopped, LLMContextError, LLMFatalError
     from ragsweep.llm.usage import Trace, llm_scope
     from ragsweep.pipelines.stages.baselines import closed_book_answer
     from ragsweep.pipelines.workpool import drain
@@ -111,6 +111,8 @@ async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, st
                 text = await write(config, q, nodes)
         except (BudgetExhausted, LLMFatalError):
             raise  # stops the pool; this item stays pending
+        except ConfigurationStopped as exc:  # not sent (another of its prompts was refused): a re-run sends it
+            error, kind = exc.advice("generation"), "context_window_stopped"
         except LLMContextError as exc:  # this prompt fails the same way every time: the configuration's size
             error, kind = exc.advice("generation"), "context_window"
         except Exception as exc:  # noqa: BLE001 - one question failing must not lose the rest

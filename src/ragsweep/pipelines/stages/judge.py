@@ -197,7 +197,7 @@ async def judge_all(spec, todo, answers, docs, llm, keys, journal, stats, bars, 
         payload = answers[(config.config_hash, q.qid)]
         trace = Trace()
         # a repeat is asked with its own seed (the judge LLM's plus its number): a call of its own, not the cache's
-        extra = {"seed": (llm._engine.spec.seed or 0) + r} if r else {}
+        extra = {"seed": (llm.additional_kwargs.get("seed") or 0) + r} if r else {}
         try:
             with llm_scope(trace, stage="judge", judge=name, config_id=config.config_id), llm_extra(**extra):
                 result = await judge(
