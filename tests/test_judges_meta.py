@@ -196,9 +196,15 @@ def test_human_labels_of_a_run_give_ppi_intervals(report_run, run_cli, tmp_path)
             for i, (q, f) in enumerate(zip(mine["qid"], mine["faithfulness"]))
         )
     )
+    before = json.loads((run_dir / "verdict.json").read_text())
     r = run_cli("judges", "import", run_dir, labels)
     assert r.returncode == 0, describe(r)
     assert "PPI++" in r.stdout and cid in r.stdout
+    # verdict.json recomputed with the labels: the same pick (the scripted judges are constant, so they give way to
+    # the stage-1 metric and say why), what failed kept
+    after = json.loads((run_dir / "verdict.json").read_text())
+    assert after["chosen"] == before["chosen"] and after["metric"] == before["metric"]
+    assert after["failed"] == before["failed"] and "cannot decide it" in after["metric_why"]
     shown = run_cli("show", run_dir)
     assert shown.returncode == 0 and "PPI++" in shown.stdout, describe(shown)
     rep = run_cli("report", run_dir)
