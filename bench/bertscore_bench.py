@@ -31,7 +31,7 @@ def _fresh_run(data: str, work: Path) -> Path:
     from legalbench_spec import sweep_spec
 
     spec = work / "spec.yaml"
-    spec.write_text(sweep_spec(data, "privacy_qa", [3, 5, 10], work / "runs"), encoding="utf-8")
+    spec.write_text(sweep_spec(data, "privacy_qa", [3, 5, 10], work / "runs", "torch"), encoding="utf-8")
     subprocess.run(
         [sys.executable, "-m", "ragsweep.cli", "run", str(spec), "--no-progress", "--cache", str(work / "cache")],
         check=True,

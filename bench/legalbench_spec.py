@@ -21,7 +21,7 @@ _SPEC = (
     _HEAD
     + """\
 embeddings:
-  - {{kind: sentence_transformers, model: minilm, batch_size: 32, backend: {backend}}}
+  - {{kind: sentence_transformers, model: minilm, batch_size: 32{backend}}}
 retrievers:
   - {{kind: bm25}}
   - {{kind: vector}}
@@ -29,16 +29,17 @@ retrievers:
 top_k: {top_k}
 output_dir: {out}
 scoring:
-  bertscore: {{backend: {backend}}}
+  bertscore: {{baseline: auto{backend}}}
 """
 )
 
 
-def sweep_spec(data: str | Path, subset: str, top_k: list[int], out: Path, backend: str = "torch") -> str:
+def sweep_spec(data: str | Path, subset: str, top_k: list[int], out: Path, backend: str | None = None) -> str:
     """The spec's YAML text (run directory ``out/bench-SUBSET``); ``backend`` runs the embeddings and the
-    BERTScore encoder (torch, onnx, onnx-int8)."""
+    BERTScore encoder (torch, onnx, onnx-int8; None or "default": left unset, the machine's default)."""
+    chosen = "" if backend in (None, "default") else f", backend: {backend}"
     return _SPEC.format(
-        name=f"bench-{subset}", data=Path(data).resolve(), subset=subset, top_k=list(top_k), out=out, backend=backend
+        name=f"bench-{subset}", data=Path(data).resolve(), subset=subset, top_k=list(top_k), out=out, backend=chosen
     )
 
 

@@ -24,6 +24,12 @@ import pytest
 
 from ragsweep.metrics.catalogue import names
 
+# An unset backend follows the machine (onnx-int8 without a GPU: ``config.backend_default``). The suite pins the
+# default to torch, as on a GPU machine, so that its figures and caches do not depend on the machine it runs on
+# (and a fresh cache pays no ONNX export); tests/test_backend_default.py runs the CPU default end to end, and
+# ``RAGSWEEP_DEFAULT_BACKEND=onnx-int8 make test`` runs everything on it.
+os.environ.setdefault("RAGSWEEP_DEFAULT_BACKEND", "torch")
+
 # The reference spec: demo dataset, 2 splitters x {bm25, vector, fusion} x top_k {3, 5} = 12 configurations.
 # Scoring is trimmed (fewer baseline pairs and bootstrap resamples) only to keep the tests quick; every
 # spec built from it keeps the same seed and scoring block, so the cached BERTScore baseline is shared.

@@ -185,6 +185,7 @@ def test_answer_flags_read_the_template_the_generator_uses(tmp_path):
     filed = SimpleNamespace(prompt_file=str(custom), refusal=None)
     echo = "Read the passages between the lines.\nThe officer."
     assert answer_flags(echo, nodes, plain, str(custom), QUESTION) == {
+        "quip": 0.0,  # the share copied (QuIP), computed once with the flags
         "echoed_prompt": 1,
         "copied_context": 0,
         "looped": 0,
@@ -192,13 +193,24 @@ def test_answer_flags_read_the_template_the_generator_uses(tmp_path):
     assert answer_flags(echo, nodes, filed, None, QUESTION)["echoed_prompt"] == 1
     assert answer_flags(echo, nodes, plain, None, QUESTION)["echoed_prompt"] == 0
     assert answer_flags(REFUSAL, nodes, refusing, None, QUESTION) == {
+        "quip": answer_flags(REFUSAL, nodes, refusing, None, QUESTION)["quip"],
         "echoed_prompt": 0,
         "copied_context": 0,
         "looped": 0,
     }
     pasted = "\n".join(chunks()[:2])
-    assert answer_flags(pasted, nodes, plain, None, QUESTION) == {"echoed_prompt": 0, "copied_context": 1, "looped": 0}
-    assert answer_flags("", [], plain, None, QUESTION) == {"echoed_prompt": 0, "copied_context": 0, "looped": 0}
+    assert answer_flags(pasted, nodes, plain, None, QUESTION) == {
+        "quip": pytest.approx(0.99, abs=0.01),  # two chunks pasted: all but the grams across the join
+        "echoed_prompt": 0,
+        "copied_context": 1,
+        "looped": 0,
+    }
+    assert answer_flags("", [], plain, None, QUESTION) == {
+        "quip": None,
+        "echoed_prompt": 0,
+        "copied_context": 0,
+        "looped": 0,
+    }
 
 
 # --------------------------------------------------------------------------- records, summary, table, verdict

@@ -325,9 +325,10 @@ def test_sweep_with_the_onnx_backend_retrieves_like_torch(tmp_path):
         assert np.allclose(torch_rows[metric], onnx_rows[metric], atol=1e-9, equal_nan=True), metric
     assert list((tmp_path / "cache" / "onnx").glob("*/fp32/model.onnx"))  # the export lives in the sweep's cache
     manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
-    assert [e["backend"] for e in manifest["spec"]["embeddings"]] == ["torch", "onnx"]
+    # the first left unset: the suite's default (torch, conftest), recorded as such
+    assert [e["backend"] for e in manifest["spec"]["embeddings"]] == ["auto:torch", "onnx"]
     assert {c["config_id"]: c["embedding"]["backend"] for c in manifest["configurations"]} == {
-        "sentence256-minilm-vector-k5": "torch",
+        "sentence256-minilm-vector-k5": "auto:torch",
         "sentence256-minilm-onnx-vector-k5": "onnx",
     }
     assert manifest["versions"]["onnxruntime"] != "not installed"

@@ -759,9 +759,9 @@ def test_changing_bertscore_settings_rescores_without_reanswering(base_run, run_
 def test_a_run_directory_refuses_another_dataset_even_before_its_manifest(tmp_path):
     """The dataset guard lives in the journal, so a first run killed before writing outputs is covered."""
     from ragsweep.datasets.types import Dataset, Document, Question
-    from ragsweep.driver import check_dataset
     from ragsweep.errors import RagsweepError
     from ragsweep.pipelines.journal import Journal
+    from ragsweep.pipelines.journal_meta import check_dataset
 
     one = Dataset("d", [Document("a", "text one")], [Question("q1", "what?")])
     two = Dataset("d", [Document("a", "text two")], [Question("q1", "what?")])

@@ -205,6 +205,9 @@ def validate(spec: Path = typer.Argument(..., help="YAML sweep spec")) -> None:
         typer.echo(f"  note: {note}")
     for line in evidence_lines(ds, s.default_run_dir()):
         typer.echo(line)
+    from ragsweep.config import backend_default
+
+    typer.echo(backend_default.line(s))
     typer.echo(f"{len(configs)} configurations:")
     for c in configs:
         typer.echo(f"  {c.config_id}")

@@ -21,6 +21,7 @@ from ragsweep.datasets.types import Dataset
 from ragsweep.errors import RagsweepError
 from ragsweep.heap import give_back, run_scope
 from ragsweep.pipelines.journal import Journal
+from ragsweep.pipelines.journal_meta import check_dataset, next_invocation, run_id
 from ragsweep.pipelines.run_state import RunState
 from ragsweep.pipelines.stats import SweepStats, Timer
 from ragsweep.run_dir import RunDir
@@ -122,8 +123,10 @@ def _track(spec: SweepSpec, run_dir: Path, console) -> None:
 
 def _open(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) -> RunState:
     """The dataset (loaded unless given), its questions, the configurations, the preflight checks, the journal."""
+    from ragsweep.config import backend_default
     from ragsweep.evaluation import default_metric
     from ragsweep.pipelines.grid import expand
+    from ragsweep.pipelines.outputs.manifest import read_previous
     from ragsweep.pipelines.preflight import context_notes, preflight, secret_values
     from ragsweep.pipelines.progress import Progress
 
@@ -135,8 +138,10 @@ def _open(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float)
 
             dataset = load_dataset(spec.dataset, report_dir=run_dir)
     questions = dataset.questions[: request.limit] if request.limit else list(dataset.questions)
-    metric, metric_why = default_metric.for_run(spec, dataset)  # scoring.metric, or the data's (unset)
-    spec = default_metric.resolved(spec, metric)
+    # an existing run directory keeps the backend its unset ones had (``config.backend_default``)
+    written, pin_note = backend_default.pinned_spec(request.spec, read_previous(run_dir), str(run_dir))
+    metric, metric_why = default_metric.for_run(written, dataset)  # scoring.metric, or the data's (unset)
+    spec = default_metric.resolved(written, metric)
     if console is not None:
         console.print(
             f"dataset {dataset.name}: {len(dataset.documents)} documents, {len(questions)} questions "
@@ -144,7 +149,9 @@ def _open(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float)
         )
         for note in dataset.notes:
             console.print(f"  note: {note}")
-    configs = expand(request.spec)  # the spec as written: a configuration's hash never depends on the dataset
+        for line in ([f"  note: {pin_note}"] if pin_note else []) + [backend_default.line(spec)]:
+            console.print(line, markup=False)
+    configs = expand(written)  # the spec as written: a configuration's hash never depends on the dataset
     scorer_key = preflight(spec, configs, request.budget, str(cache.server_facts))
     for note in context_notes(spec, str(cache.server_facts)) if console is not None else []:
         console.print(f"  note: {note}", markup=False)
@@ -182,8 +189,8 @@ def _start(st: RunState) -> None:
 
     spec, journal, questions = st.spec, st.journal, st.questions
     check_dataset(journal, st.run_dir, st.dataset)
-    st.run_id = _run_id(journal)
-    st.stats.invocation = _next_invocation(journal)
+    st.run_id = run_id(journal)
+    st.stats.invocation = next_invocation(journal)
     if llms_in_use(spec):
         from ragsweep.llm.clients import LLMClients
 
@@ -203,7 +210,8 @@ def _start(st: RunState) -> None:
     st.stats.executor = st.executor.describe()
     if kind == "local":  # the ONNX exports first, while this process is small
         st.stack.enter_context(failures_remembered())
-        export_models(spec, st.cache.root, st.plan, scoring=has_work)
+        say = (lambda line: st.console.print(line, markup=False)) if st.console is not None else None
+        export_models(spec, st.cache.root, st.plan, scoring=has_work, say=say)
     write_started(
         spec,
         st.dataset,
@@ -221,6 +229,7 @@ def _start(st: RunState) -> None:
 def _stage1(st: RunState) -> None:
     """Answer every pending (configuration, question), or search the grid, then score; the models' memory goes
     back before scoring, and Ray, a Chroma server and the embedding cache before judging."""
+    from ragsweep.pipelines.memos import forget as forget_answering_memos
     from ragsweep.pipelines.stages import score
 
     st.ctx = _driver_context(st.spec, st.dataset, st.cache, st.stats, st.bars, st.clients, st.configs)
@@ -234,6 +243,7 @@ def _stage1(st: RunState) -> None:
         )
     st.ctx.models.release(st.stats)  # answered: the embedding models' memory goes back before BERTScore
     st.ctx.rerankers.release()
+    forget_answering_memos()  # chunk n-gram sets, sentences, flags: of no use to scoring
     give_back()
     with Timer(st.stats, "scoring"):
         try:
@@ -358,24 +368,6 @@ def _release(ctx) -> None:
         ctx.neo4j.close()
 
 
-def _run_id(journal: Journal) -> str:
-    """A random id of this run directory, tagging the LLM calls it paid for (in the shared cache)."""
-    import uuid
-
-    rid = journal.meta("run_id")
-    if rid is None:
-        rid = uuid.uuid4().hex
-        journal.set_meta("run_id", rid)
-    return rid
-
-
-def _next_invocation(journal: Journal) -> int:
-    """This invocation's number in the run directory (timed figures carry it, so mixing is visible)."""
-    n = int(journal.meta("invocations") or 0) + 1
-    journal.set_meta("invocations", str(n))
-    return n
-
-
 def _spending(cache: CacheDir, run_id: str) -> list[dict]:
     from ragsweep.llm.cache import LLMCallCache
 
@@ -384,17 +376,3 @@ def _spending(cache: CacheDir, run_id: str) -> list[dict]:
         return db.spending(run_id)
     finally:
         db.close()
-
-
-def check_dataset(journal: Journal, run_dir: Path, dataset: Dataset) -> None:
-    """Refuse to mix results of different datasets in one run directory (checked in the journal,
-    which exists from the first answer on, so a killed first run is covered too)."""
-    fp = dataset.fingerprint()
-    old = journal.meta("dataset_fingerprint")
-    if old is None:
-        journal.set_meta("dataset_fingerprint", fp)
-    elif old != fp:
-        raise RagsweepError(
-            f"{run_dir}: holds a run over another dataset (fingerprint {old}, now {fp}); "
-            "pass --fresh to start over or change the spec's name"
-        )

@@ -7,21 +7,24 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Discriminator, Field, Tag, field_validator
 
+from ragsweep.config import backend_default
 from ragsweep.config.base import Strict, env_var_name
 
 EMBEDDING_BACKENDS = ("torch", "onnx", "onnx-int8")
 
 
-class HFEmbeddingSpec(Strict):
+class HFEmbeddingSpec(backend_default.AutoBackend):
     """A sentence-transformers model: ``minilm`` (bundled, offline), a hub id, or a local path."""
 
     kind: Literal["sentence_transformers"] = "sentence_transformers"
     name: str | None = None
     model: str = Field("minilm", description="minilm (bundled all-MiniLM-L6-v2), a hub id or a local directory")
+    # never None once parsed: an unset backend is resolved by ``AutoBackend`` (the default only marks it unset)
     backend: Literal["torch", "onnx", "onnx-int8"] = Field(
-        "torch",
+        None,  # type: ignore[arg-type]
         description="torch (PyTorch), onnx (ONNX Runtime, exported once into the cache) or onnx-int8 "
-        "(ONNX Runtime, int8 weights: faster, vectors within cosine 0.98)",
+        "(ONNX Runtime, int8 weights: faster, vectors within cosine 0.98); unset: onnx-int8 on a machine without "
+        "a GPU, torch with one (auto; RAGSWEEP_DEFAULT_BACKEND overrides)",
     )
     batch_size: int = Field(32, gt=0, description="texts embedded at once (vectors do not depend on it)")
     device: str | None = Field(None, description="cpu, cuda, cuda:1, ...; default: the GPU when torch sees one")
@@ -31,18 +34,19 @@ class HFEmbeddingSpec(Strict):
     @field_validator("backend", mode="before")
     @classmethod
     def _known_backend(cls, v: object) -> object:
-        if v not in EMBEDDING_BACKENDS:
+        if v is not None and v not in EMBEDDING_BACKENDS:
             raise ValueError(
-                f"unknown backend {v!r}; use torch (PyTorch), onnx (ONNX Runtime) or onnx-int8 "
-                "(ONNX Runtime with int8 weights)"
+                f"unknown backend {v!r}; use torch (PyTorch), onnx (ONNX Runtime), onnx-int8 "
+                "(ONNX Runtime with int8 weights) or auto (leave it out: the machine's fastest)"
             )
         return v
 
     def label(self) -> str:
+        """The model's short name, with the backend a spec chose (an unset one adds nothing: ids stay put)."""
         if self.name:
             return self.name
         base = re.sub(r"[^A-Za-z0-9]+", "", self.model.rstrip("/").split("/")[-1]).lower() or "hf"
-        return base if self.backend == "torch" else f"{base}-{self.backend}"
+        return base if self.backend == "torch" or self._auto_backend else f"{base}-{self.backend}"
 
 
 class OpenAIEmbeddingSpec(Strict):

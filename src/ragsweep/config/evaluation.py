@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
+from ragsweep.config import backend_default
 from ragsweep.config.base import Strict
 from ragsweep.config.llm import LLMSpec
 
@@ -82,13 +83,15 @@ class Stage2Spec(Strict):
         return v
 
 
-class BERTScoreSpec(Strict):
+class BERTScoreSpec(backend_default.AutoBackend):
     model: str = Field("minilm", description="'minilm' (bundled), an HF model id or a local path")
     num_layers: int | None = Field(None, gt=0, description="default: bert-score's tuned layer, or 6 for minilm")
+    # never None once parsed: an unset backend is resolved by ``AutoBackend`` (the default only marks it unset)
     backend: Literal["torch", "onnx", "onnx-int8"] = Field(
-        "torch",
+        None,  # type: ignore[arg-type]
         description="torch (bert-score's runtime), onnx (ONNX Runtime, exported once into the cache) or "
-        "onnx-int8 (int8 weights: fastest on a CPU; agreement in BENCHMARKS.md)",
+        "onnx-int8 (int8 weights: fastest on a CPU; agreement in BENCHMARKS.md); unset: onnx-int8 on a machine "
+        "without a GPU, torch with one (auto; RAGSWEEP_DEFAULT_BACKEND overrides)",
     )
     batch_size: int = Field(64, gt=0, description="pairs encoded at once (scores do not depend on it)")
     baseline: Literal["auto", "none"] = Field(
@@ -102,7 +105,9 @@ class BERTScoreSpec(Strict):
 
 
 class ScoringSpec(Strict):
-    bertscore: BERTScoreSpec = Field(BERTScoreSpec(), description="how answers are BERTScored against references")
+    bertscore: BERTScoreSpec = Field(
+        default_factory=BERTScoreSpec, description="how answers are BERTScored against references"
+    )
     bootstrap_samples: int = Field(1000, ge=100, description="resamples behind every confidence interval")
     confidence: float = Field(0.95, gt=0, lt=1, description="the confidence intervals' level")
     metric: str | None = Field(

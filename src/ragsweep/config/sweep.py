@@ -45,7 +45,7 @@ class SweepSpec(Strict):
     dataset: DatasetSpec = Field(DatasetSpec(), description="the corpus and the questions with their gold evidence")
     splitters: list[SplitterSpec] = Field(min_length=1, description="how documents are cut into chunks: one grid axis")
     embeddings: list[EmbeddingSpec] = Field(
-        [HFEmbeddingSpec()],
+        default_factory=lambda: [HFEmbeddingSpec()],  # type: ignore[arg-type]
         description="the embedding models of vector parts: one grid axis (BM25 and graphs need none)",
     )
     retrievers: list[RetrieverSpec] = Field(min_length=1, description="how chunks are found: one grid axis")
@@ -90,7 +90,9 @@ class SweepSpec(Strict):
     stage2: Stage2Spec | None = Field(
         None, description="LLM judges on the configurations stage 1 selects; none: stage 1 only"
     )
-    scoring: ScoringSpec = Field(ScoringSpec(), description="BERTScore, bootstrap CIs, the verdict's metric")
+    scoring: ScoringSpec = Field(
+        default_factory=ScoringSpec, description="BERTScore, bootstrap CIs, the verdict's metric"
+    )
     search: SearchSpec = Field(
         default_factory=SearchSpec,
         description="grid (every configuration) or a budgeted search: random, greedy, tpe, nsga2",

@@ -21,6 +21,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -35,6 +36,9 @@ PRECISIONS = {"onnx": "fp32", "onnx-int8": "int8"}
 # The exports that failed in the current run (``failures_remembered``) by target, with their reason: a run tries a
 # model's export once, not again when each stage loads it (each try is a child process importing PyTorch).
 _FAILED: list[dict[Path, str]] = []
+# Where a run says that it exports (``announced``): an export takes seconds and happens once per cache, so a user
+# sees why the first run waits.
+_SAY: list[Callable[[str], None]] = []
 
 
 def export_path(cache_root: Path, identity: str, precision: str) -> Path:
@@ -61,6 +65,21 @@ def ensure_export(identity: str, precision: str, cache_root: Path, export: Calla
 
 
 @contextlib.contextmanager
+def announced(say: Callable[[str], None]) -> Iterator[None]:
+    """Within this block, an export made says so through ``say`` when it starts and when it is done."""
+    _SAY.append(say)
+    try:
+        yield
+    finally:
+        _SAY.pop()
+
+
+def _say(line: str) -> None:
+    if _SAY:
+        _SAY[-1](line)
+
+
+@contextlib.contextmanager
 def failures_remembered() -> Iterator[None]:
     """Within this block (one run), an export that failed fails again at once with its reason, without a retry:
     the next run (a fixed model folder, say) tries anew."""
@@ -82,6 +101,9 @@ def _export(target: Path, precision: str, identity: str, cache_root: Path, expor
         for stale in home.glob(f".{precision}-*"):  # left by a killed export; the lock says none is running
             shutil.rmtree(stale, ignore_errors=True)
         work = Path(tempfile.mkdtemp(prefix=f".{precision}-", dir=home))
+        t0 = time.perf_counter()
+        what = "exporting" if source is None else "quantizing to int8"
+        _say(f"ONNX: {what} {identity} into {home} (once per cache) ...")
         try:
             if source is None:
                 export(work / target.name)
@@ -89,6 +111,7 @@ def _export(target: Path, precision: str, identity: str, cache_root: Path, expor
                 quantize_int8(source, work / target.name)
             os.chmod(work, 0o755)  # mkdtemp's 0700 would hide the export from other users of a shared cache
             os.replace(work, target.parent)
+            _say(f"ONNX: {precision} model ready ({time.perf_counter() - t0:.1f} s)")
         except OSError:
             if not target.is_file():  # a lock-less platform where another process won the rename
                 raise

@@ -54,12 +54,19 @@ def greedy_match(
     holds for every sentence, so scores equal bert-score's wherever it padded (to 2e-7, measured)
     and never depend on a batch. A side without a weighted token (an empty sentence) scores 0,
     bert-score's convention."""
+    with _one_blas_thread():  # this pair's shapes alone fix the kernel: no batch or thread count can change it
+        return _matched(cand, ref, cand_weight, ref_weight)
+
+
+def _matched(
+    cand: np.ndarray, ref: np.ndarray, cand_weight: np.ndarray, ref_weight: np.ndarray
+) -> tuple[float, float, float]:
+    """``greedy_match`` with numpy's BLAS already on one thread (``score_pairs`` limits it once for all pairs)."""
     if not cand_weight.any() or not ref_weight.any():
         return 0.0, 0.0, 0.0
-    with _one_blas_thread():  # this pair's shapes alone fix the kernel: no batch or thread count can change it
-        sim = np.maximum(cand @ ref.T, 0.0)
-        p = float(sim.max(axis=1).astype(np.float64) @ cand_weight / cand_weight.sum())
-        r = float(sim.max(axis=0).astype(np.float64) @ ref_weight / ref_weight.sum())
+    sim = np.maximum(cand @ ref.T, 0.0)
+    p = float(sim.max(axis=1).astype(np.float64) @ cand_weight / cand_weight.sum())
+    r = float(sim.max(axis=0).astype(np.float64) @ ref_weight / ref_weight.sum())
     f = 2 * p * r / (p + r) if p + r != 0 else 0.0
     return p, r, f
 
@@ -240,7 +247,10 @@ def score_pairs(
     by_cand: dict[str, list[int]] = {}
     for i, (c, _) in enumerate(pairs):
         by_cand.setdefault(c, []).append(i)
-    for sentence, emb, weight in encoder.encode(list(by_cand)):
-        for i in by_cand[sentence]:
-            ref_emb, ref_weight = refs[pairs[i][1]]
-            yield i, greedy_match(emb, ref_emb, weight, ref_weight)
+    # numpy's BLAS on one thread for the whole loop, not per pair (the limit's set-up cost 7 % of scoring); the
+    # encoder's own threads (ONNX Runtime, PyTorch) are not numpy's
+    with _one_blas_thread():
+        for sentence, emb, weight in encoder.encode(list(by_cand)):
+            for i in by_cand[sentence]:
+                ref_emb, ref_weight = refs[pairs[i][1]]
+                yield i, _matched(emb, ref_emb, weight, ref_weight)

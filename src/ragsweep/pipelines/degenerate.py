@@ -47,10 +47,12 @@ from __future__ import annotations
 
 import re
 import string
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
 from ragsweep.groundedness.detectors.quip import quip_score
+from ragsweep.groundedness.text_norm import normalised as _norm
 
 MIN_INSTRUCTION_WORDS = 4  # a template line this long is an instruction ("Context information is below.")
 MAX_LABEL_WORDS = 4  # a line this short ending with ":" is a label ("Query:", "Some rules to follow:")
@@ -76,11 +78,7 @@ CHAT_MARKUP = (
 LOOP_WORDS = 6  # a run of this many words ...
 LOOP_TIMES = 3  # ... this many times is a loop
 _LEADING_MARKUP = " \t*#>_-`"  # markdown before a label: "**Query:**", "> Query:"
-
-
-def _norm(text: str) -> str:
-    """Case folded, every non-word character a space, whitespace collapsed: words, and the query line compared."""
-    return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
+FLAGS_COMPUTED: Counter[str] = Counter()  # "answers" -> distinct (answer, context, ...) flagged (``answer_flags``)
 
 
 def _head(line: str) -> str:
@@ -95,7 +93,7 @@ class Scaffolding:
     instructions: tuple[str, ...]  # instruction lines, ``_flat``: case folded, whitespace collapsed
     labels: tuple[str, ...]  # ``_head``-ed labels, colon included
     rules: tuple[str, ...]  # separator lines, verbatim
-    query_prefix: str | None  # ``_norm``-alised text before ``{query_str}`` on its line ("query")
+    query_prefix: str | None  # ``normalised`` text before ``{query_str}`` on its line ("query")
     answer_label: str | None  # the label the template ends with, its answer's own ("answer:")
 
 
@@ -205,11 +203,18 @@ def loops(answer: str | None, question: str | None = None) -> bool:
 def sentence_words(contexts) -> float:
     """The contexts' word-weighted mean sentence length: sum(w^2) / sum(w) over their sentences of w words,
     the length of the sentence an average word sits in (headings and list items weigh little)."""
+    sums = [_sentence_sums(c or "") for c in contexts]
+    total = sum(s[0] for s in sums)
+    return sum(s[1] for s in sums) / total if total else 0.0
+
+
+@lru_cache(maxsize=4096)
+def _sentence_sums(text: str) -> tuple[int, int]:
+    """sum(w) and sum(w^2) over one chunk's sentences of w words: split once per distinct chunk text."""
     from ragsweep.datasets.sentences import sentences
 
-    lengths = [s.words for c in contexts for s in sentences("", c or "")]
-    total = sum(lengths)
-    return sum(w * w for w in lengths) / total if total else 0.0
+    lengths = [s.words for s in sentences("", text)]
+    return sum(lengths), sum(w * w for w in lengths)
 
 
 def copied_share(answer: str | None, contexts) -> float | None:
@@ -245,14 +250,36 @@ def degeneracy(answer: str | None, contexts, template: str | None = None, questi
 
 
 def answer_flags(answer: str | None, nodes, generator, prompt: str | None, question: str | None) -> dict:
-    """The generate stage's payload fields (1/0) for an LLM answer written from ``nodes`` with the template
-    ``make_llm_synthesizer`` uses (``prompt``: a configuration's template file, else the generator's own)."""
+    """The generate stage's payload fields for an LLM answer written from ``nodes`` with the template
+    ``make_llm_synthesizer`` uses (``prompt``: a configuration's template file, else the generator's own): its
+    ``quip`` (the copied share) and the flags ``echoed_prompt``, ``copied_context``, ``looped`` (1/0). Computed
+    once per distinct (answer, context, template, question): configurations that retrieved the same context and
+    got the same reply (a cached call) share them."""
     from ragsweep.pipelines.generator_prompts import template_text
 
     template = template_text(generator, prompt or getattr(generator, "prompt_file", None))
-    flags = degeneracy(answer, [n.node.get_content() for n in nodes or []], template, question)
-    return {
-        "echoed_prompt": int(flags["echoed_prompt"]),
-        "copied_context": int(flags["copied_context"]),
-        "looped": int(flags["looped"]),
-    }
+    return dict(_flags(answer, tuple(n.node.get_content() for n in nodes or []), template, question))
+
+
+@lru_cache(maxsize=4096)
+def _flags(answer: str | None, contexts: tuple[str, ...], template: str | None, question: str | None) -> tuple:
+    FLAGS_COMPUTED["answers"] += 1
+    flags = degeneracy(answer, contexts, template, question)
+    return (
+        # the record's ``quip``: the copied share (the nodes' texts, empty ones too, when none has any)
+        (
+            "quip",
+            flags["copied_share"]
+            if flags["copied_share"] is not None or not contexts
+            else quip_score(answer or "", contexts),
+        ),
+        ("echoed_prompt", int(flags["echoed_prompt"])),
+        ("copied_context", int(flags["copied_context"])),
+        ("looped", int(flags["looped"])),
+    )
+
+
+def forget_memos() -> None:
+    """Empty this module's per-answer memos (``pipelines.memos.forget``, once answering is done)."""
+    _flags.cache_clear()
+    _sentence_sums.cache_clear()

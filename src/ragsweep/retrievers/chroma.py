@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any
 
 from ragsweep.errors import RagsweepError
 
@@ -57,20 +58,44 @@ def float32_store(collection):
     import numpy as np
     from llama_index.vector_stores.chroma import ChromaVectorStore
 
+    def snapped(similarities):  # similarity = exp(-distance) in llama-index-vector-stores-chroma
+        return [math.exp(-float(np.float32(-math.log(s)))) if s > 0 else s for s in similarities]
+
     class Float32ChromaVectorStore(ChromaVectorStore):
         def query(self, query, **kwargs):
             k = query.similarity_top_k
+            if query.query_embedding and query.mode == "default" and query.filters is None and not kwargs:
+                fast = self._top_k(query.query_embedding, k)
+                if fast is not None:
+                    return fast
             padded = query.query_embedding is not None and query.mode == "default"
             if padded:
                 query = dataclasses.replace(query, similarity_top_k=k + TIE_PAD)
             result = super().query(query, **kwargs)
-            if result.similarities:  # similarity = exp(-distance) in llama-index-vector-stores-chroma
-                result.similarities = [
-                    math.exp(-float(np.float32(-math.log(s)))) if s > 0 else s for s in result.similarities
-                ]
+            if result.similarities:
+                result.similarities = snapped(result.similarities)
             if padded and result.similarities and result.ids:
                 return by_score_then_id(result, k)
             return result
+
+        def _top_k(self, embedding, k: int):
+            """LlamaIndex's query without filters, its nodes made only for the k results kept (of k + TIE_PAD
+            fetched: making the padding's nodes was a sixth of the answering stage); None for a collection whose
+            metadata LlamaIndex did not write (its own query reads those the legacy way)."""
+            from llama_index.core.vector_stores.types import VectorStoreQueryResult
+            from llama_index.core.vector_stores.utils import metadata_dict_to_node
+
+            got: Any = self._collection.query(query_embeddings=[embedding], n_results=k + TIE_PAD)
+            ids, texts, metas = got["ids"][0], got["documents"][0], got["metadatas"][0]
+            sims = snapped([math.exp(-d) for d in got["distances"][0]])
+            order = sorted(range(len(ids)), key=lambda i: (-sims[i], ids[i]))[:k]
+            try:
+                nodes = [metadata_dict_to_node(metas[i], text=texts[i]) for i in order]
+            except Exception:  # noqa: BLE001 - not written by LlamaIndex: its query's legacy reading (None)
+                return None
+            return VectorStoreQueryResult(
+                nodes=nodes, similarities=[sims[i] for i in order], ids=[ids[i] for i in order]
+            )
 
     return Float32ChromaVectorStore(chroma_collection=collection)
 

@@ -174,6 +174,7 @@ def build_manifest(
     old = read_previous(run_dir)
     previous = old.get("invocations", [])
     invocation = None if stats is None else _invocation(stats)
+    from ragsweep.config import backend_default
     from ragsweep.evaluation.bertscore import MINILM_ID
 
     bs = spec.scoring.bertscore
@@ -196,6 +197,7 @@ def build_manifest(
             "baseline": bs.baseline,
             "backend": bs.backend,
         },
+        "backends": backend_default.record(spec),  # what the models run on; an unset backend's value and why
         "configurations": [
             {"config_id": c.config_id, "config_hash": c.config_hash, **c.resolved(), "labels": c.labels()}
             for c in configs

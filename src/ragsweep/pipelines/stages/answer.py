@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ragsweep.datasets.types import Question
 from ragsweep.errors import short_reason
-from ragsweep.groundedness.detectors.quip import quip_of_nodes
 from ragsweep.pipelines.answer_record import AnswerRecord, AnswerSink, Retrieved, merged
 from ragsweep.pipelines.context import StageContext
 from ragsweep.pipelines.grid import Configuration
@@ -283,7 +282,9 @@ def answer_question(
         "answer_empty": not answer.strip(),
         "generator": GENERATOR_LABEL,
         "generation_ms": generation_ms,
-        "quip": quip_of_nodes(answer, got.context),
+        # not applicable: an extractive answer is the context's own sentences, a quote by construction (QuIP is
+        # for LLM answers; computing it cost half of the answering stage: BENCHMARKS "Stage 1 at the floor")
+        "quip": None,
     }
     if built.abstain is not None:
         done = merged(done, built.abstain.payload(abstained))

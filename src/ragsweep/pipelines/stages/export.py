@@ -23,13 +23,20 @@ from ragsweep.config import HFEmbeddingSpec, SweepSpec
 from ragsweep.pipelines.plan import SweepPlan
 
 
-def export_models(spec: SweepSpec, cache_root: Path, plan: SweepPlan, scoring: bool) -> None:
+def export_models(spec: SweepSpec, cache_root: Path, plan: SweepPlan, scoring: bool, say=None) -> None:
     """Export every ONNX model this process will load for ``plan``: the embeddings (and semantic
     splitters' chunk embeddings) of its configurations with questions pending, and the BERTScore
     encoder when ``scoring`` (answers are pending or unscored). A model whose export exists is not
-    touched (no hub lookup, nothing imported)."""
+    touched (no hub lookup, nothing imported). ``say``: where a progress line goes when one is made."""
     if not plan.groups and not scoring:  # a no-op re-run imports nothing
         return
+    from ragsweep.embeddings.onnx_export import announced
+
+    with announced(say or (lambda _line: None)):
+        _export_all(spec, cache_root, plan, scoring)
+
+
+def _export_all(spec: SweepSpec, cache_root: Path, plan: SweepPlan, scoring: bool) -> None:
     from ragsweep.embeddings.factory import onnx_export_file, onnx_export_of
     from ragsweep.evaluation.bertscore import ensure_export
 

@@ -139,11 +139,11 @@ async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, st
 
 def _generated_row(spec, item: Retrieved, text: str, trace, label: str, invocation: int) -> AnswerRecord:
     """The retrieval row of ``item`` with its generated answer: the text, its flags and the LLM's costs."""
-    from ragsweep.groundedness.detectors.quip import quip_of_nodes
     from ragsweep.metrics.abstention import is_refusal
     from ragsweep.pipelines.degenerate import answer_flags
 
     nodes = item.context
+    flags = answer_flags(text, nodes, spec.generator, item.config.prompt, item.question.question)
     return {
         **item.record,
         "answer": text,
@@ -158,8 +158,5 @@ def _generated_row(spec, item: Retrieved, text: str, trace, label: str, invocati
         "truncated": trace.truncated > 0,
         "invocation": invocation,
         "llm": trace.as_dict(),
-        "quip": quip_of_nodes(text, nodes),
-        **answer_flags(
-            text, nodes, spec.generator, item.config.prompt, item.question.question
-        ),  # echoed_prompt, copied_context, looped
+        **flags,  # quip, echoed_prompt, copied_context, looped: once per distinct (answer, context)
     }
