@@ -179,8 +179,8 @@ def test_model_keys_and_labels_differ_by_backend_and_torch_is_unchanged():
     torch_key = "st|sentence-transformers/all-MiniLM-L6-v2|q=|t=|unpadded"  # the key caches were written under
     assert model_key(HFEmbeddingSpec()) == torch_key
     assert model_key(HFEmbeddingSpec(backend="torch", device="cpu", batch_size=8)) == torch_key
-    assert model_key(HFEmbeddingSpec(backend="onnx")) == torch_key + "|backend=onnx"
-    assert model_key(HFEmbeddingSpec(backend="onnx-int8")) == torch_key + "|backend=onnx-int8"
+    assert model_key(HFEmbeddingSpec(backend="onnx")) == torch_key + "|backend=onnx|export=v2"
+    assert model_key(HFEmbeddingSpec(backend="onnx-int8")) == torch_key + "|backend=onnx-int8|export=v2"
     assert [HFEmbeddingSpec(backend=b).label() for b in ("torch", "onnx", "onnx-int8")] == [
         "minilm",
         "minilm-onnx",
@@ -361,8 +361,8 @@ def test_a_sweep_exports_its_onnx_models_first_and_a_bad_one_fails_only_its_conf
 ):
     """Exports are made before the run writes anything (while the process is small: stages.export); a model
     that cannot be exported fails its own configurations with the reason, and the others are answered. MiniLM's
-    export is the session's (``onnx_exports``: the same child-process export, made once), copied where the child
-    would write it; the model that cannot be exported goes to a real child, once."""
+    export is written without PyTorch (``bert_graph``); the model that cannot be exported goes to a real child (the
+    traced export), once."""
     import pandas as pd
 
     from ragsweep.config import parse_spec
@@ -384,6 +384,15 @@ def test_a_sweep_exports_its_onnx_models_first_and_a_bad_one_fails_only_its_conf
         return real(module, function, *args)
 
     monkeypatch.setattr(onnx_export, "export_in_child", watched)
+    from ragsweep.embeddings import bert_graph
+
+    written = bert_graph.export_bert
+
+    def watched_graph(model_dir, target, num_layers=None):  # MiniLM, a BERT: written without PyTorch
+        seen.append(("bert_graph", str(model_dir), (run_dir / "manifest.json").exists()))
+        return written(model_dir, target, num_layers)
+
+    monkeypatch.setattr(bert_graph, "export_bert", watched_graph)
     spec = parse_spec(
         {
             "name": "onnx-first",
@@ -400,7 +409,7 @@ def test_a_sweep_exports_its_onnx_models_first_and_a_bad_one_fails_only_its_conf
 
     # each model's export tried once, before the manifest was written: the bad one's failure is remembered by the
     # run, not paid again when its configurations load it
-    assert seen == [("export_fp32", str(bundled_minilm_dir()), False), ("export_fp32", str(plain), False)]
+    assert seen == [("bert_graph", str(bundled_minilm_dir()), False), ("export_fp32", str(plain), False)]
     for precision in ("fp32", "int8"):  # MiniLM: the embedding's int8 and BERTScore's fp32 (all 6 layers: shared)
         assert onnx_export.export_path(cache, MINILM_ID, precision).is_file()
     records = pd.read_parquet(run_dir / "records.parquet").set_index("config_id")

@@ -67,7 +67,11 @@ def model_key(spec: EmbeddingSpec) -> str:
         base = (spec.base_url or "https://api.openai.com/v1").rstrip("/")
         return f"openai|{base}|{spec.model}|{spec.dimensions or ''}"
     key = f"st|{model_identity(spec)}|q={spec.query_prefix}|t={spec.text_prefix}|unpadded"
-    return key if spec.backend == "torch" else f"{key}|backend={spec.backend}"
+    if spec.backend == "torch":
+        return key
+    from ragsweep.embeddings.onnx_export import export_tag
+
+    return f"{key}|backend={spec.backend}|{export_tag()}"
 
 
 def require_api_key(spec: EmbeddingSpec) -> str | None:
@@ -141,7 +145,7 @@ def onnx_export_file(spec: HFEmbeddingSpec, cache_root: Path = DEFAULT_CACHE) ->
 def onnx_export_of(spec: HFEmbeddingSpec, cache_root: Path = DEFAULT_CACHE):
     """The ONNX file of ``spec``'s transformer (exported by a child process if none has been yet) and
     the model's sentence-transformers layout."""
-    from ragsweep.embeddings.onnx_export import PRECISIONS, ensure_export, export_in_child
+    from ragsweep.embeddings.onnx_export import PRECISIONS, ensure_export, export_fp32_fast
     from ragsweep.embeddings.st_layout import read_layout
 
     field = f"embeddings[{spec.label()}].backend"
@@ -158,9 +162,7 @@ def onnx_export_of(spec: HFEmbeddingSpec, cache_root: Path = DEFAULT_CACHE):
         model_identity(spec),
         PRECISIONS[spec.backend],
         cache_root,
-        lambda target: export_in_child(
-            "ragsweep.embeddings.onnx_export", "export_fp32", layout.transformer_dir, target, field
-        ),
+        lambda target: export_fp32_fast(layout.transformer_dir, target, field),
     )
     return onnx_file, layout
 

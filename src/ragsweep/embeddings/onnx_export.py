@@ -29,7 +29,17 @@ from pathlib import Path
 from ragsweep.errors import RagsweepError
 
 OPSET = 17
-EXPORT_VERSION = 1  # bump when the export changes, so files written before are not reused
+# bump when the export changes, so files written before are not reused; the ONNX backends' vector and pair cache
+# keys carry it (``export_tag``), so vectors of two exports never mix. 2: BERT-family encoders written without
+# PyTorch (``bert_graph``)
+EXPORT_VERSION = 2
+
+
+def export_tag() -> str:
+    """What the ONNX backends' cache keys add: which export made their vectors and scores."""
+    return f"export=v{EXPORT_VERSION}"
+
+
 MODEL_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 OUTPUT = "last_hidden_state"
 PRECISIONS = {"onnx": "fp32", "onnx-int8": "int8"}
@@ -165,6 +175,17 @@ def export_in_child(module: str, function: str, *args: object) -> None:
         raise RagsweepError(
             said[-1] if said else f"ONNX export failed in a child process: {(lines or ['no output'])[-1][:300]}"
         )
+
+
+def export_fp32_fast(transformer_dir: Path, target: Path, field: str) -> None:
+    """The fp32 export of a transformer: a BERT-family encoder written here without PyTorch (``bert_graph``: about
+    a second, no 1.3 GB child process), any other model traced by PyTorch in a child process (``export_fp32``)."""
+    from ragsweep.embeddings import bert_graph
+
+    if bert_graph.supported(transformer_dir):
+        bert_graph.export_bert(transformer_dir, target)
+    else:
+        export_in_child("ragsweep.embeddings.onnx_export", "export_fp32", transformer_dir, target, field)
 
 
 def export_fp32(transformer_dir: Path, target: Path, field: str) -> None:

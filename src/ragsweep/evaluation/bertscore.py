@@ -61,7 +61,11 @@ class ScorerSettings:
         (``bertscore_tokens``); scores cached before, which moved with their batch or thread count, are
         not reused. ONNX backends score slightly differently: keys of their own."""
         key = f"{self.model_id}|L{self.num_layers}|unpadded-1t"
-        return key if self.backend == "torch" else f"{key}|backend={self.backend}"
+        if self.backend == "torch":
+            return key
+        from ragsweep.embeddings.onnx_export import export_tag
+
+        return f"{key}|backend={self.backend}|{export_tag()}"
 
     @property
     def key(self) -> str:

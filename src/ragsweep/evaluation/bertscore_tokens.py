@@ -122,7 +122,7 @@ def backbone_export(
 ) -> Path:
     """The ONNX file of ``backbone`` truncated at ``num_layers`` for ``backend`` (onnx, onnx-int8),
     exported first by a child process if no process has yet."""
-    from ragsweep.embeddings.onnx_export import PRECISIONS, ensure_export, export_in_child
+    from ragsweep.embeddings.onnx_export import PRECISIONS, ensure_export
 
     # every layer kept: the same graph as the embedding backend's export of this model, shared with it
     full = num_layers == _depth(backbone)
@@ -131,10 +131,19 @@ def backbone_export(
         identity,
         PRECISIONS[backend],
         export_root or Path("."),
-        lambda target: export_in_child(
-            "ragsweep.evaluation.bertscore_tokens", "export_backbone", backbone, num_layers, target
-        ),
+        lambda target: _export(backbone, num_layers, target),
     )
+
+
+def _export(backbone: str, num_layers: int, target: Path) -> None:
+    """A BERT-family backbone written without PyTorch (``bert_graph``), any other traced in a child process."""
+    from ragsweep.embeddings import bert_graph
+    from ragsweep.embeddings.onnx_export import export_in_child
+
+    if bert_graph.supported(backbone):
+        bert_graph.export_bert(backbone, target, num_layers)
+    else:
+        export_in_child("ragsweep.evaluation.bertscore_tokens", "export_backbone", backbone, num_layers, target)
 
 
 class TokenEncoder:
