@@ -1,0 +1,121 @@
+"""Benchmark: how a sweep's cost grows with its corpus (the default path, cold, on this machine).
+
+The contractnli grid of "Stage 1 at the floor" (3 splitters x {bm25, vector, fusion} x top_k {5, 10}: 18
+configurations) over contractnli made 1, 2, 4 and 8 times larger (``scale_corpus.py``: copies with every word
+replaced by another of the same length, so every chunk, question and pair is new work and every gold span keeps
+its offsets). Each size is one whole ``ragsweep run`` from an empty cache and run directory, with the backend left
+unset; printed per size: wall time and peak resident memory (the process tree), and per stage the seconds per
+unit of work: per chunk text embedded, per question embedded, per (configuration, question) answered, per
+distinct pair BERTScored (the manifest's counters and ``timings_s``). Then, at the largest size, one document is
+edited (a sentence in its middle rewritten) and the same command run again: what it embeds and scores, and its
+time, against the cold run.
+
+Usage: python bench/scale_bench.py [--factors 1,2,4,8] [--data ../shared/datasets/legalbench-rag] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from legalbench_spec import sweep_spec
+from measure import measured_peaks
+from scale_corpus import build
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _env() -> dict:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    env.pop("RAGSWEEP_DEFAULT_BACKEND", None)
+    return env
+
+
+def _per_unit(inv: dict) -> dict:
+    t = inv["timings_s"]
+
+    def per(seconds: float, n: int) -> float | None:
+        return seconds / n if n else None
+
+    return {
+        "chunk_embedded_ms": 1000 * (per(t.get("embedding_and_indexing", 0.0), inv["embeddings_computed"]) or 0),
+        "question_embedded_ms": 1000 * (per(t.get("embedding_queries", 0.0), inv["query_embeddings_computed"]) or 0),
+        "answer_ms": 1000 * (per(t.get("answering", 0.0), inv["answered"]) or 0),
+        "pair_scored_ms": 1000 * (per(t.get("scoring", 0.0), inv["bertscore_pairs_computed"]) or 0),
+    }
+
+
+def _run(spec: Path, cache: Path, fresh: bool) -> tuple[float, float]:
+    """(wall seconds, peak resident MB of the process tree) of one ``ragsweep run``."""
+    cmd = [sys.executable, "-m", "ragsweep.cli", "run", str(spec), "--no-progress", "--cache", str(cache)]
+    wall, peak, _own = measured_peaks(cmd + (["--fresh"] if fresh else []), _env())
+    return wall, peak / 2**20
+
+
+def _edit(corpus: Path) -> str:
+    """Rewrite one sentence in the middle of the first document (its length kept: gold spans stay valid)."""
+    doc = sorted((corpus / "corpus" / "contractnli").glob("*.txt"))[0]
+    text = doc.read_text(encoding="utf-8")
+    mid = len(text) // 2
+    end = text.find(".", mid)
+    start = text.rfind(".", 0, mid) + 1
+    sentence = text[start:end]
+    doc.write_text(text[:start] + sentence[::-1] + text[end:], encoding="utf-8")
+    return doc.name
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "datasets" / "legalbench-rag")
+    ap.add_argument("--factors", default="1,2,4,8")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="ragsweep-scale-"))
+    out: dict = {"sizes": []}
+    try:
+        factors = [int(f) for f in args.factors.split(",")]
+        for factor in factors:
+            corpus = work / f"x{factor}"
+            info = build(args.data, factor, corpus)
+            spec = corpus / "spec.yaml"
+            spec.write_text(sweep_spec(corpus, "contractnli", [5, 10], corpus / "runs"), encoding="utf-8")
+            cache = corpus / "cache"
+            wall, peak = _run(spec, cache, fresh=True)
+            run_dir = corpus / "runs" / "bench-contractnli"
+            inv = json.loads((run_dir / "manifest.json").read_text())["invocations"][-1]
+            row = {**info, "wall_s": wall, "peak_mb": peak, "invocation": inv, "per_unit": _per_unit(inv)}
+            if factor == factors[-1]:
+                edited = _edit(corpus)
+                again, peak2 = _run(spec, cache, fresh=False)
+                inv2 = json.loads((run_dir / "manifest.json").read_text())["invocations"][-1]
+                row["edited"] = {"document": edited, "wall_s": again, "peak_mb": peak2, "invocation": inv2}
+            out["sizes"].append(row)
+            print(
+                f"x{factor}: {info['documents']} documents, {info['questions']} questions: {wall:.1f} s, peak "
+                f"{peak:.0f} MB; per unit (ms) {json.dumps({k: round(v, 3) for k, v in row['per_unit'].items()})}; "
+                f"chunks embedded {inv['embeddings_computed']}, answered {inv['answered']}, pairs "
+                f"{inv['bertscore_pairs_computed']}, stages {json.dumps(inv['timings_s'])}",
+                flush=True,
+            )
+            if "edited" in row:
+                e = row["edited"]["invocation"]
+                print(
+                    f"  one document edited ({edited}): {again:.1f} s ({again / wall:.1%} of cold); chunks embedded "
+                    f"{e['embeddings_computed']}, answered {e['answered']}, pairs {e['bertscore_pairs_computed']}, "
+                    f"stages {json.dumps(e['timings_s'])}",
+                    flush=True,
+                )
+            shutil.rmtree(cache, ignore_errors=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
