@@ -7,8 +7,8 @@ its offsets). Each size is one whole ``ragsweep run`` from an empty cache and ru
 unset; printed per size: wall time and peak resident memory (the process tree), and per stage the seconds per
 unit of work: per chunk text embedded, per question embedded, per (configuration, question) answered, per
 distinct pair BERTScored (the manifest's counters and ``timings_s``). Then, at the largest size, one document is
-edited (a sentence in its middle rewritten) and the same command run again: what it embeds and scores, and its
-time, against the cold run.
+edited (a sentence in its middle rewritten) and the command run again with ``--fresh`` (the run directory refuses
+a changed corpus; the cache is kept): what it embeds, answers and scores, and its time, against the cold run.
 
 Usage: python bench/scale_bench.py [--factors 1,2,4,8] [--data ../shared/datasets/legalbench-rag] [--json FILE]
 """
@@ -58,14 +58,21 @@ def _run(spec: Path, cache: Path, fresh: bool) -> tuple[float, float]:
 
 
 def _edit(corpus: Path) -> str:
-    """Rewrite one sentence in the middle of the first document (its length kept: gold spans stay valid)."""
+    """Rewrite (reverse) one sentence of the first document, one that no gold span touches: its length is kept, so
+    every gold span stays where and what it was."""
     doc = sorted((corpus / "corpus" / "contractnli").glob("*.txt"))[0]
+    tests = json.loads((corpus / "benchmarks" / "contractnli.json").read_text(encoding="utf-8"))["tests"]
+    spans = [s["span"] for t in tests for s in t["snippets"] if Path(s["file_path"]).name == doc.name]
     text = doc.read_text(encoding="utf-8")
-    mid = len(text) // 2
-    end = text.find(".", mid)
-    start = text.rfind(".", 0, mid) + 1
-    sentence = text[start:end]
-    doc.write_text(text[:start] + sentence[::-1] + text[end:], encoding="utf-8")
+    start = len(text) // 2
+    while True:
+        start = text.find(". ", start) + 2
+        end = text.find(".", start)
+        if start < 2 or end < 0:
+            raise SystemExit(f"{doc}: no sentence free of gold spans to edit")
+        if all(e <= start or b >= end for b, e in spans):
+            break
+    doc.write_text(text[:start] + text[start:end][::-1] + text[end:], encoding="utf-8")
     return doc.name
 
 
@@ -91,7 +98,8 @@ def main() -> None:
             row = {**info, "wall_s": wall, "peak_mb": peak, "invocation": inv, "per_unit": _per_unit(inv)}
             if factor == factors[-1]:
                 edited = _edit(corpus)
-                again, peak2 = _run(spec, cache, fresh=False)
+                # another corpus: the run directory starts over (its journal refuses a changed dataset), the cache stays
+                again, peak2 = _run(spec, cache, fresh=True)
                 inv2 = json.loads((run_dir / "manifest.json").read_text())["invocations"][-1]
                 row["edited"] = {"document": edited, "wall_s": again, "peak_mb": peak2, "invocation": inv2}
             out["sizes"].append(row)
