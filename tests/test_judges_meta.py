@@ -17,6 +17,28 @@ from ragsweep.groundedness.detectors.quip import quip_score
 from ragsweep.groundedness.labels import DEMO_LABELS, load_labels
 
 
+def _labels(tmp_path):
+    """The first 24 labelled demo answers, as a labels file."""
+    labels = tmp_path / "labels.jsonl"
+    rows = [json.loads(line) for line in DEMO_LABELS.read_text().splitlines()][:24]
+    labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return labels
+
+
+def _evaluate(run_cli, tmp_path, labels, fake, model: str, *args, prices: dict | None = None, out: str = "meta.json"):
+    """``judges evaluate LABELS ARGS`` with a spec whose LLM is ``model`` on ``fake``, the cache ``tmp_path/c``:
+    (the process, its --out file)."""
+    import yaml
+
+    spec = tmp_path / "j.yaml"
+    llm = {"model": model, "base_url": fake.base_url, "api_key_env": None}
+    data = {"splitters": [{"kind": "sentence"}], "retrievers": [{"kind": "bm25"}], "llm": llm}
+    spec.write_text(yaml.safe_dump({**data, **({"prices": prices} if prices else {})}))
+    path = tmp_path / out
+    r = run_cli("judges", "evaluate", labels, "--spec", spec, *args, "--cache", tmp_path / "c", "--out", path)
+    return r, path
+
+
 def test_quip_counts_quoted_character_ngrams():
     ctx = ["The Controller shall notify the Data Protection Officer within 72 hours."]
     assert quip_score("the controller shall notify the data protection officer", ctx) == 1.0
@@ -123,36 +145,18 @@ def test_judges_evaluate_demo_offline(run_cli, tmp_path):
 
 
 def test_judges_evaluate_llm_detectors_over_http(run_cli, tmp_path):
-    import yaml
 
-    labels = tmp_path / "labels.jsonl"
-    rows = [json.loads(line) for line in DEMO_LABELS.read_text().splitlines()][:24]
-    labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    labels = _labels(tmp_path)
     with FakeOpenAI() as fake:
-        spec = tmp_path / "j.yaml"
-        spec.write_text(
-            yaml.safe_dump(
-                {
-                    "splitters": [{"kind": "sentence"}],
-                    "retrievers": [{"kind": "bm25"}],
-                    "llm": {"model": "judge", "base_url": fake.base_url, "api_key_env": None},
-                    "prices": {"judge": {"input": 1.0, "output": 2.0}},
-                }
-            )
-        )
-        out = tmp_path / "meta.json"
-        r = run_cli(
-            "judges",
-            "evaluate",
+        r, out = _evaluate(
+            run_cli,
+            tmp_path,
             labels,
-            "--spec",
-            spec,
+            fake,
+            "judge",
             "--detectors",
             "llm_faithfulness,claims,llm_correctness",
-            "--cache",
-            tmp_path / "c",
-            "--out",
-            out,
+            prices={"judge": {"input": 1.0, "output": 2.0}},
         )
         assert r.returncode == 0, describe(r)
         by_kind = fake.stats()["by_kind"]
@@ -162,23 +166,14 @@ def test_judges_evaluate_llm_detectors_over_http(run_cli, tmp_path):
         claims = next(r for r in res["rows"] if r["detector"] == "claims")
         usd = claims["usd_per_item"]
         assert 0 < usd["lo"] <= usd["value"] <= usd["hi"] and claims["unscored"] == 0
-        assert set(res["scores"]["claims"]) == {r["id"] for r in rows}
+        assert set(res["scores"]["claims"]) == {json.loads(line)["id"] for line in labels.read_text().splitlines()}
         # again: every reply cached, the same scores
-        again = run_cli(
-            "judges",
-            "evaluate",
-            labels,
-            "--spec",
-            spec,
-            "--detectors",
-            "claims",
-            "--cache",
-            tmp_path / "c",
-            "--out",
-            tmp_path / "again.json",
+        prices = {"judge": {"input": 1.0, "output": 2.0}}
+        again, again_out = _evaluate(
+            run_cli, tmp_path, labels, fake, "judge", "--detectors", "claims", prices=prices, out="again.json"
         )
         assert again.returncode == 0 and fake.stats()["by_kind"]["claim_split"] == 24, describe(again)
-        assert json.loads((tmp_path / "again.json").read_text())["scores"]["claims"] == res["scores"]["claims"]
+        assert json.loads(again_out.read_text())["scores"]["claims"] == res["scores"]["claims"]
 
 
 def test_human_labels_of_a_run_give_ppi_intervals(report_run, run_cli, tmp_path):
@@ -256,12 +251,9 @@ def test_unmeasured_items_are_counted_with_the_first_reason():
 def test_judges_evaluate_prints_unmeasured_reasons_and_a_judge_no_better_than_chance(run_cli, tmp_path):
     """A faithfulness judge that says No to everything is flagged; unparseable correctness and claim-split replies
     are counted, with their reasons, in the table, its notes and the JSON."""
-    import yaml
     from fake_openai import DEFAULT_MALFORMED_REPLY
 
-    labels = tmp_path / "labels.jsonl"
-    rows = [json.loads(line) for line in DEMO_LABELS.read_text().splitlines()][:24]
-    labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    labels = _labels(tmp_path)
     again = "Your reply could not be read"  # a repair re-ask: unreadable once more, the item is unmeasured
     rules = [
         {"kind": "faithfulness", "action": "reply", "reply": "No"},
@@ -271,29 +263,8 @@ def test_judges_evaluate_prints_unmeasured_reasons_and_a_judge_no_better_than_ch
         {"kind": "claim_split", "action": "reply", "reply": "-", "times": 2},
     ]
     with FakeOpenAI(rules=rules, structured="ignore") as fake:
-        spec = tmp_path / "j.yaml"
-        spec.write_text(
-            yaml.safe_dump(
-                {
-                    "splitters": [{"kind": "sentence"}],
-                    "retrievers": [{"kind": "bm25"}],
-                    "llm": {"model": "chance-judge", "base_url": fake.base_url, "api_key_env": None},
-                }
-            )
-        )
-        out = tmp_path / "meta.json"
-        r = run_cli(
-            "judges",
-            "evaluate",
-            labels,
-            "--spec",
-            spec,
-            "--detectors",
-            "llm_faithfulness,llm_correctness,claims",
-            "--cache",
-            tmp_path / "c",
-            "--out",
-            out,
+        r, out = _evaluate(
+            run_cli, tmp_path, labels, fake, "chance-judge", "--detectors", "llm_faithfulness,llm_correctness,claims"
         )
     assert r.returncode == 0, describe(r)
     reason = f"first line is not a score: {DEFAULT_MALFORMED_REPLY!r}"
@@ -324,41 +295,23 @@ def test_judges_evaluate_repeats_show_a_random_judge_and_a_consistent_one(tmp_pa
     """``--repeats 3``: the faithfulness judge scripted at random (its reply a function of the whole request, the
     repeat's seed in it) disagrees with itself (alpha's CI reaches 0, items flip); the correctness judge scripted
     consistently (a function of the prompt alone) agrees with itself perfectly."""
-    import yaml
 
-    labels = tmp_path / "labels.jsonl"
-    rows = [json.loads(line) for line in DEMO_LABELS.read_text().splitlines()][:24]
-    labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    labels = _labels(tmp_path)
     rules = [
         {"kind": "faithfulness", "choices": ["YES", "NO"], "choose_by": "request"},
         {"kind": "correctness", "choices": ["1\nNo.", "3\nSo so.", "5\nYes."], "choose_by": "prompt"},
     ]
     with FakeOpenAI(rules=rules) as fake:
-        spec = tmp_path / "j.yaml"
-        spec.write_text(
-            yaml.safe_dump(
-                {
-                    "splitters": [{"kind": "sentence"}],
-                    "retrievers": [{"kind": "bm25"}],
-                    "llm": {"model": "repeat-judge", "base_url": fake.base_url, "api_key_env": None},
-                }
-            )
-        )
-        out = tmp_path / "meta.json"
-        r = run_cli(
-            "judges",
-            "evaluate",
+        r, out = _evaluate(
+            run_cli,
+            tmp_path,
             labels,
-            "--spec",
-            spec,
+            fake,
+            "repeat-judge",
             "--detectors",
             "llm_faithfulness,llm_correctness",
             "--repeats",
             "3",
-            "--cache",
-            tmp_path / "c",
-            "--out",
-            out,
         )
         judged = [c for c in fake.calls() if c["kind"] in ("faithfulness", "correctness")]
     assert r.returncode == 0, describe(r)

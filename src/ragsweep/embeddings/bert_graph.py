@@ -21,7 +21,8 @@ OPSET = 17
 WEIGHTS = "model.safetensors"
 
 
-def _config(model_dir: Path) -> dict:
+def model_config(model_dir: Path | str) -> dict:
+    """A model directory's ``config.json``; {} where it has none (a hub id, say) or it cannot be read."""
     try:
         return json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -31,7 +32,7 @@ def _config(model_dir: Path) -> dict:
 def supported(model_dir: Path | str) -> bool:
     """Whether ``model_dir`` holds an encoder this module writes: a BERT with absolute positions, exact GELU and
     safetensors weights."""
-    cfg = _config(Path(model_dir))
+    cfg = model_config(model_dir)
     return (
         cfg.get("model_type") == "bert"
         and cfg.get("position_embedding_type", "absolute") == "absolute"
@@ -46,7 +47,7 @@ def export_bert(model_dir: Path | str, target: Path | str, num_layers: int | Non
     from safetensors.numpy import load_file
 
     model_dir = Path(model_dir)
-    cfg = _config(model_dir)
+    cfg = model_config(model_dir)
     weights = load_file(str(model_dir / WEIGHTS))
     prefix = "bert." if "bert.embeddings.word_embeddings.weight" in weights else ""
     graph = _Graph(weights, prefix, float(cfg.get("layer_norm_eps", 1e-12)))

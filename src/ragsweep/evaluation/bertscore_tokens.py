@@ -25,6 +25,7 @@ from typing import Iterator
 import numpy as np
 
 from ragsweep.embeddings.batching import equal_key_batches, filled, in_parallel
+from ragsweep.embeddings.bert_graph import model_config
 
 
 @functools.cache
@@ -93,19 +94,10 @@ def export_backbone(backbone: str, num_layers: int | str, target: Path | str) ->
     )
 
 
-def _config(backbone: str) -> dict:
-    import json
-
-    try:
-        return json.loads((Path(backbone) / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-
-
 def _wordpiece_dir(backbone: str) -> bool:
     """A local BERT-family model with a ``tokenizer.json``: its ids need no ``transformers`` (bert-score's
     ``sent_encode`` treats GPT-2 and RoBERTa tokenizers specially, so those keep bert-score's tokenizer)."""
-    return (Path(backbone) / "tokenizer.json").is_file() and _config(backbone).get("model_type") in (
+    return (Path(backbone) / "tokenizer.json").is_file() and model_config(backbone).get("model_type") in (
         "bert",
         "distilbert",
         "electra",
@@ -113,7 +105,7 @@ def _wordpiece_dir(backbone: str) -> bool:
 
 
 def _depth(backbone: str) -> int | None:
-    value = _config(backbone).get("num_hidden_layers")
+    value = model_config(backbone).get("num_hidden_layers")
     return int(value) if isinstance(value, int) else None
 
 
