@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from ragsweep.pipelines.answer_record import AnswerRecord
@@ -181,10 +182,13 @@ class Journal:
                 out.append((h, q, json.loads(p).get("answer") or ""))
         return out
 
-    def answers(self, config_hashes: set[str] | None = None) -> list[tuple[str, str, str, AnswerRecord]]:
+    def answers(self, config_hashes: set[str] | None = None) -> Iterator[tuple[str, str, str, AnswerRecord]]:
+        """(config hash, qid, config id, payload) of every answer (of ``config_hashes``), decoded one at a time:
+        a sweep's payloads at once (their sources) were the largest part of the outputs' memory."""
         self.flush()
-        rows = self._db.execute("SELECT config_hash, qid, config_id, payload FROM answer").fetchall()  # noqa: S608
-        return [(h, q, c, json.loads(p)) for h, q, c, p in rows if config_hashes is None or h in config_hashes]
+        for h, q, c, p in self._db.execute("SELECT config_hash, qid, config_id, payload FROM answer"):  # noqa: S608
+            if config_hashes is None or h in config_hashes:
+                yield h, q, c, json.loads(p)
 
     def scores(self) -> dict[tuple[str, str], dict]:
         self.flush()

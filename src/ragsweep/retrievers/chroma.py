@@ -40,9 +40,14 @@ def client_for(path: Path | None, url: str | None):
     return chromadb.PersistentClient(path=str(path), settings=settings)
 
 
-def float32_store(collection):
+def float32_store(collection, nodes: dict | None = None):
     """LlamaIndex's ChromaVectorStore whose similarities are those of Chroma's float32 distances, and whose
     equal scores are ordered by node id.
+
+    ``nodes``: the collection's nodes by id (its chunks' ``to_node()``), when the caller has them: a search then
+    asks Chroma for ids and distances alone and returns these nodes, shared by every result that names them,
+    instead of a node decoded from the stored text and metadata per result (what LlamaIndex's query makes:
+    the same node, at about 3 KB per result kept by the retrieval memo for every question of a splitter).
 
     Chroma computes distances in float32. The embedded client hands them over exactly, the HTTP
     client as the shortest decimal that reads back as the same float32, so the two differ in the
@@ -85,19 +90,30 @@ def float32_store(collection):
             from llama_index.core.vector_stores.types import VectorStoreQueryResult
             from llama_index.core.vector_stores.utils import metadata_dict_to_node
 
-            got: Any = self._collection.query(query_embeddings=[embedding], n_results=k + TIE_PAD)
-            ids, texts, metas = got["ids"][0], got["documents"][0], got["metadatas"][0]
+            if nodes is not None:
+                got: Any = self._collection.query(
+                    query_embeddings=[embedding], n_results=k + TIE_PAD, include=["distances"]
+                )
+            else:
+                got = self._collection.query(query_embeddings=[embedding], n_results=k + TIE_PAD)
+            ids = got["ids"][0]
             sims = snapped([math.exp(-d) for d in got["distances"][0]])
             order = sorted(range(len(ids)), key=lambda i: (-sims[i], ids[i]))[:k]
-            try:
-                nodes = [metadata_dict_to_node(metas[i], text=texts[i]) for i in order]
-            except Exception:  # noqa: BLE001 - not written by LlamaIndex: its query's legacy reading (None)
-                return None
+            if nodes is not None and all(ids[i] in nodes for i in order):
+                kept = [nodes[ids[i]] for i in order]
+            elif nodes is not None:
+                return None  # a collection holding other nodes than the caller's: LlamaIndex's own query
+            else:
+                texts, metas = got["documents"][0], got["metadatas"][0]
+                try:
+                    kept = [metadata_dict_to_node(metas[i], text=texts[i]) for i in order]
+                except Exception:  # noqa: BLE001 - not written by LlamaIndex: its query's legacy reading (None)
+                    return None
             return VectorStoreQueryResult(
-                nodes=nodes, similarities=[sims[i] for i in order], ids=[ids[i] for i in order]
+                nodes=kept, similarities=[sims[i] for i in order], ids=[ids[i] for i in order]
             )
 
-    return Float32ChromaVectorStore(chroma_collection=collection)
+    return Float32ChromaVectorStore(chroma_collection=collection)  # type: ignore[call-arg]  # pydantic fields with defaults
 
 
 HNSW_EF = 256  # candidates HNSW keeps while building and searching; a collection built with another is rebuilt
@@ -127,7 +143,7 @@ def open_or_build(client, index_key: str, chunks, embed_model):
     Reuses the collection when its size and key match; otherwise (re)creates it, embedding the
     chunks through ``embed_model`` (the persistent cache makes repeated vectors free).
     """
-    from llama_index.core import StorageContext, VectorStoreIndex
+    from llama_index.core import VectorStoreIndex
 
     name = collection_name(index_key)
     # hnsw:num_threads asks for one insertion thread (a graph linked in arrival order is the same every
@@ -156,16 +172,24 @@ def open_or_build(client, index_key: str, chunks, embed_model):
         and existing.metadata.get("hnsw:search_ef") == HNSW_EF
         and existing.count() == len(chunks)
     ):
-        store = float32_store(existing)
+        store = float32_store(existing, {c.node_id: c.to_node() for c in chunks})
         return VectorStoreIndex.from_vector_store(store, embed_model=embed_model), False
     if existing is not None:
         client.delete_collection(name)
     collection = client.create_collection(name, metadata=meta)
-    nodes = [c.to_node() for c in chunks]
-    vectors = embed_model.get_text_embedding_batch([c.index_text for c in chunks])  # with a context, if any
-    for node, vec in zip(nodes, vectors):
-        node.embedding = vec
     store = float32_store(collection)
-    storage = StorageContext.from_defaults(vector_store=store)
-    index = VectorStoreIndex(nodes, storage_context=storage, embed_model=embed_model, insert_batch_size=4096)
-    return index, True
+    for i in range(0, len(chunks), INSERT_BATCH):
+        # streamed: one batch's nodes and vectors (as Python floats, ~8x their float32 size) at a time, never
+        # the whole corpus's; the collection is what LlamaIndex's VectorStoreIndex(nodes) would write
+        part = chunks[i : i + INSERT_BATCH]
+        nodes = [c.to_node() for c in part]
+        vectors = embed_model.get_text_embedding_batch([c.index_text for c in part])  # with a context, if any
+        for node, vec in zip(nodes, vectors):
+            node.embedding = vec
+        store.add(nodes)
+        del nodes, vectors
+    store = float32_store(collection, {c.node_id: c.to_node() for c in chunks})
+    return VectorStoreIndex.from_vector_store(store, embed_model=embed_model), True
+
+
+INSERT_BATCH = 2048  # chunks embedded and inserted at a time: the build's memory is a batch's, not the corpus's

@@ -10,11 +10,11 @@ from ragsweep.retrievers.memo import MemoRetriever, SharedResults
 
 
 def bm25_retriever(chunks, k_max: int):
-    """LlamaIndex's BM25Retriever (bm25s, English stemming) over the chunks."""
-    from llama_index.retrievers.bm25 import BM25Retriever
+    """LlamaIndex's BM25Retriever (bm25s, English stemming) over the chunks, its results the chunks' own nodes."""
+    from ragsweep.retrievers.bm25_shared import SharedNodeBM25
 
     nodes = [c.to_node() for c in chunks]
-    return BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=max(1, min(k_max, len(nodes))))
+    return SharedNodeBM25.over(nodes, similarity_top_k=max(1, min(k_max, len(nodes))))
 
 
 class IndexRetrievers:

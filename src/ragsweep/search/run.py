@@ -184,7 +184,8 @@ def _evaluator(setup: SearchSetup, journal, scorer_key: str, stage1) -> Evaluate
             if error is not None:
                 raise _Stopped(error)
         tried.update(c.config_hash for c in batch)
-        return build_records(question_rows(questions, split), [c.labels() for c in batch], journal, scorer_key)
+        labels = [c.labels() for c in batch]
+        return build_records(question_rows(questions, split), labels, journal, scorer_key, keep_sources=False)
 
     def values_at(hashes: list[str], n: int) -> dict:
         qs = ordered[:n]
@@ -220,7 +221,8 @@ def _evaluator(setup: SearchSetup, journal, scorer_key: str, stage1) -> Evaluate
             for h, (at, p, leader) in result.dropped.items():
                 dropped[h] = {"at": at, "p": p, "leader": space.by_hash[leader].config_id}
             seen = {h: result.pairs.get(h, len(ordered)) for h in (c.config_hash for c in batch)}
-            records = build_records(question_rows(validation, split), [c.labels() for c in batch], journal, scorer_key)
+            labels = [c.labels() for c in batch]
+            records = build_records(question_rows(validation, split), labels, journal, scorer_key, keep_sources=False)
             keep = {(h, q.qid) for h, n in seen.items() for q in ordered[:n]}
             records = records[[(h, q) in keep for h, q in zip(records["config_hash"], records["qid"])]]
         return outcomes(records, batch, s.objectives, metric, time.perf_counter() - t0, dropped)

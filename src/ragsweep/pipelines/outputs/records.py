@@ -15,6 +15,7 @@ from ragsweep.pipelines.outputs.columns import (
     RETRIEVAL_METRICS,
     SUMMARY_METRICS,
 )
+from ragsweep.pipelines.outputs.sources_column import SourcesColumn
 
 
 def question_rows(questions, split: dict | None = None) -> list[dict]:
@@ -100,6 +101,8 @@ def build_records(
     scorer_key: str | None = None,
     judge_keys: dict | None = None,
     repeats: int = 1,
+    sources: SourcesColumn | None = None,
+    keep_sources: bool = True,
 ):
     """One row per (configuration, question) present in the journal, with scores joined in
     (only scores made with the current BERTScore settings, ``scorer_key``, when given) and, with
@@ -107,11 +110,16 @@ def build_records(
     metrics (``ANSWER_METRICS``) are computed from the answer and the reference answer.
 
     ``questions`` are ``question_rows``, ``configs`` ``Configuration.labels()``: plain rows, so a
-    killed run's records can be rebuilt from its directory alone (``ragsweep.load_run``)."""
+    killed run's records can be rebuilt from its directory alone (``ragsweep.load_run``).
+
+    ``sources``: the rows' sources go there (compact, in the frame's order) instead of a column of the frame;
+    ``keep_sources=False``: they are left out (a caller that reads only the scores)."""
     import pandas as pd
 
     by_hash = {c["config_hash"]: c for c in configs}
     qs = {q["qid"]: q for q in questions}
+    order = {c["config_hash"]: i for i, c in enumerate(configs)}  # the frame's order: configurations, questions
+    qorder = {q["qid"]: i for i, q in enumerate(questions)}
     scores = {k: v for k, v in journal.scores().items() if scorer_key is None or v.get("scorer") == scorer_key}
     judged = journal.repeated_judgements(judge_keys, repeats) if judge_keys else {}
     with_evidence = any(q["evidence"] for q in questions)  # else answerability is unknown
@@ -121,6 +129,10 @@ def build_records(
         if q is None:
             continue
         row = _row(by_hash[h], q, payload, scores.get((h, qid), {}), with_evidence)
+        if sources is not None or not keep_sources:
+            found = row.pop("sources")
+            if sources is not None:
+                sources.add(found, (order[h], qorder[qid]))
         if judge_keys:
             row.update(judgement_columns(judged, h, qid, judge_keys))
         rows.append(row)
@@ -129,9 +141,9 @@ def build_records(
         return df
     for m in SUMMARY_METRICS + [m for m in JUDGE_METRICS if m in df.columns]:
         df[m] = pd.to_numeric(df[m], errors="coerce").astype("float64")
-    order = {c["config_hash"]: i for i, c in enumerate(configs)}
-    qorder = {q["qid"]: i for i, q in enumerate(questions)}
     df = df.sort_values(by=["config_hash", "qid"], key=lambda s: s.map(order if s.name == "config_hash" else qorder))
+    if sources is not None:
+        sources.order = df.index.to_list()
     return df.reset_index(drop=True)
 
 

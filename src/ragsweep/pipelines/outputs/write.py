@@ -18,6 +18,7 @@ from ragsweep.pipelines.outputs.manifest import (
     write_manifest,
 )
 from ragsweep.pipelines.outputs.records import build_records, question_rows
+from ragsweep.pipelines.outputs.sources_column import SourcesColumn
 from ragsweep.pipelines.outputs.summary import build_comparisons, build_summary
 from ragsweep.pipelines.outputs.table import print_summary, read_summary, summary_rows, usage_line
 from ragsweep.pipelines.run_state import RunState
@@ -139,7 +140,8 @@ def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key
     keys = stage2.get("judge_keys") if stage2 else None
     labels = [c.labels() for c in configs]
     repeats = int((stage2 or {}).get("repeats") or 1)
-    records = build_records(question_rows(questions, split), labels, journal, scorer_key, keys, repeats)
+    sources = SourcesColumn()  # held compact beside the frame, not as lists of dicts in it
+    records = build_records(question_rows(questions, split), labels, journal, scorer_key, keys, repeats, sources)
     summary = build_summary(records, labels, spec.scoring.model_dump(), spec.seed, stage2)
     comparisons = build_comparisons(records, spec, stage2)
     from ragsweep.baselines.rows import among
@@ -151,7 +153,7 @@ def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key
     atomic(
         RunDir(run_dir).verdict, lambda p: p.write_text(json.dumps(verdict, indent=1, default=str), encoding="utf-8")
     )
-    atomic(RunDir(run_dir).records, lambda p: records.to_parquet(p, index=False))
+    atomic(RunDir(run_dir).records, lambda p: _write_records(records, sources, p))
     atomic(RunDir(run_dir).summary, lambda p: summary.to_csv(p, index=False))
     atomic(RunDir(run_dir).comparisons, lambda p: comparisons.to_csv(p, index=False))
     expected = len(configs) * len(questions) if search is None else _searched(questions, split, search)
@@ -170,6 +172,16 @@ def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key
     if stats.stopped:
         status = "stopped_budget" if stats.stopped == "budget" else "incomplete"
     return status, len(records), summary
+
+
+def _write_records(records, sources: SourcesColumn, path: Path) -> None:
+    """``records.parquet``: the frame, its sources column where ``build_records`` puts it (after ``generator``)."""
+    import pyarrow.parquet as pq
+
+    if records.empty:
+        records.to_parquet(path, index=False)
+        return
+    pq.write_table(sources.table_with(records, after="generator"), path)
 
 
 def _searched(questions, split, search: dict) -> int:

@@ -107,7 +107,9 @@ def run_stage2(st: RunState) -> tuple[dict, RagsweepError | None]:
     spec, dataset, questions, configs, journal = st.spec, st.dataset, st.questions, st.judged, st.journal
     clients, stats, bars, split, scorer_key = st.clients, st.stats, st.bars, st.split, st.scorer_key
 
-    records = build_records(question_rows(questions, split), [c.labels() for c in configs], journal, scorer_key)
+    records = build_records(
+        question_rows(questions, split), [c.labels() for c in configs], journal, scorer_key, keep_sources=False
+    )
     try:
         selection = select(spec, records, split)
     except RagsweepError as exc:
