@@ -85,3 +85,20 @@ def test_corpus_baseline_is_computed_once_and_cached(minilm_runner):
     assert 0.0 < base.f < 1.0
     minilm_runner._raw = None  # a cached baseline must not score again
     assert minilm_runner.baseline(sents, "fp-test", seed=0) == base
+
+
+def test_cached_pairs_are_probed_by_their_primary_key(tmp_path):
+    """One index probe per pair looked up, whatever the cache holds: an OR of (cand, ref) terms scanned every
+    cached pair of the model per batch of 300 (140 s of a contractnli x8 re-run, BENCHMARKS "Cost against
+    corpus size")."""
+    import sqlite3
+
+    from ragsweep.config import BERTScoreSpec
+    from ragsweep.evaluation.bertscore import BERTScoreRunner, lookup_sql
+
+    BERTScoreRunner(BERTScoreSpec(backend="onnx"), tmp_path / "bs.sqlite").close()
+    db = sqlite3.connect(tmp_path / "bs.sqlite")
+    db.executemany("INSERT INTO pair VALUES ('m', ?, ?, 1, 1, 1)", [(bytes([i]), b"r") for i in range(50)])
+    plan = [row[-1] for row in db.execute("EXPLAIN QUERY PLAN " + lookup_sql(3), [b"\x01", b"r"] * 3 + ["m"])]
+    assert any("PRIMARY KEY (model=? AND cand=? AND ref=?)" in step for step in plan), plan
+    assert db.execute(lookup_sql(2), [b"\x01", b"r", b"\x09", b"x", "m"]).fetchall() == [(b"\x01", b"r", 1.0, 1.0, 1.0)]
