@@ -104,7 +104,8 @@ def main() -> None:
                 row["edited"] = {"document": edited, "wall_s": again, "peak_mb": peak2, "invocation": inv2}
             out["sizes"].append(row)
             print(
-                f"x{factor}: {info['documents']} documents, {info['questions']} questions: {wall:.1f} s, peak "
+                f"x{factor}: {info['documents']} documents, {info['questions']} questions (copies' tokens against the "
+                f"original's {max(info['tokens_vs_original']):.4f} at most): {wall:.1f} s, peak "
                 f"{peak:.0f} MB; per unit (ms) {json.dumps({k: round(v, 3) for k, v in row['per_unit'].items()})}; "
                 f"chunks embedded {inv['embeddings_computed']}, answered {inv['answered']}, pairs "
                 f"{inv['bertscore_pairs_computed']}, stages {json.dumps(inv['timings_s'])}",

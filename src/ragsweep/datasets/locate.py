@@ -12,6 +12,10 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ragsweep.datasets.anchor_index import AnchorIndex
 
 
 def _pattern(needle: str) -> re.Pattern[str] | None:
@@ -84,12 +88,15 @@ class CorpusIndex:
     """The documents, and (built on first need) their normalised forms joined into one string.
 
     One ``str.find`` over the joined text searches every document at C speed; NUL separators
-    keep a match from spanning two documents.
+    keep a match from spanning two documents. A needle of 25 characters or more is looked up in an
+    index of the joined text's windows instead (``anchor_index.py``), so locating every question's
+    evidence costs what the questions and the corpus cost, not their product.
     """
 
     def __init__(self, documents: dict[str, str]) -> None:
         self.documents = documents
         self._joined: str | None = None
+        self._anchors: AnchorIndex | None = None
 
     def _build(self) -> None:
         from ragsweep.datasets.normalise import normalise
@@ -141,18 +148,36 @@ class CorpusIndex:
         """Whether a match neither starts nor ends inside a word of its document."""
         return at_word_boundaries(self.documents[m.doc_id], m.start, m.end)
 
+    def _positions(self, needle_norm: str) -> list[int]:
+        """Every non-overlapping occurrence of ``needle_norm`` in the joined text, first to last (as repeated
+        ``str.find`` from the end of the previous one gives them): a long needle is looked up in the anchor
+        index (built on first need; one scan of the corpus per needle made loading quadratic)."""
+        from ragsweep.datasets.anchor_index import AnchorIndex
+
+        joined = self._joined_text()
+        if not AnchorIndex.covers(needle_norm):
+            out, pos = [], joined.find(needle_norm)
+            while pos >= 0:
+                out.append(pos)
+                pos = joined.find(needle_norm, pos + len(needle_norm))
+            return out
+        if self._anchors is None:
+            self._anchors = AnchorIndex(joined)
+        kept: list[int] = []
+        for pos in self._anchors.occurrences(needle_norm):
+            if not kept or pos >= kept[-1] + len(needle_norm):
+                kept.append(pos)
+        return kept
+
     def normalised_all(self, needle_norm: str, doc_id: str | None = None) -> list[Match]:
         """Every non-overlapping occurrence of an already normalised needle, as original offsets."""
         if not needle_norm:
             return []
-        joined = self._joined_text()
         out: list[Match] = []
-        pos = joined.find(needle_norm)
-        while pos >= 0:
+        for pos in self._positions(needle_norm):
             i, start, end = self._place(pos, len(needle_norm))
             if doc_id is None or self._ids[i] == doc_id:
                 out.append(Match(self._ids[i], start, end, "normalised"))
-            pos = joined.find(needle_norm, pos + len(needle_norm))
         return out
 
     def closest(self, needle_norm: str, doc_id: str | None = None) -> Match | None:
