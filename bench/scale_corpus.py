@@ -86,8 +86,13 @@ def _on_disk(name: str, docs: dict) -> str | None:
 
 def build(data: Path, factor: int, out: Path) -> dict:
     corpus = data / "corpus" / SUBSET
+    benchmark = data / "benchmarks" / f"{SUBSET}.json"
+    if factor < 1:
+        raise SystemExit(f"error: --factor {factor}: the corpus is made 1 or more times larger (1: contractnli itself)")
+    if not corpus.is_dir() or not benchmark.is_file():
+        raise SystemExit(f"error: --data {data}: no {corpus} or {benchmark} (the LegalBench-RAG folder of ../shared)")
     docs = {p.name: p.read_text(encoding="utf-8") for p in sorted(corpus.glob("*.txt"))}
-    tests = json.loads((data / "benchmarks" / f"{SUBSET}.json").read_text(encoding="utf-8"))["tests"]
+    tests = json.loads(benchmark.read_text(encoding="utf-8"))["tests"]
     vocabulary = {w.lower() for t in docs.values() for w in _WORD.findall(t)}
     vocabulary |= {w.lower() for t in tests for w in _WORD.findall(t["query"])}
     vocabulary |= {w.lower() for t in tests for s in t["snippets"] for w in _WORD.findall(s["answer"])}
