@@ -62,6 +62,9 @@ TIERS = ("exact", "normalised", "fuzzy")
 # A copy of evidence elsewhere in the corpus counts only when its normalised text is at least this
 # long: a short gold answer ("Yes", "30 days") recurs by chance, a sentence does not.
 MIN_COPY_CHARS = 25
+# long needles found by scanning before the anchor index is built: building it costs about as much as this many
+# scans (a small dataset never builds it; one of thousands of questions stops scanning after these)
+SCANS_BEFORE_INDEX = 32
 _ANCHOR = 12  # length of the needle pieces that propose candidate places for a fuzzy match
 _MAX_ANCHOR_HITS = 50
 
@@ -97,6 +100,7 @@ class CorpusIndex:
         self.documents = documents
         self._joined: str | None = None
         self._anchors: AnchorIndex | None = None
+        self._scans = 0  # long needles found by a scan of the joined text, before the index pays for itself
 
     def _build(self) -> None:
         from ragsweep.datasets.normalise import normalise
@@ -150,12 +154,14 @@ class CorpusIndex:
 
     def _positions(self, needle_norm: str) -> list[int]:
         """Every non-overlapping occurrence of ``needle_norm`` in the joined text, first to last (as repeated
-        ``str.find`` from the end of the previous one gives them): a long needle is looked up in the anchor
-        index (built on first need; one scan of the corpus per needle made loading quadratic)."""
+        ``str.find`` from the end of the previous one gives them): after ``SCANS_BEFORE_INDEX`` long needles, a
+        long needle is looked up in the anchor index (one scan of the corpus per needle made loading quadratic)."""
         from ragsweep.datasets.anchor_index import AnchorIndex
 
         joined = self._joined_text()
-        if not AnchorIndex.covers(needle_norm):
+        scan = self._anchors is None and self._scans < SCANS_BEFORE_INDEX
+        if not AnchorIndex.covers(needle_norm) or scan:
+            self._scans += AnchorIndex.covers(needle_norm)
             out, pos = [], joined.find(needle_norm)
             while pos >= 0:
                 out.append(pos)
