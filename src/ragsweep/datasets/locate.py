@@ -91,9 +91,10 @@ class CorpusIndex:
     """The documents, and (built on first need) their normalised forms joined into one string.
 
     One ``str.find`` over the joined text searches every document at C speed; NUL separators
-    keep a match from spanning two documents. A needle of 25 characters or more is looked up in an
-    index of the joined text's windows instead (``anchor_index.py``), so locating every question's
-    evidence costs what the questions and the corpus cost, not their product.
+    keep a match from spanning two documents. Once ``SCANS_BEFORE_INDEX`` were scanned for, a needle
+    of 25 characters or more is looked up in an index of the joined text's windows instead
+    (``anchor_index.py``), so locating every question's evidence costs what the questions and the
+    corpus cost, not their product.
     """
 
     def __init__(self, documents: dict[str, str]) -> None:
