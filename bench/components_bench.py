@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from legalbench_args import run_subsets
-from measure import measured
+from measure import bench_env, measured
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -84,7 +84,7 @@ PLAIN = {"tuned": "", "transforms": "  - {kind: none}", "rerankers": "  - {kind:
 
 
 def _env() -> dict:
-    return {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    return bench_env(default_backend=False)
 
 
 def _sweep(

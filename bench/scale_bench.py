@@ -17,23 +17,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 from legalbench_spec import sweep_spec
-from measure import measured_peaks
+from measure import bench_env, measured_peaks
 from scale_corpus import build
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _env() -> dict:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-    env.pop("RAGSWEEP_DEFAULT_BACKEND", None)
-    return env
+    return bench_env()
 
 
 def _per_unit(inv: dict) -> dict:

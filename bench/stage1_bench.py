@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -34,16 +33,14 @@ import tempfile
 from pathlib import Path
 
 from legalbench_spec import sweep_spec
-from measure import measured, measured_peaks
+from measure import bench_env, measured, measured_peaks
 
 ROOT = Path(__file__).resolve().parents[1]
 SUBSETS = {"privacy_qa": [3, 5, 10], "contractnli": [5, 10]}
 
 
 def _env() -> dict:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-    env.pop("RAGSWEEP_DEFAULT_BACKEND", None)  # "default": the machine's own
-    return env
+    return bench_env()
 
 
 def _sweep(data: str, subset: str, backend: str, repeat: int, noop: int, work: Path, with_floor: bool) -> dict:

@@ -14,7 +14,6 @@ Usage: python bench/sweep_bench.py [--data ../shared/datasets/legalbench-rag] [-
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -25,6 +24,7 @@ from pathlib import Path
 
 from legalbench_args import parse_args
 from legalbench_spec import sweep_spec
+from measure import bench_env
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -70,9 +70,7 @@ print(json.dumps({"unique_chunks": len(texts), "floor_s": floor, "bertscore_pair
 
 
 def _env() -> dict:
-    env = dict(os.environ)
-    env.update(HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
-    return env
+    return bench_env(default_backend=False)
 
 
 def _timed(cmd: list[str]) -> float:

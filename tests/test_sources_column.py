@@ -91,3 +91,34 @@ def test_chroma_returns_the_indexed_nodes(tmp_path):
         assert [n.node.node_id for n in first] == ["s:d:0", "s:d:1", "s:d:10", "s:d:11"]  # equal scores: by id
         assert all(a.node is b.node for a, b in zip(first, again))  # one node object per chunk, not per hit
         assert first[0].node.text == "chunk 0" and first[0].node.metadata == {"doc_id": "d"}
+
+
+@pytest.mark.parametrize("order", [None, [4, 2, 0, 3, 1]])
+def test_records_written_in_row_groups_read_back_as_one_table(tmp_path, order):
+    """``records.parquet`` written 2 rows at a time: the frame and the sources as the whole table has them, each
+    column typed from all its rows (a group whose values are all missing keeps the column's type)."""
+    import pyarrow.parquet as pq
+
+    from ragsweep.pipelines.outputs.write import _write_records
+
+    column = SourcesColumn()
+    place = {r: i for i, r in enumerate(order or range(len(ROWS)))}
+    for r, row in enumerate(ROWS):
+        column.add(row, (place[r],))
+    column.order = order
+    frame = pd.DataFrame(
+        {
+            "generator": ["extractive"] * 5,
+            "answer": [None, None, "a", "b", "c"],  # the first group has no answer at all
+            "ndcg": [0.5, math.nan, 1.0, 0.0, 0.25],
+        }
+    )
+    _write_records(frame, column, tmp_path / "groups.parquet", row_group=2)
+    pq.write_table(column.table_with(frame, after="generator"), tmp_path / "whole.parquet")
+    groups, whole = pq.ParquetFile(tmp_path / "groups.parquet"), pq.read_table(tmp_path / "whole.parquet")
+    assert groups.metadata.num_row_groups == 3
+    got = groups.read()
+    assert got.schema.equals(whole.schema)
+    assert got.to_pylist() == whole.to_pylist()
+    assert got.column("sources").to_pylist() == _pandas_column(ROWS, order or list(range(5))).to_pylist()
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "groups.parquet"), whole.to_pandas())

@@ -71,7 +71,7 @@ def model_key(spec: EmbeddingSpec) -> str:
         return key
     from ragsweep.embeddings.onnx_export import export_tag
 
-    return f"{key}|backend={spec.backend}|{export_tag()}"
+    return f"{key}|backend={spec.backend}|{export_tag(spec.backend)}"
 
 
 def require_api_key(spec: EmbeddingSpec) -> str | None:

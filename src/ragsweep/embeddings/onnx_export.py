@@ -2,7 +2,7 @@
 
 Layout: ``<cache>/onnx/<model>-<hash>/fp32/model.onnx`` (the transformer traced by PyTorch's
 TorchScript exporter: token ids and masks in, ``last_hidden_state`` out, batch and sequence
-dynamic) and ``.../int8/model.onnx`` (the fp32 file with dynamically quantized weights). The
+dynamic) and ``.../int8-v2/model.onnx`` (the fp32 file with dynamically quantized weights). The
 directory is named by the model's identity (the bundled model's hub id, a local directory's
 fingerprint, a hub id), the same identity its embedding cache key uses.
 
@@ -33,11 +33,16 @@ OPSET = 17
 # keys carry it (``export_tag``), so vectors of two exports never mix. 2: BERT-family encoders written without
 # PyTorch (``bert_graph``)
 EXPORT_VERSION = 2
+# bump when the int8 quantization changes: its files and cache keys only (fp32 vectors stay valid). 2: weights at
+# 7 bits (``quantize_int8``), so a CPU without VNNI computes the int8 model's own vectors, not saturated ones
+INT8_VERSION = 2
 
 
-def export_tag() -> str:
-    """What the ONNX backends' cache keys add: which export made their vectors and scores."""
-    return f"export=v{EXPORT_VERSION}"
+def export_tag(backend: str = "onnx") -> str:
+    """What the ONNX backend ``backend``'s cache keys add: which export (and quantization) made its vectors and
+    scores."""
+    tag = f"export=v{EXPORT_VERSION}"
+    return f"{tag}|int8=v{INT8_VERSION}" if PRECISIONS.get(backend) == "int8" else tag
 
 
 MODEL_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
@@ -55,7 +60,8 @@ def export_path(cache_root: Path, identity: str, precision: str) -> Path:
     """Where the export of the model ``identity`` at ``precision`` (fp32, int8) lives."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", identity).strip("_")[-60:]
     digest = hashlib.sha256(f"{identity}|opset{OPSET}|v{EXPORT_VERSION}".encode()).hexdigest()[:10]
-    return Path(cache_root) / "onnx" / f"{slug}-{digest}" / precision / "model.onnx"
+    folder = f"int8-v{INT8_VERSION}" if precision == "int8" else precision  # a new quantization: a new file
+    return Path(cache_root) / "onnx" / f"{slug}-{digest}" / folder / "model.onnx"
 
 
 def ensure_export(identity: str, precision: str, cache_root: Path, export: Callable[[Path], None]) -> Path:
@@ -264,11 +270,16 @@ def quantize_int8(source: Path, target: Path) -> None:
     """Dynamic int8 quantization (Jacob et al. 2018, "Quantization and Training of Neural Networks for
     Efficient Integer-Arithmetic-Only Inference", CVPR): weights stored as int8 with one scale per
     output channel, activations quantized per batch at run time. Per-channel scales keep MiniLM's
-    vectors within cosine 0.98 of fp32 where one scale per tensor drops to 0.92 (BENCHMARKS.md)."""
+    vectors within cosine 0.98 of fp32 where one scale per tensor drops to 0.92 (BENCHMARKS.md).
+
+    Weights use 7 bits (``reduce_range``): on a CPU without VNNI (AVX2 only), ONNX Runtime multiplies
+    uint8 activations by int8 weights with ``vpmaddubsw``, whose int16 sums of two products saturate with
+    8-bit weights, so the vectors depended on the CPU (min cosine to torch 0.977 on an AVX2 EPYC, 0.985
+    on an AVX-512 VNNI CPU). At 7 bits no sum saturates: every CPU computes the same integer products."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     with _quiet_root_logger():
-        quantize_dynamic(source, target, weight_type=QuantType.QInt8, per_channel=True)
+        quantize_dynamic(source, target, weight_type=QuantType.QInt8, per_channel=True, reduce_range=True)
 
 
 @contextlib.contextmanager

@@ -65,7 +65,7 @@ class ScorerSettings:
             return key
         from ragsweep.embeddings.onnx_export import export_tag
 
-        return f"{key}|backend={self.backend}|{export_tag()}"
+        return f"{key}|backend={self.backend}|{export_tag(self.backend)}"
 
     @property
     def key(self) -> str:

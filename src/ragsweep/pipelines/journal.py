@@ -191,11 +191,23 @@ class Journal:
                 yield h, q, c, json.loads(p)
 
     def scores(self) -> dict[tuple[str, str], dict]:
+        """Every score by (config hash, qid). Equal keys, strings and lists are one object however many rows repeat
+        them (the scorer's key, the backbone, the baseline): decoded apart, they were most of the outputs' memory."""
         self.flush()
-        return {
-            (h, q): {k: math.nan if v is None and k.startswith("bertscore") else v for k, v in json.loads(p).items()}
-            for h, q, p in self._db.execute("SELECT config_hash, qid, payload FROM score")
-        }
+        shared: dict = {}
+        out = {}
+        for h, q, p in self._db.execute("SELECT config_hash, qid, payload FROM score"):
+            payload = {}
+            for k, v in json.loads(p).items():
+                if v is None and k.startswith("bertscore"):
+                    v = math.nan
+                elif isinstance(v, str):
+                    v = shared.setdefault(v, v)
+                elif isinstance(v, list) and all(isinstance(x, float | int | str) for x in v):
+                    v = shared.setdefault(("list", *((type(x), x) for x in v)), v)  # 1 and 1.0 stay apart
+                payload[shared.setdefault(k, k)] = v
+            out[(shared.setdefault(h, h), q)] = payload
+        return out
 
     def close(self) -> None:
         self.flush()

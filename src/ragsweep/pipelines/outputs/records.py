@@ -15,6 +15,7 @@ from ragsweep.pipelines.outputs.columns import (
     RETRIEVAL_METRICS,
     SUMMARY_METRICS,
 )
+from ragsweep.pipelines.outputs.row_columns import RowColumns
 from ragsweep.pipelines.outputs.sources_column import SourcesColumn
 
 
@@ -123,7 +124,7 @@ def build_records(
     scores = {k: v for k, v in journal.scores().items() if scorer_key is None or v.get("scorer") == scorer_key}
     judged = journal.repeated_judgements(judge_keys, repeats) if judge_keys else {}
     with_evidence = any(q["evidence"] for q in questions)  # else answerability is unknown
-    rows = []
+    rows = RowColumns()
     for h, qid, config_id, payload in journal.answers(set(by_hash)):
         q = qs.get(qid)
         if q is None:
@@ -135,8 +136,8 @@ def build_records(
                 sources.add(found, (order[h], qorder[qid]))
         if judge_keys:
             row.update(judgement_columns(judged, h, qid, judge_keys))
-        rows.append(row)
-    df = pd.DataFrame(rows)
+        rows.add(row)
+    df = rows.frame()
     if df.empty:
         return df
     for m in SUMMARY_METRICS + [m for m in JUDGE_METRICS if m in df.columns]:

@@ -25,6 +25,7 @@ class SourcesColumn:
         self._n = 0
         self._strings: dict[str, str] = {}
         self._first: dict[str, tuple] = {}  # field -> where the sorted frame first has it
+        self._typed: dict | None = None
 
     def add(self, sources: list[dict] | None, sort_key: tuple = ()) -> None:
         """Append one row's sources (None or [] for a row without any); ``sort_key``: the row's place in the
@@ -52,24 +53,45 @@ class SourcesColumn:
     def __len__(self) -> int:
         return len(self.offsets) - 1
 
-    def arrow(self):
-        """The column as a ``pyarrow`` list<struct> array, its rows in ``order`` (the frame's)."""
+    def arrow(self, rows: range | None = None):
+        """The column as a ``pyarrow`` list<struct> array, its rows in ``order`` (the frame's); ``rows``: only the
+        frame's rows at those positions (a row group), its fields typed as in the whole column."""
         import pyarrow as pa
 
+        if rows is None:
+            rows = range(len(self))
         if not self.fields:  # no row has a source: what pandas makes of empty lists
-            column = pa.array([[] for _ in range(len(self))])
-        else:
-            names = sorted(self.fields, key=lambda k: self._first[k])
-            struct = pa.StructArray.from_arrays(
-                [pa.array(self.fields[k], from_pandas=True) for k in names], names=names
-            )
-            column = pa.ListArray.from_arrays(pa.array(self.offsets, type=pa.int32()), struct)
-        return column if self.order is None else column.take(pa.array(self.order, type=pa.int64()))
+            return pa.array([[] for _ in rows])
+        picked = [self.order[p] for p in rows] if self.order is not None else rows
+        offsets: list[int] = [0]
+        at: list[int] = []
+        for r in picked:
+            at.extend(range(self.offsets[r], self.offsets[r + 1]))
+            offsets.append(len(at))
+        names = self._names()
+        types = self._types()
+        struct = pa.StructArray.from_arrays(
+            [pa.array([self.fields[k][i] for i in at], type=types[k], from_pandas=True) for k in names], names=names
+        )
+        return pa.ListArray.from_arrays(pa.array(offsets, type=pa.int32()), struct)
 
-    def table_with(self, frame, after: str):
-        """``frame`` (without sources) as an Arrow table with this column inserted after column ``after``."""
+    def _names(self) -> list[str]:
+        return sorted(self.fields, key=lambda k: self._first[k])
+
+    def _types(self) -> dict:
+        """Each field's Arrow type, inferred from all its values (one field at a time), once."""
         import pyarrow as pa
 
-        table = pa.Table.from_pandas(frame, preserve_index=False)
+        if self._typed is None:
+            self._typed = {k: pa.array(v, from_pandas=True).type for k, v in self.fields.items()}
+        return self._typed
+
+    def table_with(self, frame, after: str, rows: range | None = None, schema=None):
+        """``frame`` (without sources; its rows ``rows``, all by default) as an Arrow table with this column
+        inserted after column ``after``; ``schema``: the frame's (``pyarrow.Schema.from_pandas``) for a part of it."""
+        import pyarrow as pa
+
+        part = frame if rows is None else frame.iloc[rows.start : rows.stop]
+        table = pa.Table.from_pandas(part, schema=schema, preserve_index=False)
         at = table.column_names.index(after) + 1 if after in table.column_names else table.num_columns
-        return table.add_column(at, "sources", self.arrow())
+        return table.add_column(at, "sources", self.arrow(rows))

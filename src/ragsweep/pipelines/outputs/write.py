@@ -174,14 +174,31 @@ def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key
     return status, len(records), summary
 
 
-def _write_records(records, sources: SourcesColumn, path: Path) -> None:
-    """``records.parquet``: the frame, its sources column where ``build_records`` puts it (after ``generator``)."""
+ROW_GROUP = 8192  # rows of records.parquet converted and written at a time
+
+
+def _write_records(records, sources: SourcesColumn, path: Path, row_group: int = ROW_GROUP) -> None:
+    """``records.parquet``: the frame, its sources column where ``build_records`` puts it (after ``generator``),
+    written ``row_group`` rows at a time: the whole frame's Arrow table beside the frame was the peak of a large
+    sweep's memory (BENCHMARKS "Cost against corpus size")."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     if records.empty:
         records.to_parquet(path, index=False)
         return
-    pq.write_table(sources.table_with(records, after="generator"), path)
+    schema = pa.Schema.from_pandas(records, preserve_index=False)  # every column's type, from all its rows
+    writer = None
+    try:
+        for start in range(0, len(records), row_group):
+            rows = range(start, min(start + row_group, len(records)))
+            table = sources.table_with(records, after="generator", rows=rows, schema=schema)
+            if writer is None:
+                writer = pq.ParquetWriter(path, table.schema)
+            writer.write_table(table)
+    finally:
+        if writer is not None:
+            writer.close()
 
 
 def _searched(questions, split, search: dict) -> int:
