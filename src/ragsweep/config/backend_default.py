@@ -8,7 +8,9 @@ and its rankings agree within the tolerance measured in BENCHMARKS ("Embedding b
 - ``RAGSWEEP_DEFAULT_BACKEND`` set (torch, onnx or onnx-int8): that;
 - else a section whose ``device`` names a GPU (``cuda``, ``mps``...), or a GPU visible on the machine (the NVIDIA
   driver's, Apple silicon's): ``torch``;
-- else ``onnx-int8``.
+- else ``onnx-int8`` (on every CPU: on one without VNNI it runs at about fp32's speed, BENCHMARKS "Stage 1 on the
+  default path", but a default chosen by CPU flags would make configuration hashes and caches depend on the
+  machine; its 7-bit weights agree with torch within the measured bounds on every CPU).
 
 A spec's unset backend is resolved once, when the spec is read (``AutoBackend``, the sections' base), so
 everything downstream (cache keys, configuration hashes) sees one concrete value; the section remembers it was
