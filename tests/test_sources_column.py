@@ -23,19 +23,16 @@ ROWS = [
 ]
 
 
-def _pandas_column(rows: list, order: list[int]) -> pa.ChunkedArray:
-    frame = pd.DataFrame({"x": range(len(rows)), "sources": [r or [] for r in rows]}).iloc[order]
-    return pa.Table.from_pandas(frame.reset_index(drop=True), preserve_index=False).column("sources")
+def _pandas_column(rows: list) -> pa.ChunkedArray:
+    frame = pd.DataFrame({"x": range(len(rows)), "sources": [r or [] for r in rows]})
+    return pa.Table.from_pandas(frame, preserve_index=False).column("sources")
 
 
-@pytest.mark.parametrize("order", [None, [4, 2, 0, 3, 1]])
-def test_the_column_is_what_pandas_writes(order):
+def test_the_column_is_what_pandas_writes():
     column = SourcesColumn()
-    place = {r: i for i, r in enumerate(order or range(len(ROWS)))}  # each row's place in the frame
-    for r, row in enumerate(ROWS):
-        column.add(row, (place[r],))
-    column.order = order
-    expected = _pandas_column(ROWS, order or list(range(len(ROWS))))
+    for row in ROWS:
+        column.add(row)
+    expected = _pandas_column(ROWS)
     got = column.arrow()
     assert got.type == expected.type
     assert got.to_pylist() == expected.to_pylist()
@@ -45,7 +42,7 @@ def test_no_sources_at_all():
     column = SourcesColumn()
     for _ in range(3):
         column.add([])
-    assert column.arrow().to_pylist() == _pandas_column([[], [], []], [0, 1, 2]).to_pylist()
+    assert column.arrow().to_pylist() == _pandas_column([[], [], []]).to_pylist()
 
 
 def test_the_table_puts_the_column_where_the_frame_had_it():
@@ -93,32 +90,56 @@ def test_chroma_returns_the_indexed_nodes(tmp_path):
         assert first[0].node.text == "chunk 0" and first[0].node.metadata == {"doc_id": "d"}
 
 
-@pytest.mark.parametrize("order", [None, [4, 2, 0, 3, 1]])
-def test_records_written_in_row_groups_read_back_as_one_table(tmp_path, order):
-    """``records.parquet`` written 2 rows at a time: the frame and the sources as the whole table has them, each
-    column typed from all its rows (a group whose values are all missing keeps the column's type)."""
+def _rows() -> list[dict]:
+    """Five records rows: no answer in the first two, a column (``top_k``) only in the last, an integer weight
+    beside float ones, texts only written (``answer``, ``fusion_weights``) and kept ones (``ndcg``)."""
+    rows = []
+    for i, sources in enumerate(ROWS):
+        row = {
+            "config_id": "a" if i < 2 else "b" if i < 4 else "c",
+            "answer": None if i < 2 else f"answer {i}",
+            "generator": "extractive",  # the sources follow it, as in ``records._row``
+            "sources": sources or [],
+            "fusion_weights": None if i < 3 else [1, 0] if i == 3 else [0.25, 0.75],
+            "ndcg": [0.5, math.nan, 1.0, 0.0, 0.25][i],
+        }
+        if i == 4:
+            row["top_k"] = 3
+        rows.append(row)
+    return rows
+
+
+@pytest.mark.parametrize("row_group", [2, 8192])
+def test_records_written_a_configuration_at_a_time_read_back_as_one_table(tmp_path, row_group):
+    """``records.parquet`` from parts (one per configuration, each typed from its own rows) reads back as the file
+    pandas writes from the whole frame: each column typed from all its rows (a part whose values are all missing
+    keeps the column's type; an integer part beside a float one is float), the sources' fields in the order the
+    rows first have them, a column a part lacks null there."""
     import pyarrow.parquet as pq
 
-    from ragsweep.pipelines.outputs.write import _write_records
+    from ragsweep.pipelines.outputs.columns import WRITTEN_ONLY
+    from ragsweep.pipelines.outputs.records_file import RecordsFile
+    from ragsweep.pipelines.outputs.row_columns import RowColumns
 
-    column = SourcesColumn()
-    place = {r: i for i, r in enumerate(order or range(len(ROWS)))}
-    for r, row in enumerate(ROWS):
-        column.add(row, (place[r],))
-    column.order = order
-    frame = pd.DataFrame(
-        {
-            "generator": ["extractive"] * 5,
-            "answer": [None, None, "a", "b", "c"],  # the first group has no answer at all
-            "ndcg": [0.5, math.nan, 1.0, 0.0, 0.25],
-        }
+    rows = _rows()
+    whole = RowColumns()
+    for row in rows:
+        whole.add(row)
+    whole.frame().to_parquet(tmp_path / "whole.parquet", index=False)
+    parts, kept = RecordsFile(tmp_path), RowColumns()
+    for config in ("a", "b", "c"):
+        part, found = RowColumns(), SourcesColumn()
+        for row in (r for r in rows if r["config_id"] == config):
+            row = dict(row)
+            found.add(row.pop("sources"))
+            part.add(row)
+            kept.add({k: v for k, v in row.items() if k not in WRITTEN_ONLY})
+        parts.add(part.frame(), found)
+    parts.write(tmp_path / "records.parquet", kept.frame(), row_group=row_group)
+    got, want = pq.ParquetFile(tmp_path / "records.parquet"), pq.read_table(tmp_path / "whole.parquet")
+    assert got.metadata.num_row_groups == (3 if row_group == 2 else 1)
+    assert got.schema_arrow.equals(want.schema, check_metadata=True)
+    assert got.read().to_pylist() == want.to_pylist()
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(tmp_path / "records.parquet"), pd.read_parquet(tmp_path / "whole.parquet")
     )
-    _write_records(frame, column, tmp_path / "groups.parquet", row_group=2)
-    pq.write_table(column.table_with(frame, after="generator"), tmp_path / "whole.parquet")
-    groups, whole = pq.ParquetFile(tmp_path / "groups.parquet"), pq.read_table(tmp_path / "whole.parquet")
-    assert groups.metadata.num_row_groups == 3
-    got = groups.read()
-    assert got.schema.equals(whole.schema)
-    assert got.to_pylist() == whole.to_pylist()
-    assert got.column("sources").to_pylist() == _pandas_column(ROWS, order or list(range(5))).to_pylist()
-    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "groups.parquet"), whole.to_pandas())

@@ -190,6 +190,19 @@ class Journal:
             if config_hashes is None or h in config_hashes:
                 yield h, q, c, json.loads(p)
 
+    def answers_of(self, config_hash: str, qorder: dict[str, int]) -> Iterator[tuple[str, AnswerRecord]]:
+        """(qid, payload) of one configuration's answers to the questions ``qorder`` ranks, in that order, decoded
+        one at a time (one configuration's payloads are held as text while they are sorted)."""
+        self.flush()
+        found = [
+            (qorder[q], q, p)
+            for q, p in self._db.execute("SELECT qid, payload FROM answer WHERE config_hash = ?", [config_hash])
+            if q in qorder
+        ]
+        found.sort()
+        for _, q, p in found:
+            yield q, json.loads(p)
+
     def scores(self) -> dict[tuple[str, str], dict]:
         """Every score by (config hash, qid). Equal keys, strings and lists are one object however many rows repeat
         them (the scorer's key, the backbone, the baseline): decoded apart, they were most of the outputs' memory."""

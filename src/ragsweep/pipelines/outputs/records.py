@@ -14,7 +14,9 @@ from ragsweep.pipelines.outputs.columns import (
     LATENCY_METRICS,
     RETRIEVAL_METRICS,
     SUMMARY_METRICS,
+    WRITTEN_ONLY,
 )
+from ragsweep.pipelines.outputs.records_file import RecordsFile
 from ragsweep.pipelines.outputs.row_columns import RowColumns
 from ragsweep.pipelines.outputs.sources_column import SourcesColumn
 
@@ -102,50 +104,60 @@ def build_records(
     scorer_key: str | None = None,
     judge_keys: dict | None = None,
     repeats: int = 1,
-    sources: SourcesColumn | None = None,
     keep_sources: bool = True,
+    parts: RecordsFile | None = None,
 ):
     """One row per (configuration, question) present in the journal, with scores joined in
     (only scores made with the current BERTScore settings, ``scorer_key``, when given) and, with
     ``judge_keys``, the stage-2 judgements made with the current judge settings. The short-answer
-    metrics (``ANSWER_METRICS``) are computed from the answer and the reference answer.
+    metrics (``ANSWER_METRICS``) are computed from the answer and the reference answer. The rows are in the
+    configurations' order, then the questions'.
 
     ``questions`` are ``question_rows``, ``configs`` ``Configuration.labels()``: plain rows, so a
     killed run's records can be rebuilt from its directory alone (``ragsweep.load_run``).
 
-    ``sources``: the rows' sources go there (compact, in the frame's order) instead of a column of the frame;
-    ``keep_sources=False``: they are left out (a caller that reads only the scores)."""
-    import pandas as pd
-
+    ``keep_sources=False``: the sources are left out (a caller that reads only the scores). ``parts``: each
+    configuration's whole rows are handed there as they are made (``RecordsFile.add``, their sources compact in a
+    ``SourcesColumn``), and the frame returned leaves out the sources and the columns only written
+    (``WRITTEN_ONLY``)."""
     by_hash = {c["config_hash"]: c for c in configs}
-    qs = {q["qid"]: q for q in questions}
     order = {c["config_hash"]: i for i, c in enumerate(configs)}  # the frame's order: configurations, questions
+    qs = {q["qid"]: q for q in questions}
     qorder = {q["qid"]: i for i, q in enumerate(questions)}
     scores = {k: v for k, v in journal.scores().items() if scorer_key is None or v.get("scorer") == scorer_key}
     judged = journal.repeated_judgements(judge_keys, repeats) if judge_keys else {}
     with_evidence = any(q["evidence"] for q in questions)  # else answerability is unknown
     rows = RowColumns()
-    for h, qid, config_id, payload in journal.answers(set(by_hash)):
-        q = qs.get(qid)
-        if q is None:
-            continue
-        row = _row(by_hash[h], q, payload, scores.get((h, qid), {}), with_evidence)
-        if sources is not None or not keep_sources:
-            found = row.pop("sources")
-            if sources is not None:
-                sources.add(found, (order[h], qorder[qid]))
-        if judge_keys:
-            row.update(judgement_columns(judged, h, qid, judge_keys))
-        rows.add(row)
-    df = rows.frame()
+    for h in sorted(order, key=order.__getitem__):
+        whole, found = (RowColumns(), SourcesColumn()) if parts is not None else (rows, None)
+        for qid, payload in journal.answers_of(h, qorder):
+            row = _row(by_hash[h], qs[qid], payload, scores.pop((h, qid), {}), with_evidence)  # each used once
+            if found is not None or not keep_sources:
+                listed = row.pop("sources")
+                if found is not None:
+                    found.add(listed)
+            if judge_keys:
+                row.update(judgement_columns(judged, h, qid, judge_keys))
+            whole.add(row)
+            if parts is not None:
+                rows.add({k: v for k, v in row.items() if k not in _WRITTEN})
+        if parts is not None and len(whole):
+            parts.add(_typed(whole.frame()), found)
+    return _typed(rows.frame())
+
+
+_WRITTEN = frozenset(WRITTEN_ONLY)
+
+
+def _typed(df):
+    """The metric columns as float64 (NaN where unmeasured)."""
+    import pandas as pd
+
     if df.empty:
         return df
     for m in SUMMARY_METRICS + [m for m in JUDGE_METRICS if m in df.columns]:
         df[m] = pd.to_numeric(df[m], errors="coerce").astype("float64")
-    df = df.sort_values(by=["config_hash", "qid"], key=lambda s: s.map(order if s.name == "config_hash" else qorder))
-    if sources is not None:
-        sources.order = df.index.to_list()
-    return df.reset_index(drop=True)
+    return df
 
 
 def _row(config: dict, q: dict, payload: AnswerRecord, scores: dict, with_evidence: bool) -> dict:

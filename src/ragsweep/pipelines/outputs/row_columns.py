@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+SHARED_LENGTH = 64  # strings up to this long are held once however many rows repeat them (labels, not answers)
+
 
 class RowColumns:
     """One list per column, each as long as the rows added."""
@@ -19,12 +21,15 @@ class RowColumns:
     def __init__(self) -> None:
         self.columns: dict[str, list[Any]] = {}
         self._n = 0
+        self._labels: dict[str, str] = {}
 
     def add(self, row: dict) -> None:
         for key, value in row.items():
             column = self.columns.get(key)
             if column is None:
                 column = self.columns[key] = [math.nan] * self._n
+            if type(value) is str and len(value) <= SHARED_LENGTH:  # a label decoded anew for every row
+                value = self._labels.setdefault(value, value)
             column.append(value)
         self._n += 1
         if len(row) < len(self.columns):  # a column this row lacks

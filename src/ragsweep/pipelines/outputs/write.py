@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 from ragsweep.llm.endpoint_text import endpoint_lines
@@ -18,7 +19,7 @@ from ragsweep.pipelines.outputs.manifest import (
     write_manifest,
 )
 from ragsweep.pipelines.outputs.records import build_records, question_rows
-from ragsweep.pipelines.outputs.sources_column import SourcesColumn
+from ragsweep.pipelines.outputs.records_file import RecordsFile
 from ragsweep.pipelines.outputs.summary import build_comparisons, build_summary
 from ragsweep.pipelines.outputs.table import print_summary, read_summary, summary_rows, usage_line
 from ragsweep.pipelines.run_state import RunState
@@ -140,20 +141,25 @@ def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key
     keys = stage2.get("judge_keys") if stage2 else None
     labels = [c.labels() for c in configs]
     repeats = int((stage2 or {}).get("repeats") or 1)
-    sources = SourcesColumn()  # held compact beside the frame, not as lists of dicts in it
-    records = build_records(question_rows(questions, split), labels, journal, scorer_key, keys, repeats, sources)
-    summary = build_summary(records, labels, spec.scoring.model_dump(), spec.seed, stage2)
-    comparisons = build_comparisons(records, spec, stage2)
-    from ragsweep.baselines.rows import among
-
-    finalists = search["finalists"] if search is not None else None
-    verdict = build_verdict(records if finalists is None else among(records, finalists), spec, stats, why, stage2)
-    verdict["failed"] = failures(records)  # never compared, never dropped: printed with their reason
     run_dir.mkdir(parents=True, exist_ok=True)
-    atomic(
-        RunDir(run_dir).verdict, lambda p: p.write_text(json.dumps(verdict, indent=1, default=str), encoding="utf-8")
-    )
-    atomic(RunDir(run_dir).records, lambda p: _write_records(records, sources, p))
+    with tempfile.TemporaryDirectory(prefix=".records-", dir=run_dir) as scratch:
+        # each configuration's whole rows go to a part file as they are made; the frame kept is what the rest reads
+        parts = RecordsFile(Path(scratch))
+        records = build_records(
+            question_rows(questions, split), labels, journal, scorer_key, keys, repeats, parts=parts
+        )
+        summary = build_summary(records, labels, spec.scoring.model_dump(), spec.seed, stage2)
+        comparisons = build_comparisons(records, spec, stage2)
+        from ragsweep.baselines.rows import among
+
+        finalists = search["finalists"] if search is not None else None
+        verdict = build_verdict(records if finalists is None else among(records, finalists), spec, stats, why, stage2)
+        verdict["failed"] = failures(records)  # never compared, never dropped: printed with their reason
+        atomic(
+            RunDir(run_dir).verdict,
+            lambda p: p.write_text(json.dumps(verdict, indent=1, default=str), encoding="utf-8"),
+        )
+        atomic(RunDir(run_dir).records, lambda p: parts.write(p, records))
     atomic(RunDir(run_dir).summary, lambda p: summary.to_csv(p, index=False))
     atomic(RunDir(run_dir).comparisons, lambda p: comparisons.to_csv(p, index=False))
     expected = len(configs) * len(questions) if search is None else _searched(questions, split, search)
@@ -172,33 +178,6 @@ def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key
     if stats.stopped:
         status = "stopped_budget" if stats.stopped == "budget" else "incomplete"
     return status, len(records), summary
-
-
-ROW_GROUP = 8192  # rows of records.parquet converted and written at a time
-
-
-def _write_records(records, sources: SourcesColumn, path: Path, row_group: int = ROW_GROUP) -> None:
-    """``records.parquet``: the frame, its sources column where ``build_records`` puts it (after ``generator``),
-    written ``row_group`` rows at a time: the whole frame's Arrow table beside the frame was the peak of a large
-    sweep's memory (BENCHMARKS "Cost against corpus size")."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    if records.empty:
-        records.to_parquet(path, index=False)
-        return
-    schema = pa.Schema.from_pandas(records, preserve_index=False)  # every column's type, from all its rows
-    writer = None
-    try:
-        for start in range(0, len(records), row_group):
-            rows = range(start, min(start + row_group, len(records)))
-            table = sources.table_with(records, after="generator", rows=rows, schema=schema)
-            if writer is None:
-                writer = pq.ParquetWriter(path, table.schema)
-            writer.write_table(table)
-    finally:
-        if writer is not None:
-            writer.close()
 
 
 def _searched(questions, split, search: dict) -> int:
