@@ -44,10 +44,11 @@ def float32_store(collection, nodes: dict | None = None):
     """LlamaIndex's ChromaVectorStore whose similarities are those of Chroma's float32 distances, and whose
     equal scores are ordered by node id.
 
-    ``nodes``: the collection's nodes by id (its chunks' ``to_node()``), when the caller has them: a search then
-    asks Chroma for ids and distances alone and returns these nodes, shared by every result that names them,
-    instead of a node decoded from the stored text and metadata per result (what LlamaIndex's query makes:
-    the same node, at about 3 KB per result kept by the retrieval memo for every question of a splitter).
+    ``nodes``: the collection's nodes by id (its chunks' ``to_node()``), when the caller has them: a search is then
+    exact over the collection's vectors (``exact_vectors``: the same results however its HNSW graph was linked)
+    and returns these nodes, shared by every result that names them, instead of a node decoded from the stored
+    text and metadata per result (what LlamaIndex's query makes: the same node, at about 3 KB per result kept by
+    the retrieval memo for every question of a splitter).
 
     Chroma computes distances in float32. The embedded client hands them over exactly, the HTTP
     client as the shortest decimal that reads back as the same float32, so the two differ in the
@@ -62,6 +63,8 @@ def float32_store(collection, nodes: dict | None = None):
 
     import numpy as np
     from llama_index.vector_stores.chroma import ChromaVectorStore
+
+    exact: list = []  # the collection's vectors, read at the first search (``exact_vectors.ExactVectors``)
 
     def snapped(similarities):  # similarity = exp(-distance) in llama-index-vector-stores-chroma
         return [math.exp(-float(np.float32(-math.log(s)))) if s > 0 else s for s in similarities]
@@ -84,31 +87,36 @@ def float32_store(collection, nodes: dict | None = None):
             return result
 
         def _top_k(self, embedding, k: int):
-            """LlamaIndex's query without filters, its nodes made only for the k results kept (of k + TIE_PAD
-            fetched: making the padding's nodes was a sixth of the answering stage); None for a collection whose
-            metadata LlamaIndex did not write (its own query reads those the legacy way)."""
+            """LlamaIndex's query without filters: with the collection's nodes known, an exact search over its
+            vectors (``exact_vectors``: HNSW's results moved with how a build linked its graph); otherwise Chroma's
+            search, its nodes made only for the k results kept (of k + TIE_PAD fetched: making the padding's nodes
+            was a sixth of the answering stage); None for a collection whose metadata LlamaIndex did not write (its
+            own query reads those the legacy way)."""
             from llama_index.core.vector_stores.types import VectorStoreQueryResult
             from llama_index.core.vector_stores.utils import metadata_dict_to_node
 
             if nodes is not None:
-                got: Any = self._collection.query(
-                    query_embeddings=[embedding], n_results=k + TIE_PAD, include=["distances"]
-                )
-            else:
-                got = self._collection.query(query_embeddings=[embedding], n_results=k + TIE_PAD)
+                if not exact:
+                    from ragsweep.retrievers.exact_vectors import ExactVectors
+
+                    exact.append(ExactVectors.of(self._collection))
+                found = exact[0].top(embedding, k)
+                if all(i in nodes for i, _ in found):
+                    return VectorStoreQueryResult(
+                        nodes=[nodes[i] for i, _ in found],
+                        similarities=[s for _, s in found],
+                        ids=[i for i, _ in found],
+                    )
+                return None  # a collection holding other nodes than the caller's: LlamaIndex's own query
+            got: Any = self._collection.query(query_embeddings=[embedding], n_results=k + TIE_PAD)
             ids = got["ids"][0]
             sims = snapped([math.exp(-d) for d in got["distances"][0]])
             order = sorted(range(len(ids)), key=lambda i: (-sims[i], ids[i]))[:k]
-            if nodes is not None and all(ids[i] in nodes for i in order):
-                kept = [nodes[ids[i]] for i in order]
-            elif nodes is not None:
-                return None  # a collection holding other nodes than the caller's: LlamaIndex's own query
-            else:
-                texts, metas = got["documents"][0], got["metadatas"][0]
-                try:
-                    kept = [metadata_dict_to_node(metas[i], text=texts[i]) for i in order]
-                except Exception:  # noqa: BLE001 - not written by LlamaIndex: its query's legacy reading (None)
-                    return None
+            texts, metas = got["documents"][0], got["metadatas"][0]
+            try:
+                kept = [metadata_dict_to_node(metas[i], text=texts[i]) for i in order]
+            except Exception:  # noqa: BLE001 - not written by LlamaIndex: its query's legacy reading (None)
+                return None
             return VectorStoreQueryResult(
                 nodes=kept, similarities=[sims[i] for i in order], ids=[ids[i] for i in order]
             )
@@ -151,7 +159,8 @@ def open_or_build(client, index_key: str, chunks, embed_model):
     # builds of one collection can link different graphs. search_ef: with Chroma's default of 10 candidates
     # per search, HNSW's recall, and with it the top results, depend on that build: two builds of the same
     # 5,203 vectors (contractnli, one sentence per chunk) gave a different top 5 for 17 of 150 questions at
-    # 10, for 2 of 150 at 256. An exact search for large collections is still to do.
+    # 10, for 2 of 150 at 256. The sweep searches its collections exactly (``float32_store`` with nodes); the
+    # graph serves a user's own Chroma queries.
     meta = {
         "hnsw:space": "cosine",
         "hnsw:num_threads": 1,
