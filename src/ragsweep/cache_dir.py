@@ -2,9 +2,9 @@
 
 Layout: ``embeddings.sqlite`` (vectors by model and text hash), ``bertscore.sqlite`` (pair scores
 and baselines), ``llm_calls.sqlite`` (every LLM call's reply, tokens and cost), ``chunks/`` (splitter
-output per corpus and splitter), ``chroma/`` (embedded Chroma collections per corpus, splitter and
-embedding), ``graphs/`` (knowledge graphs per corpus, chunks and extractor), ``onnx/`` (ONNX exports
-of embedding models, per model and precision).
+output per corpus and splitter), ``doc_chunks.sqlite`` (the same per document), ``chroma/`` (embedded
+Chroma collections per corpus, splitter and embedding), ``graphs/`` (knowledge graphs per corpus, chunks
+and extractor), ``onnx/`` (ONNX exports of embedding models, per model and precision).
 """
 
 from __future__ import annotations
@@ -44,6 +44,11 @@ class CacheDir:
     def graph(self, key: str) -> Path:
         """A knowledge graph's file, a persisted ``SimplePropertyGraphStore``, by key (``graphs.build.graph_key``)."""
         return self.root / "graphs" / f"{key}.json"
+
+    @property
+    def doc_chunks(self) -> Path:
+        """Each document's chunks per splitter (``splitters/doc_chunks.py``)."""
+        return self.root / "doc_chunks.sqlite"
 
     def chunks_path(self, key: str) -> Path:
         return self.root / "chunks" / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".json")

@@ -16,6 +16,7 @@ class SweepStats:
     query_embeddings_computed: int = 0
     embeddings_from_cache: int = 0
     chunks: dict[str, int] = field(default_factory=dict)
+    documents_split: int = 0  # documents a splitter cut now (the others' chunks were cached: ``doc_chunks``)
     unique_chunk_texts: dict[str, int] = field(default_factory=dict)
     indexes_built: int = 0
     indexes_reused: int = 0
@@ -39,6 +40,7 @@ class SweepStats:
         """Add a task's counters and timings to these."""
         for name in (
             "answered",
+            "documents_split",
             "failed",
             "failed_for_good",
             "embeddings_computed",

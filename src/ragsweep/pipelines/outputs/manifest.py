@@ -219,6 +219,7 @@ def _invocation(stats) -> dict:
         "failed": stats.failed,
         "failed_for_good": stats.failed_for_good,
         "skipped_already_done": stats.skipped_done,
+        "documents_split": stats.documents_split,
         "embeddings_computed": stats.embeddings_computed,
         "query_embeddings_computed": stats.query_embeddings_computed,
         "embeddings_from_cache": stats.embeddings_from_cache,

@@ -34,6 +34,14 @@ def chunks_key(config: Configuration, corpus_fingerprint: str) -> str:
     return json.dumps([config.chunk_identity(), corpus_fingerprint, splitter_versions(), __version__], sort_keys=True)
 
 
+def splitter_key(config: Configuration) -> str:
+    """What one document's chunks depend on beside the document: the splitter's settings and libraries, and its
+    label (the chunks' node ids carry it)."""
+    from ragsweep import __version__
+
+    return json.dumps([config.chunk_identity(), config.chunk_key, splitter_versions(), __version__], sort_keys=True)
+
+
 def chunk_digest(chunks: list[Chunk]) -> str:
     """A hash of the chunks' ids, spans and texts: part of the keys of everything built on them."""
     h = hashlib.sha256()
@@ -81,22 +89,36 @@ def chunk(ctx: StageContext, config: Configuration) -> list[Chunk]:
 
 
 def _split(ctx: StageContext, config: Configuration) -> list[Chunk]:
-    """The splitter's chunks, with their offline context prefix if any."""
+    """The splitter's chunks, with their offline context prefix if any: each document's from the per-document
+    store when it has them (``splitters/doc_chunks.py``), the others split now and stored."""
     from ragsweep.splitters.build import make_parser, split_corpus
+    from ragsweep.splitters.doc_chunks import DocumentChunks
 
     with Timer(ctx.stats, "chunking"), UnitTimer(ctx.stats, f"chunk:{config.chunk_key}"):
-        lc_emb = None
-        if config.chunk_embedding is not None:
-            from ragsweep.embeddings.cached import LangChainEmbeddingAdapter
+        documents = ctx.dataset.documents
+        bar = ctx.bars.add(f"chunking {config.chunk_key}", len(documents))
+        store = DocumentChunks(ctx.cache.doc_chunks, splitter_key(config))
+        try:
+            found = store.get(documents)  # documents split before, in this corpus or another
+            ctx.bars.advance(bar, len(found))
+            todo = [d for d in documents if d.doc_id not in found]
+            if todo:
+                lc_emb = None
+                if config.chunk_embedding is not None:
+                    from ragsweep.embeddings.cached import LangChainEmbeddingAdapter
 
-            lc_emb = LangChainEmbeddingAdapter(ctx.models(config.chunk_embedding))
-        parser = make_parser(config.splitter, lc_emb)
-        bar = ctx.bars.add(f"chunking {config.chunk_key}", len(ctx.dataset.documents))
-        chunks = split_corpus(
-            ctx.dataset.documents, parser, config.chunk_key, progress=lambda n: ctx.bars.advance(bar, n)
-        )
+                    lc_emb = LangChainEmbeddingAdapter(ctx.models(config.chunk_embedding))
+                parser = make_parser(config.splitter, lc_emb)
+                made = split_corpus(todo, parser, config.chunk_key, progress=lambda n: ctx.bars.advance(bar, n))
+                store.put(todo, made)
+                for c in made:
+                    found.setdefault(c.doc_id, []).append(c)
+        finally:
+            store.close()
+        ctx.stats.documents_split += len(todo)
+        chunks = [c for d in documents for c in found.get(d.doc_id, [])]  # the corpus's order, as one split gives
         if isinstance(config.splitter.context, str) and config.splitter.context != "none":
             from ragsweep.splitters.context_prefix import contextualise  # the offline prefix each is indexed with
 
-            chunks = contextualise(chunks, ctx.dataset.documents, config.splitter.context)
+            chunks = contextualise(chunks, documents, config.splitter.context)
     return chunks
