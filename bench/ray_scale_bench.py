@@ -7,7 +7,11 @@ executor, then with ``--ray-address`` on that cluster. Printed: both wall times 
 its tasks ran on (the manifest), and whether records, summary and verdict are the same value for value
 (``same_results.differences``: latencies left out). No speed-up is expected on 2 cores.
 
+``--reuse DIR/xF`` (a size ``scale_bench.py --keep DIR`` kept): the Ray run is made on that corpus and compared
+with its cold local run (``runs/cold``), instead of running the local executor again.
+
 Usage: python bench/ray_scale_bench.py [--factor 1] [--data ../shared/datasets/legalbench-rag] [--json FILE]
+       [--reuse DIR/xF]
 """
 
 from __future__ import annotations
@@ -41,11 +45,18 @@ def _ray(*args: str, env: dict) -> None:
     subprocess.run([str(RAY), *args], env=env, check=True, capture_output=True, timeout=180)
 
 
+def _described(corpus: Path) -> dict:
+    """Documents and questions of a kept corpus (what ``scale_corpus.build`` reports of one it makes)."""
+    tests = json.loads((corpus / "benchmarks" / "contractnli.json").read_text(encoding="utf-8"))["tests"]
+    return {"documents": len(list((corpus / "corpus" / "contractnli").glob("*.txt"))), "questions": len(tests)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "datasets" / "legalbench-rag")
     ap.add_argument("--factor", type=int, default=1)
     ap.add_argument("--json")
+    ap.add_argument("--reuse", type=Path, help="a size scale_bench.py --keep kept: its corpus and cold local run")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="rs-rayscale-", dir="/tmp"))  # Ray's socket paths must stay short
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "RAY_USAGE_STATS_ENABLED": "0"}
@@ -54,11 +65,16 @@ def main() -> None:
     common = ["--num-cpus", "1", "--object-store-memory", str(400 * 2**20), "--disable-usage-stats"]
     out: dict = {}
     try:
-        info = build(args.data, args.factor, work / "corpus")
+        corpus = args.reuse if args.reuse else work / "corpus"
+        info = _described(corpus) if args.reuse else build(args.data, args.factor, corpus)
         runs = {}
-        for executor in ("local", "ray"):
+        if args.reuse:
+            run_dir = args.reuse / "runs" / "cold"
+            manifest = json.loads((run_dir / "manifest.json").read_text())
+            runs["local"] = {"wall_s": None, "peak_mb": None, "dir": run_dir, "invocation": manifest["invocations"][-1]}
+        for executor in ("ray",) if args.reuse else ("local", "ray"):
             spec = work / f"spec-{executor}.yaml"
-            spec.write_text(sweep_spec(work / "corpus", "contractnli", [5, 10], work / f"runs-{executor}"))
+            spec.write_text(sweep_spec(corpus, "contractnli", [5, 10], work / f"runs-{executor}"))
             cmd = [sys.executable, "-m", "ragsweep.cli", "run", str(spec), "--no-progress"]
             cmd += ["--cache", str(work / f"cache-{executor}"), "--fresh"]
             if executor == "ray":
@@ -87,10 +103,14 @@ def main() -> None:
                 flush=True,
             )
         diff = differences(runs["local"]["dir"], runs["ray"]["dir"])
-        overhead = runs["ray"]["wall_s"] / runs["local"]["wall_s"] - 1
+        if args.reuse:  # the kept run's process time is not known here: both runs' own totals (the manifests')
+            ray_s, local_s = (runs[e]["invocation"]["timings_s"]["total"] for e in ("ray", "local"))
+        else:
+            ray_s, local_s = runs["ray"]["wall_s"], runs["local"]["wall_s"]
+        overhead = ray_s / local_s - 1
         print(
             f"x{args.factor} ({info['documents']} documents, {info['questions']} questions): Ray on two nodes "
-            f"{runs['ray']['wall_s']:.1f} s against local {runs['local']['wall_s']:.1f} s (overhead {overhead:+.0%}); "
+            f"{ray_s:.1f} s against local {local_s:.1f} s (overhead {overhead:+.0%}); "
             f"records, summary and verdict {'the same' if not diff else 'DIFFER: ' + ', '.join(diff)}",
             flush=True,
         )

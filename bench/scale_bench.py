@@ -10,7 +10,12 @@ distinct pair BERTScored (the manifest's counters and ``timings_s``). Then, at t
 edited (a sentence in its middle rewritten) and the command run again with ``--fresh`` (the run directory refuses
 a changed corpus; the cache is kept): what it embeds, answers and scores, and its time, against the cold run.
 
+With ``--keep DIR`` the corpora and runs stay in DIR: the largest size's cold run directory is copied to
+``runs/cold`` before the edited run, and the edited document is put back after it, so ``ray_scale_bench.py
+--reuse DIR/xF`` can run the same corpus on Ray and compare with that run instead of running it locally again.
+
 Usage: python bench/scale_bench.py [--factors 1,2,4,8] [--data ../shared/datasets/legalbench-rag] [--json FILE]
+       [--keep DIR]
 """
 
 from __future__ import annotations
@@ -54,7 +59,7 @@ def _run(spec: Path, cache: Path, fresh: bool) -> tuple[float, float]:
     return wall, peak / 2**20
 
 
-def _edit(corpus: Path) -> str:
+def _edit(corpus: Path) -> tuple[str, str]:
     """Rewrite (reverse) one sentence of the first document, one that no gold span touches: its length is kept, so
     every gold span stays where and what it was."""
     doc = sorted((corpus / "corpus" / "contractnli").glob("*.txt"))[0]
@@ -70,7 +75,23 @@ def _edit(corpus: Path) -> str:
         if all(e <= start or b >= end for b, e in spans):
             break
     doc.write_text(text[:start] + text[start:end][::-1] + text[end:], encoding="utf-8")
-    return doc.name
+    return doc.name, text
+
+
+def _medians(sizes: list[dict]) -> None:
+    """Per size, the median of each per-unit cost over its runs; then the largest size's against the smallest's."""
+    import statistics
+
+    by: dict[int, list[dict]] = {}
+    for row in sizes:
+        by.setdefault(row["factor"], []).append(row["per_unit"])
+    med = {f: {k: statistics.median(r[k] for r in rows) for k in rows[0]} for f, rows in sorted(by.items())}
+    for f, m in med.items():
+        print(f"x{f} (median of {len(by[f])}): {json.dumps({k: round(v, 3) for k, v in m.items()})}", flush=True)
+    lo, hi = min(med), max(med)
+    if lo != hi:
+        ratio = {k: round(med[hi][k] / med[lo][k], 3) for k in med[lo] if med[lo][k]}
+        print(f"x{hi} / x{lo} per unit: {json.dumps(ratio)}", flush=True)
 
 
 def main() -> None:
@@ -78,27 +99,36 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "datasets" / "legalbench-rag")
     ap.add_argument("--factors", default="1,2,4,8")
     ap.add_argument("--json")
+    ap.add_argument("--keep", type=Path, help="keep the corpora and runs in this folder (for ray_scale_bench --reuse)")
     args = ap.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="ragsweep-scale-"))
+    work = args.keep or Path(tempfile.mkdtemp(prefix="ragsweep-scale-"))
+    work.mkdir(parents=True, exist_ok=True)
     out: dict = {"sizes": []}
     try:
         factors = [int(f) for f in args.factors.split(",")]
-        for factor in factors:
+        largest, edited_once = max(factors), False
+        for factor in factors:  # a size may repeat (e.g. 1,8,1: the machine's drift over the sitting, bracketed)
             corpus = work / f"x{factor}"
             info = build(args.data, factor, corpus)
             spec = corpus / "spec.yaml"
             spec.write_text(sweep_spec(corpus, "contractnli", [5, 10], corpus / "runs"), encoding="utf-8")
             cache = corpus / "cache"
+            shutil.rmtree(cache, ignore_errors=True)  # cold, also for a size run again
             wall, peak = _run(spec, cache, fresh=True)
             run_dir = corpus / "runs" / "bench-contractnli"
             inv = json.loads((run_dir / "manifest.json").read_text())["invocations"][-1]
             row = {**info, "wall_s": wall, "peak_mb": peak, "invocation": inv, "per_unit": _per_unit(inv)}
-            if factor == factors[-1]:
-                edited = _edit(corpus)
+            if factor == largest and not edited_once:
+                edited_once = True
+                if args.keep:
+                    shutil.copytree(run_dir, corpus / "runs" / "cold", dirs_exist_ok=True)
+                edited, original = _edit(corpus)
                 # another corpus: the run directory starts over (its journal refuses a changed dataset), the cache stays
                 again, peak2 = _run(spec, cache, fresh=True)
                 inv2 = json.loads((run_dir / "manifest.json").read_text())["invocations"][-1]
                 row["edited"] = {"document": edited, "wall_s": again, "peak_mb": peak2, "invocation": inv2}
+                if args.keep:  # the corpus as the cold run had it, for ray_scale_bench --reuse
+                    (corpus / "corpus" / "contractnli" / edited).write_text(original, encoding="utf-8")
             out["sizes"].append(row)
             print(
                 f"x{factor}: {info['documents']} documents, {info['questions']} questions (copies' tokens against the "
@@ -111,14 +141,18 @@ def main() -> None:
             if "edited" in row:
                 e = row["edited"]["invocation"]
                 print(
-                    f"  one document edited ({edited}): {again:.1f} s ({again / wall:.1%} of cold); chunks embedded "
-                    f"{e['embeddings_computed']}, answered {e['answered']}, pairs {e['bertscore_pairs_computed']}, "
+                    f"  one document edited ({edited}): {again:.1f} s ({again / wall:.1%} of cold); documents split "
+                    f"{e.get('documents_split')}, chunks embedded {e['embeddings_computed']}, answered "
+                    f"{e['answered']}, pairs {e['bertscore_pairs_computed']}, "
                     f"stages {json.dumps(e['timings_s'])}",
                     flush=True,
                 )
-            shutil.rmtree(cache, ignore_errors=True)
+            if not args.keep:
+                shutil.rmtree(cache, ignore_errors=True)
+        _medians(out["sizes"])
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2))
 
