@@ -138,7 +138,8 @@ class BERTScoreRunner:
 
     # ------------------------------------------------------------------ pairs
     def lookup(self, pairs: list[tuple[str, str]]) -> tuple[dict, list]:
-        """(cached scores by pair key, the distinct uncached pairs as (key, pair), grouped by reference)."""
+        """(cached scores by pair key, the distinct uncached pairs as (key, pair), references sharing candidates
+        together)."""
         keys = [(_h(c), _h(r)) for c, r in pairs]
         found: dict[tuple[bytes, bytes], tuple[float, float, float]] = {}
         unique = list(dict.fromkeys(keys))
@@ -153,8 +154,10 @@ class BERTScoreRunner:
         for k, pair in zip(keys, pairs):
             if k not in found and k not in todo:
                 todo[k] = pair
-        # grouped by reference: a block encodes each of its references once
-        return found, sorted(todo.items(), key=lambda kv: (kv[1][1], kv[1][0]))
+        # references that share candidates together: a block encodes each of its texts once (``pair_order``)
+        from ragsweep.evaluation.pair_order import clustered
+
+        return found, clustered(list(todo.items()))
 
     def score(
         self, pairs: list[tuple[str, str]], progress=None, run_blocks=None, block: int = 4096
