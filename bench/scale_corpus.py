@@ -3,12 +3,14 @@
 Copy r = 0 is contractnli itself (95 documents, 977 questions). Copy r >= 1 holds every document again with each
 word replaced by another word of the corpus with the same length, the same number of word pieces under the default
 model's tokenizer (all-MiniLM-L6-v2, uncased) and the same case (a permutation within each (length, pieces) class,
-seeded by r), and every question (its query and gold answer) rewritten the same way. Lengths are kept, so every
+seeded by r; stopwords, which BM25 and the extractive answerer drop, are kept), and every question (its query and
+gold answer) rewritten the same way. Lengths are kept, so every
 gold span keeps its character offsets; the texts differ, so nothing is shared between copies: F copies are F
 times the chunks to embed, the questions to answer and the pairs to score, as F times the documents would be.
 The language is scrambled (retrieval quality is not the point); the vocabulary, word lengths, layout and token
 counts are the corpus's own, so a chunk, a question or an answer costs the model what its original does
-(``build`` reports each copy's tokens against the original's). A permutation within lengths alone gave copies
+(``build`` reports each copy's tokens against the original's), and the lexical components what they do on the
+original (the same stopwords). A permutation within lengths alone gave copies
 9-17 % more tokens (common short words swapped for rare ones split into pieces), which read as per-unit cost
 growing with corpus size.
 
@@ -53,18 +55,31 @@ def _pieces(tok, words: list[str]) -> list[int]:
     return [len(e.ids) - 2 for e in tok.encode_batch(words)]
 
 
+def stopwords() -> set[str]:
+    """The words the lexical components drop (bm25s's English list, which the BM25 index uses, and the extractive
+    answerer's): a copy keeps them, so each copy is as much lexical work as the original. Permuted like the others,
+    they became content words in every copy (43 % more terms per sentence for the extractive answerer, 53 % more
+    BM25 tokens), and the per-answer cost grew with the number of copies, not with the corpus."""
+    from bm25s.stopwords import STOPWORDS_EN
+
+    from ragsweep.pipelines.extractive import STOPWORDS
+
+    return {w.lower() for w in STOPWORDS_EN} | set(STOPWORDS)
+
+
 def permutation(vocabulary: set[str], copy: int, tok=None) -> dict[str, str]:
     """Each lower-cased word -> a word of the same length and word-piece count (seeded by ``copy``; copy 0 is the
     identity)."""
     if copy == 0:
         return {w: w for w in vocabulary}
     rng = random.Random(f"ragsweep-scale-{copy}")
-    words_sorted = sorted(vocabulary)
+    fixed = stopwords()
+    words_sorted = sorted(vocabulary - fixed)
     pieces = _pieces(tok or _tokenizer(), words_sorted)
     by_class: dict[tuple[int, int], list[str]] = {}
     for w, n in zip(words_sorted, pieces):
         by_class.setdefault((len(w), n), []).append(w)
-    out: dict[str, str] = {}
+    out: dict[str, str] = {w: w for w in vocabulary & fixed}
     for words in by_class.values():
         shuffled = words[:]
         rng.shuffle(shuffled)

@@ -22,7 +22,7 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _SENT_END = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[A-Z0-9§])|\n+")
 _K1, _B = 1.2, 0.75  # BM25's usual constants
 # English function words plus question scaffolding ("how long", "how many") that carries no content.
-_STOP = frozenset(
+STOPWORDS = frozenset(
     """a an and are as at be by can do does for from has have how i if in is it its may must of on or shall
     that the their there these this to under was were what when where which who whom why will with within
     without would you your long many much often""".split()
@@ -40,7 +40,7 @@ def sentences(text: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=262144)
 def terms(text: str) -> frozenset[str]:
-    return frozenset(w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1)
+    return frozenset(w for w in _WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1)
 
 
 def extract_answer(question: str, chunks: Sequence[str], max_sentences: int = 2) -> str:
