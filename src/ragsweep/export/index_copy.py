@@ -1,5 +1,6 @@
 """What retrieval reads, copied from a run's cache into an exported folder's: the chunk vectors, the Chroma
-collection (its HNSW graph as the run built it) and the knowledge graph file."""
+collection (its vectors, which the pipeline searches exactly as the run did, and its HNSW graph as the run built it,
+for the user's own Chroma queries) and the knowledge graph file."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ def copy_vectors(ctx, config, chunks, source: CacheDir) -> None:
     into ``ctx.cache``.
 
     The whole embedded Chroma directory is copied and every other collection dropped from the copy: a collection
-    built again from the same vectors may link another HNSW graph (``retrievers.chroma``), and search it
-    differently. Without the collection in ``source``, ``load_pipeline`` builds it from the copied vectors."""
+    built again from the same vectors may link another HNSW graph (``retrievers.chroma``), which a user's own
+    Chroma queries would search differently (the pipeline's search is exact: ``retrievers.exact_vectors``). Without
+    the collection in ``source``, ``load_pipeline`` builds it from the copied vectors."""
     from ragsweep.embeddings.cache import EmbeddingCache, text_key
     from ragsweep.embeddings.factory import model_key
     from ragsweep.pipelines.stages.index import index_key

@@ -1,9 +1,9 @@
 """``ragsweep export RUN [CONFIG_ID] --out DIR``: one configuration of a run, as a folder that loads anywhere.
 
 The folder holds what retrieval reads, copied from the run's cache rather than computed again: the
-configuration's chunks (offsets included), its chunk vectors, its Chroma collection (the HNSW graph the run
-searched, so approximate search returns what it returned), its knowledge graph; the corpus (windows, parents and
-pages are cut from it); the run's spec with its prompt files copied in; the weights and threshold the run chose
+configuration's chunks (offsets included), its chunk vectors, its Chroma collection (searched exactly over its
+vectors, as the run searched it; its HNSW graph as the run built it), its knowledge graph; the corpus (windows,
+parents and pages are cut from it); the run's spec with its prompt files copied in; the weights and threshold the run chose
 on its validation questions. ``load_pipeline(DIR)`` rebuilds the same query engine from it.
 """
 
