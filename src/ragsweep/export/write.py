@@ -3,8 +3,8 @@
 The folder holds what retrieval reads, copied from the run's cache rather than computed again: the
 configuration's chunks (offsets included), its chunk vectors, its Chroma collection (searched exactly over its
 vectors, as the run searched it; its HNSW graph as the run built it), its knowledge graph; the corpus (windows,
-parents and pages are cut from it); the run's spec with its prompt files copied in; the weights and threshold the run chose
-on its validation questions. ``load_pipeline(DIR)`` rebuilds the same query engine from it.
+parents and pages are cut from it); the run's spec with its prompt files copied in; the weights and threshold the
+run chose on its validation questions. ``load_pipeline(DIR)`` rebuilds the same query engine from it.
 """
 
 from __future__ import annotations
