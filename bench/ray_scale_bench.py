@@ -123,7 +123,10 @@ def main() -> None:
         }
     finally:
         subprocess.run([str(RAY), "stop", "--force"], env=env, capture_output=True, timeout=120)
-        shutil.rmtree(work, ignore_errors=True)
+        if out.get("same", True):
+            shutil.rmtree(work, ignore_errors=True)
+        else:  # the runs stay, to see what differs
+            print(f"kept for inspection: {work}", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2, default=str))
     return 0 if out.get("same") else 1
