@@ -103,7 +103,9 @@ def main() -> None:
                 flush=True,
             )
         diff = differences(runs["local"]["dir"], runs["ray"]["dir"])
-        if args.reuse:  # the kept run's process time is not known here: both runs' own totals (the manifests')
+        # the kept run's process time is not known here: both runs' own totals (the manifests'); a kept run answered
+        # again since (``--fresh`` on its run directory, its cache warm) has that warm run's total
+        if args.reuse:
             ray_s, local_s = (runs[e]["invocation"]["timings_s"]["total"] for e in ("ray", "local"))
         else:
             ray_s, local_s = runs["ray"]["wall_s"], runs["local"]["wall_s"]
