@@ -85,7 +85,6 @@ class RecordsFile:
 
     def write(self, path: Path, kept, row_group: int = ROW_GROUP) -> None:
         """The parts as one file at ``path``, ``row_group`` rows at a time; ``kept`` as in ``schema``."""
-
         if not self._parts:
             kept.to_parquet(path, index=False)
             return
@@ -98,12 +97,14 @@ class RecordsFile:
 
         schema = self.schema(kept)
         buffered: list = []
+        rows = 0  # in ``buffered``
         with pq.ParquetWriter(path, schema) as writer:
             for part in self._parts:
                 buffered.append(_conformed(pq.read_table(part), schema))
-                if sum(t.num_rows for t in buffered) >= row_group:
+                rows += buffered[-1].num_rows
+                if rows >= row_group:
                     writer.write_table(pa.concat_tables(buffered), row_group_size=row_group)
-                    buffered = []
+                    buffered, rows = [], 0
             if buffered:
                 writer.write_table(pa.concat_tables(buffered), row_group_size=row_group)
 
