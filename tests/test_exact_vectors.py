@@ -33,9 +33,10 @@ def test_top_is_the_exhaustive_ranking_ties_by_id():
     assert len(exact.top(vectors[0], 1000)) == 300 and exact.top(vectors[0], 0) == []
 
 
-def test_a_collection_is_searched_exactly_whatever_its_graph(tmp_path):
+def test_a_collection_is_searched_exactly_whatever_its_graph(tmp_path, monkeypatch):
     """A collection whose HNSW search keeps one candidate (recall far below 1 on 2,000 random vectors) still gives
-    the exhaustive top 10 through the sweep's store: its graph is not what the sweep searches."""
+    the exhaustive top 10 through the sweep's store: its graph is not what the sweep searches. Its vectors are read
+    from Chroma once, however many questions search them."""
     from llama_index.core.schema import TextNode
     from llama_index.core.vector_stores.types import VectorStoreQuery
 
@@ -49,6 +50,9 @@ def test_a_collection_is_searched_exactly_whatever_its_graph(tmp_path):
     collection = client.create_collection("rs-exact-test", metadata=meta)
     collection.add(ids=ids, embeddings=vectors, documents=[f"text {i}" for i in range(2000)])
     nodes = {i: TextNode(id_=i, text=i) for i in ids}
+    reads = []
+    read = ExactVectors.of.__func__
+    monkeypatch.setattr(ExactVectors, "of", classmethod(lambda cls, c: reads.append(c) or read(cls, c)))
     store = float32_store(collection, nodes)
     misses = 0
     for q in rng.standard_normal((30, 32)).astype(np.float32):
@@ -59,6 +63,7 @@ def test_a_collection_is_searched_exactly_whatever_its_graph(tmp_path):
         hnsw = collection.query(query_embeddings=[q], n_results=10)["ids"][0]
         misses += hnsw != want
     assert misses > 0  # the graph alone would have missed some (else this test shows nothing)
+    assert len(reads) == 1  # 30 questions, one read of the collection's vectors
 
 
 def test_one_thread_or_many_and_any_row_order_give_the_same_bits():
