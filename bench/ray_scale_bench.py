@@ -58,6 +58,10 @@ def main() -> None:
     ap.add_argument("--json")
     ap.add_argument("--reuse", type=Path, help="a size scale_bench.py --keep kept: its corpus and cold local run")
     args = ap.parse_args()
+    if args.reuse and not (args.reuse / "runs" / "cold" / "manifest.json").is_file():
+        ap.error(
+            f"--reuse {args.reuse}: no kept cold run (runs/cold/manifest.json); make one with scale_bench.py --keep"
+        )
     work = Path(tempfile.mkdtemp(prefix="rs-rayscale-", dir="/tmp"))  # Ray's socket paths must stay short
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "RAY_USAGE_STATS_ENABLED": "0"}
     env.pop("RAGSWEEP_DEFAULT_BACKEND", None)

@@ -101,6 +101,8 @@ def main() -> None:
     ap.add_argument("--json")
     ap.add_argument("--keep", type=Path, help="keep the corpora and runs in this folder (for ray_scale_bench --reuse)")
     args = ap.parse_args()
+    if args.keep and args.keep.exists() and not args.keep.is_dir():
+        ap.error(f"--keep {args.keep}: not a folder; name a folder to keep the corpora and runs in")
     work = args.keep or Path(tempfile.mkdtemp(prefix="ragsweep-scale-"))
     work.mkdir(parents=True, exist_ok=True)
     out: dict = {"sizes": []}
