@@ -143,3 +143,41 @@ def test_records_written_a_configuration_at_a_time_read_back_as_one_table(tmp_pa
     pd.testing.assert_frame_equal(
         pd.read_parquet(tmp_path / "records.parquet"), pd.read_parquet(tmp_path / "whole.parquet")
     )
+
+
+@pytest.mark.parametrize("part_rows", [1, 4, 10**6])
+def test_records_from_parts_of_several_configurations_equal_the_whole_frame(tmp_path, monkeypatch, part_rows):
+    """``build_records`` hands ``RecordsFile`` whole configurations, several at a time up to ``PART_ROWS`` rows: the
+    file reads back as the whole frame written by pandas, however the configurations fall into parts."""
+    from ragsweep.pipelines import journal as journal_mod
+    from ragsweep.pipelines.outputs import records as records_mod
+    from ragsweep.pipelines.outputs.records_file import RecordsFile
+
+    questions = [
+        {"qid": f"q{i}", "question": "?", "qtype": "simple", "reference_answer": "ten days", "split": "test"}
+        | {"evidence": []}
+        for i in range(3)
+    ]
+    configs = [{"config_id": f"c{i}", "config_hash": f"h{i}"} for i in range(4)]
+    journal = journal_mod.Journal(tmp_path / "journal.sqlite")
+    for i, c in enumerate(configs):
+        for j, q in enumerate(reversed(questions)):  # journal order is not the frame's
+            sources = ROWS[(i + j) % len(ROWS)]
+            payload = {"answer": None if i == 0 else f"answer {i}{j}", "sources": sources}
+            if i == 3:
+                payload["fusion_weights"] = [1, 0] if j else [0.25, 0.75]
+            journal.add_answer(c["config_hash"], q["qid"], c["config_id"], payload)
+    whole = records_mod.build_records(questions, configs, journal)
+    whole.to_parquet(tmp_path / "whole.parquet", index=False)
+    monkeypatch.setattr(records_mod, "PART_ROWS", part_rows)
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    parts = RecordsFile(folder)
+    kept = records_mod.build_records(questions, configs, journal, parts=parts)
+    journal.close()
+    assert len(list(folder.glob("part-*.parquet"))) == {1: 4, 4: 2, 10**6: 1}[part_rows]
+    assert "answer" not in kept.columns and "sources" not in kept.columns
+    parts.write(tmp_path / "records.parquet", kept)
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(tmp_path / "records.parquet"), pd.read_parquet(tmp_path / "whole.parquet")
+    )

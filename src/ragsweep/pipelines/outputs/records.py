@@ -20,6 +20,11 @@ from ragsweep.pipelines.outputs.records_file import RecordsFile
 from ragsweep.pipelines.outputs.row_columns import RowColumns
 from ragsweep.pipelines.outputs.sources_column import SourcesColumn
 
+# whole configurations' rows handed to ``parts`` together until they are this many: a part costs about 40 ms
+# whatever its size (a frame, an Arrow table, a file written and read back), 27 parts of 194 rows were a second of
+# privacy_qa's outputs; one configuration of contractnli x4 (3,908 rows) is a part alone
+PART_ROWS = 2048
+
 
 def question_rows(questions, split: dict | None = None) -> list[dict]:
     """The questions as plain rows (written to ``questions.parquet``): what records need of them,
@@ -116,10 +121,10 @@ def build_records(
     ``questions`` are ``question_rows``, ``configs`` ``Configuration.labels()``: plain rows, so a
     killed run's records can be rebuilt from its directory alone (``ragsweep.load_run``).
 
-    ``keep_sources=False``: the sources are left out (a caller that reads only the scores). ``parts``: each
-    configuration's whole rows are handed there as they are made (``RecordsFile.add``, their sources compact in a
-    ``SourcesColumn``), and the frame returned leaves out the sources and the columns only written
-    (``WRITTEN_ONLY``)."""
+    ``keep_sources=False``: the sources are left out (a caller that reads only the scores). ``parts``: whole
+    configurations' rows are handed there as they are made, ``PART_ROWS`` or more at a time but the last
+    (``RecordsFile.add``, their sources compact in a ``SourcesColumn``), and the frame returned leaves out the
+    sources and the columns only written (``WRITTEN_ONLY``)."""
     by_hash = {c["config_hash"]: c for c in configs}
     order = {c["config_hash"]: i for i, c in enumerate(configs)}  # the frame's order: configurations, questions
     qs = {q["qid"]: q for q in questions}
@@ -128,8 +133,8 @@ def build_records(
     judged = journal.repeated_judgements(judge_keys, repeats) if judge_keys else {}
     with_evidence = any(q["evidence"] for q in questions)  # else answerability is unknown
     rows = RowColumns()
+    whole, found = (RowColumns(), SourcesColumn()) if parts is not None else (rows, None)
     for h in sorted(order, key=order.__getitem__):
-        whole, found = (RowColumns(), SourcesColumn()) if parts is not None else (rows, None)
         for qid, payload in journal.answers_of(h, qorder):
             row = _row(by_hash[h], qs[qid], payload, scores.pop((h, qid), {}), with_evidence)  # each used once
             if found is not None or not keep_sources:
@@ -141,8 +146,11 @@ def build_records(
             whole.add(row)
             if parts is not None:
                 rows.add({k: v for k, v in row.items() if k not in _WRITTEN})
-        if parts is not None and len(whole):
+        if parts is not None and len(whole) >= PART_ROWS:
             parts.add(_typed(whole.frame()), found)
+            whole, found = RowColumns(), SourcesColumn()
+    if parts is not None and len(whole):
+        parts.add(_typed(whole.frame()), found)
     return _typed(rows.frame())
 
 

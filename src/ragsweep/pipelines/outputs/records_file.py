@@ -1,8 +1,8 @@
-"""``records.parquet`` written one configuration at a time, so the sweep's outputs never hold every answer.
+"""``records.parquet`` written a few configurations at a time, so the sweep's outputs never hold every answer.
 
 Built whole, the records frame held every row's answer text and sources beside the columns the summary reads: at
 contractnli x4 (70,344 rows) about 300 MB, the outputs' peak, growing with every question and configuration
-(BENCHMARKS "Cost against corpus size"). ``build_records`` hands each configuration's rows here as it makes them
+(BENCHMARKS "Cost against corpus size"). ``build_records`` hands whole configurations' rows here as it makes them
 (``RecordsFile.add``: written to a part file in a scratch folder) and keeps only the columns the summary, the
 comparisons and the verdict read; ``write`` then puts the parts into one file, each column typed as the frame made
 whole would type it: a column the kept frame holds takes its type (and pandas metadata) from there, the others
@@ -22,7 +22,7 @@ ROW_GROUP = 8192  # rows of records.parquet converted and written at a time
 
 
 class RecordsFile:
-    """Parts of records.parquet in ``folder`` (one per configuration, in the frame's order)."""
+    """Parts of records.parquet in ``folder`` (each the rows of whole configurations, in the frame's order)."""
 
     def __init__(self, folder: Path) -> None:
         self._folder = Path(folder)
@@ -31,7 +31,7 @@ class RecordsFile:
         self._fields: dict[str, list] = {}  # the sources' field -> its type in each part, first met first
 
     def add(self, frame, sources) -> None:
-        """One configuration's rows (``frame``, sorted, without sources) and their ``SourcesColumn``."""
+        """Whole configurations' rows (``frame``, sorted, without sources) and their ``SourcesColumn``."""
         import pyarrow.parquet as pq
 
         if frame.empty:
