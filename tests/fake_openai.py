@@ -893,13 +893,18 @@ class FakeOpenAI:
         action = rule["action"] if rule else None
 
         if action == "drop":
-            # Close without a byte of response: the client sees a disconnect (openai.APIConnectionError).
+            # Close without a byte of response: the client sees a disconnect (openai.APIConnectionError). Logged
+            # first, as a response is logged before its bytes go out: once the client sees the close, its next
+            # request may be answered (and logged) before this thread would get back to log the drop.
+            record["status"] = 0
+            hook, h.before_send = h.before_send, None
+            if hook is not None:
+                hook(0)
             h.close_connection = True
             try:
                 h.connection.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
-            record["status"] = 0
             return
         if action == "status":
             assert rule is not None
