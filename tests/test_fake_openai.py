@@ -227,13 +227,14 @@ def test_drop_is_a_connection_error_and_server_survives(fake: FakeOpenAI) -> Non
 
 
 def test_sleep_provokes_client_timeout_and_start_events_show_in_flight(fake: FakeOpenAI) -> None:
-    fake.set_rules([{"action": "sleep", "delay_ms": 600, "times": 1}])
+    # the server sleeps 3 s, the client gives up at 0.2 s: "not completed" holds however slowly the machine runs
+    fake.set_rules([{"action": "sleep", "delay_ms": 3000, "times": 1}])
     client = client_for(fake, timeout=0.2)
     with pytest.raises(openai.APITimeoutError):
         chat(client, user("slow one"))
     events = fake.calls(include_events=True)
     assert [e.get("event") for e in events] == ["start"] and fake.calls() == []  # started, not completed
-    deadline = time.time() + 3
+    deadline = time.time() + 30
     while not fake.calls() and time.time() < deadline:
         time.sleep(0.02)
     assert fake.calls()[0]["key"] == events[0]["key"]  # the server finished it after the client left
