@@ -113,7 +113,7 @@ def shared_cache(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def onnx_exports(tmp_path_factory) -> Path:
-    """A cache root holding MiniLM's ONNX exports (fp32, and the int8 made from it; BERTScore uses the same
+    """A cache root holding MiniLM's ONNX exports (fp32, and int8 written from the weights; BERTScore uses the same
     model), made once: an export takes 5-11 s, and the tests that check exporting itself make their own."""
     from ragsweep.config import HFEmbeddingSpec
     from ragsweep.embeddings.factory import load_model

@@ -389,9 +389,9 @@ def test_a_sweep_exports_its_onnx_models_first_and_a_bad_one_fails_only_its_conf
 
     written = bert_graph.export_bert
 
-    def watched_graph(model_dir, target, num_layers=None):  # MiniLM, a BERT: written without PyTorch
-        seen.append(("bert_graph", str(model_dir), (run_dir / "manifest.json").exists()))
-        return written(model_dir, target, num_layers)
+    def watched_graph(model_dir, target, num_layers=None, precision="fp32"):  # MiniLM, a BERT: no PyTorch
+        seen.append((f"bert_graph {precision}", str(model_dir), (run_dir / "manifest.json").exists()))
+        return written(model_dir, target, num_layers, precision)
 
     monkeypatch.setattr(bert_graph, "export_bert", watched_graph)
     spec = parse_spec(
@@ -410,7 +410,12 @@ def test_a_sweep_exports_its_onnx_models_first_and_a_bad_one_fails_only_its_conf
 
     # each model's export tried once, before the manifest was written: the bad one's failure is remembered by the
     # run, not paid again when its configurations load it
-    assert seen == [("bert_graph", str(bundled_minilm_dir()), False), ("export_fp32", str(plain), False)]
+    minilm = str(bundled_minilm_dir())
+    assert sorted(seen) == [
+        ("bert_graph fp32", minilm, False),  # BERTScore's
+        ("bert_graph int8", minilm, False),  # the embedding's, written without the fp32 file and the quantizer
+        ("export_fp32", str(plain), False),
+    ]
     for precision in ("fp32", "int8"):  # MiniLM: the embedding's int8 and BERTScore's fp32 (all 6 layers: shared)
         assert onnx_export.export_path(cache, MINILM_ID, precision).is_file()
     records = pd.read_parquet(run_dir / "records.parquet").set_index("config_id")

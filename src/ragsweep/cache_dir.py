@@ -4,7 +4,8 @@ Layout: ``embeddings.sqlite`` (vectors by model and text hash), ``bertscore.sqli
 and baselines), ``llm_calls.sqlite`` (every LLM call's reply, tokens and cost), ``chunks/`` (splitter
 output per corpus and splitter), ``doc_chunks.sqlite`` (the same per document), ``chroma/`` (embedded
 Chroma collections per corpus, splitter and embedding), ``graphs/`` (knowledge graphs per corpus, chunks
-and extractor), ``onnx/`` (ONNX exports of embedding models, per model and precision).
+and extractor), ``onnx/`` (ONNX exports of embedding models, per model and precision), ``datasets/`` (loaded
+datasets by their files' hash).
 """
 
 from __future__ import annotations
@@ -44,6 +45,11 @@ class CacheDir:
     def graph(self, key: str) -> Path:
         """A knowledge graph's file, a persisted ``SimplePropertyGraphStore``, by key (``graphs.build.graph_key``)."""
         return self.root / "graphs" / f"{key}.json"
+
+    @property
+    def datasets(self) -> Path:
+        """Loaded datasets by the hash of their files, spec and code (``datasets/loaded_cache.py``)."""
+        return self.root / "datasets"
 
     @property
     def doc_chunks(self) -> Path:

@@ -136,7 +136,7 @@ def _open(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float)
         if dataset is None:
             from ragsweep.datasets.load import load_dataset
 
-            dataset = load_dataset(spec.dataset, report_dir=run_dir)
+            dataset = load_dataset(spec.dataset, report_dir=run_dir, kept_in=cache.datasets)
     questions = dataset.questions[: request.limit] if request.limit else list(dataset.questions)
     # an existing run directory keeps the backend its unset ones had (``config.backend_default``)
     written, pin_note = backend_default.pinned_spec(request.spec, read_previous(run_dir), str(run_dir))

@@ -112,7 +112,8 @@ def dataset_name(spec: DatasetSpec) -> str:
 
 def write_unlocated(report_dir: Path | None, unlocated: list) -> Path | None:
     """``unlocated_evidence.jsonl`` in ``report_dir``: one line per evidence text not found (question id,
-    field, text, closest match, its place and similarity). Removed when nothing is unlocated."""
+    field, text, closest match, its place and similarity; a dict is written as it is). Removed when nothing is
+    unlocated."""
     import json
 
     if report_dir is None:
@@ -125,7 +126,7 @@ def write_unlocated(report_dir: Path | None, unlocated: list) -> Path | None:
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w", encoding="utf-8") as f:
         for u in unlocated:
-            f.write(json.dumps(getattr(u, "record", {"description": str(u)}), ensure_ascii=False) + "\n")
+            f.write(json.dumps(_record(u), ensure_ascii=False) + "\n")
     tmp.replace(path)
     return path
 
@@ -170,12 +171,38 @@ def _fuzzy_threshold(spec: DatasetSpec) -> float | None:
     return DEMO_FUZZY
 
 
-def load_dataset(spec: DatasetSpec, report_dir: Path | None = None) -> Dataset:
+def _record(unlocated: object) -> dict:
+    if isinstance(unlocated, dict):
+        return unlocated
+    return getattr(unlocated, "record", {"description": str(unlocated)})
+
+
+def load_dataset(spec: DatasetSpec, report_dir: Path | None = None, kept_in: Path | None = None) -> Dataset:
     """Load corpus and questions, locate evidence given as text (tiers), apply ``unlocated_evidence``,
     count copies of gold text elsewhere as gold (``duplicate_evidence``), and validate the result.
 
     ``report_dir`` (a run directory): where ``unlocated_evidence.jsonl`` lists every text not found.
-    ``dataset.evidence`` records the tiers, the copies and the unlocated texts for the manifest."""
+    ``dataset.evidence`` records the tiers, the copies and the unlocated texts for the manifest. With
+    ``kept_in`` (a sweep's ``CacheDir.datasets``), a dataset loaded before from the same files, spec and code is
+    read back from there (``loaded_cache``)."""
+    if kept_in is None:
+        return _load(spec, report_dir)
+    from ragsweep.datasets import loaded_cache
+
+    files = loaded_cache.inputs(spec)
+    if files is None:
+        return _load(spec, report_dir)
+    stored = Path(kept_in) / f"{loaded_cache.key(spec, files)}.json"
+    dataset = loaded_cache.read(stored)
+    if dataset is not None:
+        write_unlocated(report_dir, dataset.evidence.get("unlocated") or [])
+        return dataset
+    dataset = _load(spec, report_dir)
+    loaded_cache.write(stored, dataset)
+    return dataset
+
+
+def _load(spec: DatasetSpec, report_dir: Path | None) -> Dataset:
     notes: list[str] = []
     documents = load_corpus(spec, notes)
     locator = TextLocator({d.doc_id: d.text for d in documents}, fuzzy=_fuzzy_threshold(spec))
@@ -208,7 +235,7 @@ def load_dataset(spec: DatasetSpec, report_dir: Path | None = None) -> Dataset:
         "located_by_text": by_text,
         "location": locator.summary() if locator.total else None,
         "copies": copies.summary() if copies is not None else None,
-        "unlocated": [getattr(u, "record", {"description": str(u)}) for u in unlocated],
+        "unlocated": [_record(u) for u in unlocated],
     }
     dataset.validate(source, corpus_source(spec))
     return dataset

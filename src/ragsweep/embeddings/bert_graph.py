@@ -9,6 +9,13 @@ word, position and token-type embeddings summed and normalised, then per layer s
 ids, attention mask and token types in, ``last_hidden_state`` out, batch and sequence dynamic), so the same
 quantizer and runtime read it; its vectors are PyTorch's to float32 rounding (tested). Any other model is traced
 as before (``onnx_export.export_fp32``).
+
+The int8 graph is written the same way, straight from the weights: what ONNX Runtime's dynamic quantizer makes of
+the fp32 graph (``onnx_export.quantize_int8``: each Linear's input quantized per batch by DynamicQuantizeLinear,
+shared by the Linears that read it, times int8 weights by MatMulInteger, scaled back; the embedding tables as
+uint8 and dequantized after their Gather), with its weights (``int8_weights``). Quantizing took 2.5 s of a cold
+run and needed the fp32 file written first; this takes a fraction of a second, and its vectors equal the
+quantizer's file's bit for bit (tested), so the int8 cache keys stay valid.
 """
 
 from __future__ import annotations
@@ -41,8 +48,11 @@ def supported(model_dir: Path | str) -> bool:
     )
 
 
-def export_bert(model_dir: Path | str, target: Path | str, num_layers: int | None = None) -> None:
-    """Write ``model_dir``'s encoder (its first ``num_layers`` layers; default all) to ``target`` as ONNX."""
+def export_bert(
+    model_dir: Path | str, target: Path | str, num_layers: int | None = None, precision: str = "fp32"
+) -> None:
+    """Write ``model_dir``'s encoder (its first ``num_layers`` layers; default all) to ``target`` as ONNX, with
+    float32 weights or (``precision="int8"``) dynamically quantized ones."""
     import onnx
     from safetensors.numpy import load_file
 
@@ -50,7 +60,7 @@ def export_bert(model_dir: Path | str, target: Path | str, num_layers: int | Non
     cfg = model_config(model_dir)
     weights = load_file(str(model_dir / WEIGHTS))
     prefix = "bert." if "bert.embeddings.word_embeddings.weight" in weights else ""
-    graph = _Graph(weights, prefix, float(cfg.get("layer_norm_eps", 1e-12)))
+    graph = _Graph(weights, prefix, float(cfg.get("layer_norm_eps", 1e-12)), int8=precision == "int8")
     hidden, heads = int(cfg["hidden_size"]), int(cfg["num_attention_heads"])
     layers = int(num_layers or cfg["num_hidden_layers"])
     x = graph.embeddings()
@@ -58,6 +68,9 @@ def export_bert(model_dir: Path | str, target: Path | str, num_layers: int | Non
     for i in range(layers):
         x = graph.layer(x, mask, f"encoder.layer.{i}.", hidden, heads)
     model = graph.model(x)
+    if graph.int8:  # the tensors' shapes, as the quantizer's file carries them: ONNX Runtime fuses each residual
+        # Add and LayerNormalization into SkipLayerNormalization only where it knows both inputs' ranks
+        model = onnx.shape_inference.infer_shapes(model)
     onnx.checker.check_model(model)
     onnx.save(model, str(target))
 
@@ -65,14 +78,17 @@ def export_bert(model_dir: Path | str, target: Path | str, num_layers: int | Non
 class _Graph:
     """The nodes and initializers of one encoder graph, named as its weights are."""
 
-    def __init__(self, weights: dict, prefix: str, eps: float) -> None:
+    def __init__(self, weights: dict, prefix: str, eps: float, int8: bool = False) -> None:
         from onnx import TensorProto, helper
 
         self.helper, self.TensorProto = helper, TensorProto
-        self.weights, self.prefix, self.eps = weights, prefix, eps
+        self.weights, self.prefix, self.eps, self.int8 = weights, prefix, eps, int8
         self.nodes: list = []
         self.inits: dict = {}
         self.n = 0
+        self.slots = 0  # weights and constants so far, a quantized weight counting as one: constants are named
+        # by it, so the int8 graph's constants keep the fp32 graph's names (as the quantizer keeps them)
+        self.dynamic: dict[str, list[str]] = {}  # a tensor's DynamicQuantizeLinear outputs: one per tensor
 
     def w(self, name: str, transpose: bool = False) -> str:
         """An initializer from the weight ``name`` (a Linear's transposed: MatMul takes x @ W^T)."""
@@ -83,26 +99,65 @@ class _Graph:
             array = self.weights[self.prefix + name]
             array = np.ascontiguousarray(array.T) if transpose else array
             self.inits[name] = numpy_helper.from_array(array.astype(np.float32), name)
+            self.slots += 1
         return name
 
     def const(self, values, dtype: str = "float32") -> str:
         import numpy as np
         from onnx import numpy_helper
 
-        name = f"const_{len(self.inits)}"
+        name = f"const_{self.slots}"
         self.inits[name] = numpy_helper.from_array(np.array(values, dtype=dtype), name)
+        self.slots += 1
         return name
 
-    def op(self, kind: str, inputs: list[str], **attrs) -> str:
+    def quantized(self, name: str, transpose: bool = False) -> list[str]:
+        """The initializers (q, scale, zero point) of the weight ``name`` quantized, named as the quantizer
+        names them: a Linear's per output channel (int8), an embedding table's per tensor (uint8)."""
+        import numpy as np
+        from onnx import numpy_helper
+
+        from ragsweep.embeddings import int8_weights
+
+        names = [name + suffix for suffix in ("_quantized", "_scale", "_zero_point")]
+        if names[0] not in self.inits:
+            array = self.weights[self.prefix + name]
+            if transpose:
+                parts = int8_weights.per_channel_symmetric(np.ascontiguousarray(array.T))
+            else:
+                parts = int8_weights.per_tensor_asymmetric(array)
+            for n, part in zip(names, parts):
+                self.inits[n] = numpy_helper.from_array(part, n)
+            self.slots += 1
+        return names
+
+    def op(self, kind: str, inputs: list[str], outputs: int = 1, **attrs) -> str:
         self.n += 1
         out = f"{kind.lower()}_{self.n}"
-        self.nodes.append(self.helper.make_node(kind, inputs, [out], **attrs))
+        names = [out] if outputs == 1 else [f"{out}_{i}" for i in range(outputs)]
+        self.nodes.append(self.helper.make_node(kind, inputs, names, **attrs))
         return out
 
     def linear(self, x: str, name: str) -> str:
-        return self.op(
-            "Add", [self.op("MatMul", [x, self.w(name + ".weight", transpose=True)]), self.w(name + ".bias")]
-        )
+        if not self.int8:
+            product = self.op("MatMul", [x, self.w(name + ".weight", transpose=True)])
+        else:  # x quantized per batch (once per tensor), int8 product, scaled by both scales
+            if x not in self.dynamic:
+                out = self.op("DynamicQuantizeLinear", [x], outputs=3)
+                self.dynamic[x] = [f"{out}_{i}" for i in range(3)]
+            xq, xscale, xzero = self.dynamic[x]
+            wq, wscale, wzero = self.quantized(name + ".weight", transpose=True)
+            scale = self.op("Mul", [xscale, wscale])
+            integer = self.op("MatMulInteger", [xq, wq, xzero, wzero])
+            product = self.op("Mul", [self.op("Cast", [integer], to=self.TensorProto.FLOAT), scale])
+        return self.op("Add", [product, self.w(name + ".bias")])
+
+    def table(self, name: str, ids: str) -> str:
+        """The rows ``ids`` of the embedding table ``name``."""
+        if not self.int8:
+            return self.op("Gather", [self.w(name), ids])
+        q, scale, zero = self.quantized(name)
+        return self.op("DequantizeLinear", [self.op("Gather", [q, ids]), scale, zero])
 
     def norm(self, x: str, name: str) -> str:
         return self.op(
@@ -118,11 +173,11 @@ class _Graph:
                 self.op(
                     "Add",
                     [
-                        self.op("Gather", [self.w("embeddings.word_embeddings.weight"), "input_ids"]),
-                        self.op("Gather", [self.w("embeddings.position_embeddings.weight"), positions]),
+                        self.table("embeddings.word_embeddings.weight", "input_ids"),
+                        self.table("embeddings.position_embeddings.weight", positions),
                     ],
                 ),
-                self.op("Gather", [self.w("embeddings.token_type_embeddings.weight"), "token_type_ids"]),
+                self.table("embeddings.token_type_embeddings.weight", "token_type_ids"),
             ],
         )
         return self.norm(total, "embeddings.LayerNorm")

@@ -145,7 +145,7 @@ def onnx_export_file(spec: HFEmbeddingSpec, cache_root: Path = DEFAULT_CACHE) ->
 def onnx_export_of(spec: HFEmbeddingSpec, cache_root: Path = DEFAULT_CACHE):
     """The ONNX file of ``spec``'s transformer (exported by a child process if none has been yet) and
     the model's sentence-transformers layout."""
-    from ragsweep.embeddings.onnx_export import PRECISIONS, ensure_export, export_fp32_fast
+    from ragsweep.embeddings.onnx_export import PRECISIONS, ensure_export, export_fp32_fast, int8_writer
     from ragsweep.embeddings.st_layout import read_layout
 
     field = f"embeddings[{spec.label()}].backend"
@@ -163,6 +163,7 @@ def onnx_export_of(spec: HFEmbeddingSpec, cache_root: Path = DEFAULT_CACHE):
         PRECISIONS[spec.backend],
         cache_root,
         lambda target: export_fp32_fast(layout.transformer_dir, target, field),
+        int8_writer(layout.transformer_dir),
     )
     return onnx_file, layout
 

@@ -114,7 +114,7 @@ def backbone_export(
 ) -> Path:
     """The ONNX file of ``backbone`` truncated at ``num_layers`` for ``backend`` (onnx, onnx-int8),
     exported first by a child process if no process has yet."""
-    from ragsweep.embeddings.onnx_export import PRECISIONS, ensure_export
+    from ragsweep.embeddings.onnx_export import PRECISIONS, ensure_export, int8_writer
 
     # every layer kept: the same graph as the embedding backend's export of this model, shared with it
     full = num_layers == _depth(backbone)
@@ -124,6 +124,7 @@ def backbone_export(
         PRECISIONS[backend],
         export_root or Path("."),
         lambda target: _export(backbone, num_layers, target),
+        int8_writer(Path(backbone), num_layers),
     )
 
 

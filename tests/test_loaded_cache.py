@@ -1,0 +1,114 @@
+"""A loaded dataset read back from the cache: equal to a fresh load in every field, loaded by no loader, and
+loaded anew when a file's bytes, the spec or the code change."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pdf_files import paged_pdf
+
+from ragsweep.config import DatasetSpec
+from ragsweep.datasets import load as load_module
+from ragsweep.datasets import loaded_cache
+from ragsweep.datasets.load import load_dataset
+
+CLAUSE = "The tenant shall pay a late fee of five percent of the monthly rent."
+
+
+def _folder_dataset(tmp_path: Path) -> DatasetSpec:
+    """A folder of text, HTML and a paged PDF (page metadata), the gold clause copied into a second file, and
+    questions with evidence given as text, one of them not found (kept)."""
+    import docx
+
+    corpus = tmp_path / "corpus"
+    (corpus / "sub").mkdir(parents=True)
+    (corpus / "lease.txt").write_text(f"Lease.\n{CLAUSE}\nSigned.", encoding="utf-8")
+    (corpus / "sub" / "template.html").write_text(f"<html><body><p>Template: {CLAUSE}</p></body></html>")
+    (corpus / "policy.pdf").write_bytes(paged_pdf(["We collect your email address.", "We never sell it."]))
+    word = docx.Document()
+    word.add_paragraph("Notices are given in writing.")
+    word.save(corpus / "notices.docx")
+    rows = [
+        {"id": "fee", "question": "What is the late fee?", "answer": "five percent", "reference_contexts": [CLAUSE]},
+        {"id": "email", "question": "What is collected?", "reference_contexts": ["We collect your email address."]},
+        {"id": "lost", "question": "Where?", "reference_contexts": ["Nowhere to be found in any file."]},
+    ]
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return DatasetSpec(
+        corpus={"format": "folder", "path": corpus},
+        questions={"format": "jsonl", "path": questions},
+        unlocated_evidence="keep_question",
+    )
+
+
+def _fields(dataset) -> tuple:
+    return (
+        dataset.name,
+        [(d.doc_id, d.text, d.metadata) for d in dataset.documents],
+        dataset.questions,
+        dataset.notes,
+        json.dumps(dataset.evidence, sort_keys=True),
+        dataset.fingerprint(),
+    )
+
+
+def test_a_dataset_read_back_equals_a_fresh_load_and_no_loader_runs(tmp_path, monkeypatch):
+    spec = _folder_dataset(tmp_path)
+    kept, run_a, run_b = tmp_path / "cache" / "datasets", tmp_path / "run-a", tmp_path / "run-b"
+    fresh = load_dataset(spec, report_dir=run_a)
+    first = load_dataset(spec, report_dir=run_a, kept_in=kept)
+    assert _fields(first) == _fields(fresh)
+    assert any(n.startswith("gold evidence of 1 question(s) also occurs elsewhere") for n in fresh.notes)
+    assert fresh.documents[[d.doc_id for d in fresh.documents].index("policy.pdf")].metadata["page_starts"]
+    assert len(list(kept.iterdir())) == 1
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("loaded again")
+
+    monkeypatch.setattr(load_module, "_load", refuse)
+    again = load_dataset(spec, report_dir=run_b, kept_in=kept)
+    assert _fields(again) == _fields(fresh)
+    unlocated = "unlocated_evidence.jsonl"
+    assert (run_b / unlocated).read_text() == (run_a / unlocated).read_text() != ""
+
+
+@pytest.mark.parametrize("change", ["edit a file, same size", "add a file", "spec option", "library version"])
+def test_a_change_to_any_input_loads_anew(tmp_path, monkeypatch, change):
+    spec = _folder_dataset(tmp_path)
+    kept = tmp_path / "cache" / "datasets"
+    before = load_dataset(spec, kept_in=kept)
+    if change == "edit a file, same size":
+        lease = tmp_path / "corpus" / "lease.txt"
+        lease.write_text(lease.read_text().replace("Signed.", "Agreed."[:7]), encoding="utf-8")
+    elif change == "add a file":
+        (tmp_path / "corpus" / "sub" / "new.md").write_text("A new annex.", encoding="utf-8")
+    elif change == "spec option":
+        spec = spec.model_copy(update={"duplicate_evidence": "first"})
+    else:
+        monkeypatch.setattr(loaded_cache, "LIBRARIES", (*loaded_cache.LIBRARIES, "numpy"))
+    after = load_dataset(spec, kept_in=kept)
+    assert len(list(kept.iterdir())) == 2
+    assert _fields(after) == _fields(load_dataset(spec))
+    if change != "library version":
+        assert _fields(after) != _fields(before)
+
+
+def test_what_is_not_kept_is_loaded_every_time(tmp_path):
+    """A missing input (the loader names it) and metadata JSON would change are not kept."""
+    from ragsweep.datasets.types import Dataset, Document
+    from ragsweep.errors import RagsweepError
+
+    spec = _folder_dataset(tmp_path)
+    (tmp_path / "questions.jsonl").unlink()
+    with pytest.raises(RagsweepError, match="questions.jsonl"):
+        load_dataset(spec, kept_in=tmp_path / "kept")
+    assert not (tmp_path / "kept").exists()
+    odd = Dataset("odd", [Document("a", "text", {"pages": (1, 2)})], [])
+    loaded_cache.write(tmp_path / "kept" / "odd.json", odd)
+    assert not (tmp_path / "kept" / "odd.json").exists()
+    (tmp_path / "kept").mkdir()
+    (tmp_path / "kept" / "broken.json").write_text('{"name": "x", "documents": [[1]]')
+    assert loaded_cache.read(tmp_path / "kept" / "broken.json") is None
