@@ -14,6 +14,8 @@ from ragsweep.datasets import load as load_module
 from ragsweep.datasets import loaded_cache
 from ragsweep.datasets.load import load_dataset
 
+real_load = load_module._load
+
 CLAUSE = "The tenant shall pay a late fee of five percent of the monthly rent."
 
 
@@ -77,9 +79,16 @@ def test_a_dataset_read_back_equals_a_fresh_load_and_no_loader_runs(tmp_path, mo
 
 @pytest.mark.parametrize("change", ["edit a file, same size", "add a file", "spec option", "library version"])
 def test_a_change_to_any_input_loads_anew(tmp_path, monkeypatch, change):
+    """A changed input loads anew and replaces the kept dataset (one file per dataset spec); files the folder's
+    reader leaves out (hidden, other extensions) change nothing."""
     spec = _folder_dataset(tmp_path)
     kept = tmp_path / "cache" / "datasets"
     before = load_dataset(spec, kept_in=kept)
+    (tmp_path / "corpus" / ".notes.txt").write_text("hidden")
+    (tmp_path / "corpus" / "data.csv").write_text("a,b")
+    loaded = []
+    monkeypatch.setattr(load_module, "_load", lambda *a: loaded.append(1) or real_load(*a))
+    assert _fields(load_dataset(spec, kept_in=kept)) == _fields(before) and not loaded
     if change == "edit a file, same size":
         lease = tmp_path / "corpus" / "lease.txt"
         lease.write_text(lease.read_text().replace("Signed.", "Agreed."[:7]), encoding="utf-8")
@@ -90,7 +99,7 @@ def test_a_change_to_any_input_loads_anew(tmp_path, monkeypatch, change):
     else:
         monkeypatch.setattr(loaded_cache, "LIBRARIES", (*loaded_cache.LIBRARIES, "numpy"))
     after = load_dataset(spec, kept_in=kept)
-    assert len(list(kept.iterdir())) == 2
+    assert loaded == [1] and len(list(kept.iterdir())) == (2 if change == "spec option" else 1)
     assert _fields(after) == _fields(load_dataset(spec))
     if change != "library version":
         assert _fields(after) != _fields(before)
@@ -107,8 +116,10 @@ def test_what_is_not_kept_is_loaded_every_time(tmp_path):
         load_dataset(spec, kept_in=tmp_path / "kept")
     assert not (tmp_path / "kept").exists()
     odd = Dataset("odd", [Document("a", "text", {"pages": (1, 2)})], [])
-    loaded_cache.write(tmp_path / "kept" / "odd.json", odd)
+    loaded_cache.write(tmp_path / "kept" / "odd.json", "k", odd)
     assert not (tmp_path / "kept" / "odd.json").exists()
     (tmp_path / "kept").mkdir()
     (tmp_path / "kept" / "broken.json").write_text('{"name": "x", "documents": [[1]]')
-    assert loaded_cache.read(tmp_path / "kept" / "broken.json") is None
+    assert loaded_cache.read(tmp_path / "kept" / "broken.json", "k") is None
+    (tmp_path / "kept" / "list.json").write_text("[]")
+    assert loaded_cache.read(tmp_path / "kept" / "list.json", "k") is None

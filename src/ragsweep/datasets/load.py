@@ -192,13 +192,13 @@ def load_dataset(spec: DatasetSpec, report_dir: Path | None = None, kept_in: Pat
     files = loaded_cache.inputs(spec)
     if files is None:
         return _load(spec, report_dir)
-    stored = Path(kept_in) / f"{loaded_cache.key(spec, files)}.json"
-    dataset = loaded_cache.read(stored)
+    stored, key = loaded_cache.place(Path(kept_in), spec), loaded_cache.key(spec, files)
+    dataset = loaded_cache.read(stored, key)
     if dataset is not None:
         write_unlocated(report_dir, dataset.evidence.get("unlocated") or [])
         return dataset
     dataset = _load(spec, report_dir)
-    loaded_cache.write(stored, dataset)
+    loaded_cache.write(stored, key, dataset)
     return dataset
 
 

@@ -7,7 +7,8 @@ the result back instead. The key is a hash of: this format's version, ragsweep's
 package (``datasets/*.py``: a loader's fix reloads), the versions of the libraries that turn files into text, the
 dataset spec as resolved, and every input file's name and content hash (not its time stamp: a checkout or a copy
 keeps a hit, any edit misses). Inputs are the files the spec's formats read (``inputs``); where one is missing the
-loader runs and names it.
+loader runs and names it. One file per dataset spec (``place``), replaced when its inputs change, so the cache
+does not grow with each edit of a corpus.
 """
 
 from __future__ import annotations
@@ -29,37 +30,52 @@ LIBRARIES = ("llama-index-core", "pypdf", "python-docx", "charset-normalizer", "
 
 
 def inputs(spec: DatasetSpec) -> list[Path] | None:
-    """Every file the spec's corpus, questions and negatives are read from, sorted; None where a path is missing
-    (the loader names it) or a format is not known here (never cached)."""
+    """Every file the spec's corpus, questions and negatives are read from, sorted (a folder corpus: the files
+    with its extensions, hidden ones left out as its reader leaves them); None where a path is missing (the
+    loader names it) or a format is not known here (never kept)."""
     from ragsweep.datasets.demo import DEMO_DIR
 
     corpus, questions = spec.corpus, spec.questions
-    roots: list[Path] = []
+    roots: list[tuple[Path, set[str] | None, bool]] = []  # (path, suffixes read or all, recursive)
     for part in (corpus, questions):
         if part.format == "demo":
-            roots.append(DEMO_DIR)
+            roots.append((DEMO_DIR, None, True))
         elif part.format == "legalbench":
             within = ("corpus", part.subset) if part is corpus else ("benchmarks", f"{part.subset}.json")
-            roots.append(Path(part.path).joinpath(*within))
-        elif part.format in ("folder", "jsonl", "csv", "labelled_rag", "squad"):
-            roots.append(Path(part.path))
+            roots.append((Path(part.path).joinpath(*within), None, True))
+        elif part.format == "folder":
+            roots.append((Path(part.path), {e.lower() for e in part.extensions}, part.recursive))
+        elif part.format in ("jsonl", "csv", "labelled_rag", "squad"):
+            roots.append((Path(part.path), None, True))
         else:
             return None
     if spec.negatives is not None:
-        roots.append(Path(spec.negatives))
+        roots.append((Path(spec.negatives), None, True))
     files: set[Path] = set()
-    for root in roots:
+    for root, suffixes, recursive in roots:
         if root.is_file():
             files.add(root.resolve())
         elif root.is_dir():
-            files.update(p.resolve() for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+            files.update(
+                p.resolve()
+                for p in (root.rglob("*") if recursive else root.glob("*"))
+                if p.is_file()
+                and (suffixes is None or p.suffix.lower() in suffixes)
+                and not any(part.startswith(".") or part == "__pycache__" for part in p.relative_to(root).parts)
+            )
         else:
             return None
     return sorted(files)
 
 
+def place(folder: Path, spec: DatasetSpec) -> Path:
+    """Where ``spec``'s loaded dataset is kept: one file per dataset spec, whatever its files hold, so a corpus
+    edited a hundred times leaves one file, not a hundred (``read`` checks the stored ``key``)."""
+    return Path(folder) / f"{hashlib.sha256(spec.model_dump_json().encode()).hexdigest()[:32]}.json"
+
+
 def key(spec: DatasetSpec, files: list[Path]) -> str:
-    """The cache key of ``spec`` loaded from ``files`` (``inputs``)."""
+    """What the dataset of ``spec`` loaded from ``files`` (``inputs``) depends on, as a hash."""
     h = hashlib.sha256()
     for part in (str(FORMAT), _code_version(), spec.model_dump_json()):
         h.update(part.encode())
@@ -69,7 +85,7 @@ def key(spec: DatasetSpec, files: list[Path]) -> str:
         h.update(b"\0")
         with open(path, "rb") as handle:
             h.update(hashlib.file_digest(handle, "sha256").digest())
-    return h.hexdigest()[:32]
+    return h.hexdigest()
 
 
 def _code_version() -> str:
@@ -89,10 +105,13 @@ def _code_version() -> str:
     return h.hexdigest()
 
 
-def read(path: Path) -> Dataset | None:
-    """The dataset stored at ``path``; None where there is none or it cannot be read (then it is loaded anew)."""
+def read(path: Path, expected: str) -> Dataset | None:
+    """The dataset stored at ``path`` under the key ``expected``; None where there is none, another (a file has
+    changed since) or one that cannot be read: then it is loaded anew."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("key") != expected:
+            return None
         dataset = Dataset(
             name=data["name"],
             documents=[Document(doc_id, text, metadata) for doc_id, text, metadata in data["documents"]],
@@ -103,14 +122,16 @@ def read(path: Path) -> Dataset | None:
             notes=data["notes"],
             evidence=data["evidence"],
         )
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return dataset
 
 
-def write(path: Path, dataset: Dataset) -> None:
-    """Store ``dataset`` at ``path`` (atomically); nothing where a document's metadata is not JSON."""
+def write(path: Path, stored_key: str, dataset: Dataset) -> None:
+    """Store ``dataset`` at ``path`` under ``stored_key`` (atomically, replacing what was there); nothing where a
+    document's metadata is not JSON."""
     data = {
+        "key": stored_key,
         "name": dataset.name,
         "documents": [[d.doc_id, d.text, d.metadata] for d in dataset.documents],
         "questions": [
