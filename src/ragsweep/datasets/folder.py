@@ -140,7 +140,8 @@ def _readers(exts: list[str], decoded: dict[Path, str]) -> dict[str, Any]:
     return extractor
 
 
-def _normalise_exts(exts: list[str]) -> list[str]:
+def normalise_exts(exts: list[str]) -> list[str]:
+    """The extensions a folder corpus reads, as its reader matches them: lower case, with their dot."""
     return sorted({("." + e.lstrip(".")).lower() for e in exts if e.strip(".")})
 
 
@@ -196,7 +197,7 @@ def load_folder_corpus(spec: FolderCorpus, notes: list[str] | None = None) -> li
     folder = Path(spec.path)
     if not folder.is_dir():
         raise RagsweepError(f"{folder}: not a folder; point dataset.corpus.path at a folder of documents")
-    exts = _normalise_exts(spec.extensions)
+    exts = normalise_exts(spec.extensions)
     looked_for = f"{', '.join(exts)}{' (sub-folders included)' if spec.recursive else ''}"
     if not exts:
         raise RagsweepError(f"{folder}: dataset.corpus.extensions is empty; list the extensions to read, e.g. [.txt]")

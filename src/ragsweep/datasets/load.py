@@ -195,10 +195,11 @@ def load_dataset(spec: DatasetSpec, report_dir: Path | None = None, kept_in: Pat
     stored, key = loaded_cache.place(Path(kept_in), spec), loaded_cache.key(spec, files)
     dataset = loaded_cache.read(stored, key)
     if dataset is not None:
-        write_unlocated(report_dir, dataset.evidence.get("unlocated") or [])
-        return dataset
+        return loaded_cache.relisted(dataset, write_unlocated(report_dir, dataset.evidence.get("unlocated") or []))
     dataset = _load(spec, report_dir)
-    loaded_cache.write(stored, key, dataset)
+    if loaded_cache.inputs(spec) == files and loaded_cache.key(spec, files) == key:  # no file changed meanwhile
+        listed = RunDir(Path(report_dir)).unlocated_evidence if report_dir is not None else None
+        loaded_cache.write(stored, key, dataset, listed)
     return dataset
 
 

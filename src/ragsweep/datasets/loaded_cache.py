@@ -13,6 +13,7 @@ does not grow with each edit of a corpus.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -26,17 +27,20 @@ if TYPE_CHECKING:
 
 FORMAT = 1  # bump when the stored form changes
 # what turns files into text or evidence places: a new version may read the same bytes differently
-LIBRARIES = ("llama-index-core", "pypdf", "python-docx", "charset-normalizer", "rapidfuzz")
+LIBRARIES = ("llama-index-core", "llama-index-readers-file", "pypdf", "python-docx", "charset-normalizer", "rapidfuzz")
+# where a note names the run's unlocated_evidence.jsonl: each run directory gets its own (``load.write_unlocated``)
+LISTED = "{unlocated_evidence.jsonl}"
 
 
 def inputs(spec: DatasetSpec) -> list[Path] | None:
     """Every file the spec's corpus, questions and negatives are read from, sorted (a folder corpus: the files
-    with its extensions, hidden ones left out as its reader leaves them); None where a path is missing (the
-    loader names it) or a format is not known here (never kept)."""
+    with its extensions, hidden ones left out as its reader leaves them; a superset is harmless); None where a
+    path is missing (the loader names it) or a format is not known here (never kept)."""
     from ragsweep.datasets.demo import DEMO_DIR
+    from ragsweep.datasets.folder import normalise_exts
 
     corpus, questions = spec.corpus, spec.questions
-    roots: list[tuple[Path, set[str] | None, bool]] = []  # (path, suffixes read or all, recursive)
+    roots: list[tuple[Path, set[str] | None, bool]] = []  # (path, suffixes read by a folder reader or None, recursive)
     for part in (corpus, questions):
         if part.format == "demo":
             roots.append((DEMO_DIR, None, True))
@@ -44,7 +48,7 @@ def inputs(spec: DatasetSpec) -> list[Path] | None:
             within = ("corpus", part.subset) if part is corpus else ("benchmarks", f"{part.subset}.json")
             roots.append((Path(part.path).joinpath(*within), None, True))
         elif part.format == "folder":
-            roots.append((Path(part.path), {e.lower() for e in part.extensions}, part.recursive))
+            roots.append((Path(part.path), set(normalise_exts(part.extensions)), part.recursive))
         elif part.format in ("jsonl", "csv", "labelled_rag", "squad"):
             roots.append((Path(part.path), None, True))
         else:
@@ -60,8 +64,10 @@ def inputs(spec: DatasetSpec) -> list[Path] | None:
                 p.resolve()
                 for p in (root.rglob("*") if recursive else root.glob("*"))
                 if p.is_file()
-                and (suffixes is None or p.suffix.lower() in suffixes)
-                and not any(part.startswith(".") or part == "__pycache__" for part in p.relative_to(root).parts)
+                and (
+                    suffixes is None  # every file (a LegalBench subset reads hidden .txt files too)
+                    or (p.suffix.lower() in suffixes and not any(s.startswith(".") for s in p.relative_to(root).parts))
+                )
             )
         else:
             return None
@@ -89,11 +95,13 @@ def key(spec: DatasetSpec, files: list[Path]) -> str:
 
 
 def _code_version() -> str:
+    import sys
     from importlib.metadata import PackageNotFoundError, version
 
     import ragsweep
 
-    h = hashlib.sha256(ragsweep.__version__.encode())
+    # the Python version too: normalisation (NFKC, case folding) follows its Unicode tables
+    h = hashlib.sha256(f"{ragsweep.__version__}|{sys.version_info[:2]}".encode())
     for source in sorted(Path(__file__).parent.glob("*.py")):
         h.update(source.name.encode())
         h.update(source.read_bytes())
@@ -127,9 +135,10 @@ def read(path: Path, expected: str) -> Dataset | None:
     return dataset
 
 
-def write(path: Path, stored_key: str, dataset: Dataset) -> None:
+def write(path: Path, stored_key: str, dataset: Dataset, listed: Path | None = None) -> None:
     """Store ``dataset`` at ``path`` under ``stored_key`` (atomically, replacing what was there); nothing where a
-    document's metadata is not JSON."""
+    document's metadata is not JSON. ``listed``: the run's unlocated_evidence.jsonl its notes name, stored as
+    ``LISTED`` (``relisted`` names the next run's)."""
     data = {
         "key": stored_key,
         "name": dataset.name,
@@ -144,16 +153,23 @@ def write(path: Path, stored_key: str, dataset: Dataset) -> None:
             ]
             for q in dataset.questions
         ],
-        "notes": dataset.notes,
+        "notes": [n.replace(str(listed), LISTED) for n in dataset.notes] if listed else dataset.notes,
         "evidence": dataset.evidence,
     }
     metadata = [d.metadata for d in dataset.documents]
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         if json.loads(json.dumps(metadata)) != metadata:  # JSON would change it (tuples, int keys): not kept
             return
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+        tmp.write_text(json.dumps(data), encoding="utf-8")  # ASCII: a lone surrogate in a text survives
         os.replace(tmp, path)
-    except (TypeError, ValueError, OSError):  # not JSON, a lone surrogate, a full disk: loaded anew next time
-        return
+    except (TypeError, ValueError, OSError):  # not JSON, a full disk: loaded anew next time
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+
+
+def relisted(dataset: Dataset, listed: Path | None) -> Dataset:
+    """``dataset`` read back, its notes naming this run's unlocated_evidence.jsonl (``listed``)."""
+    dataset.notes = [n.replace(LISTED, str(listed) if listed else "unlocated_evidence.jsonl") for n in dataset.notes]
+    return dataset
