@@ -5,8 +5,9 @@ output channels in Python: 1.3 s of MiniLM's 2.5 s quantization, itself most of 
 same formulas (``quant_utils.compute_scale_zp`` and ``quantize_nparray`` as onnxruntime 1.32 has them) on whole
 arrays, so the file ``bert_graph`` writes holds the quantizer's very bytes (tested against the installed one) and the
 int8 cache keys stay valid. Older quantizers subtracted a range's ends in float32 before widening, which can move
-an embedding table's scale by its last bit; a cache keeps the file it has, whichever wrote it. Scheme: Jacob et al. 2018, "Quantization and Training of Neural Networks for Efficient
-Integer-Arithmetic-Only Inference" (CVPR): r = scale x (q - zero_point).
+an embedding table's scale by its last bit; a cache keeps the file it has, whichever wrote it. Scheme: Jacob et
+al. 2018, "Quantization and Training of Neural Networks for Efficient Integer-Arithmetic-Only Inference" (CVPR):
+r = scale x (q - zero_point).
 """
 
 from __future__ import annotations
