@@ -4,6 +4,8 @@ server."""
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -18,10 +20,28 @@ KEYS = ("rank", "doc_id", "start", "end", "score")
 USER = {"role": "user", "content": "Who may terminate the lease?"}
 
 
+@contextlib.contextmanager
+def _running(app):
+    import uvicorn
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
 @pytest.fixture(scope="module")
 def served(base_run, run_cli, tmp_path_factory):
     """An exported vector configuration of the reference sweep, served by uvicorn in a thread of this process."""
-    import uvicorn
 
     from ragsweep.serve import make_app
 
@@ -30,19 +50,10 @@ def served(base_run, run_cli, tmp_path_factory):
     proc = run_cli("export", base_run.run_dir, cid, "--out", folder)
     assert proc.returncode == 0, describe(proc)
     pipeline = ragsweep.load_pipeline(folder)
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(make_app(pipeline), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
     try:
-        yield f"http://127.0.0.1:{port}", cid, base_run
+        with _running(make_app(pipeline)) as url:
+            yield url, cid, base_run
     finally:
-        server.should_exit = True
-        thread.join(timeout=30)
         pipeline.close()
 
 
@@ -93,7 +104,36 @@ def test_an_openai_client_gets_the_answer_as_a_chat_completion(served):
         ("POST", "/query", [1, 2], 400, "the body must be a JSON object"),
         ("GET", "/query", None, 405, "Method Not Allowed"),
         ("GET", "/nowhere", None, 404, "Not Found"),
-        ("POST", "/v1/chat/completions", {"messages": [USER], "stream": True}, 400, "stream"),
+        ("GET", "/v1/nowhere", None, 404, "this server answers POST /query, POST /v1/chat/completions"),
+        ("POST", "/query", {"question": " \t\x00\u200b\n"}, 400, "question: no text, only blanks or control"),
+        ("POST", "/query", {"question": "x", "answer": "yes"}, 400, "answer: Input should be a valid boolean"),
+        ("POST", "/query", {"question": 5}, 400, "question: Input should be a valid string"),
+        ("POST", "/v1/chat/completions", {"messages": [USER], "stream": "yes"}, 400, "stream: Input should be"),
+        (
+            "POST",
+            "/v1/chat/completions",
+            {"messages": [{"role": "user", "content": [{"type": "text", "text": 5}]}]},
+            400,
+            "messages.0.content",
+        ),
+        (
+            "POST",
+            "/v1/chat/completions",
+            {"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}]},
+            400,
+            "messages.0.content.0: a 'image_url' part; this server reads text parts only",
+        ),
+        ("POST", "/v1/chat/completions", {"messages": [{"role": "user", "content": "\x01\x02 "}]}, 400, "no text"),
+        ("POST", "/v1/chat/completions", {"messages": [{"role": "user", "content": "x" * 10_001}]}, 400, "10001 char"),
+        (
+            "POST",
+            "/v1/chat/completions",
+            {"messages": [{"role": "assistant", "content": "y" * 9_000}] * 5 + [USER]},
+            400,
+            "messages: 45028 characters in all, more than 40000",
+        ),
+        ("POST", "/v1/completions", {"prompt": ["a", "b"]}, 400, "prompt: 2 prompts; send one"),
+        ("POST", "/v1/completions", {"model": "x"}, 400, "prompt: Field required"),
         ("POST", "/v1/chat/completions", {"messages": [{"role": "system", "content": "x"}]}, 400, "role user"),
         ("POST", "/v1/chat/completions", {"messages": []}, 400, "messages: List should have at least 1 item"),
     ],
@@ -162,3 +202,208 @@ def test_serve_as_a_process_prints_its_port_refuses_a_taken_one_and_stops_on_sig
         if server.poll() is None:
             server.kill()
             server.wait()
+
+
+def test_openai_clients_stream_and_complete_the_runs_answer(served):
+    """The ``openai`` client, sync and async, chat and completions, streamed and whole: the run's answer, the
+    sources in the last chunk's extra field, a final chunk with finish_reason."""
+    import asyncio
+
+    from openai import AsyncOpenAI, OpenAI
+
+    url, cid, run = served
+    row = _rows(run, cid).iloc[0]
+    doc_ids = [s["doc_id"] for s in row["sources"]]
+    messages = [{"role": "user", "content": row["question"]}]
+    client = OpenAI(base_url=f"{url}/v1", api_key="not-needed", max_retries=0)
+    chunks = list(client.chat.completions.create(model=cid, messages=messages, stream=True))
+    assert chunks[0].choices[0].delta.role == "assistant"
+    assert "".join(c.choices[0].delta.content or "" for c in chunks) == row["answer"]
+    assert [c.choices[0].finish_reason for c in chunks][-1] == "stop"
+    assert [s["doc_id"] for s in chunks[-1].model_extra["sources"]] == doc_ids
+    whole = client.completions.create(model=cid, prompt=row["question"])
+    assert whole.choices[0].text == row["answer"] and whole.model == cid
+    streamed = list(client.completions.create(model=cid, prompt=row["question"], stream=True))
+    assert "".join(c.choices[0].text for c in streamed) == row["answer"]
+    assert streamed[-1].choices[0].finish_reason == "stop" and streamed[-1].model_extra["sources"]
+
+    async def both() -> tuple[str, str]:
+        aclient = AsyncOpenAI(base_url=f"{url}/v1", api_key="not-needed", max_retries=0)
+        reply = await aclient.chat.completions.create(model=cid, messages=messages)
+        parts = [
+            c.choices[0].delta.content or ""
+            async for c in await aclient.chat.completions.create(model=cid, messages=messages, stream=True)
+        ]
+        await aclient.close()
+        return reply.choices[0].message.content, "".join(parts)
+
+    assert asyncio.run(both()) == (row["answer"], row["answer"])
+
+
+@pytest.mark.parametrize("chat_model", [False, True])
+def test_llamaindex_openai_like_gets_the_answer_in_both_modes(served, chat_model):
+    """``OpenAILike`` calls /v1/completions by default (``is_chat_model`` false) and /v1/chat/completions
+    otherwise; whole and streamed, it gets the run's answer."""
+    from llama_index.core.llms import ChatMessage
+    from llama_index.llms.openai_like import OpenAILike
+
+    url, cid, run = served
+    row = _rows(run, cid).iloc[1]
+    llm = OpenAILike(model=cid, api_base=f"{url}/v1", api_key="not-needed", is_chat_model=chat_model, max_retries=0)
+    if chat_model:
+        message = [ChatMessage(role="user", content=row["question"])]
+        assert llm.chat(message).message.content == row["answer"]
+        assert list(llm.stream_chat(message))[-1].message.content == row["answer"]
+    else:
+        assert llm.complete(row["question"]).text == row["answer"]
+        assert list(llm.stream_complete(row["question"]))[-1].text == row["answer"]
+
+
+class _Double:
+    """A pipeline double for the HTTP layer alone: a fixed answer, or (``fail``) an unexpected error as a bug
+    would raise."""
+
+    config_id = "double"
+
+    def __init__(self, fail: bool = False) -> None:
+        self.fail = fail
+
+    def ask(self, question: str, answer: bool = True):
+        if self.fail:
+            raise ValueError("a bug deep inside\nwith a second line")
+        return {"answer": f"asked: {question}", "sources": [{"rank": 1, "doc_id": "d", "start": 0, "end": 3}]}
+
+
+def test_an_unexpected_failure_is_one_500_line_without_a_traceback(capfd):
+    from ragsweep.serve import make_app
+
+    with _running(make_app(_Double(fail=True))) as url, httpx.Client(base_url=url, timeout=30) as client:
+        for _ in range(2):  # the same keep-alive connection, twice: nothing was reset
+            reply = client.post("/query", json={"question": "Who may terminate the lease?"})
+            assert reply.status_code == 500
+            assert reply.json()["error"]["message"] == "answering failed: ValueError: a bug deep inside"
+        assert client.get("/health").status_code == 200
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_oversized_bodies_are_refused_before_they_are_read():
+    """A declared length over the cap is a 413 from the header alone; a chunked body without a length, as soon as
+    it passes the cap: both answered while the body is still unfinished."""
+    from ragsweep.serve import make_app
+
+    cap = 64_000
+    with _running(make_app(_Double(), max_body=cap)) as url, httpx.Client(base_url=url, timeout=60) as client:
+        big = {"messages": [{"role": "user", "content": "x" * 9_000}] * 8}  # 72 KB of JSON, under the chat caps
+        reply = client.post("/v1/chat/completions", json=big)
+        assert reply.status_code == 413 and "more than 64000" in reply.json()["error"]["message"]
+        host, port = url.removeprefix("http://").split(":")
+        head = "POST /query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        declared = (head + "Content-Length: 30000000\r\n\r\n").encode() + b'{"question": "'
+        chunked = (head + "Transfer-Encoding: chunked\r\n\r\n").encode() + b"3e8\r\n" + b"x" * 1000 + b"\r\n"
+        for request, repeat in ((declared, 1), (chunked, 70)):
+            # the body never ends: a server that read it whole before refusing would not answer at all
+            with socket.create_connection((host, int(port)), timeout=30) as raw:
+                raw.sendall(request if repeat == 1 else request + request[request.index(b"3e8") :] * (repeat - 1))
+                reply = raw.recv(65536).decode("latin-1")
+            assert reply.startswith("HTTP/1.1 413") and "more than 64000" in reply, reply[:300]
+        assert client.post("/query", json={"question": "still there?"}).json()["answer"] == "asked: still there?"
+
+
+def test_an_api_key_is_required_where_one_is_set_and_never_echoed():
+    from openai import AuthenticationError, OpenAI
+
+    from ragsweep.serve import make_app
+
+    key = "s3cret-key-for-the-test"
+    with _running(make_app(_Double(), api_key=key)) as url:
+        good = OpenAI(base_url=f"{url}/v1", api_key=key, max_retries=0)
+        reply = good.chat.completions.create(model="double", messages=[USER])
+        assert reply.choices[0].message.content == f"asked: {USER['content']}"
+        with pytest.raises(AuthenticationError) as err:
+            OpenAI(base_url=f"{url}/v1", api_key="wrong", max_retries=0).models.list()
+        assert "missing or wrong API key" in str(err.value) and key not in str(err.value)
+        bare = httpx.post(f"{url}/query", json={"question": "x"})
+        assert bare.status_code == 401 and bare.headers["www-authenticate"] == "Bearer"
+        assert httpx.get(f"{url}/health").status_code == 200  # a probe needs no key
+        assert httpx.get(f"{url}/docs", headers={"authorization": f"Bearer {key}"}).status_code == 404
+
+
+def test_serve_beyond_loopback_needs_an_api_key(run_cli, tmp_path):
+    proc = run_cli("serve", tmp_path / "nothing-here", "--host", "0.0.0.0", "--port", "0")
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and "--api-key-env NAME" in lines[0], describe(proc)
+    proc = run_cli("serve", tmp_path / "nothing-here", "--api-key-env", "RAGSWEEP_TEST_UNSET_KEY", "--port", "0")
+    assert proc.returncode == 2 and "RAGSWEEP_TEST_UNSET_KEY: the variable is unset or empty" in proc.stderr
+
+
+def _mutations(cid: str, count: int) -> list[tuple[str, bytes]]:
+    """``count`` malformed requests, each mutated from a valid body so that it cannot be valid: truncated JSON,
+    bytes that are not UTF-8, a body that is not an object, a required field removed, a value of a wrong type or
+    with no text, an unknown content part."""
+    import json
+    import random
+
+    rng = random.Random(41)
+    valid = {
+        "/query": {"question": "Who may terminate the lease?", "answer": True},
+        "/v1/chat/completions": {"model": cid, "messages": [USER], "stream": False},
+        "/v1/completions": {"model": cid, "prompt": "Who may terminate the lease?"},
+    }
+    required = {"/query": "question", "/v1/chat/completions": "messages", "/v1/completions": "prompt"}
+    wrong = {
+        "question": [5, None, [], {}, True, "", " \t\x00", "\u200b\u2028"],
+        "answer": ["yes", 1, None, "false", 0.5],
+        "messages": [
+            "hello",
+            [],
+            [1],
+            [None],
+            [{"role": "robot", "content": "x"}],
+            [{"role": "user", "content": 5}],
+            [{"role": "user", "content": [{"type": "text", "text": 5}]}],
+            [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}],
+            [{"role": "user", "content": [{"text": "no type"}]}],
+            [{"role": "user", "content": "\x07\x08"}],
+            [{"role": "system", "content": "only a system message"}],
+            [{"content": "no role"}],
+        ],
+        "stream": ["yes", 1, None, "true"],
+        "prompt": [5, None, [], ["a", "b"], [5], "\x00\x01", {"text": "x"}],
+        "model": [5, [], {"id": "x"}],
+    }
+    out = []
+    for _ in range(count):
+        path = rng.choice(sorted(valid))
+        body = dict(valid[path])
+        kind = rng.randrange(5)
+        if kind == 0:  # truncated JSON: a proper prefix of an object is never an object
+            text = json.dumps(body)
+            out.append((path, text[: rng.randrange(1, len(text))].encode()))
+            continue
+        if kind == 1:
+            out.append((path, rng.choice([b"\xff\xfe{", b"[]", b'"text"', b"5", b"null", b"{,}"])))
+            continue
+        if kind == 2:
+            del body[required[path]]
+        else:
+            field = rng.choice([f for f in sorted(wrong) if f in body])
+            body[field] = rng.choice(wrong[field])
+        out.append((path, json.dumps(body).encode()))
+    return out
+
+
+def test_two_hundred_malformed_requests_each_get_a_4xx_line_and_the_server_goes_on(served, capfd):
+    url, cid, run = served
+    replies = []
+    with httpx.Client(base_url=url, timeout=60, headers={"content-type": "application/json"}) as client:
+        for path, content in _mutations(cid, 200):
+            reply = client.post(path, content=content)
+            replies.append((path, content, reply.status_code))
+            assert 400 <= reply.status_code < 500, (path, content, reply.text)
+            message = reply.json()["error"]["message"]
+            assert message and "\n" not in message
+        assert len({c for _, c, _ in replies}) > 50  # varied: 73 distinct bodies
+        row = _rows(run, cid).iloc[0]
+        after = client.post("/query", json={"question": row["question"]})
+        assert after.status_code == 200 and after.json()["answer"] == row["answer"]
+    assert "Traceback" not in capfd.readouterr().err

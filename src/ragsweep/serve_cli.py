@@ -18,12 +18,20 @@ def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="address to listen on (0.0.0.0: every interface)"),
     port: int = typer.Option(8000, "--port", min=0, max=65535, help="port to listen on (0: a free one, printed)"),
     cache: Optional[Path] = typer.Option(None, "--cache", help="with a run: its cache (default: the one it used)"),
+    api_key_env: Optional[str] = typer.Option(
+        None,
+        "--api-key-env",
+        help="the environment variable holding the API key clients must send (Authorization: Bearer KEY; the "
+        "openai clients' api_key); required with a --host beyond loopback",
+    ),
 ) -> None:
     """Serve one configuration over HTTP: POST /query (answer and sources with document, offsets, page and
-    score) and an OpenAI-compatible POST /v1/chat/completions; GET /health, GET /v1/models."""
+    score), OpenAI-compatible POST /v1/chat/completions and POST /v1/completions (streamed with stream: true);
+    GET /health, GET /v1/models."""
     from ragsweep.errors import RagsweepError
 
     try:
+        api_key = _api_key(host, api_key_env)
         sock = _listen(host, port)  # first: a port in use fails at once, before any model loads
     except RagsweepError as exc:
         _fail(exc)
@@ -40,9 +48,11 @@ def serve(
 
     bound = sock.getsockname()[1]
     try:
-        typer.echo(f"serving {pipeline.config_id} at http://{host}:{bound} (POST /query, POST /v1/chat/completions)")
+        routes = "POST /query, POST /v1/chat/completions, POST /v1/completions"
+        typer.echo(f"serving {pipeline.config_id} at http://{host}:{bound} ({routes})")
         with _stopped_cleanly():
-            uvicorn.Server(uvicorn.Config(make_app(pipeline), log_level="warning")).run(sockets=[sock])
+            app = make_app(pipeline, api_key=api_key)
+            uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
     finally:
         pipeline.close()
 
@@ -63,6 +73,31 @@ def _stopped_cleanly() -> Iterator[None]:
     finally:
         for sig, handler in before.items():
             signal.signal(sig, handler)
+
+
+def _api_key(host: str, env: str | None) -> str | None:
+    """The key named by ``--api-key-env`` (never printed); a one-line error where it is unset, or where none is
+    named and ``host`` is reachable beyond this machine."""
+    import ipaddress
+    import os
+
+    from ragsweep.errors import RagsweepError
+
+    if env is not None:
+        key = os.environ.get(env, "")
+        if not key.strip():
+            raise RagsweepError(f"--api-key-env {env}: the variable is unset or empty; export {env}=<a secret key>")
+        return key
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name
+        loopback = False
+    if not loopback:
+        raise RagsweepError(
+            f"--host {host}: serving beyond this machine needs an API key; set one in a variable and pass "
+            "--api-key-env NAME (clients send it as Authorization: Bearer KEY), or serve on 127.0.0.1"
+        )
+    return None
 
 
 def _listen(host: str, port: int):

@@ -1,19 +1,20 @@
 """The HTTP API of a loaded pipeline (FastAPI): ``POST /query`` (the answer and its sources: document, offsets,
 page, score, text), ``POST /v1/chat/completions`` (OpenAI's chat format: the last user message is the question;
-the answer is the assistant's message, the sources ride beside it), ``GET /v1/models`` and ``GET /health``.
+the answer is the assistant's message, the sources ride beside it), ``POST /v1/completions`` (the prompt is the
+question), both streamed as server-sent events with ``stream: true`` (``openai_format``), ``GET /v1/models`` and
+``GET /health``.
 
 The pipeline answers one question at a time on one worker thread (its caches are SQLite connections of that
 thread; an LLM generator's calls run on their own event loop there), so concurrent requests queue and none
 blocks the server's event loop. Every error is JSON ``{"error": {"message", "type"}}`` with one line: 400 for a
-request that cannot be read, 404/405 for a wrong path or method, 422 for a question the configuration cannot
-answer (too long for the LLM's context, say), 500 for anything else; the server keeps serving.
+request that cannot be read (strict types; a question checked by ``questions``), 404 naming the routes, 405 for a
+wrong method, 422 for a question the configuration cannot answer (too long for the LLM's context, say), 500 for
+anything else, without a traceback on stderr; the server keeps serving.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
-import uuid
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -21,19 +22,22 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.exceptions import HTTPException
 
 from ragsweep.errors import RagsweepError, short_reason
-from ragsweep.serve.schema import ChatRequest, QueryRequest, QueryResponse, Source
+from ragsweep.serve import openai_format
+from ragsweep.serve.limits import MAX_BODY_BYTES, Guard
+from ragsweep.serve.questions import BadRequest, chat_question, checked, completion_question
+from ragsweep.serve.schema import ChatRequest, CompletionRequest, QueryRequest, QueryResponse, Source
+
+ROUTES = "POST /query, POST /v1/chat/completions, POST /v1/completions, GET /v1/models, GET /health"
 
 
-class BadRequest(Exception):
-    """A request the API understood but refuses (400), with its one-line reason."""
-
-
-def make_app(pipeline) -> FastAPI:
-    """The API over ``pipeline`` (a ``load_pipeline`` result); closing it is the caller's."""
+def make_app(pipeline, api_key: str | None = None, max_body: int = MAX_BODY_BYTES) -> FastAPI:
+    """The API over ``pipeline`` (a ``load_pipeline`` result); closing it is the caller's. ``api_key``: the bearer
+    token every route but /health requires; ``max_body``: the largest request body, in bytes. No /docs (its page
+    loads Swagger from a CDN, which fails offline); /openapi.json describes the API."""
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragsweep-pipeline")
 
     @asynccontextmanager
@@ -41,7 +45,9 @@ def make_app(pipeline) -> FastAPI:
         yield
         worker.shutdown(wait=True)  # the question being answered finishes first
 
-    app = FastAPI(title=f"ragsweep: {pipeline.config_id}", version="1", lifespan=lifespan)
+    app = FastAPI(
+        title=f"ragsweep: {pipeline.config_id}", version="1", lifespan=lifespan, docs_url=None, redoc_url=None
+    )
 
     async def ask(question: str, answer: bool = True) -> dict:
         loop = asyncio.get_running_loop()
@@ -57,39 +63,29 @@ def make_app(pipeline) -> FastAPI:
 
     @app.post("/query", response_model=QueryResponse)
     async def query(req: QueryRequest) -> QueryResponse:
-        return _response(pipeline.config_id, await ask(req.question, req.answer))
+        return _response(pipeline.config_id, await ask(checked(req.question, "question"), req.answer))
+
+    async def answered(question: str, stream: bool, whole, events) -> Response:
+        """The answer (asked before anything is sent, so a failure is still one JSON error), whole or streamed."""
+        out = _response(pipeline.config_id, await ask(question))
+        args = (pipeline.config_id, out.answer or "", [s.model_dump() for s in out.sources])
+        if stream:
+            return StreamingResponse(events(*args), media_type="text/event-stream")
+        return JSONResponse(whole(*args))
 
     @app.post("/v1/chat/completions")
-    async def chat(req: ChatRequest) -> dict:
-        if req.stream:
-            raise BadRequest("stream: true is not supported; send stream: false")
-        out = _response(pipeline.config_id, await ask(_question(req)))
-        return {
-            "id": f"chatcmpl-{uuid.uuid4().hex}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": pipeline.config_id,
-            "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": out.answer or ""}, "finish_reason": "stop"}
-            ],
-            "sources": [s.model_dump() for s in out.sources],
-        }
+    async def chat(req: ChatRequest) -> Response:
+        f = openai_format
+        return await answered(chat_question(req), req.stream, f.chat_completion, f.chat_events)
+
+    @app.post("/v1/completions")
+    async def completions(req: CompletionRequest) -> Response:
+        f = openai_format
+        return await answered(completion_question(req), req.stream, f.text_completion, f.completion_events)
 
     _errors(app)
+    app.add_middleware(Guard, api_key=api_key, max_body=max_body)  # outermost: before any body is read
     return app
-
-
-def _question(req: ChatRequest) -> str:
-    """The text of the last user message (a string, or the text parts of a list of content parts)."""
-    user = [m for m in req.messages if m.role == "user"]
-    if not user:
-        raise BadRequest("messages: no message with role user; send the question as a user message")
-    content = user[-1].content
-    if isinstance(content, list):
-        content = " ".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
-    if not isinstance(content, str) or not content.strip():
-        raise BadRequest("messages: the last user message has no text; send the question as its content")
-    return content
 
 
 def _response(config_id: str, out: dict) -> QueryResponse:
@@ -131,16 +127,23 @@ def _errors(app: FastAPI) -> None:
         return _error(400, str(exc), "invalid_request_error")
 
     @app.exception_handler(HTTPException)
-    async def http(_: Request, exc: HTTPException) -> JSONResponse:
+    async def http(request: Request, exc: HTTPException) -> JSONResponse:
+        if exc.status_code == 404:
+            return _error(404, f"Not Found: {request.url.path}; this server answers {ROUTES}", "invalid_request_error")
         return _error(exc.status_code, str(exc.detail), "invalid_request_error")
 
     @app.exception_handler(RagsweepError)
     async def unanswerable(_: Request, exc: RagsweepError) -> JSONResponse:
         return _error(422, str(exc), "unanswerable")
 
-    @app.exception_handler(Exception)
-    async def failed(_: Request, exc: Exception) -> JSONResponse:
-        return _error(500, f"answering failed: {short_reason(exc)}", "server_error")
+    @app.middleware("http")
+    async def failed(request: Request, call_next) -> Response:
+        """Anything else: a 500 line, caught here rather than by Starlette's outermost handler, which answers but
+        then raises again, so uvicorn printed a traceback for it."""
+        try:
+            return await call_next(request)
+        except Exception as exc:  # noqa: BLE001 - every failure is one JSON line; the server goes on
+            return _error(500, f"answering failed: {short_reason(exc)}", "server_error")
 
 
 def _validation_line(errors: Any) -> str:

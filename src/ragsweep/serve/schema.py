@@ -1,17 +1,25 @@
-"""What the HTTP API reads and writes: ``/query``'s request and answer, and the OpenAI chat-completions subset
-``/v1/chat/completions`` accepts (a user message in, the answer out, the sources beside it)."""
+"""What the HTTP API reads and writes: ``/query``'s request and answer, and the OpenAI subsets
+``/v1/chat/completions`` and ``/v1/completions`` accept (a question in, the answer out, the sources beside it).
+
+Types are strict (``"yes"`` is not a boolean, ``5`` is not a text); a question's text is checked further by
+``serve.questions`` (blank, control characters only, too long)."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+
+# the longest question, in characters: /query's question, each chat message, a completion's prompt
+MAX_QUESTION_CHARS = 10_000
+# all of a chat request's messages together: the question and the conversation before it
+MAX_CHAT_CHARS = 4 * MAX_QUESTION_CHARS
 
 
 class QueryRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    question: str = Field(min_length=1, max_length=10_000, description="the question, free text")
-    answer: bool = Field(True, description="false: retrieval only (no call to an LLM generator)")
+    model_config = ConfigDict(extra="forbid", strict=True)
+    question: StrictStr = Field(min_length=1, max_length=MAX_QUESTION_CHARS, description="the question, free text")
+    answer: StrictBool = Field(True, description="false: retrieval only (no call to an LLM generator)")
 
 
 class Source(BaseModel):
@@ -33,17 +41,35 @@ class QueryResponse(BaseModel):
     generation_ms: float | None = None
 
 
+class ContentPart(BaseModel):
+    """One part of a message's content; only text parts carry a question (``serve.questions`` refuses others)."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+    type: StrictStr
+    text: StrictStr | None = None
+
+
 class ChatMessage(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", strict=True)
     role: Literal["system", "user", "assistant", "tool", "developer"]
-    content: str | list | None = None
+    content: StrictStr | list[ContentPart] | None = None
 
 
 class ChatRequest(BaseModel):
     """The fields a chat client sends that this endpoint reads; others (temperature, max_tokens, ...) are
     accepted and ignored: the configuration's generator decides them."""
 
-    model_config = ConfigDict(extra="ignore")
-    model: str | None = None
+    model_config = ConfigDict(extra="ignore", strict=True)
+    model: StrictStr | None = None
     messages: list[ChatMessage] = Field(min_length=1)
-    stream: bool = False
+    stream: StrictBool = False
+
+
+class CompletionRequest(BaseModel):
+    """OpenAI's legacy completions, as LlamaIndex's ``OpenAILike`` calls them by default (``is_chat_model``
+    false): the prompt is the question."""
+
+    model_config = ConfigDict(extra="ignore", strict=True)
+    model: StrictStr | None = None
+    prompt: StrictStr | list[StrictStr]
+    stream: StrictBool = False
