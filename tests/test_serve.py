@@ -76,7 +76,7 @@ def test_concurrent_queries_get_the_runs_answers_and_sources(served):
         assert body["config_id"] == cid and body["answer"] == row.answer
         assert [tuple(s[k] for k in KEYS) for s in body["sources"]] == [tuple(s[k] for k in KEYS) for s in row.sources]
         assert all(s["text"] for s in body["sources"])
-    assert httpx.get(f"{url}/health").json() == {"status": "ok", "config_id": cid}
+    assert httpx.get(f"{url}/health").json() == {"status": "ok", "config_id": cid, "queued": 0}
 
 
 def test_an_openai_client_gets_the_answer_as_a_chat_completion(served):
@@ -272,6 +272,40 @@ class _Double:
         if self.fail:
             raise ValueError("a bug deep inside\nwith a second line")
         return {"answer": f"asked: {question}", "sources": [{"rank": 1, "doc_id": "d", "start": 0, "end": 3}]}
+
+
+class _Gated(_Double):
+    """Answers once ``open`` is set, saying when a question has reached it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open, self.entered = threading.Event(), threading.Event()
+
+    def ask(self, question: str, answer: bool = True):
+        self.entered.set()
+        assert self.open.wait(60)
+        return super().ask(question, answer)
+
+
+def test_a_full_queue_answers_503_with_retry_after_and_the_queued_are_answered():
+    from ragsweep.serve import make_app
+
+    pipeline = _Gated()
+    with _running(make_app(pipeline, max_queue=2)) as url, ThreadPoolExecutor(max_workers=2) as pool:
+        first = pool.submit(httpx.post, f"{url}/query", json={"question": "one"}, timeout=60)
+        assert pipeline.entered.wait(30)
+        second = pool.submit(httpx.post, f"{url}/query", json={"question": "two"}, timeout=60)
+        deadline = time.monotonic() + 30
+        while httpx.get(f"{url}/health").json()["queued"] < 2:  # the second is waiting behind the first
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        refused = httpx.post(f"{url}/v1/chat/completions", json={"messages": [USER]}, timeout=10)
+        assert refused.status_code == 503 and int(refused.headers["retry-after"]) >= 1
+        assert "the most this server queues" in refused.json()["error"]["message"]
+        pipeline.open.set()
+        assert [f.result().json()["answer"] for f in (first, second)] == ["asked: one", "asked: two"]
+        assert httpx.get(f"{url}/health").json()["queued"] == 0
+        assert httpx.post(f"{url}/query", json={"question": "three"}).status_code == 200
 
 
 def test_an_unexpected_failure_is_one_500_line_without_a_traceback(capfd):

@@ -24,6 +24,9 @@ def serve(
         help="the environment variable holding the API key clients must send (Authorization: Bearer KEY; the "
         "openai clients' api_key); required with a --host beyond loopback",
     ),
+    max_queue: int = typer.Option(
+        64, "--max-queue", min=1, help="questions answered or waiting at once; more get 503 with Retry-After"
+    ),
 ) -> None:
     """Serve one configuration over HTTP: POST /query (answer and sources with document, offsets, page and
     score), OpenAI-compatible POST /v1/chat/completions and POST /v1/completions (streamed with stream: true);
@@ -51,7 +54,7 @@ def serve(
         routes = "POST /query, POST /v1/chat/completions, POST /v1/completions"
         typer.echo(f"serving {pipeline.config_id} at http://{host}:{bound} ({routes})")
         with _stopped_cleanly():
-            app = make_app(pipeline, api_key=api_key)
+            app = make_app(pipeline, api_key=api_key, max_queue=max_queue)
             uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
     finally:
         pipeline.close()

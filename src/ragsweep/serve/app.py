@@ -7,14 +7,16 @@ question), both streamed as server-sent events with ``stream: true`` (``openai_f
 The pipeline answers one question at a time on one worker thread (its caches are SQLite connections of that
 thread; an LLM generator's calls run on their own event loop there), so concurrent requests queue and none
 blocks the server's event loop. Every error is JSON ``{"error": {"message", "type"}}`` with one line: 400 for a
-request that cannot be read (strict types; a question checked by ``questions``), 404 naming the routes, 405 for a
-wrong method, 422 for a question the configuration cannot answer (too long for the LLM's context, say), 500 for
-anything else, without a traceback on stderr; the server keeps serving.
+request that cannot be read (strict types; a question checked by ``questions``), 401/413 from ``limits.Guard``,
+404 naming the routes, 405 for a wrong method, 422 for a question the configuration cannot answer (too long for
+the LLM's context, say), 503 with ``Retry-After`` when more questions wait than ``max_queue``, 500 for anything
+else, without a traceback on stderr; the server keeps serving.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -27,18 +29,22 @@ from starlette.exceptions import HTTPException
 
 from ragsweep.errors import RagsweepError, short_reason
 from ragsweep.serve import openai_format
-from ragsweep.serve.limits import MAX_BODY_BYTES, Guard
+from ragsweep.serve.limits import MAX_BODY_BYTES, MAX_QUEUE, AnswerQueue, Busy, Guard
 from ragsweep.serve.questions import BadRequest, chat_question, checked, completion_question
 from ragsweep.serve.schema import ChatRequest, CompletionRequest, QueryRequest, QueryResponse, Source
 
 ROUTES = "POST /query, POST /v1/chat/completions, POST /v1/completions, GET /v1/models, GET /health"
 
 
-def make_app(pipeline, api_key: str | None = None, max_body: int = MAX_BODY_BYTES) -> FastAPI:
+def make_app(
+    pipeline, api_key: str | None = None, max_body: int = MAX_BODY_BYTES, max_queue: int = MAX_QUEUE
+) -> FastAPI:
     """The API over ``pipeline`` (a ``load_pipeline`` result); closing it is the caller's. ``api_key``: the bearer
-    token every route but /health requires; ``max_body``: the largest request body, in bytes. No /docs (its page
-    loads Swagger from a CDN, which fails offline); /openapi.json describes the API."""
+    token every route but /health requires; ``max_body``: the largest request body, in bytes; ``max_queue``: the
+    questions answered or waiting at once (more get a 503 with Retry-After). No /docs (its page loads Swagger from
+    a CDN, which fails offline); /openapi.json describes the API."""
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragsweep-pipeline")
+    queue = AnswerQueue(max_queue)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -50,12 +56,17 @@ def make_app(pipeline, api_key: str | None = None, max_body: int = MAX_BODY_BYTE
     )
 
     async def ask(question: str, answer: bool = True) -> dict:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(worker, lambda: pipeline.ask(question, answer=answer))
+        queue.admit()
+        t0 = time.perf_counter()
+        try:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(worker, lambda: pipeline.ask(question, answer=answer))
+        finally:
+            queue.done(time.perf_counter() - t0)
 
     @app.get("/health")
     async def health() -> dict:
-        return {"status": "ok", "config_id": pipeline.config_id}
+        return {"status": "ok", "config_id": pipeline.config_id, "queued": queue.waiting}
 
     @app.get("/v1/models")
     async def models() -> dict:
@@ -131,6 +142,12 @@ def _errors(app: FastAPI) -> None:
         if exc.status_code == 404:
             return _error(404, f"Not Found: {request.url.path}; this server answers {ROUTES}", "invalid_request_error")
         return _error(exc.status_code, str(exc.detail), "invalid_request_error")
+
+    @app.exception_handler(Busy)
+    async def busy(_: Request, exc: Busy) -> JSONResponse:
+        reply = _error(503, str(exc), "server_busy")
+        reply.headers["Retry-After"] = str(exc.retry_after)
+        return reply
 
     @app.exception_handler(RagsweepError)
     async def unanswerable(_: Request, exc: RagsweepError) -> JSONResponse:

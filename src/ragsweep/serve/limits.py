@@ -82,3 +82,34 @@ class Guard:
 
     def _too_large(self, size: int) -> str:
         return f"the body has {size} bytes or more, more than {self.max_body}; send a shorter request"
+
+
+MAX_QUEUE = 64  # questions answered or waiting at once; more are told to come back (503)
+
+
+class Busy(Exception):
+    """More questions wait than the queue holds (503), with the seconds after which to retry."""
+
+    def __init__(self, waiting: int, retry_after: int) -> None:
+        super().__init__(
+            f"{waiting} questions are being answered or wait, the most this server queues; retry after {retry_after} s"
+        )
+        self.retry_after = retry_after
+
+
+class AnswerQueue:
+    """Counts the questions in the worker's hands (answered or waiting) and refuses one more than ``limit``, rather
+    than letting every client wait without end; ``Retry-After`` is the queue's length times the mean answering
+    time of the last questions, at least a second."""
+
+    def __init__(self, limit: int = MAX_QUEUE) -> None:
+        self.limit, self.waiting, self._mean_s = limit, 0, 0.0
+
+    def admit(self) -> None:
+        if self.waiting >= self.limit:
+            raise Busy(self.waiting, max(1, round(self.waiting * self._mean_s)))
+        self.waiting += 1
+
+    def done(self, seconds: float) -> None:
+        self.waiting -= 1
+        self._mean_s = seconds if self._mean_s == 0.0 else 0.9 * self._mean_s + 0.1 * seconds
