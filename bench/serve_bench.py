@@ -114,11 +114,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="serve-bench-") as tmp:
         folder = args.folder or _exported(Path(tmp))
         cmd = [sys.executable, "-m", "ragsweep.cli", "serve", str(folder), "--port", "0"]
-        server = subprocess.Popen(cmd, env=bench_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        log = open(Path(tmp) / "serve.stderr", "w+")  # a file, not a pipe nobody reads: the server never stalls
+        server = subprocess.Popen(cmd, env=bench_env(), stdout=subprocess.PIPE, stderr=log, text=True)
         try:
             match = re.search(r"at (http://127\.0\.0\.1:\d+) ", server.stdout.readline())
             if not match:
-                raise SystemExit(f"serve did not start: {server.stderr.read()[-500:]}")
+                server.wait(timeout=60)
+                log.seek(0)
+                raise SystemExit(f"serve did not start: {log.read()[-500:]}")
             url = match.group(1)
             _load(url, questions, 1, 8)  # warm: the first questions load the models
             rows = [_load(url, questions, n, args.requests) for n in (1, 4, 16)]
@@ -126,6 +129,7 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(timeout=60)
+            log.close()
     print("| in flight | oversized clients | requests/s | p50 (s) | p95 (s) | 413s |")
     print("|---|---|---|---|---|---|")
     for r in rows:

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
-from conftest import describe, free_port
+from conftest import describe
 
 import ragsweep
 
@@ -24,9 +24,10 @@ USER = {"role": "user", "content": "Who may terminate the lease?"}
 def _running(app):
     import uvicorn
 
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
+    sock = socket.create_server(("127.0.0.1", 0))  # bound here and kept: no other process can take the port
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60
     while not server.started:
@@ -37,6 +38,7 @@ def _running(app):
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+        sock.close()
 
 
 @pytest.fixture(scope="module")
@@ -271,7 +273,25 @@ class _Double:
     def ask(self, question: str, answer: bool = True):
         if self.fail:
             raise ValueError("a bug deep inside\nwith a second line")
-        return {"answer": f"asked: {question}", "sources": [{"rank": 1, "doc_id": "d", "start": 0, "end": 3}]}
+        source = {"rank": 1, "doc_id": "d", "start": 0, "end": 3, "score": float("nan")}  # a score JSON cannot hold
+        return {"answer": f"asked: {question}", "sources": [source]}
+
+
+def _reply_of(raw: socket.socket) -> str:
+    """One whole HTTP reply read from ``raw``: its head, then as many bytes as its Content-Length says (a server
+    may write the head and the body apart)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = raw.recv(65536)
+        assert chunk, f"closed early: {data!r}"
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int(next(h.split(b":")[1] for h in head.split(b"\r\n") if h.lower().startswith(b"content-length")))
+    while len(body) < length:
+        chunk = raw.recv(65536)
+        assert chunk, f"closed early: {data!r}"
+        body += chunk
+    return (head + b"\r\n\r\n" + body).decode("latin-1")
 
 
 class _Gated(_Double):
@@ -338,7 +358,7 @@ def test_oversized_bodies_are_refused_before_they_are_read():
             # the body never ends: a server that read it whole before refusing would not answer at all
             with socket.create_connection((host, int(port)), timeout=30) as raw:
                 raw.sendall(request if repeat == 1 else request + request[request.index(b"3e8") :] * (repeat - 1))
-                reply = raw.recv(65536).decode("latin-1")
+                reply = _reply_of(raw)
             assert reply.startswith("HTTP/1.1 413") and "more than 64000" in reply, reply[:300]
         assert client.post("/query", json={"question": "still there?"}).json()["answer"] == "asked: still there?"
 
@@ -353,6 +373,9 @@ def test_an_api_key_is_required_where_one_is_set_and_never_echoed():
         good = OpenAI(base_url=f"{url}/v1", api_key=key, max_retries=0)
         reply = good.chat.completions.create(model="double", messages=[USER])
         assert reply.choices[0].message.content == f"asked: {USER['content']}"
+        assert reply.model_extra["sources"][0]["score"] is None  # NaN as null, not a 500
+        lower = httpx.post(f"{url}/query", json={"question": "x"}, headers={"authorization": f"bearer {key}"})
+        assert lower.status_code == 200  # the scheme's name has no case (RFC 7235)
         with pytest.raises(AuthenticationError) as err:
             OpenAI(base_url=f"{url}/v1", api_key="wrong", max_retries=0).models.list()
         assert "missing or wrong API key" in str(err.value) and key not in str(err.value)

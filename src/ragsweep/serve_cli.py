@@ -87,8 +87,8 @@ def _api_key(host: str, env: str | None) -> str | None:
     from ragsweep.errors import RagsweepError
 
     if env is not None:
-        key = os.environ.get(env, "")
-        if not key.strip():
+        key = os.environ.get(env, "").strip()  # HTTP trims a header's spaces: a key ending in one never matched
+        if not key:
             raise RagsweepError(f"--api-key-env {env}: the variable is unset or empty; export {env}=<a secret key>")
         return key
     try:

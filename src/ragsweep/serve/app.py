@@ -16,6 +16,7 @@ else, without a traceback on stderr; the server keeps serving.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
@@ -57,12 +58,19 @@ def make_app(
 
     async def ask(question: str, answer: bool = True) -> dict:
         queue.admit()
-        t0 = time.perf_counter()
+        took = [0.0]
+
+        def answered_here() -> dict:  # timed in the worker: the answering alone, not the wait before it
+            t0 = time.perf_counter()
+            try:
+                return pipeline.ask(question, answer=answer)
+            finally:
+                took[0] = time.perf_counter() - t0
+
         try:
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(worker, lambda: pipeline.ask(question, answer=answer))
+            return await asyncio.get_running_loop().run_in_executor(worker, answered_here)
         finally:
-            queue.done(time.perf_counter() - t0)
+            queue.done(took[0])
 
     @app.get("/health")
     async def health() -> dict:
@@ -107,7 +115,7 @@ def _response(config_id: str, out: dict) -> QueryResponse:
             start=s.get("start"),
             end=s.get("end"),
             page=s.get("page"),
-            score=s.get("score"),
+            score=_finite(s.get("score")),
             text=s.get("text", ""),
         )
         for s in out.get("sources", [])
@@ -120,6 +128,11 @@ def _response(config_id: str, out: dict) -> QueryResponse:
         retrieval_ms=out.get("retrieval_ms"),
         generation_ms=out.get("generation_ms"),
     )
+
+
+def _finite(value: float | None) -> float | None:
+    """A score as JSON can carry it: NaN and infinities (a retriever without scores) are null."""
+    return value if value is None or math.isfinite(value) else None
 
 
 def _error(status: int, message: str, kind: str) -> JSONResponse:

@@ -76,9 +76,9 @@ class Guard:
             await _send_error(413, self._too_large(received), "invalid_request_error")(send)
 
     def _authorised(self, headers: dict) -> bool:
-        given = headers.get(b"authorization", b"")
-        expected = b"Bearer " + (self.api_key or "").encode()
-        return hmac.compare_digest(given, expected)
+        scheme, _, token = headers.get(b"authorization", b"").strip().partition(b" ")
+        expected = (self.api_key or "").encode()
+        return scheme.lower() == b"bearer" and hmac.compare_digest(token.strip(), expected)
 
     def _too_large(self, size: int) -> str:
         return f"the body has {size} bytes or more, more than {self.max_body}; send a shorter request"
