@@ -14,6 +14,7 @@ does not grow with each edit of a corpus.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -83,7 +84,7 @@ def place(folder: Path, spec: DatasetSpec) -> Path:
 def key(spec: DatasetSpec, files: list[Path]) -> str:
     """What the dataset of ``spec`` loaded from ``files`` (``inputs``) depends on, as a hash."""
     h = hashlib.sha256()
-    for part in (str(FORMAT), _code_version(), spec.model_dump_json()):
+    for part in (str(FORMAT), _code_version(LIBRARIES), spec.model_dump_json()):
         h.update(part.encode())
         h.update(b"\0")
     for path in files:
@@ -94,7 +95,9 @@ def key(spec: DatasetSpec, files: list[Path]) -> str:
     return h.hexdigest()
 
 
-def _code_version() -> str:
+@functools.lru_cache(maxsize=4)
+def _code_version(libraries: tuple[str, ...]) -> str:
+    """The loading code's and its libraries' versions, once per process (a miss computes the key twice)."""
     import sys
     from importlib.metadata import PackageNotFoundError, version
 
@@ -105,7 +108,7 @@ def _code_version() -> str:
     for source in sorted(Path(__file__).parent.glob("*.py")):
         h.update(source.name.encode())
         h.update(source.read_bytes())
-    for name in LIBRARIES:
+    for name in libraries:
         try:
             h.update(f"{name}={version(name)}".encode())
         except PackageNotFoundError:

@@ -28,7 +28,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.exceptions import HTTPException
 
-from ragsweep.errors import RagsweepError, short_reason
+from ragsweep.errors import RagsweepError
 from ragsweep.serve import openai_format
 from ragsweep.serve.limits import MAX_BODY_BYTES, MAX_QUEUE, AnswerQueue, Busy, Guard
 from ragsweep.serve.questions import BadRequest, chat_question, checked, completion_question
@@ -165,15 +165,6 @@ def _errors(app: FastAPI) -> None:
     @app.exception_handler(RagsweepError)
     async def unanswerable(_: Request, exc: RagsweepError) -> JSONResponse:
         return _error(422, str(exc), "unanswerable")
-
-    @app.middleware("http")
-    async def failed(request: Request, call_next) -> Response:
-        """Anything else: a 500 line, caught here rather than by Starlette's outermost handler, which answers but
-        then raises again, so uvicorn printed a traceback for it."""
-        try:
-            return await call_next(request)
-        except Exception as exc:  # noqa: BLE001 - every failure is one JSON line; the server goes on
-            return _error(500, f"answering failed: {short_reason(exc)}", "server_error")
 
 
 def _validation_line(errors: Any) -> str:

@@ -1,5 +1,5 @@
 """What a request may cost before it is read: a body cap checked on the declared length and while the body
-arrives, and a bearer token.
+arrives, and a bearer token; and what a failure the app did not handle becomes (a 500 line).
 
 A 30 MB body was read whole before it was refused; an ASGI wrapper now answers 413 from the ``Content-Length``
 header alone, and for a body sent without one (chunked) as soon as its bytes pass the cap. The token is compared
@@ -11,6 +11,8 @@ from __future__ import annotations
 import hmac
 import json
 from typing import Any
+
+from ragsweep.errors import short_reason
 
 MAX_BODY_BYTES = 1 << 20  # 1 MiB: four maximal chat messages of 4-byte characters fit with room to spare
 OPEN_PATHS = ("/health",)  # a load balancer's probe needs no token
@@ -28,7 +30,10 @@ def _send_error(status: int, message: str, kind: str, headers: list | None = Non
 
 
 class Guard:
-    """ASGI middleware: the token first (401), then the body cap (413), then the app."""
+    """ASGI middleware: the token first (401), then the body cap (413), then the app, whose unhandled exceptions
+    become one 500 line here: Starlette's outermost handler answers them too but then raises again, so uvicorn
+    printed a traceback (a pure ASGI wrapper, not an ``@app.middleware``, whose task group added about 0.4 ms to
+    each request's 1.0: ``bench/serve_http_bench.py``)."""
 
     def __init__(self, app: Any, api_key: str | None = None, max_body: int = MAX_BODY_BYTES) -> None:
         self.app, self.api_key, self.max_body = app, api_key, max_body
@@ -47,7 +52,7 @@ class Guard:
         declared = headers.get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_body:
             return await _send_error(413, self._too_large(int(declared)), "invalid_request_error")(send)
-        received, over, answered = 0, False, False
+        received, over, answered, started = 0, False, False, False
 
         async def counted():
             """The body's messages; past the cap, a disconnect, so the app stops reading (and its reply is
@@ -64,14 +69,21 @@ class Guard:
             return message
 
         async def replaced(message) -> None:
-            nonlocal answered
+            nonlocal answered, started
+            started = started or message["type"] == "http.response.start"
             if not over:
                 await send(message)
             elif not answered:
                 answered = True
                 await _send_error(413, self._too_large(received), "invalid_request_error")(send)
 
-        await self.app(scope, counted, replaced)
+        try:
+            await self.app(scope, counted, replaced)
+        except Exception as exc:  # noqa: BLE001 - anything the app's handlers left: one JSON line, no traceback
+            if started and not over:  # a reply already under way: nothing better can be sent
+                raise
+            if not over:
+                return await _send_error(500, f"answering failed: {short_reason(exc)}", "server_error")(send)
         if over and not answered:
             await _send_error(413, self._too_large(received), "invalid_request_error")(send)
 

@@ -31,32 +31,26 @@ def pieces(text: str, size: int = PIECE_CHARS) -> list[str]:
     return out
 
 
+def _head(kind: str, model: str) -> dict:
+    """What every reply and chunk of one answer carries: its id, object type, time and model."""
+    prefix = "chatcmpl" if kind.startswith("chat") else "cmpl"
+    return {"id": f"{prefix}-{uuid.uuid4().hex}", "object": kind, "created": int(time.time()), "model": model}
+
+
 def chat_completion(model: str, answer: str, sources: list[dict]) -> dict:
-    return {
-        "id": f"chatcmpl-{uuid.uuid4().hex}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
-        "sources": sources,
-    }
+    message = {"role": "assistant", "content": answer}
+    choice = {"index": 0, "message": message, "finish_reason": "stop"}
+    return {**_head("chat.completion", model), "choices": [choice], "sources": sources}
 
 
 def text_completion(model: str, answer: str, sources: list[dict]) -> dict:
-    return {
-        "id": f"cmpl-{uuid.uuid4().hex}",
-        "object": "text_completion",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [{"index": 0, "text": answer, "logprobs": None, "finish_reason": "stop"}],
-        "sources": sources,
-    }
+    choice = {"index": 0, "text": answer, "logprobs": None, "finish_reason": "stop"}
+    return {**_head("text_completion", model), "choices": [choice], "sources": sources}
 
 
 def chat_events(model: str, answer: str, sources: list[dict]) -> Iterator[str]:
     """A chat completion as server-sent events."""
-    head = {"id": f"chatcmpl-{uuid.uuid4().hex}", "object": "chat.completion.chunk", "created": int(time.time())}
-    head["model"] = model
+    head = _head("chat.completion.chunk", model)
 
     def chunk(delta: dict, finish: str | None = None, **extra) -> str:
         return _event({**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra})
@@ -70,8 +64,7 @@ def chat_events(model: str, answer: str, sources: list[dict]) -> Iterator[str]:
 
 def completion_events(model: str, answer: str, sources: list[dict]) -> Iterator[str]:
     """A text completion as server-sent events."""
-    head = {"id": f"cmpl-{uuid.uuid4().hex}", "object": "text_completion", "created": int(time.time())}
-    head["model"] = model
+    head = _head("text_completion", model)
 
     def chunk(text: str, finish: str | None = None, **extra) -> str:
         choice = {"index": 0, "text": text, "logprobs": None, "finish_reason": finish}
