@@ -8,12 +8,15 @@ every integration test after the first reuse them, and ``base_run`` runs the ref
 
 from __future__ import annotations
 
+import atexit
 import copy
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
@@ -29,6 +32,10 @@ from ragsweep.metrics.catalogue import names
 # (and a fresh cache pays no ONNX export); tests/test_backend_default.py runs the CPU default end to end, and
 # ``RAGSWEEP_DEFAULT_BACKEND=onnx-int8 make test`` runs everything on it.
 os.environ.setdefault("RAGSWEEP_DEFAULT_BACKEND", "torch")
+# what loaded pipelines keep between loads (ONNX exports) stays in the session's temporary files, not ~/.cache
+if "RAGSWEEP_USER_CACHE" not in os.environ:
+    os.environ["RAGSWEEP_USER_CACHE"] = tempfile.mkdtemp(prefix="ragsweep-user-cache-")
+    atexit.register(shutil.rmtree, os.environ["RAGSWEEP_USER_CACHE"], True)
 
 # The reference spec: demo dataset, 2 splitters x {bm25, vector, fusion} x top_k {3, 5} = 12 configurations.
 # Scoring is trimmed (fewer baseline pairs and bootstrap resamples) only to keep the tests quick; every

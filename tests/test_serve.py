@@ -4,7 +4,6 @@ server."""
 
 from __future__ import annotations
 
-import contextlib
 import socket
 import threading
 import time
@@ -13,32 +12,12 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 from conftest import describe
+from served_app import mutations, running
 
 import ragsweep
 
 KEYS = ("rank", "doc_id", "start", "end", "score")
 USER = {"role": "user", "content": "Who may terminate the lease?"}
-
-
-@contextlib.contextmanager
-def _running(app):
-    import uvicorn
-
-    sock = socket.create_server(("127.0.0.1", 0))  # bound here and kept: no other process can take the port
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-        sock.close()
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +32,7 @@ def served(base_run, run_cli, tmp_path_factory):
     assert proc.returncode == 0, describe(proc)
     pipeline = ragsweep.load_pipeline(folder)
     try:
-        with _running(make_app(pipeline)) as url:
+        with running(make_app(pipeline)) as url:
             yield url, cid, base_run
     finally:
         pipeline.close()
@@ -311,7 +290,7 @@ def test_a_full_queue_answers_503_with_retry_after_and_the_queued_are_answered()
     from ragsweep.serve import make_app
 
     pipeline = _Gated()
-    with _running(make_app(pipeline, max_queue=2)) as url, ThreadPoolExecutor(max_workers=2) as pool:
+    with running(make_app(pipeline, max_queue=2)) as url, ThreadPoolExecutor(max_workers=2) as pool:
         first = pool.submit(httpx.post, f"{url}/query", json={"question": "one"}, timeout=60)
         assert pipeline.entered.wait(30)
         second = pool.submit(httpx.post, f"{url}/query", json={"question": "two"}, timeout=60)
@@ -331,7 +310,7 @@ def test_a_full_queue_answers_503_with_retry_after_and_the_queued_are_answered()
 def test_an_unexpected_failure_is_one_500_line_without_a_traceback(capfd):
     from ragsweep.serve import make_app
 
-    with _running(make_app(_Double(fail=True))) as url, httpx.Client(base_url=url, timeout=30) as client:
+    with running(make_app(_Double(fail=True))) as url, httpx.Client(base_url=url, timeout=30) as client:
         for _ in range(2):  # the same keep-alive connection, twice: nothing was reset
             reply = client.post("/query", json={"question": "Who may terminate the lease?"})
             assert reply.status_code == 500
@@ -346,7 +325,7 @@ def test_oversized_bodies_are_refused_before_they_are_read():
     from ragsweep.serve import make_app
 
     cap = 64_000
-    with _running(make_app(_Double(), max_body=cap)) as url, httpx.Client(base_url=url, timeout=60) as client:
+    with running(make_app(_Double(), max_body=cap)) as url, httpx.Client(base_url=url, timeout=60) as client:
         big = {"messages": [{"role": "user", "content": "x" * 9_000}] * 8}  # 72 KB of JSON, under the chat caps
         reply = client.post("/v1/chat/completions", json=big)
         assert reply.status_code == 413 and "more than 64000" in reply.json()["error"]["message"]
@@ -369,7 +348,7 @@ def test_an_api_key_is_required_where_one_is_set_and_never_echoed():
     from ragsweep.serve import make_app
 
     key = "s3cret-key-for-the-test"
-    with _running(make_app(_Double(), api_key=key)) as url:
+    with running(make_app(_Double(), api_key=key)) as url:
         good = OpenAI(base_url=f"{url}/v1", api_key=key, max_retries=0)
         reply = good.chat.completions.create(model="double", messages=[USER])
         assert reply.choices[0].message.content == f"asked: {USER['content']}"
@@ -393,67 +372,11 @@ def test_serve_beyond_loopback_needs_an_api_key(run_cli, tmp_path):
     assert proc.returncode == 2 and "RAGSWEEP_TEST_UNSET_KEY: the variable is unset or empty" in proc.stderr
 
 
-def _mutations(cid: str, count: int) -> list[tuple[str, bytes]]:
-    """``count`` malformed requests, each mutated from a valid body so that it cannot be valid: truncated JSON,
-    bytes that are not UTF-8, a body that is not an object, a required field removed, a value of a wrong type or
-    with no text, an unknown content part."""
-    import json
-    import random
-
-    rng = random.Random(41)
-    valid = {
-        "/query": {"question": "Who may terminate the lease?", "answer": True},
-        "/v1/chat/completions": {"model": cid, "messages": [USER], "stream": False},
-        "/v1/completions": {"model": cid, "prompt": "Who may terminate the lease?"},
-    }
-    required = {"/query": "question", "/v1/chat/completions": "messages", "/v1/completions": "prompt"}
-    wrong = {
-        "question": [5, None, [], {}, True, "", " \t\x00", "\u200b\u2028"],
-        "answer": ["yes", 1, None, "false", 0.5],
-        "messages": [
-            "hello",
-            [],
-            [1],
-            [None],
-            [{"role": "robot", "content": "x"}],
-            [{"role": "user", "content": 5}],
-            [{"role": "user", "content": [{"type": "text", "text": 5}]}],
-            [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}],
-            [{"role": "user", "content": [{"text": "no type"}]}],
-            [{"role": "user", "content": "\x07\x08"}],
-            [{"role": "system", "content": "only a system message"}],
-            [{"content": "no role"}],
-        ],
-        "stream": ["yes", 1, None, "true"],
-        "prompt": [5, None, [], ["a", "b"], [5], "\x00\x01", {"text": "x"}],
-        "model": [5, [], {"id": "x"}],
-    }
-    out = []
-    for _ in range(count):
-        path = rng.choice(sorted(valid))
-        body = dict(valid[path])
-        kind = rng.randrange(5)
-        if kind == 0:  # truncated JSON: a proper prefix of an object is never an object
-            text = json.dumps(body)
-            out.append((path, text[: rng.randrange(1, len(text))].encode()))
-            continue
-        if kind == 1:
-            out.append((path, rng.choice([b"\xff\xfe{", b"[]", b'"text"', b"5", b"null", b"{,}"])))
-            continue
-        if kind == 2:
-            del body[required[path]]
-        else:
-            field = rng.choice([f for f in sorted(wrong) if f in body])
-            body[field] = rng.choice(wrong[field])
-        out.append((path, json.dumps(body).encode()))
-    return out
-
-
 def test_two_hundred_malformed_requests_each_get_a_4xx_line_and_the_server_goes_on(served, capfd):
     url, cid, run = served
     replies = []
     with httpx.Client(base_url=url, timeout=60, headers={"content-type": "application/json"}) as client:
-        for path, content in _mutations(cid, 200):
+        for path, content in mutations(cid, 200):
             reply = client.post(path, content=content)
             replies.append((path, content, reply.status_code))
             assert 400 <= reply.status_code < 500, (path, content, reply.text)

@@ -17,6 +17,23 @@ from pathlib import Path
 DEFAULT_CACHE = Path(".ragsweep/cache")
 
 
+def user_cache() -> Path | None:
+    """Where a loaded pipeline keeps what outlives one load (its embedding model's ONNX export, minutes of work
+    once written into a folder it must not write to): ``$RAGSWEEP_USER_CACHE``, else ``$XDG_CACHE_HOME/ragsweep``,
+    else ``~/.cache/ragsweep``; None where it cannot be made (a read-only home)."""
+    import os
+
+    if os.environ.get("RAGSWEEP_USER_CACHE"):
+        root = Path(os.environ["RAGSWEEP_USER_CACHE"])
+    else:
+        root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ragsweep"
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return root if os.access(root, os.W_OK) else None
+
+
 @dataclass(frozen=True)
 class CacheDir:
     root: Path

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragsweep import tracing
 from ragsweep.cache_dir import DEFAULT_CACHE, CacheDir
 from ragsweep.config import SweepSpec
 from ragsweep.datasets.types import Dataset
@@ -86,6 +87,7 @@ def _clear_run_dir(run_dir: Path) -> None:
 def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) -> Path:
     """The driver: open the run, start it, stage 1 (answer and score, or a search), stage 2, the outputs."""
     state = _open(request, run_dir, cache, t_start)
+    stop_tracing = tracing.start(request.spec.tracing, request.spec.name, session=run_dir.name)  # off: no import
     try:
         _start(state)
         with state.bars:
@@ -94,6 +96,7 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
         _finish(state)
     finally:
         state.close()
+        stop_tracing()
     _track(request.spec, run_dir, request.console)
     if state.error is not None:
         raise state.error

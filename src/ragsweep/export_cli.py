@@ -30,5 +30,8 @@ def export(
     import json
 
     record = json.loads(folder.pipeline.read_text(encoding="utf-8"))
-    typer.echo(f"exported {record['config_id']} of {run_dir} to {out}/ (pipeline.json, README.md)")
+    from ragsweep.export.digests import folder_digest
+
+    typer.echo(f"exported {record['config_id']} of {run_dir} to {out}/ (pipeline.json, README.md, SHA256SUMS)")
+    typer.echo(f"folder digest: {folder_digest(folder.root)} (pin it: ragsweep serve {out} --digest ...)")
     typer.echo(f'load it: ragsweep.load_pipeline("{out}").engine.query("...")')

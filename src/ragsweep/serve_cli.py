@@ -27,6 +27,23 @@ def serve(
     max_queue: int = typer.Option(
         64, "--max-queue", min=1, help="questions answered or waiting at once; more get 503 with Retry-After"
     ),
+    workers: Optional[int] = typer.Option(
+        None,
+        "--workers",
+        min=1,
+        help="questions answered at once, each by its own copy of the pipeline (its own embedding model and "
+        "vectors in memory); default: the CPU cores, at most 4: extractive answering is CPU-bound, so more "
+        "workers than cores add memory, not speed. With an LLM generator, answering waits on its server: raise it "
+        "to the requests the server computes at once. 1: one question at a time",
+    ),
+    allow_modified: bool = typer.Option(
+        False,
+        "--allow-modified",
+        help="serve an exported folder even where it differs from its SHA256SUMS (a warning names the files)",
+    ),
+    digest: Optional[str] = typer.Option(
+        None, "--digest", help="the folder digest ragsweep export printed (sha256:...); refuse any other folder"
+    ),
 ) -> None:
     """Serve one configuration over HTTP: POST /query (answer and sources with document, offsets, page and
     score), OpenAI-compatible POST /v1/chat/completions and POST /v1/completions (streamed with stream: true);
@@ -41,7 +58,7 @@ def serve(
     try:
         from ragsweep.export import load_pipeline
 
-        pipeline = load_pipeline(source, config_id, cache=cache)
+        pipeline = load_pipeline(source, config_id, cache=cache, allow_modified=allow_modified, digest=digest)
     except RagsweepError as exc:
         sock.close()
         _fail(exc)
@@ -51,13 +68,28 @@ def serve(
 
     bound = sock.getsockname()[1]
     try:
+        workers = workers or _default_workers()
+        try:
+            app = make_app(pipeline, api_key=api_key, max_queue=max_queue, workers=workers)  # the twins open here
+        except RagsweepError as exc:
+            sock.close()
+            _fail(exc)
         routes = "POST /query, POST /v1/chat/completions, POST /v1/completions"
-        typer.echo(f"serving {pipeline.config_id} at http://{host}:{bound} ({routes})")
+        typer.echo(f"serving {pipeline.config_id} at http://{host}:{bound} ({routes}; {workers} workers)")
         with _stopped_cleanly():
-            app = make_app(pipeline, api_key=api_key, max_queue=max_queue)
-            uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+            try:
+                uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+            finally:
+                app.state.pool.close()  # the twins before the pipeline (done already where the server stopped)
     finally:
         pipeline.close()
+
+
+def _default_workers() -> int:
+    """The CPU cores this process may use, at most 4: a worker beyond the cores adds a model, not speed."""
+    from ragsweep.embeddings.device import available_cores
+
+    return min(4, available_cores())
 
 
 @contextlib.contextmanager

@@ -10,12 +10,24 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from ragsweep.errors import RagsweepError
+
 
 def open_store(path: Path, schema: str, *, threads: bool = False, fast_sync: bool = False) -> sqlite3.Connection:
+    """The connection, or a one-line error naming a file that is not a readable SQLite database."""
     path.parent.mkdir(parents=True, exist_ok=True)
     db = sqlite3.connect(str(path), timeout=60, check_same_thread=not threads)
-    db.execute("PRAGMA journal_mode=WAL")
-    if fast_sync:
-        db.execute("PRAGMA synchronous=NORMAL")
-    db.executescript(schema)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        if fast_sync:
+            db.execute("PRAGMA synchronous=NORMAL")
+        db.executescript(schema)
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+            raise
+        raise RagsweepError(
+            f"{path}: not a readable SQLite database ({exc}); a cache file is rebuilt once deleted; an exported "
+            "folder's, by exporting the run again"
+        ) from None
     return db

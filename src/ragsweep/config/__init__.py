@@ -70,3 +70,4 @@ from ragsweep.config.splitters import (  # noqa: F401
     TokenSplitterSpec,
 )
 from ragsweep.config.sweep import SweepSpec  # noqa: F401
+from ragsweep.config.tracing import TracingSpec  # noqa: F401

@@ -81,14 +81,18 @@ class TrackingSpec(Strict):
 
 
 def check_tracking_uri(uri: str) -> str:
-    """``uri`` if it names a tracker without credentials in it; ValueError (one line, the fix) otherwise."""
+    """``uri`` if it names a tracker without credentials in it; ValueError (one line, the fix) otherwise. A
+    database URI (``postgresql://user:password@host/db``) has nowhere else to hold its password: it is taken, and
+    redacted wherever it is stored or shown (``ragsweep.redact``)."""
     from urllib.parse import urlsplit
+
+    from ragsweep.redact import redact_url
 
     uri = uri.strip()
     if not uri:
         raise ValueError("the MLflow tracking URI is empty")
     parts = urlsplit(uri)
-    if parts.scheme in ("http", "https") and (parts.username or parts.password):
+    if parts.scheme in ("http", "https") and redact_url(uri) != uri:  # userinfo, or ?token= and the like
         raise ValueError(
             "the MLflow tracking URI holds credentials; put them in MLFLOW_TRACKING_USERNAME and "
             "MLFLOW_TRACKING_PASSWORD (or MLFLOW_TRACKING_TOKEN) instead"

@@ -24,6 +24,7 @@ from ragsweep.config.retrievers import GraphParams, RetrieverSpec
 from ragsweep.config.search import SearchSpec, parse_search
 from ragsweep.config.services import Neo4jSpec, RaySpec, TrackingSpec, VectorStoreSpec
 from ragsweep.config.splitters import SemanticSplitterSpec, SplitterSpec
+from ragsweep.config.tracing import TracingSpec
 
 
 # the default lists, typed as the fields are (a lambda's list of one kind is not a list of the union)
@@ -101,6 +102,9 @@ class SweepSpec(Strict):
     baselines: list[BaselineName] = Field(default_factory=list, description=BASELINE_HELP)
     tracking: TrackingSpec = Field(
         TrackingSpec(), description="experiment tracking: the MLflow server a finished run is logged to"
+    )
+    tracing: TracingSpec = Field(
+        TracingSpec(), description="OpenTelemetry spans of each question's retrieval and answer, and each judge call"
     )
     cache_dir: Path | None = Field(default=None, description="default: .ragsweep/cache")
     output_dir: Path = Field(Path("runs"), description="where run directories are written")

@@ -15,6 +15,7 @@ from typing import Any
 from ragsweep.cache_dir import DEFAULT_CACHE
 from ragsweep.config import EmbeddingSpec, HFEmbeddingSpec, OpenAIEmbeddingSpec
 from ragsweep.errors import RagsweepError
+from ragsweep.redact import is_redacted, redact_url
 
 MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -63,8 +64,8 @@ def model_key(spec: EmbeddingSpec) -> str:
     backends get keys of their own (their vectors differ slightly). ``unpadded``: vectors of local
     models are computed without padding (``embeddings.batching``); caches written before, whose
     vectors depended on their batch, are not reused."""
-    if isinstance(spec, OpenAIEmbeddingSpec):
-        base = (spec.base_url or "https://api.openai.com/v1").rstrip("/")
+    if isinstance(spec, OpenAIEmbeddingSpec):  # no URL credentials in it: it is written into the caches
+        base = redact_url((spec.base_url or "https://api.openai.com/v1").rstrip("/"))
         return f"openai|{base}|{spec.model}|{spec.dimensions or ''}"
     key = f"st|{model_identity(spec)}|q={spec.query_prefix}|t={spec.text_prefix}|unpadded"
     if spec.backend == "torch":
@@ -78,6 +79,12 @@ def require_api_key(spec: EmbeddingSpec) -> str | None:
     """The API key of an OpenAI(-compatible) embedding, read from its ``api_key_env``; one clear line if unset."""
     if not isinstance(spec, OpenAIEmbeddingSpec):
         return None
+    if is_redacted(spec.base_url):  # read back from a stored spec, which never holds a URL's credentials
+        raise RagsweepError(
+            f"embeddings[{spec.label()}].base_url {spec.base_url}: its credentials were left out when the spec was "
+            "stored (ragsweep never writes them); write them back into that base_url, or give the key through "
+            "api_key_env and a base_url without credentials"
+        )
     key = os.environ.get(spec.api_key_env)
     if not key:
         raise RagsweepError(

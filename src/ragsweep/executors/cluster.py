@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from urllib.parse import urlparse
 
 from ragsweep.errors import RagsweepError
+from ragsweep.redact import redact_url
 
 
 @dataclass(frozen=True)
@@ -141,12 +142,12 @@ def check_shared_state(spec, uses_vectors: bool, uses_neo4j: bool, cluster: Clus
         )
     if uses_vectors and _loopback(urlparse(spec.vector_store.url).hostname):
         raise RagsweepError(
-            f"vector_store.url: {spec.vector_store.url} is a loopback address, but {where}; give the "
+            f"vector_store.url: {redact_url(spec.vector_store.url)} is a loopback address, but {where}; give the "
             "Chroma server's address on the network"
         )
     if uses_neo4j and _loopback(urlparse(spec.neo4j.url).hostname):
         raise RagsweepError(
-            f"neo4j.url: {spec.neo4j.url} is a loopback address, but {where}; give the Neo4j "
+            f"neo4j.url: {redact_url(spec.neo4j.url)} is a loopback address, but {where}; give the Neo4j "
             "server's address on the network"
         )
 

@@ -4,7 +4,8 @@
 folder's, the fusion weights and abstention threshold the run chose on validation), ``configuration.json`` (the
 configuration's settings, as the run's manifest lists them), ``corpus.jsonl`` (the documents: id, text,
 metadata), ``index/`` (a cache directory holding only this configuration's chunks, chunk vectors, Chroma
-collection and knowledge graph), ``prompts/`` (the prompt files the spec names) and ``README.md``.
+collection and knowledge graph), ``prompts/`` (the prompt files the spec names), ``README.md`` and ``SHA256SUMS``
+(the digest of every other file but the README: ``digests``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ class ExportDir:
     @property
     def readme(self) -> Path:
         return self.root / "README.md"
+
+    @property
+    def sums(self) -> Path:
+        return self.root / "SHA256SUMS"
 
     def is_export(self) -> bool:
         return self.pipeline.is_file()

@@ -4,7 +4,8 @@ The folder holds what retrieval reads, copied from the run's cache rather than c
 configuration's chunks (offsets included), its chunk vectors, its Chroma collection (searched exactly over its
 vectors, as the run searched it; its HNSW graph as the run built it), its knowledge graph; the corpus (windows,
 parents and pages are cut from it); the run's spec with its prompt files copied in; the weights and threshold the
-run chose on its validation questions. ``load_pipeline(DIR)`` rebuilds the same query engine from it.
+run chose on its validation questions; last, ``SHA256SUMS`` (``digests``): the digest of every file, which
+``load_pipeline(DIR)`` checks before it rebuilds the same query engine from the folder.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ragsweep.errors import RagsweepError
+from ragsweep.export.digests import write_sums
 from ragsweep.export.folder import FORMAT_VERSION, ExportDir
 
 
@@ -36,6 +38,7 @@ def export_pipeline(run_dir: Path, config_id: str | None, out: Path, cache: Path
     entry = next(c for c in run.manifest.get("configurations", []) if c.get("config_id") == run.config.config_id)
     _write_json(dest.configuration, entry)
     dest.readme.write_text(_readme(run.config.config_id, run.run_dir, run.config), encoding="utf-8")
+    write_sums(dest.root)  # last: it digests every file written above
     return dest
 
 
@@ -157,6 +160,7 @@ def copy_index(spec, config, dataset, source, dest) -> None:
 
 def _pipeline_record(run, spec) -> dict:
     from ragsweep import __version__
+    from ragsweep.redact import redact
 
     return {
         "format_version": FORMAT_VERSION,
@@ -165,7 +169,8 @@ def _pipeline_record(run, spec) -> dict:
         "run": {"dir": str(run.run_dir), "name": run.spec.name},
         "config_id": run.config.config_id,
         "config_hash": run.config.config_hash,
-        "spec": json.loads(spec.model_dump_json()),
+        # no URL's credentials (they come from the environment where it is loaded): ragsweep.redact
+        "spec": redact(json.loads(spec.model_dump_json())),
         "tuned_weights": run.tuned,
         "abstain_threshold": run.threshold,
     }
@@ -196,7 +201,10 @@ def _readme(config_id: str, run_dir: Path, config) -> str:
             "",
             "`pipeline.json`: where it came from and the weights and threshold the run chose on its validation "
             "questions; `configuration.json`: its settings; `corpus.jsonl`: the documents; `index/`: its chunks, "
-            "vectors, Chroma collection and knowledge graph; `prompts/`: the prompt files its spec names.",
+            "vectors, Chroma collection and knowledge graph; `prompts/`: the prompt files its spec names; "
+            "`SHA256SUMS`: the sha256 of each of those files, checked whenever the folder is loaded or served "
+            "(`sha256sum -c SHA256SUMS` checks it too). Loading copies the checked files to a private temporary "
+            "folder and reads only that copy, so this folder may be read-only.",
             "",
         ]
     )

@@ -13,6 +13,7 @@ import os
 import time
 
 from ragsweep.errors import RagsweepError
+from ragsweep.redact import redact_url
 
 BATCH = 2000  # nodes or relations per write transaction
 
@@ -49,24 +50,24 @@ def preflight(spec) -> None:
             except ClientError as exc:
                 if "apoc" in str(exc.message or "").lower() or "Unknown function" in str(exc):
                     raise RagsweepError(
-                        f"neo4j: the server at {spec.url} has no APOC plugin (apoc.version() is "
+                        f"neo4j: the server at {redact_url(spec.url)} has no APOC plugin (apoc.version() is "
                         "unknown); install APOC core into its plugins folder "
                         "(scripts/neo4j.sh does)"
                     ) from None
                 raise
     except AuthError:
         raise RagsweepError(
-            f"neo4j: the server at {spec.url} refused the credentials in ${spec.username_env} / "
+            f"neo4j: the server at {redact_url(spec.url)} refused the credentials in ${spec.username_env} / "
             f"${spec.password_env}; check them"
         ) from None
     except (ServiceUnavailable, OSError) as exc:
         raise RagsweepError(
-            f"neo4j.url: cannot reach Neo4j at {spec.url} ({type(exc).__name__}); start it "
+            f"neo4j.url: cannot reach Neo4j at {redact_url(spec.url)} ({type(exc).__name__}); start it "
             "(scripts/neo4j.sh start) or fix the url"
         ) from None
     except Neo4jError as exc:
         raise RagsweepError(
-            f"neo4j: the server at {spec.url} failed the start-up check: {exc.code or type(exc).__name__}"
+            f"neo4j: the server at {redact_url(spec.url)} failed the start-up check: {exc.code or type(exc).__name__}"
         ) from None
 
 

@@ -55,11 +55,29 @@ def api_key_for(llm: LLMSpec, field: str = "llm") -> str | None:
 
 
 def secret_values(spec: SweepSpec) -> tuple[str, ...]:
+    """The API keys in use, and the credentials any URL of the spec carries (a base_url's password or
+    ``?api_key=``), so that an error quoting one (a server naming the path it was asked) is scrubbed."""
+    from ragsweep.redact import secrets_in
+
     llms = [llm for _, llm in llms_in_use(spec)]
     if spec.generate is not None and spec.generate.llm is not None:  # ragsweep generate's own endpoint
         llms.append(spec.generate.llm)
     names = {llm.api_key_env for llm in llms if llm.api_key_env}
-    return tuple(v for v in (os.environ.get(n, "") for n in sorted(names)) if len(v) >= 4)
+    keys = tuple(v for v in (os.environ.get(n, "") for n in sorted(names)) if len(v) >= 4)
+    return keys + secrets_in(spec.model_dump(mode="json"))
+
+
+def refuse_redacted(llm: LLMSpec, field: str = "llm") -> None:
+    """A one-line error for a base_url read back from a stored spec (a manifest, an export's pipeline.json), whose
+    credentials ragsweep never wrote: it would reach the server with ``***`` for a key."""
+    from ragsweep.redact import is_redacted
+
+    if is_redacted(llm.base_url):
+        raise RagsweepError(
+            f"{field}.base_url {llm.base_url}: its credentials were left out when the spec was stored (ragsweep "
+            "never writes them); write them back into that base_url, or give the key through api_key_env (an "
+            "environment variable) and a base_url without credentials"
+        )
 
 
 def check_llms(spec: SweepSpec, budget_usd: float | None) -> None:
@@ -67,6 +85,7 @@ def check_llms(spec: SweepSpec, budget_usd: float | None) -> None:
     from ragsweep.llm.pricing import price_for
 
     for role, llm in llms_in_use(spec):
+        refuse_redacted(llm, role)
         api_key_for(llm, role)
         if budget_usd is not None and price_for(llm.model, spec.prices) is None:
             raise RagsweepError(
@@ -101,6 +120,7 @@ class LLMClients:
 
         ident = _identity(llm)
         if ident not in self._llms:
+            refuse_redacted(llm)
             ekey = json.dumps([llm.base_url, llm.model])
             if ekey not in self._engines:
                 cache = LLMCallCache(self.cache_path)

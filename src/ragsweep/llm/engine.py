@@ -50,6 +50,7 @@ from ragsweep.llm.server_info import ServerInfo, is_local
 from ragsweep.llm.structured import FormUse, OutputMode
 from ragsweep.llm.tokens import count_message_tokens
 from ragsweep.llm.usage import Trace, current_extra, current_scope, current_trace
+from ragsweep.redact import redact_text
 
 # consecutive requests of an endpoint that could not reach it before its calls stop (one line: cannot reach URL)
 UNREACHABLE_AFTER = 4
@@ -145,6 +146,8 @@ class LLMEngine:
             self._thread.join(timeout=5)
 
     def scrub(self, text: str) -> str:
+        """``text`` (an error, the endpoint) without a URL's credentials or any secret the spec's URLs and keys hold."""
+        text = redact_text(text)
         for s in self._secrets:
             text = text.replace(s, "***")
         return text

@@ -80,4 +80,4 @@ def fatal_message(spec, exc: BaseException, scrub) -> str:
             f"model {spec.model!r} or the path not found there; fix llm.model (GET {where}/models "
             "lists them) or base_url (OpenAI-compatible servers usually end in /v1)"
         )
-    return f"LLM endpoint {where}: {hint} [{describe_error(exc, scrub)}]"
+    return scrub(f"LLM endpoint {where}: {hint} [{describe_error(exc, scrub)}]")  # where: a URL's credentials

@@ -148,8 +148,9 @@ def llama_cpp_python_window(
     at the cost of the server reading that prompt once, which ``remember`` (a JSON file) keeps from being paid
     again. None: not llama-cpp-python (no tokenize endpoint), or no answer."""
     from ragsweep.llm.retry import window_in
+    from ragsweep.redact import redact_url
 
-    key = f"{base}|{model}|{want}"
+    key = f"{redact_url(base)}|{model}|{want}"  # a file in the cache: no URL's credentials
     known = _remembered(remember)
     if known.get(key) == "fit":
         return ServerInfo(None, None, f"llama-cpp-python: a prompt of {want:,} tokens fit (probe, remembered)")

@@ -9,8 +9,11 @@ run's retrieval depth: a question of the run gets the sources, offsets and score
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from ragsweep import tracing
 from ragsweep.cache_dir import CacheDir
 from ragsweep.config import SweepSpec
 from ragsweep.datasets.types import Dataset, Question
@@ -21,7 +24,8 @@ from ragsweep.pipelines.grid import Configuration
 
 class LivePipeline:
     """``config`` of ``spec`` over ``dataset``'s corpus and the cache at ``cache``; ``tuned`` and ``threshold``: the
-    fusion weights and abstention threshold the run chose on its validation questions (else chosen again here)."""
+    fusion weights and abstention threshold the run chose on its validation questions (else chosen again here);
+    ``export_root``: where its embedding model's ONNX export is kept (default: the cache)."""
 
     def __init__(
         self,
@@ -32,20 +36,27 @@ class LivePipeline:
         *,
         tuned: dict | None = None,
         threshold: dict | None = None,
+        export_root: Path | None = None,
     ) -> None:
         from ragsweep.embeddings.cache import EmbeddingCache
         from ragsweep.pipelines.context import Models, StageContext
 
         self.spec, self.config, self.dataset = spec, config, dataset
         self.config_id = config.config_id
+        self._made = (tuned, threshold, export_root)
+        self._closers: list[Callable[[], object]] = []
         self.ctx = StageContext(
-            spec=spec, dataset=dataset, cache=cache, models=Models(lambda: EmbeddingCache(cache.embeddings), cache.root)
+            spec=spec,
+            dataset=dataset,
+            cache=cache,
+            models=Models(lambda: EmbeddingCache(cache.embeddings), export_root or cache.root),
         )
         if tuned:
             self.ctx.tuned_weights[config.config_hash] = tuned
         if threshold:
             self.ctx.abstain_thresholds[config.config_hash] = threshold
         self.clients: Any = None
+        self._chroma: Any = None
         try:
             self._open()
         except BaseException:
@@ -63,6 +74,7 @@ class LivePipeline:
                 f"{config.config_id}: a reference baseline answers from a question's gold evidence, which a new "
                 "question does not have; open one of the configurations it is compared with"
             )
+        self.on_close(tracing.start(self.spec.tracing, self.spec.name, session="live"))  # ask, serve: off unless named
         if llms_in_use(self.spec, with_stage2=False):
             check_llms(self.spec, None)
             self.clients = LLMClients(self.spec, ctx.cache.llm_calls, run_id="ask")
@@ -78,10 +90,26 @@ class LivePipeline:
             graphs = graph.chunk_graphs(ctx, config, self.chunks)
         vector = None
         if config.embedding is not None:
-            vector = index.vector_index(ctx, config, self.chunks, index.chroma_client(ctx))
+            self._chroma = index.chroma_client(ctx)
+            vector = index.vector_index(ctx, config, self.chunks, self._chroma)
         self.retrievers = IndexRetrievers(bm25, vector, llm=ctx.llm, graphs=graphs, rerankers=ctx.rerankers)
         self.built = answer.build_engine(ctx, config, self.retrievers)
         self._texts = {c.node_id: c.text for c in self.chunks}
+
+    def twin(self) -> LivePipeline:
+        """Another pipeline of the same configuration over the same cache, with its own connections and models:
+        one per worker thread of a pool (``serve``). Close each twin before this pipeline, which may own the
+        cache's folder."""
+        tuned, threshold, export_root = self._made
+        return LivePipeline(
+            self.spec,
+            self.config,
+            self.dataset,
+            self.ctx.cache,
+            tuned=tuned,
+            threshold=threshold,
+            export_root=export_root,
+        )
 
     @property
     def engine(self) -> Any:
@@ -147,12 +175,23 @@ class LivePipeline:
                 s["text"] = self.dataset.document(s["doc_id"]).text[s["start"] : s["end"]]
         return payload
 
+    def on_close(self, closer: Callable[[], object]) -> None:
+        """Call ``closer`` once this pipeline is closed (an exported folder's private copy is removed so)."""
+        self._closers.append(closer)
+
     def close(self) -> None:
-        if self.clients is not None:
-            self.clients.close()
-        if self.ctx.neo4j is not None:
-            self.ctx.neo4j.close()
-        self.ctx.models.close()
+        try:
+            if self.clients is not None:
+                self.clients.close()
+            if self.ctx.neo4j is not None:
+                self.ctx.neo4j.close()
+            self.ctx.models.close()
+            close_chroma = getattr(self._chroma, "close", None)  # its database closes with the last client
+            if close_chroma is not None:
+                close_chroma()
+        finally:
+            while self._closers:
+                self._closers.pop()()
 
     def __enter__(self) -> LivePipeline:
         return self

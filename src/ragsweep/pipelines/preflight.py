@@ -8,6 +8,7 @@ from ragsweep.config import SweepSpec
 from ragsweep.errors import RagsweepError
 from ragsweep.pipelines.grid import Configuration
 from ragsweep.pipelines.stages.graph import uses_neo4j
+from ragsweep.redact import redact_url
 
 
 def preflight(
@@ -74,9 +75,9 @@ def check_context_windows(spec: SweepSpec, remember: str | None = None) -> None:
         info = probe(llm.base_url, llm.model, api_key_for(llm, role), llm.context_window, llm.timeout, remember)
         if info.context_window is not None and llm.context_window > info.context_window:
             raise RagsweepError(
-                f"{role}.context_window: {llm.context_window} tokens, but the server at {llm.base_url} holds "
-                f"{info.context_window} ({info.source}); set {role}.context_window: {info.context_window}, or "
-                "start the server with a larger context"
+                f"{role}.context_window: {llm.context_window} tokens, but the server at "
+                f"{redact_url(llm.base_url or '')} holds {info.context_window} ({info.source}); set "
+                f"{role}.context_window: {info.context_window}, or start the server with a larger context"
             )
 
 
@@ -99,7 +100,7 @@ def context_notes(spec: SweepSpec, remember: str | None = None) -> list[str]:
         info = probe(llm.base_url, llm.model, api_key_for(llm, role), llm.context_window, llm.timeout, remember)
         if is_local(llm.base_url) and info.context_window is None and info.source is None:
             out.append(
-                f"the server at {llm.base_url} states no context window and none could be learnt: "
+                f"the server at {redact_url(llm.base_url or '')} states no context window and none could be learnt: "
                 f"{role}.context_window {llm.context_window} is taken on trust; a configuration whose prompt it "
                 "refuses as too long stops there (its other answers are not sent)"
             )
@@ -116,8 +117,8 @@ def embeddings_in_use(configs: list[Configuration]) -> list:
 
 
 def secret_values(spec: SweepSpec, configs: list[Configuration]) -> tuple[str, ...]:
-    """The API keys (LLMs, embeddings) and the Neo4j password in use, read from the environment, so they
-    can be scrubbed from stored errors."""
+    """The API keys (LLMs, embeddings) and the Neo4j password in use, read from the environment, and the
+    credentials any URL of the spec holds, so they can be scrubbed from stored errors."""
     from ragsweep.llm.clients import secret_values as llm_secrets
 
     names = sorted({e.api_key_env for e in embeddings_in_use(configs) if getattr(e, "api_key_env", None)})

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from ragsweep.llm.endpoint_text import endpoint_lines
 from ragsweep.pipelines.outputs.answer_notes import failure_lines, failures, invocation_lines, truncation_lines
+from ragsweep.redact import redact_text
 from ragsweep.results.run import RunData
 
 
 def run_notes(run: RunData) -> list[str]:
     every = run.split("all").to_dict("records") if not run.summary.empty else []
-    return (
+    lines = (
         failure_lines(failures(run.records))
         + truncation_lines(every)
         + invocation_lines(every)
         + endpoint_lines(run.meta)
     )
+    return [redact_text(line) for line in lines]  # endpoints and reasons of runs written before URLs were redacted

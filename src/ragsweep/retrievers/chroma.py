@@ -23,6 +23,8 @@ def client_for(path: Path | None, url: str | None):
     if url:
         from urllib.parse import urlparse
 
+        from ragsweep.redact import redact_url
+
         u = urlparse(url)
         try:
             client = chromadb.HttpClient(
@@ -31,13 +33,21 @@ def client_for(path: Path | None, url: str | None):
             client.heartbeat()
         except Exception as exc:  # noqa: BLE001 - any connection failure gets the same clear line
             raise RagsweepError(
-                f"vector_store.url: cannot reach the Chroma server at {url} ({type(exc).__name__}); "
+                f"vector_store.url: cannot reach the Chroma server at {redact_url(url)} ({type(exc).__name__}); "
                 "start it with `chroma run --host 127.0.0.1 --port PORT` or remove url to use embedded Chroma"
             ) from None
         return client
     assert path is not None
     path.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(path), settings=settings)
+    try:
+        return chromadb.PersistentClient(path=str(path), settings=settings)
+    except Exception as exc:  # noqa: BLE001 - a corrupt or foreign database: one line naming it
+        from ragsweep.errors import short_reason
+
+        raise RagsweepError(
+            f"{path / 'chroma.sqlite3'}: Chroma cannot open it ({short_reason(exc)}); in a cache, delete {path} "
+            "and it is built again; in an exported folder, export the run again"
+        ) from None
 
 
 def float32_store(collection, nodes: dict | None = None):

@@ -4,13 +4,13 @@ the answer is the assistant's message, the sources ride beside it), ``POST /v1/c
 question), both streamed as server-sent events with ``stream: true`` (``openai_format``), ``GET /v1/models`` and
 ``GET /health``.
 
-The pipeline answers one question at a time on one worker thread (its caches are SQLite connections of that
-thread; an LLM generator's calls run on their own event loop there), so concurrent requests queue and none
-blocks the server's event loop. Every error is JSON ``{"error": {"message", "type"}}`` with one line: 400 for a
-request that cannot be read (strict types; a question checked by ``questions``), 401/413 from ``limits.Guard``,
-404 naming the routes, 405 for a wrong method, 422 for a question the configuration cannot answer (too long for
-the LLM's context, say), 503 with ``Retry-After`` when more questions wait than ``max_queue``, 500 for anything
-else, without a traceback on stderr; the server keeps serving.
+Questions are answered by a bounded pool of ``workers`` threads, each with a pipeline of its own (``pool``: the
+given one and its twins; an LLM generator's calls run on each pipeline's own event loop), so up to ``workers``
+questions are answered at once, the others queue, and none blocks the server's event loop. Every error is JSON
+``{"error": {"message", "type"}}`` with one line: 400 for a request that cannot be read (strict types; a question
+checked by ``questions``), 401/413 from ``limits.Guard``, 404 naming the routes, 405 for a wrong method, 422 for a
+question the configuration cannot answer (too long for the LLM's context, say), 503 with ``Retry-After`` when more
+questions wait than ``max_queue``, 500 for anything else, without a traceback on stderr; the server keeps serving.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import asyncio
 import math
 import time
 from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -31,6 +30,7 @@ from starlette.exceptions import HTTPException
 from ragsweep.errors import RagsweepError
 from ragsweep.serve import openai_format
 from ragsweep.serve.limits import MAX_BODY_BYTES, MAX_QUEUE, AnswerQueue, Busy, Guard
+from ragsweep.serve.pool import PipelinePool
 from ragsweep.serve.questions import BadRequest, chat_question, checked, completion_question
 from ragsweep.serve.schema import ChatRequest, CompletionRequest, QueryRequest, QueryResponse, Source
 
@@ -38,37 +38,44 @@ ROUTES = "POST /query, POST /v1/chat/completions, POST /v1/completions, GET /v1/
 
 
 def make_app(
-    pipeline, api_key: str | None = None, max_body: int = MAX_BODY_BYTES, max_queue: int = MAX_QUEUE
+    pipeline,
+    api_key: str | None = None,
+    max_body: int = MAX_BODY_BYTES,
+    max_queue: int = MAX_QUEUE,
+    workers: int = 1,
 ) -> FastAPI:
     """The API over ``pipeline`` (a ``load_pipeline`` result); closing it is the caller's. ``api_key``: the bearer
     token every route but /health requires; ``max_body``: the largest request body, in bytes; ``max_queue``: the
-    questions answered or waiting at once (more get a 503 with Retry-After). No /docs (its page loads Swagger from
-    a CDN, which fails offline); /openapi.json describes the API."""
-    worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragsweep-pipeline")
-    queue = AnswerQueue(max_queue)
+    questions answered or waiting at once, over all workers (more get a 503 with Retry-After); ``workers``: the
+    questions answered at once, each by its own pipeline (``workers - 1`` twins of ``pipeline`` are opened here and
+    closed when the server stops, or by ``app.state.pool.close()`` where it never runs). No /docs (its page loads
+    Swagger from a CDN, which fails offline); /openapi.json describes the API."""
+    pool = PipelinePool(pipeline, workers)
+    queue = AnswerQueue(max_queue, workers)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
-        worker.shutdown(wait=True)  # the question being answered finishes first
+        pool.close()  # the questions being answered finish first, then the twins close
 
     app = FastAPI(
         title=f"ragsweep: {pipeline.config_id}", version="1", lifespan=lifespan, docs_url=None, redoc_url=None
     )
+    app.state.pool = pool
 
     async def ask(question: str, answer: bool = True) -> dict:
         queue.admit()
         took = [0.0]
 
-        def answered_here() -> dict:  # timed in the worker: the answering alone, not the wait before it
+        def answered_here(own) -> dict:  # timed in the worker: the answering alone, not the wait before it
             t0 = time.perf_counter()
             try:
-                return pipeline.ask(question, answer=answer)
+                return own.ask(question, answer=answer)
             finally:
                 took[0] = time.perf_counter() - t0
 
         try:
-            return await asyncio.get_running_loop().run_in_executor(worker, answered_here)
+            return await asyncio.wrap_future(pool.submit(answered_here))
         finally:
             queue.done(took[0])
 

@@ -110,16 +110,16 @@ class Busy(Exception):
 
 
 class AnswerQueue:
-    """Counts the questions in the worker's hands (answered or waiting) and refuses one more than ``limit``, rather
+    """Counts the questions in the workers' hands (answered or waiting) and refuses one more than ``limit``, rather
     than letting every client wait without end; ``Retry-After`` is the queue's length times the mean answering
-    time of the last questions, at least a second."""
+    time of the last questions, divided across the ``workers`` answering at once, at least a second."""
 
-    def __init__(self, limit: int = MAX_QUEUE) -> None:
-        self.limit, self.waiting, self._mean_s = limit, 0, 0.0
+    def __init__(self, limit: int = MAX_QUEUE, workers: int = 1) -> None:
+        self.limit, self.workers, self.waiting, self._mean_s = limit, workers, 0, 0.0
 
     def admit(self) -> None:
         if self.waiting >= self.limit:
-            raise Busy(self.waiting, max(1, round(self.waiting * self._mean_s)))
+            raise Busy(self.waiting, max(1, round(self.waiting * self._mean_s / self.workers)))
         self.waiting += 1
 
     def done(self, seconds: float) -> None:

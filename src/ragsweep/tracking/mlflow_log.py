@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ragsweep.errors import RagsweepError
+from ragsweep.redact import is_redacted, redact_text, redact_url
 from ragsweep.tracking.payload import DIGEST_TAG, KEY_TAG, RUN_TAG, Entry, run_entries
 
 
@@ -33,7 +34,7 @@ class Tracked:
 
     def line(self) -> str:
         return (
-            f"tracked in MLflow ({self.uri}, experiment {self.experiment_id}, run {self.sweep_run_id}): "
+            f"tracked in MLflow ({redact_url(self.uri)}, experiment {self.experiment_id}, run {self.sweep_run_id}): "
             f"{self.logged} run(s) logged, {self.unchanged} unchanged"
         )
 
@@ -47,6 +48,11 @@ def track_run(run_dir: Path, uri: str, experiment: str | None = None) -> Tracked
         uri = check_tracking_uri(uri)
     except ValueError as exc:
         raise RagsweepError(f"tracking.mlflow: {exc}") from None
+    if is_redacted(uri):  # read back from the run's manifest, which never holds a URI's password
+        raise RagsweepError(
+            f"tracking.mlflow: {uri}: its credentials were left out when the run stored it (ragsweep never writes "
+            "them); give the whole URI with --mlflow"
+        )
     client = _client(uri)
     run = load_run(run_dir)
     if run.status == "running":
@@ -62,7 +68,7 @@ def track_run(run_dir: Path, uri: str, experiment: str | None = None) -> Tracked
     except RagsweepError:
         raise
     except Exception as exc:  # noqa: BLE001 - MLflow's and its HTTP client's errors, as one line
-        raise RagsweepError(f"tracking.mlflow: {uri}: {_reason(exc)}") from None
+        raise RagsweepError(redact_text(f"tracking.mlflow: {uri}: {_reason(exc)}")) from None
     return Tracked(uri, experiment_id, sweep_id, logged, len(entries) - logged)
 
 
@@ -113,8 +119,10 @@ def _artifacts(run) -> dict[str, Callable[[], bytes]]:
     from ragsweep.run_dir import RunDir
 
     files = RunDir(run.path)
-    paths = (files.verdict, files.summary, files.comparisons, files.manifest)
+    paths = (files.verdict, files.summary, files.comparisons)
     out: dict[str, Callable[[], bytes]] = {p.name: p.read_bytes for p in paths if p.is_file()}
+    if files.manifest.is_file():  # redacted again: one written before URLs were redacted may hold an LLM's key
+        out[files.manifest.name] = lambda: redact_text(files.manifest.read_text(encoding="utf-8")).encode("utf-8")
     if not run.summary.empty:
         out["report.html"] = lambda: _report(run)
     return out

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ragsweep.redact import redact
+
 if TYPE_CHECKING:
     from ragsweep.results.run import RunData
 
@@ -108,7 +110,7 @@ def _configuration_entry(run: RunData, c: dict, chosen: str | None) -> Entry:
     labels = c.get("labels") or {}
     params = {axis: labels.get(axis) for axis in _AXES}
     settings = {k: v for k, v in c.items() if k not in ("config_id", "config_hash", "labels", "ragsweep")}
-    params |= flatten(settings)
+    params |= flatten(redact(settings))  # a manifest written before URLs were redacted may hold an LLM's key
     metrics: dict[str, Any] = {}
     if not run.summary.empty:
         rows = run.summary[run.summary["config_id"] == c["config_id"]]

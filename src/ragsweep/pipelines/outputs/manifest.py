@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ragsweep.redact import redact
 from ragsweep.run_dir import RunDir
 
 # 3: questions.parquet, status 'running' at start-up, configuration labels; 4: answer metrics, verdict.json
@@ -113,10 +114,9 @@ def run_context(spec, questions, cache_dir: Path | None, scorer_key: str | None,
 
 
 def write_manifest(run_dir: Path, manifest: dict) -> None:
-    atomic(
-        RunDir(run_dir).manifest,
-        lambda p: Path(p).write_text(json.dumps(manifest, indent=2, ensure_ascii=False, default=str), encoding="utf-8"),
-    )
+    """Written with every URL's credentials redacted (``ragsweep.redact``): an ``llm.base_url`` may carry a key."""
+    text = json.dumps(redact(manifest), indent=2, ensure_ascii=False, default=str)
+    atomic(RunDir(run_dir).manifest, lambda p: Path(p).write_text(text, encoding="utf-8"))
 
 
 def forget_outputs(run_dir: Path) -> None:
@@ -184,7 +184,7 @@ def build_manifest(
         "status": status,
         "records": n_records,
         "expected_records": len(configs) * len(questions),
-        "spec": spec.model_dump(mode="json"),
+        "spec": redact(spec.model_dump(mode="json")),  # a URL's credentials (base_url) are never written
         "seed": spec.seed,
         "question_limit": limit,
         "dataset": _dataset_info(dataset, questions),
@@ -199,7 +199,7 @@ def build_manifest(
         },
         "backends": backend_default.record(spec),  # what the models run on; an unset backend's value and why
         "configurations": [
-            {"config_id": c.config_id, "config_hash": c.config_hash, **c.resolved(), "labels": c.labels()}
+            redact({"config_id": c.config_id, "config_hash": c.config_hash, **c.resolved(), "labels": c.labels()})
             for c in configs
         ],
         "versions": package_versions(),
@@ -283,7 +283,8 @@ def llm_info(spec) -> dict:
     out = {}
     for role, llm in llms_in_use(spec):
         price = price_for(llm.model, spec.prices)
-        out[role] = {**llm.model_dump(mode="json"), "price_usd_per_million": price.model_dump() if price else None}
+        dump = redact(llm.model_dump(mode="json"))  # its base_url without credentials
+        out[role] = {**dump, "price_usd_per_million": price.model_dump() if price else None}
     return out
 
 

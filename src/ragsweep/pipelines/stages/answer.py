@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
+from ragsweep import tracing
 from ragsweep.datasets.types import Question
 from ragsweep.errors import short_reason
 from ragsweep.pipelines.answer_record import AnswerRecord, AnswerSink, Retrieved, merged
@@ -288,6 +289,7 @@ def answer_question(
     }
     if built.abstain is not None:
         done = merged(done, built.abstain.payload(abstained))
+    tracing.answered(config, q, done, got.nodes)  # off: one check
     sink.add_answer(config.config_hash, q.qid, config.config_id, done)
     ctx.stats.answered += 1
     return True

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ragsweep import tracing
 from ragsweep.errors import RagsweepError, short_reason
 from ragsweep.pipelines.answer_record import AnswerRecord, AnswerSink, Retrieved
 from ragsweep.pipelines.stats import Timer
@@ -128,6 +129,7 @@ async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, st
             stats.failed_for_good += kind == "context_window"
         else:
             row = _generated_row(spec, item, text, trace, label, stats.invocation)
+            tracing.answered(config, q, row, nodes)  # off: one check
             sink.add_answer(config.config_hash, q.qid, config.config_id, row)
             stats.answered += 1
         bar.advance(1)

@@ -13,6 +13,7 @@ import asyncio
 import hashlib
 import json
 
+from ragsweep import tracing
 from ragsweep.errors import RagsweepError
 from ragsweep.pipelines.run_state import RunState
 
@@ -220,6 +221,7 @@ async def judge_all(spec, todo, answers, docs, llm, keys, journal, stats, bars, 
         journal.add_judgement(
             config.config_hash, q.qid, repeat_name(name, r), keys[name], {**result, "llm": trace.as_dict()}
         )
+        tracing.judged(config, q, name, r, result, trace.as_dict())  # off: one check
         bars.advance(bar, 1)
 
     return await drain(todo, judge_one, 2 * llm._engine.spec.concurrency)

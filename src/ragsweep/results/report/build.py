@@ -11,6 +11,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragsweep.redact import redact
 from ragsweep.results.report.tables import comparisons_table, fmt, summary_table, usage_table
 from ragsweep.results.report.tables import escape as _e
 from ragsweep.results.run import clean
@@ -316,7 +317,8 @@ def _details(run: RunData) -> str:
         if cols
         else ""
     )
-    spec = json.dumps(m.get("spec", {}), indent=2, ensure_ascii=False)
+    # redacted again: a manifest written before URLs were redacted may hold an LLM's key in its base_url
+    spec = json.dumps(redact(m.get("spec", {})), indent=2, ensure_ascii=False)
     versions = json.dumps(m.get("versions", {}), indent=2)
     return (
         f"<h3>Invocations</h3>{table}"

@@ -1,0 +1,108 @@
+"""Optional OpenTelemetry tracing of a sweep and of a served pipeline (issue 42): each answered (configuration,
+question) and each judgement becomes spans named after the OpenInference conventions, so that Arize Phoenix shows
+them as a RAG trace. On when the spec's ``tracing.otlp`` or the standard ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` /
+``OTEL_EXPORTER_OTLP_ENDPOINT`` names an endpoint; off, nothing of OpenTelemetry is imported and every hook is one
+check of a module global (BENCHMARKS.md, "Tracing").
+
+The spans are built from the records the stages already write (sources, latencies, tokens, queue waits), in the
+process that writes them, so a hook needs no tracing context threaded through LlamaIndex or the LLM engine's loop.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ragsweep.config.tracing import TracingSpec
+    from ragsweep.tracing.spans import SpanWriter
+
+_WRITER: SpanWriter | None = None
+
+
+def endpoint(spec: TracingSpec | None) -> str | None:
+    """The OTLP/HTTP traces URL: the spec's, else the per-signal variable, else the general one plus ``/v1/traces``
+    (OpenTelemetry's own rule for the HTTP exporter)."""
+    if spec is not None and spec.otlp:
+        return spec.otlp
+    url = os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").strip()
+    if url:
+        return url
+    base = os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip()
+    return base.rstrip("/") + "/v1/traces" if base else None
+
+
+def unreachable(url: str) -> str | None:
+    """Why nothing listens at ``url`` (a TCP connection refused or timed out), or None."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        socket.create_connection((parts.hostname or "", port), timeout=3).close()
+    except OSError as exc:
+        return f"no trace collector answers at {parts.scheme}://{parts.netloc} ({exc.strerror or exc})"
+    return None
+
+
+def start(spec: TracingSpec | None, project: str, session: str) -> Callable[[], None]:
+    """Send this process's spans from now on when an endpoint is named; returns what ends it (flushes, and puts
+    back the tracer there was before: a run in a process that goes on, as the tests' in-process CLI, leaves
+    tracing as it found it). ``project``: the Phoenix project unless the spec names one; ``session``: the
+    ``session.id`` every span carries (the run's name, ``live``). Already sending there: kept, and ending it is
+    left to whoever started it."""
+    global _WRITER
+    url = endpoint(spec)
+    name = (spec.project if spec is not None else None) or project
+    if url is None or (_WRITER is not None and _WRITER.same(url, name, session)):
+        return flush
+    problem = unreachable(url)
+    if problem is not None:  # one line, not an exporter retrying every batch for the whole run
+        print(f"warning: tracing is off: {problem}", file=sys.stderr)
+        return flush
+    from ragsweep.tracing.spans import SpanWriter
+
+    previous, mine = _WRITER, SpanWriter(url, name, session)
+    _WRITER = mine
+
+    def stop() -> None:
+        global _WRITER
+        mine.close()
+        if _WRITER is mine:
+            _WRITER = previous
+
+    return stop
+
+
+def active() -> bool:
+    return _WRITER is not None
+
+
+def answered(config: Any, question: Any, record: Any, nodes: list | None = None) -> None:
+    """One answered (configuration, question): a CHAIN span with its retrieval, rerank, transform and generation
+    children (``record``: the row the stage writes; ``nodes``: the retrieved nodes, for their texts)."""
+    if _WRITER is not None:
+        _WRITER.answer(config, question, record, nodes)
+
+
+def judged(config: Any, question: Any, judge: str, repeat: int, result: dict, llm: Any) -> None:
+    """One judgement: an EVALUATOR span with its verdict, tokens and the calls' service time and queue wait."""
+    if _WRITER is not None:
+        _WRITER.judgement(config, question, judge, repeat, result, llm)
+
+
+def flush() -> None:
+    """Send what is buffered (the end of a sweep, of a served request batch)."""
+    if _WRITER is not None:
+        _WRITER.flush()
+
+
+def shutdown() -> None:
+    """Send what is buffered and stop tracing (the exporter's atexit handler does the same at a process's end)."""
+    global _WRITER
+    if _WRITER is not None:
+        _WRITER.close()
+        _WRITER = None
