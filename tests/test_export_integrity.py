@@ -265,3 +265,40 @@ def test_a_loaded_and_served_pipeline_writes_nothing_into_a_read_only_folder(cop
     assert not copies[0].exists()
     assert writes == []
     assert _snapshot(folder) == before
+
+
+def test_a_file_the_list_does_not_name_is_refused_and_a_pin_needs_its_list(exported, copy):
+    """A line dropped from the list (so that ``sha256sum -c`` passes again) leaves its file unlisted: named, not
+    silently left out of the copy and rebuilt. A pinned digest takes any case, and needs the list it pins."""
+    from ragsweep.export.digests import folder_digest
+
+    folder = copy()
+    lines = (folder / "SHA256SUMS").read_text().splitlines(keepends=True)
+    dropped = next(line for line in lines if "/chunks/" in line)
+    (folder / "SHA256SUMS").write_text("".join(line for line in lines if line != dropped))
+    with pytest.raises(RagsweepError, match=r"chunks/.*\.json: not listed in SHA256SUMS"):
+        ragsweep.load_pipeline(folder)
+    pinned = folder_digest(exported)
+    ragsweep.load_pipeline(exported, digest=pinned.upper()).close()
+    (folder / "SHA256SUMS").unlink()
+    with pytest.raises(RagsweepError, match=r"SHA256SUMS: missing"):
+        ragsweep.load_pipeline(folder, allow_modified=True, digest=pinned)
+
+
+def test_the_engine_keeps_its_pipeline_and_the_copy_alive(exported, tmp_path, monkeypatch):
+    """``load_pipeline(FOLDER).engine.query(...)``, as ``export`` prints it: the pipeline is not dropped (and its
+    private copy removed) while its engine answers; the export carries no collector of the sweep's."""
+    import gc
+    import tempfile
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    engine = ragsweep.load_pipeline(exported).engine
+    gc.collect()
+    assert len(list(tmp_path.glob("ragsweep-pipeline-*"))) == 1
+    assert str(engine.query("Who may terminate the lease?"))
+    del engine
+    gc.collect()
+    assert list(tmp_path.glob("ragsweep-pipeline-*")) == []
+    spec = json.loads((exported / "pipeline.json").read_text())["spec"]
+    assert not (spec.get("tracing") or {}).get("otlp")

@@ -163,7 +163,8 @@ def test_each_judgement_is_an_evaluator_span(traced):
         assert json.loads(a["output.value"])["status"]
 
 
-def test_a_served_query_is_traced(traced, run_cli, tmp_path):
+def test_a_served_query_is_traced(traced, run_cli, tmp_path, monkeypatch):
+    """The export keeps the sweep's project, not its collector: the operator names one (the standard variable)."""
     from ragsweep.serve import make_app
 
     url, project, spec, _ = traced
@@ -171,6 +172,9 @@ def test_a_served_query_is_traced(traced, run_cli, tmp_path):
     folder = tmp_path / cid
     proc = run_cli("export", spec.run_dir, cid, "--out", folder)
     assert proc.returncode == 0, describe(proc)
+    exported = json.loads((folder / "pipeline.json").read_text())["spec"]["tracing"]
+    assert exported == {"otlp": None, "project": project}
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", url)
     question = f"Who may terminate the lease? ({uuid.uuid4().hex[:6]})"
     pipeline = ragsweep.load_pipeline(folder)
     try:
@@ -268,6 +272,14 @@ def test_a_collector_that_does_not_answer_is_one_line_and_no_tracing(get_free_po
     stop()
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith("warning: tracing is off: no trace collector answers at http://127.0.0.1:")
+    assert tracing.start(TracingSpec(otlp=url), "p", "s") is tracing.flush  # said once: a serve worker's twin
+    assert capsys.readouterr().err == ""
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://user:CANARY-9f2@127.0.0.1:{get_free_port()}")
+    tracing.start(None, "p", "s")
+    err = capsys.readouterr().err
+    assert "tracing is off" in err and "CANARY-9f2" not in err  # the variable's credentials are not printed
+    with pytest.raises(ValueError, match="without credentials or a query"):
+        TracingSpec(otlp="http://collector:4318/v1/traces?api_key=CANARY")
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318/")
     assert tracing.endpoint(None) == "http://collector:4318/v1/traces"
     assert tracing.endpoint(TracingSpec(otlp="http://a:1/v1/traces")) == "http://a:1/v1/traces"

@@ -33,5 +33,6 @@ def export(
     from ragsweep.export.digests import folder_digest
 
     typer.echo(f"exported {record['config_id']} of {run_dir} to {out}/ (pipeline.json, README.md, SHA256SUMS)")
-    typer.echo(f"folder digest: {folder_digest(folder.root)} (pin it: ragsweep serve {out} --digest ...)")
+    digest = folder_digest(folder.root)
+    typer.echo(f"folder digest: {digest} (pin it: ragsweep serve {out} --digest {digest})")
     typer.echo(f'load it: ragsweep.load_pipeline("{out}").engine.query("...")')

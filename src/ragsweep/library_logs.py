@@ -58,6 +58,7 @@ def quiet_libraries(verbose: bool = False) -> None:
     ours = logging.getLogger("ragsweep")  # its own warnings (a folder opened with --allow-modified), once
     if not any(isinstance(h, _Stderr) for h in ours.handlers):
         handler = _Stderr()
+        handler.addFilter(redact_record)
         handler.setLevel(logging.WARNING)
         handler.setFormatter(logging.Formatter("warning: %(message)s"))
         ours.addHandler(handler)

@@ -24,10 +24,15 @@ def open_store(path: Path, schema: str, *, threads: bool = False, fast_sync: boo
         db.executescript(schema)
     except sqlite3.DatabaseError as exc:
         db.close()
-        if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+        if isinstance(exc, sqlite3.OperationalError) and not _corrupt(exc):  # locked, disk full, I/O: as it is
             raise
         raise RagsweepError(
             f"{path}: not a readable SQLite database ({exc}); a cache file is rebuilt once deleted; an exported "
             "folder's, by exporting the run again"
         ) from None
     return db
+
+
+def _corrupt(exc: sqlite3.DatabaseError) -> bool:
+    text = str(exc).lower()
+    return "not a database" in text or "malformed" in text

@@ -23,6 +23,6 @@ class TracingSpec(Strict):
     @field_validator("otlp")
     @classmethod
     def _http_url(cls, v: str | None) -> str | None:
-        if v is not None and not re.match(r"^https?://[^/@\s]+(/\S*)?$", v):
-            raise ValueError(f"otlp {v!r} is not an http(s)://host:port/path URL without credentials")
+        if v is not None and not re.match(r"^https?://[^/@\s?#]+(/[^\s?#]*)?$", v):
+            raise ValueError(f"otlp {v!r} is not an http(s)://host:port/path URL without credentials or a query")
         return v

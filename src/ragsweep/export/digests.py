@@ -51,9 +51,9 @@ def folder_digest(root: Path) -> str:
 def working_copy(root: Path, *, allow_modified: bool = False, digest: str | None = None) -> Path:
     """A new temporary folder holding the checked copy of every file ``root/SHA256SUMS`` lists (the caller removes
     it); a one-line ``RagsweepError`` for a folder that differs from its list, unless ``allow_modified``."""
-    listed = _read_sums(root, allow_modified)
+    listed, raw = _read_sums(root, allow_modified and digest is None)  # a pin needs the list it pins
     if digest is not None:
-        _check_digest(root, digest)
+        _check_digest(root, raw, digest)  # the bytes parsed above: a list swapped after the check is not used
     copy = Path(tempfile.mkdtemp(prefix="ragsweep-pipeline-"))
     try:
         problems = _copy_checked(root, listed, copy) if listed is not None else _copy_all(root, copy)
@@ -70,21 +70,23 @@ def working_copy(root: Path, *, allow_modified: bool = False, digest: str | None
     return copy
 
 
-def _read_sums(root: Path, allow_modified: bool) -> dict[str, str] | None:
-    """``path -> sha256`` from the list; None for a folder without one opened with ``allow_modified``."""
+def _read_sums(root: Path, allow_modified: bool) -> tuple[dict[str, str] | None, bytes]:
+    """``path -> sha256`` from the list, and the list's bytes; None for a folder without one opened with
+    ``allow_modified``."""
     sums = root / SUMS
     if not sums.is_file():
         if allow_modified:
             log.warning(
                 "%s: has no %s (exported before exports were checked, or removed); opened unchecked", root, SUMS
             )
-            return None
+            return None, b""
         raise RagsweepError(
             f"{sums}: missing, so nothing says whether the folder was changed since export (folders exported "
             f"before exports carried digests have none); {FIX}"
         )
+    raw = sums.read_bytes()
     listed: dict[str, str] = {}
-    for n, line in enumerate(sums.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+    for n, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), 1):
         hexdigest, sep, rel = line.partition("  ")
         path = PurePosixPath(rel)
         bad_path = path.is_absolute() or ".." in path.parts or not rel
@@ -93,13 +95,14 @@ def _read_sums(root: Path, allow_modified: bool) -> dict[str, str] | None:
         listed[rel] = hexdigest
     if not listed:
         raise RagsweepError(f"{sums}: lists no file; {FIX}")
-    return listed
+    return listed, raw
 
 
-def _check_digest(root: Path, expected: str) -> None:
-    want = expected if expected.startswith("sha256:") else f"sha256:{expected}"
-    got = folder_digest(root)
-    if got != want.lower():
+def _check_digest(root: Path, raw: bytes, expected: str) -> None:
+    want = expected.strip().lower()
+    want = want if want.startswith("sha256:") else f"sha256:{want}"
+    got = "sha256:" + hashlib.sha256(raw).hexdigest()
+    if got != want:
         raise RagsweepError(
             f"{root / SUMS}: the folder's digest is {got}, not the {want} you pinned; the folder or its list was "
             "changed since export: export the run again, or pin the new digest if the change is yours"
@@ -107,8 +110,14 @@ def _check_digest(root: Path, expected: str) -> None:
 
 
 def _copy_checked(root: Path, listed: dict[str, str], copy: Path) -> list[str]:
-    """Copy each listed file, hashing what is copied; one problem line per file that differs or is missing."""
+    """Copy each listed file, hashing what is copied; one problem line per file that differs or is missing, and
+    per file in the folder the list does not name (never read: a line dropped from the list would otherwise
+    make a deleted index file look unlisted, not missing); hidden files are left to the system."""
     problems = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file() or p.is_symlink()):
+        rel = path.relative_to(root).as_posix()
+        if rel not in listed and rel not in UNLISTED and not any(part.startswith(".") for part in rel.split("/")):
+            problems.append(f"{path}: not listed in {SUMS} (added after export, or its line removed)")
     for rel, want in listed.items():
         source, target = root / rel, copy / rel
         if not source.is_file():

@@ -100,9 +100,7 @@ def _open(folder: ExportDir, shown: Path) -> Pipeline:
     models = user_cache()  # the ONNX export outlives the private copy: written once per user, not per load
     try:
         return Pipeline(spec, config, dataset, folder.cache, tuned=tuned, threshold=threshold, export_root=models)
-    except (RagsweepError, KeyboardInterrupt):
-        raise
-    except Exception as exc:  # noqa: BLE001 - a corrupt index file: one line naming the folder's index
+    except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:  # an index file that cannot be read
         raise RagsweepError(
             f"{folder.cache.root}: cannot be opened ({short_reason(exc)}); export the run again"
         ) from None

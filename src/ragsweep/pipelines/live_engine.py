@@ -51,9 +51,13 @@ def query_engine(pipeline) -> Any:
 
         llm = pipeline.clients.get(pipeline.spec.llm)
         synth = make_llm_synthesizer(pipeline.spec, llm, config.prompt or "")
-    return RetrieverQueryEngine(
+    engine = RetrieverQueryEngine(
         retriever=pipeline.retriever, node_postprocessors=postprocessors, response_synthesizer=synth
     )
+    # the pipeline lives as long as its engine: an exported folder's private copy, its clients and connections
+    # close with the pipeline, which ``load_pipeline(FOLDER).engine.query(...)`` would otherwise drop at once
+    engine._ragsweep_pipeline = pipeline  # type: ignore[attr-defined]
+    return engine
 
 
 class Abstaining:

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from ragsweep.tracing.spans import SpanWriter
 
 _WRITER: SpanWriter | None = None
+_STACK: list[SpanWriter] = []  # the writers started and not yet stopped, oldest first
+_REFUSED: set[str] = set()  # endpoints found unusable: said once, not probed again (each serve worker starts)
 
 
 def endpoint(spec: TracingSpec | None) -> str | None:
@@ -57,22 +59,30 @@ def start(spec: TracingSpec | None, project: str, session: str) -> Callable[[], 
     global _WRITER
     url = endpoint(spec)
     name = (spec.project if spec is not None else None) or project
-    if url is None or (_WRITER is not None and _WRITER.same(url, name, session)):
+    if url is None or url in _REFUSED or (_WRITER is not None and _WRITER.same(url, name, session)):
         return flush
     problem = unreachable(url)
-    if problem is not None:  # one line, not an exporter retrying every batch for the whole run
-        print(f"warning: tracing is off: {problem}", file=sys.stderr)
-        return flush
-    from ragsweep.tracing.spans import SpanWriter
+    if problem is None:
+        try:
+            from ragsweep.tracing.spans import SpanWriter
+        except ImportError as exc:  # OTEL_EXPORTER_OTLP_* set for another program, the extra not installed
+            problem = f"{exc.name or 'opentelemetry'} is not installed (pip install 'ragsweep[tracing]')"
+    if problem is not None:  # one line, once per process: not an exporter retrying every batch of the run
+        from ragsweep.redact import redact_text
 
-    previous, mine = _WRITER, SpanWriter(url, name, session)
+        _REFUSED.add(url)
+        print(f"warning: tracing is off: {redact_text(problem)}", file=sys.stderr)
+        return flush
+    mine = SpanWriter(url, name, session)
+    _STACK.append(mine)
     _WRITER = mine
 
-    def stop() -> None:
+    def stop() -> None:  # whatever order writers stop in, the one in use is the newest still open
         global _WRITER
         mine.close()
-        if _WRITER is mine:
-            _WRITER = previous
+        if mine in _STACK:
+            _STACK.remove(mine)
+        _WRITER = _STACK[-1] if _STACK else None
 
     return stop
 
@@ -103,6 +113,6 @@ def flush() -> None:
 def shutdown() -> None:
     """Send what is buffered and stop tracing (the exporter's atexit handler does the same at a process's end)."""
     global _WRITER
-    if _WRITER is not None:
-        _WRITER.close()
-        _WRITER = None
+    while _STACK:
+        _STACK.pop().close()
+    _WRITER = None

@@ -119,6 +119,7 @@ async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, st
         except Exception as exc:  # noqa: BLE001 - one question failing must not lose the rest
             error = f"generation failed: {short_reason(exc)}"
         if error is not None:
+            tracing.answered(config, q, {**item.record, "error": error, "llm": trace.as_dict()}, nodes)
             sink.add_answer(
                 config.config_hash,
                 q.qid,
