@@ -24,7 +24,7 @@ URL="http://127.0.0.1:$PORT"
 die() { echo "phoenix-server.sh: $*" >&2; exit 1; }
 NAME="Phoenix server"
 # shellcheck source=scripts/pidfile.sh
-source "$(dirname "${BASH_SOURCE[0]}")/pidfile.sh"   # running
+source "$(dirname "${BASH_SOURCE[0]}")/pidfile.sh"   # running, await_up, stop_session
 
 install_server() {
   [[ -x "$VENV/bin/python" ]] || python3 -m venv "$VENV"
@@ -47,28 +47,10 @@ start() {
   PHOENIX_HOST=127.0.0.1 PHOENIX_PORT="$PORT" PHOENIX_GRPC_PORT="$((PORT + 1))" PHOENIX_WORKING_DIR="$HOME_DIR/data" \
     PHOENIX_TELEMETRY_ENABLED=false setsid nohup "$VENV/bin/phoenix" serve >"$LOG" 2>&1 </dev/null &
   echo $! >"$PID_FILE"
-  local t0=$SECONDS
-  until answers; do
-    if ! running || (( SECONDS - t0 >= 180 )); then
-      echo "Phoenix did not come up on $URL within $((SECONDS - t0)) s; log tail:" >&2
-      tail -n 40 "$LOG" >&2
-      stop >/dev/null 2>&1 || true
-      exit 1
-    fi
-    sleep 1
-  done
-  echo "Phoenix is up at $URL (pid $(cat "$PID_FILE"), $((SECONDS - t0)) s)"
+  await_up 180
 }
 
-stop() {
-  if ! running; then rm -f "$PID_FILE"; echo "$NAME is not running"; return 0; fi
-  local pid i; pid="$(cat "$PID_FILE")"
-  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid"
-  for i in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
-  kill -KILL -- "-$pid" 2>/dev/null || true
-  rm -f "$PID_FILE"
-  echo "$NAME stopped"
-}
+stop() { stop_session 30; }
 
 case "${1:-}" in
   install) install_server; echo "Phoenix $VERSION is in $VENV" ;;
