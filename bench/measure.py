@@ -70,3 +70,18 @@ def measured_peaks(cmd: list[str], env: dict) -> tuple[float, int, int]:
     if proc.returncode != 0:
         sys.exit(f"command failed ({proc.returncode}): {' '.join(cmd)}\n{err[-3000:]}")
     return wall, peak[0], peak[1]
+
+
+def demo_llm_spec(name: str, llm: dict) -> dict:
+    """A one-configuration sweep whose answers an LLM writes: BM25 top 3 over the demo corpus (``llm``: the spec's
+    llm section). JSON is YAML: written as ``.json``, it is a spec file."""
+    return {
+        "name": name,
+        "seed": 0,
+        "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
+        "splitters": [{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
+        "retrievers": [{"kind": "bm25"}],
+        "top_k": [3],
+        "generator": {"kind": "llm"},
+        "llm": llm,
+    }

@@ -32,7 +32,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from measure import bench_env
+from measure import bench_env, demo_llm_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -62,16 +62,8 @@ def _fake_llm(work: Path) -> tuple[subprocess.Popen, str, Path]:
     if not line.startswith("listening on "):
         raise SystemExit(f"the fake LLM server did not start: {line!r}")
     base_url = line.removeprefix("listening on ")
-    spec = {
-        "name": "serve-llm",
-        "seed": 0,
-        "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
-        "splitters": [{"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}],
-        "retrievers": [{"kind": "bm25"}],
-        "top_k": [3],
-        "generator": {"kind": "llm"},
-        "llm": {"model": "fake-model", "base_url": base_url, "api_key_env": None, "concurrency": 16},
-    }
+    llm = {"model": "fake-model", "base_url": base_url, "api_key_env": None, "concurrency": 16}
+    spec = demo_llm_spec("serve-llm", llm)
     path = work / "serve-llm.json"  # JSON is YAML
     path.write_text(json.dumps(spec))
     return server, base_url, path

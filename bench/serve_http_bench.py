@@ -27,7 +27,7 @@ QUESTION = "Who may terminate the lease?"
 class _Instant:
     config_id = "instant"
 
-    def ask(self, question: str, answer: bool = True) -> dict:
+    def ask(self, question: str, answer: bool = True, stream=None) -> dict:
         return {"answer": "a", "sources": [{"rank": 1, "doc_id": "d", "start": 0, "end": 3, "score": 0.5}]}
 
 

@@ -483,3 +483,22 @@ def gemma_server() -> LLMServer:
         "gemma3.log",
         "LLM_SERVER_MODEL=gemma3 scripts/llm-server.sh start",
     )
+
+
+@pytest.fixture(scope="session")
+def phoenix_url() -> str:
+    """The Phoenix server of ``scripts/phoenix-server.sh`` (``eval "$(scripts/phoenix-server.sh env)"`` points here).
+    Skipped when none answers, unless RAGSWEEP_REQUIRE_PHOENIX=1 (``.ci/run``)."""
+    import httpx
+
+    url = os.environ.get("RAGSWEEP_PHOENIX_URL", "http://127.0.0.1:6006")
+    try:
+        httpx.get(url + "/healthz", timeout=10).raise_for_status()
+    except httpx.HTTPError as exc:
+        unavailable(
+            "RAGSWEEP_REQUIRE_PHOENIX",
+            f"no Phoenix server answers at {url}",
+            str(exc),
+            "scripts/phoenix-server.sh start",
+        )
+    return url

@@ -399,6 +399,7 @@ def validate_rules(rules: Any) -> list[dict[str, Any]]:
             "finish_reason",
             "choices",
             "choose_by",
+            "cut_after",
         }
         unknown = set(rule) - known
         if unknown:
@@ -416,6 +417,8 @@ def validate_rules(rules: Any) -> list[dict[str, Any]]:
             raise ValueError(f"rule {i}: 'times' must be an integer")
         if "choices" in rule and (not isinstance(rule["choices"], list) or not rule["choices"]):
             raise ValueError(f"rule {i}: 'choices' must be a non-empty list of replies")
+        if "cut_after" in rule and not isinstance(rule["cut_after"], int):
+            raise ValueError(f"rule {i}: 'cut_after' must be an integer (content chunks streamed before the cut)")
         if rule.get("choose_by", "request") not in ("request", "prompt"):
             raise ValueError(f"rule {i}: 'choose_by' must be 'request' (seed included) or 'prompt' (messages only)")
         out.append(rule)
@@ -948,29 +951,40 @@ class FakeOpenAI:
         finish = (rule or {}).get("finish_reason") or "stop"
         if finish == "length" and body.get("max_tokens"):  # cut at max_tokens words, as a server cuts at its tokens
             reply = " ".join(reply.split()[: int(body["max_tokens"])])
-        self._reply_chat(h, body, model, reply, record, finish)
+        self._reply_chat(h, body, model, reply, record, finish, (rule or {}).get("cut_after"))
 
     def _reply_chat(
-        self, h: _Handler, body: dict[str, Any], model: Any, reply: str, record: dict[str, Any], finish: str = "stop"
+        self,
+        h: _Handler,
+        body: dict[str, Any],
+        model: Any,
+        reply: str,
+        record: dict[str, Any],
+        finish: str = "stop",
+        cut_after: int | None = None,
     ) -> None:
         p, c = record["prompt_tokens"], count_words(reply)
         record["completion_tokens"] = c
         usage = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
         cid, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
         if body.get("stream"):
-            # Streaming clients get the whole SSE transcript at once (still with Content-Length, keeping keep-alive).
+            # Streaming clients get the whole SSE transcript at once (still with Content-Length, keeping keep-alive):
+            # the role, then the reply a word at a time (as a server writes tokens), then the finish. ``cut_after``
+            # (a rule's): that many words are written, then the connection is closed mid-body
             base = {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model}
-            chunks = [
-                {
-                    **base,
-                    "choices": [{"index": 0, "delta": {"role": "assistant", "content": reply}, "finish_reason": None}],
-                },
-                {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
+            words = re.findall(r"\s*\S+\s*", reply) or [reply]
+            chunks = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}]}]
+            chunks += [
+                {**base, "choices": [{"index": 0, "delta": {"content": w}, "finish_reason": None}]} for w in words
             ]
+            chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
             if (body.get("stream_options") or {}).get("include_usage"):
                 chunks.append({**base, "choices": [], "usage": usage})
-            sse = "".join(f"data: {json.dumps(ch)}\n\n" for ch in chunks) + "data: [DONE]\n\n"
-            h._send(200, sse.encode("utf-8"), content_type="text/event-stream")
+            events = [f"data: {json.dumps(ch)}\n\n" for ch in chunks] + ["data: [DONE]\n\n"]
+            if cut_after is not None:
+                self._cut(h, events, 1 + cut_after)
+                return
+            h._send(200, "".join(events).encode("utf-8"), content_type="text/event-stream")
             return
         out = {
             "id": cid,
@@ -983,6 +997,23 @@ class FakeOpenAI:
         if self.timings:
             out["timings"] = {"prompt_n": p, "prompt_ms": 0.0, "predicted_n": c, "predicted_ms": record["service_ms"]}
         h._send_json(200, out)
+
+    @staticmethod
+    def _cut(h: _Handler, events: list[str], keep: int) -> None:
+        """The head of the whole transcript, its first ``keep`` events, then the connection closed: a stream that
+        broke on its way."""
+        whole = "".join(events).encode("utf-8")
+        head = f"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: {len(whole)}\r\n\r\n"
+        hook, h.before_send = h.before_send, None
+        if hook is not None:
+            hook(200)
+        h.close_connection = True
+        try:
+            h.wfile.write(head.encode("latin-1") + "".join(events[:keep]).encode("utf-8"))
+            h.wfile.flush()
+            h.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
     def _reply_embeddings(self, h: _Handler, body: dict[str, Any], inputs: list[str], record: dict[str, Any]) -> None:
         dims = body.get("dimensions") or DEFAULT_DIMENSIONS

@@ -89,6 +89,42 @@ def test_latency_is_service_time_apart_from_the_queue(queued_run):
     assert journal_llm and all(j["llm"]["llm_service_ms"] <= j["llm"]["llm_ms"] + 1e-6 for j in journal_llm)
 
 
+def test_a_served_answer_streams_token_by_token_from_the_real_server(queued_run, run_cli, tmp_path, llm_server):
+    """The queued run's BM25 configuration exported and served: a question streams the server's tokens as they
+    come (several pieces); asked again whole, the same text comes from the cache, with no generation."""
+    import openai
+    from served_app import running
+
+    import ragsweep
+    from ragsweep.serve import make_app
+
+    run = queued_run["run"]
+    recs = run.records[run.records["error"].isna()]
+    cid = next(c for c in recs["config_id"].unique() if "bm25" in c)
+    proc = run_cli("export", run.run_dir, cid, "--out", tmp_path / "pick")
+    assert proc.returncode == 0, describe(proc)
+    row = recs[recs["config_id"] == cid].iloc[0]
+    pipeline = ragsweep.load_pipeline(tmp_path / "pick")
+    try:
+        with running(make_app(pipeline)) as url:
+            client = openai.OpenAI(base_url=f"{url}/v1", api_key="not-needed", max_retries=0, timeout=300)
+
+            def chat(question: str, stream: bool):
+                messages = [{"role": "user", "content": question}]
+                return client.chat.completions.create(model=cid, messages=messages, stream=stream)
+
+            before = llm_server.generations()  # an export carries no LLM replies: each question is generated
+            known = [c.choices[0].delta.content or "" for c in chat(row["question"], True)]
+            assert sum(bool(t) for t in known) > 1, known  # the tokens as they came, not one piece
+            # the same text asked whole: the streamed reply was cached (llama.cpp need not write the sweep's answer
+            # again token for token: its prompt cache changes how it batches; the run's own answers are replayed in
+            # test_serve_stream.py)
+            assert chat(row["question"], False).choices[0].message.content == "".join(known)
+            assert llm_server.generations() in (before + 1, -1)
+    finally:
+        pipeline.close()
+
+
 def _judgements(run_dir):
     import sqlite3
 

@@ -285,6 +285,39 @@ def test_llm_answers_and_rewrites_on_ray_match_local(ray_cluster, make_spec, run
     assert key not in (ray_spec.run_dir / "manifest.json").read_text()
 
 
+def test_a_traced_ray_sweep_sends_the_spans_of_what_its_workers_answer(
+    ray_cluster, phoenix_url, make_spec, run_cli, read_run, tmp_path
+):
+    """Extractive answers are made in the Ray workers, which have none of the driver's environment: their spans go
+    where the driver's go (here named by OTEL_EXPORTER_OTLP_ENDPOINT on the driver alone), one chain per record
+    with its retrieval, in the run's session."""
+    import uuid
+
+    from phoenix_spans import documents, spans_of
+
+    project = f"ragsweep-ray-{uuid.uuid4().hex[:8]}"
+    spec = make_spec(
+        "ray-traced", splitters=[SENTENCE256], retrievers=[{"kind": "bm25"}], top_k=[3], tracing={"project": project}
+    )
+    env = {"OTEL_EXPORTER_OTLP_ENDPOINT": phoenix_url}
+    proc = _ray_run(run_cli, spec, tmp_path / "cache", ray_cluster, "--limit", 4, env=env)
+    assert proc.returncode == 0 and "tracing is off" not in proc.stderr, describe(proc)
+    records = read_run(spec.run_dir, proc).records
+    spans = spans_of(phoenix_url, project, lambda got: sum(x["name"] == "rag_query" for x in got) >= len(records))
+    chains = {
+        (s["attributes"]["ragsweep.config_id"], s["attributes"]["ragsweep.qid"]): s
+        for s in spans
+        if s["name"] == "rag_query"
+    }
+    assert len(chains) == len(records) == 4
+    retrievals = {s["parent_id"]: s for s in spans if s["span_kind"] == "RETRIEVER"}
+    for row in records.itertuples():
+        chain = chains[(row.config_id, row.qid)]
+        assert chain["attributes"]["session.id"] == spec.run_dir.name
+        got = documents(retrievals[chain["context"]["span_id"]])
+        assert [d["id"] for d in got] == [s["node_id"] for s in row.sources]
+
+
 @pytest.mark.slow  # 46 s; the local-vs-Ray parity of plain configurations runs by default
 def test_reranked_expanded_and_tuned_configurations_on_ray_match_local(
     ray_cluster, make_spec, run_cli, read_run, tmp_path

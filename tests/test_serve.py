@@ -249,7 +249,7 @@ class _Double:
     def __init__(self, fail: bool = False) -> None:
         self.fail = fail
 
-    def ask(self, question: str, answer: bool = True):
+    def ask(self, question: str, answer: bool = True, stream=None):
         if self.fail:
             raise ValueError("a bug deep inside\nwith a second line")
         source = {"rank": 1, "doc_id": "d", "start": 0, "end": 3, "score": float("nan")}  # a score JSON cannot hold
@@ -280,7 +280,7 @@ class _Gated(_Double):
         super().__init__()
         self.open, self.entered = threading.Event(), threading.Event()
 
-    def ask(self, question: str, answer: bool = True):
+    def ask(self, question: str, answer: bool = True, stream=None):
         self.entered.set()
         assert self.open.wait(60)
         return super().ask(question, answer)

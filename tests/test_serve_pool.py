@@ -51,7 +51,7 @@ class _Twinned:
         self.shared.made.append(made)
         return made
 
-    def ask(self, question: str, answer: bool = True) -> dict:
+    def ask(self, question: str, answer: bool = True, stream=None) -> dict:
         self.threads.add(threading.get_ident())
         with self.shared.lock:
             self.shared.inside += 1

@@ -9,69 +9,17 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
 import uuid
 
 import httpx
 import pytest
-from conftest import SENTENCE256, describe, seed_cache, unavailable
+from conftest import SENTENCE256, describe, seed_cache
+from phoenix_spans import documents, spans_of
 from served_app import running
 
 import ragsweep
 
-DEFAULT_URL = "http://127.0.0.1:6006"
 KEY = "sk-tracing-test"
-
-
-@pytest.fixture(scope="session")
-def phoenix_url() -> str:
-    """The Phoenix server of ``scripts/phoenix-server.sh`` (``eval "$(scripts/phoenix-server.sh env)"`` points here).
-    Skipped when none answers, unless RAGSWEEP_REQUIRE_PHOENIX=1 (``.ci/run``)."""
-    url = os.environ.get("RAGSWEEP_PHOENIX_URL", DEFAULT_URL)
-    try:
-        httpx.get(url + "/healthz", timeout=10).raise_for_status()
-    except httpx.HTTPError as exc:
-        unavailable(
-            "RAGSWEEP_REQUIRE_PHOENIX",
-            f"no Phoenix server answers at {url}",
-            str(exc),
-            "scripts/phoenix-server.sh start",
-        )
-    return url
-
-
-def spans_of(url: str, project: str, want, timeout: float = 60) -> list[dict]:
-    """Every span of ``project`` once ``want(spans)`` holds (Phoenix ingests in the background)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        spans: list[dict] = []
-        cursor = None
-        while True:
-            params = {"limit": 1000, **({"cursor": cursor} if cursor else {})}
-            reply = httpx.get(f"{url}/v1/projects/{project}/spans", params=params, timeout=30)
-            if reply.status_code == 404:  # the project is made with its first span
-                break
-            reply.raise_for_status()
-            body = reply.json()
-            spans += body["data"]
-            cursor = body.get("next_cursor")
-            if not cursor:
-                break
-        if want(spans) or time.monotonic() > deadline:
-            return spans
-        time.sleep(0.5)
-
-
-def documents(span: dict, prefix: str = "retrieval.documents") -> list[dict]:
-    """A span's OpenInference documents, in order (Phoenix returns the attributes flat)."""
-    a, out, i = span["attributes"], [], 0
-    while f"{prefix}.{i}.document.id" in a:
-        doc = {k: a.get(f"{prefix}.{i}.document.{k}") for k in ("id", "score", "content")}
-        meta = f"{prefix}.{i}.document.metadata."  # sent as JSON, returned as flat keys
-        doc["metadata"] = {k[len(meta) :]: v for k, v in a.items() if k.startswith(meta)}
-        out.append(doc)
-        i += 1
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -173,7 +121,7 @@ def test_a_served_query_is_traced(traced, run_cli, tmp_path, monkeypatch):
     proc = run_cli("export", spec.run_dir, cid, "--out", folder)
     assert proc.returncode == 0, describe(proc)
     exported = json.loads((folder / "pipeline.json").read_text())["spec"]["tracing"]
-    assert exported == {"otlp": None, "project": project}
+    assert exported == {"otlp": None, "project": project, "session": None}
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", url)
     question = f"Who may terminate the lease? ({uuid.uuid4().hex[:6]})"
     pipeline = ragsweep.load_pipeline(folder)

@@ -19,6 +19,9 @@ class TracingSpec(Strict):
         "unset: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT, else no tracing",
     )
     project: str | None = Field(None, description="the Phoenix project the spans go to; default: the sweep's name")
+    session: str | None = Field(
+        None, description="the session.id every span carries; default: the run directory's name (live for serve)"
+    )
 
     @field_validator("otlp")
     @classmethod

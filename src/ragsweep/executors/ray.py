@@ -21,6 +21,7 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from ragsweep import tracing
 from ragsweep.errors import ClusterLost, RagsweepError, short_reason
 from ragsweep.executors.ray_dispatch import Dispatch, task_cause
 from ragsweep.pipelines.answer_record import Retrieved
@@ -69,7 +70,8 @@ class RayExecutor:
         from ragsweep.executors.cluster import with_absolute_models
         from ragsweep.executors.local import answer_here
 
-        ctx = replace(ctx, spec=self.session.worker_spec)  # an embedded Chroma is served: the driver uses it too
+        # an embedded Chroma is served: the driver uses it too; the workers send spans where the driver does
+        ctx = replace(ctx, spec=tracing.for_workers(self.session.worker_spec))
         gen_items: list[Retrieved] = []
         try:
             failed = self._llm_contexts(plan, ctx, sink, bar)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragsweep import tracing
 from ragsweep.cache_dir import CacheDir
 from ragsweep.embeddings.cache import MemoryEmbeddingCache
 from ragsweep.pipelines.answer_record import AnswerRecord, Retrieved
@@ -142,9 +143,11 @@ def answer_task(
     sink, bar = MemorySink(), NullBar()
     gen_items: list[Retrieved] = []
     plan = SweepPlan.build(configs, pending)
+    stop_tracing = tracing.start(spec.tracing, spec.name, session="ray")  # the driver's (tracing.for_workers)
     try:  # the plan's units in this process: the chunks are the driver's, indexes and graphs its tasks' (reopened)
         InProcess(plan, ctx, sink, bar, gen_items, chunks={configs[0].chunk_key: chunks}).run(plan.units(RETRIEVING))
     finally:
+        stop_tracing()  # this task's spans sent before its result is
         if ctx.neo4j is not None:
             ctx.neo4j.close()
             ctx.neo4j = None

@@ -7,6 +7,7 @@ pass the limit, ``BudgetExhausted`` stops the stage cleanly and everything done 
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 from ragsweep.errors import RagsweepError
@@ -36,6 +37,17 @@ class Budget:
             self.reserved += amount
             self.outstanding += 1
             return amount
+
+    async def reserve_when_settled(self, amount: float) -> float:
+        """``reserve``, but while other calls' reservations are outstanding, wait for them to settle (usually far
+        below their worst case) before refusing."""
+        while True:
+            try:
+                return self.reserve(amount)
+            except BudgetExhausted:
+                if self.outstanding == 0:
+                    raise
+                await asyncio.sleep(0.02)
 
     def settle(self, reserved: float, actual: float) -> None:
         with self._lock:

@@ -47,7 +47,8 @@ from ragsweep.llm.retry import (
     status_of,
 )
 from ragsweep.llm.server_info import ServerInfo, is_local
-from ragsweep.llm.structured import FormUse, OutputMode
+from ragsweep.llm.streamed import CURRENT_TAP, StreamTap, streamed_reply
+from ragsweep.llm.structured import FormUse, OutputMode, is_openai_api
 from ragsweep.llm.tokens import count_message_tokens
 from ragsweep.llm.usage import Trace, current_extra, current_scope, current_trace
 from ragsweep.redact import redact_text
@@ -105,13 +106,15 @@ class LLMEngine:
         self._thread.start()
 
     # ------------------------------------------------------------------ entry points
-    def submit(self, llm, messages, kwargs: dict) -> concurrent.futures.Future:
-        """Schedule a chat call on the engine's loop; the caller's scope and trace go with it."""
+    def submit(self, llm, messages, kwargs: dict, on_delta=None) -> concurrent.futures.Future:
+        """Schedule a chat call on the engine's loop; the caller's scope and trace go with it. ``on_delta``: sent
+        with ``stream: true``, each piece of the reply's text is passed to it as it arrives (``streamed``)."""
         if self._closed:
             raise LLMCallError(f"the LLM engine for {self.spec.model!r} is closed")
         kwargs = {**current_extra(), **kwargs}
+        tap = StreamTap(on_delta) if on_delta is not None else None
         return asyncio.run_coroutine_threadsafe(
-            self._call(llm, list(messages), kwargs, current_scope(), current_trace(), current_form()), self._loop
+            self._call(llm, list(messages), kwargs, current_scope(), current_trace(), current_form(), tap), self._loop
         )
 
     def output_mode(self, llm) -> concurrent.futures.Future:
@@ -153,10 +156,11 @@ class LLMEngine:
         return text
 
     # ------------------------------------------------------------------ structured replies
-    async def _call(self, llm, messages, kwargs, scope: dict, trace: Trace | None, form: ReplyForm | None):
+    async def _call(self, llm, messages, kwargs, scope: dict, trace: Trace | None, form: ReplyForm | None, tap):
         """One call; asked in ``form``, it carries the form's schema where this endpoint takes one, and is made
         again without it if the server refuses that request's ``response_format``."""
         fmt = None if form is None else await self._format_for(llm, form)
+        CURRENT_TAP.set(tap)  # this call's task alone (a probe or a call it joins is another task)
         if form is None or fmt is None:
             return await self._reply(llm, messages, kwargs, scope, trace)
         try:
@@ -260,7 +264,7 @@ class LLMEngine:
             raise LLMContextError(est_in, told, self.server.source, sent=False)
         reserved, held = 0.0, False
         if self.budget is not None:
-            reserved = await self._reserve(cost_usd(self.price, est_in, est_out) or 0.0)
+            reserved = await self.budget.reserve_when_settled(cost_usd(self.price, est_in, est_out) or 0.0)
             held = True
         try:
             resp, ms, served = await self._send(llm, messages, kwargs, est_in, est_out, trace, scope)
@@ -307,8 +311,12 @@ class LLMEngine:
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             t0 = time.perf_counter()
             error, resp = None, None
+            tap = CURRENT_TAP.get()
             try:
-                resp = await llm._raw_achat(messages, **kwargs)
+                if tap is None:
+                    resp = await llm._raw_achat(messages, **kwargs)
+                else:
+                    resp = await streamed_reply(llm, messages, kwargs, tap, is_openai_api(self.spec.base_url))
             except Exception as exc:  # noqa: BLE001 - classified below
                 error = exc
             except BaseException:  # cancelled (rare: a stopping stage): the slot goes back at once
@@ -329,6 +337,10 @@ class LLMEngine:
                 settled = self._capacity.timed_out(ticket, est_in or count_message_tokens(messages), est_out)
             else:
                 self._capacity.failed(ticket, congestion=status_of(error) in (429, 503))
+            if tap is not None and tap.chars:  # part of the reply was shown: sent again, it would be shown twice
+                self.failures += 1
+                broke = f"the reply's stream broke after {tap.chars} characters"
+                raise LLMCallError(f"{broke}: {describe_error(error, self.scrub)}; ask again") from None
             overflow = context_overflow(error)
             if overflow is None and "response_format" in kwargs and refuses_format(error):
                 raise FormRefused(status_of(error), describe_error(error, self.scrub)) from None
@@ -367,20 +379,6 @@ class LLMEngine:
             await asyncio.sleep(wait)
             if settled is not None:
                 await settled  # the server is presumed done with the copy it was computing
-
-    async def _reserve(self, amount: float) -> float:
-        """Reserve a call's worst case; while other calls' reservations are outstanding, wait for
-        them to settle (usually far below their worst case) before refusing."""
-        from ragsweep.llm.budget import BudgetExhausted
-
-        assert self.budget is not None  # called only with a budget
-        while True:
-            try:
-                return self.budget.reserve(amount)
-            except BudgetExhausted:
-                if self.budget.outstanding == 0:
-                    raise
-                await asyncio.sleep(0.02)
 
 
 def _stop_key(scope: dict) -> str:

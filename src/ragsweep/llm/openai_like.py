@@ -55,6 +55,9 @@ class SweepLLM(OpenAILike):
     async def _raw_achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
         return await OpenAI._achat(self, messages, **kwargs)
 
+    async def _raw_astream(self, messages: Sequence[ChatMessage], **kwargs: Any):
+        return await OpenAI._astream_chat(self, messages, **kwargs)
+
     def _chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
         return _response(self._engine.submit(self, messages, kwargs).result())
 
@@ -67,11 +70,26 @@ class SweepLLM(OpenAILike):
         yield response
 
     async def _astream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any):
-        response = await self._achat(messages, **kwargs)
-        response.delta = response.message.content
+        """The reply as the server writes it (the engine sends the request with ``stream: true``); a reply from
+        the cache, or from a call already in flight, comes whole as one delta."""
+        loop = asyncio.get_running_loop()
+        pieces: asyncio.Queue[str | None] = asyncio.Queue()
+
+        def push(piece: str | None) -> None:
+            loop.call_soon_threadsafe(pieces.put_nowait, piece)
+
+        call = self._engine.submit(self, messages, kwargs, on_delta=push)
+        call.add_done_callback(lambda _: push(None))  # after every piece: both go through the same loop queue
 
         async def gen():
-            yield response
+            text = ""
+            while (piece := await pieces.get()) is not None:
+                text += piece
+                yield ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=text), delta=piece)
+            whole = _response(await asyncio.wrap_future(call))
+            rest = whole.message.content or ""
+            rest = rest[len(text) :] if rest.startswith(text) else ""
+            yield ChatResponse(message=whole.message, delta=rest, additional_kwargs=whole.additional_kwargs)
 
         return gen()
 

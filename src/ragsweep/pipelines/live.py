@@ -124,10 +124,17 @@ class LivePipeline:
         """The configuration's LlamaIndex retriever (top_k, tuned weights, transform and reranker applied)."""
         return self.built.retriever
 
-    def ask(self, question: str, *, answer: bool = True) -> AnswerRecord:
+    def ask(self, question: str, *, answer: bool = True, stream: Callable[[str], None] | None = None) -> AnswerRecord:
         """The answer payload of ``question`` (its sources with their text), as the sweep would record it;
-        ``answer=False``: retrieval only (no call to an LLM generator; the extractive answer costs nothing)."""
-        return self.ask_many([question], answer=answer)[0]
+        ``answer=False``: retrieval only (no call to an LLM generator; the extractive answer costs nothing);
+        ``stream``: called, on another thread, with each piece of an LLM generator's answer as its server writes it
+        (a reply from the cache comes as one piece; an extractive answer is not streamed: the payload has it)."""
+        from ragsweep.pipelines.stages.generate import streamed_to
+
+        if stream is None:
+            return self.ask_many([question], answer=answer)[0]
+        with streamed_to(stream):
+            return self.ask_many([question], answer=answer)[0]
 
     def ask_many(self, questions: list[str], *, answer: bool = True) -> list[AnswerRecord]:
         """``ask`` for each question, in order: the questions embedded first, an LLM generator's answers written

@@ -28,7 +28,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.exceptions import HTTPException
 
 from ragsweep.errors import RagsweepError
-from ragsweep.serve import openai_format
+from ragsweep.serve import openai_format, relay
 from ragsweep.serve.limits import MAX_BODY_BYTES, MAX_QUEUE, AnswerQueue, Busy, Guard
 from ragsweep.serve.pool import PipelinePool
 from ragsweep.serve.questions import BadRequest, chat_question, checked, completion_question
@@ -63,14 +63,14 @@ def make_app(
     )
     app.state.pool = pool
 
-    async def ask(question: str, answer: bool = True) -> dict:
+    async def ask(question: str, answer: bool = True, stream=None) -> dict:
         queue.admit()
         took = [0.0]
 
         def answered_here(own) -> dict:  # timed in the worker: the answering alone, not the wait before it
             t0 = time.perf_counter()
             try:
-                return own.ask(question, answer=answer)
+                return own.ask(question, answer=answer, stream=stream)
             finally:
                 took[0] = time.perf_counter() - t0
 
@@ -91,13 +91,21 @@ def make_app(
     async def query(req: QueryRequest) -> QueryResponse:
         return _response(pipeline.config_id, await ask(checked(req.question, "question"), req.answer))
 
+    def sent(out: dict) -> tuple[str, list[dict]]:
+        reply = _response(pipeline.config_id, out)
+        return reply.answer or "", [s.model_dump() for s in reply.sources]
+
     async def answered(question: str, stream: bool, whole, events) -> Response:
-        """The answer (asked before anything is sent, so a failure is still one JSON error), whole or streamed."""
-        out = _response(pipeline.config_id, await ask(question))
-        args = (pipeline.config_id, out.answer or "", [s.model_dump() for s in out.sources])
-        if stream:
-            return StreamingResponse(events(*args), media_type="text/event-stream")
-        return JSONResponse(whole(*args))
+        """The answer whole, or streamed as it is written (nothing is sent before its first piece, so a failure
+        until then is still one JSON error line with its status; ``relay``)."""
+        if not stream:
+            return JSONResponse(whole(pipeline.config_id, *sent(await ask(question))))
+        pieces = relay.Relay(asyncio.get_running_loop())
+        answering = asyncio.ensure_future(_then(ask(question, stream=pieces.push), sent))
+        pieces.watch(answering)
+        first = await pieces.first()
+        parts = relay.whole(*answering.result()) if first is None else pieces.parts(first, answering)
+        return StreamingResponse(events(pipeline.config_id, parts), media_type="text/event-stream")
 
     @app.post("/v1/chat/completions")
     async def chat(req: ChatRequest) -> Response:
@@ -112,6 +120,10 @@ def make_app(
     _errors(app)
     app.add_middleware(Guard, api_key=api_key, max_body=max_body)  # outermost: before any body is read
     return app
+
+
+async def _then(work, then):
+    return then(await work)
 
 
 def _response(config_id: str, out: dict) -> QueryResponse:

@@ -2,9 +2,10 @@
 
 Streaming follows the OpenAI API: ``data: {chunk}`` lines, the first chat chunk carrying the role, then the
 answer's text in ``delta.content`` (``choices[0].text`` for completions), a last chunk with ``finish_reason`` and
-the sources in its extra ``sources`` field, then ``data: [DONE]``. The pipeline answers a question whole (the
-extractive generator writes no tokens; an LLM generator's answer is cached and checked as a whole), so the answer
-streams in a few pieces of about ``PIECE_CHARS`` characters, cut at spaces, as soon as it is there.
+the sources in its extra ``sources`` field, then ``data: [DONE]``. The text comes as the pipeline gives it
+(``serve.relay``): an LLM generator's tokens as its server writes them (a reply from the LLM call cache in one
+piece); an extractive answer in pieces of about ``PIECE_CHARS`` characters, cut at spaces. A failure after the
+stream began is an ``{"error": ...}`` event, which OpenAI's clients raise, and no ``finish_reason``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 PIECE_CHARS = 200
 
@@ -48,31 +50,43 @@ def text_completion(model: str, answer: str, sources: list[dict]) -> dict:
     return {**_head("text_completion", model), "choices": [choice], "sources": sources}
 
 
-def chat_events(model: str, answer: str, sources: list[dict]) -> Iterator[str]:
-    """A chat completion as server-sent events."""
+@dataclass(frozen=True)
+class Ending:
+    """How a streamed answer ends: its sources, or the one-line failure that cut it short."""
+
+    sources: list[dict]
+    error: dict | None = None  # {"message", "type"}
+
+
+async def chat_events(model: str, parts: AsyncIterator[str | Ending]) -> AsyncIterator[str]:
+    """A chat completion as server-sent events, from the answer's text pieces and then its ``Ending``."""
     head = _head("chat.completion.chunk", model)
 
     def chunk(delta: dict, finish: str | None = None, **extra) -> str:
         return _event({**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra})
 
     yield chunk({"role": "assistant", "content": ""})
-    for piece in pieces(answer):
-        yield chunk({"content": piece})
-    yield chunk({}, "stop", sources=sources)
+    async for part in parts:
+        if isinstance(part, str):
+            yield chunk({"content": part})
+        else:
+            yield _event({"error": part.error}) if part.error else chunk({}, "stop", sources=part.sources)
     yield "data: [DONE]\n\n"
 
 
-def completion_events(model: str, answer: str, sources: list[dict]) -> Iterator[str]:
-    """A text completion as server-sent events."""
+async def completion_events(model: str, parts: AsyncIterator[str | Ending]) -> AsyncIterator[str]:
+    """A text completion as server-sent events, from the answer's text pieces and then its ``Ending``."""
     head = _head("text_completion", model)
 
     def chunk(text: str, finish: str | None = None, **extra) -> str:
         choice = {"index": 0, "text": text, "logprobs": None, "finish_reason": finish}
         return _event({**head, "choices": [choice], **extra})
 
-    for piece in pieces(answer):
-        yield chunk(piece)
-    yield chunk("", "stop", sources=sources)
+    async for part in parts:
+        if isinstance(part, str):
+            yield chunk(part)
+        else:
+            yield _event({"error": part.error}) if part.error else chunk("", "stop", sources=part.sources)
     yield "data: [DONE]\n\n"
 
 

@@ -59,6 +59,7 @@ def start(spec: TracingSpec | None, project: str, session: str) -> Callable[[], 
     global _WRITER
     url = endpoint(spec)
     name = (spec.project if spec is not None else None) or project
+    session = (spec.session if spec is not None else None) or session
     if url is None or url in _REFUSED or (_WRITER is not None and _WRITER.same(url, name, session)):
         return flush
     problem = unreachable(url)
@@ -89,6 +90,18 @@ def start(spec: TracingSpec | None, project: str, session: str) -> Callable[[], 
 
 def active() -> bool:
     return _WRITER is not None
+
+
+def for_workers(spec: Any) -> Any:
+    """``spec`` with the endpoint, project and session this process sends spans to named in its ``tracing``, for
+    processes that answer for it (Ray workers, on other nodes too, lack the driver's ``OTEL_*`` variables; each
+    reads its own ``OTEL_EXPORTER_OTLP_HEADERS``); ``spec`` itself when tracing is off."""
+    if _WRITER is None:
+        return spec
+    from ragsweep.config.tracing import TracingSpec
+
+    url, project, session = _WRITER.key
+    return spec.model_copy(update={"tracing": TracingSpec(otlp=url, project=project, session=session)})
 
 
 def answered(config: Any, question: Any, record: Any, nodes: list | None = None) -> None:

@@ -3,12 +3,33 @@ concurrency, rate and budget); and the fusion query rewrites asked for ahead of 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from ragsweep import tracing
 from ragsweep.errors import RagsweepError, short_reason
 from ragsweep.pipelines.answer_record import AnswerRecord, AnswerSink, Retrieved
 from ragsweep.pipelines.stats import Timer
+
+# where the answers written in this context stream to, piece by piece (``streamed_to``; ``serve`` with stream: true)
+_STREAM: ContextVar[Callable[[str], None] | None] = ContextVar("ragsweep_answer_stream", default=None)
+
+# what LlamaIndex's synthesizers answer whole for an empty reply (compact, refine and simple_summarize say so;
+# tree_summarize returns it as it is): a streamed answer is recorded as the whole one would be
+_EMPTY_REPLY = {"tree_summarize": ""}
+
+
+@contextmanager
+def streamed_to(on_delta: Callable[[str], None]) -> Iterator[None]:
+    """Answers written inside pass each piece of their text to ``on_delta`` as the LLM writes it (LlamaIndex's
+    streaming synthesizer: only the final call of a refine streams); each is recorded as it would be whole."""
+    token = _STREAM.set(on_delta)
+    try:
+        yield
+    finally:
+        _STREAM.reset(token)
 
 
 def generator_label(spec) -> str:
@@ -17,9 +38,10 @@ def generator_label(spec) -> str:
     return f"llm:{spec.llm.model}" if spec.generator.kind == "llm" else GENERATOR_LABEL
 
 
-def make_llm_synthesizer(spec, llm, prompt: str | None = None):
+def make_llm_synthesizer(spec, llm, prompt: str | None = None, streaming: bool = False):
     """LlamaIndex's response synthesizer in the spec's mode, with the spec's prompt file if any (``prompt``:
-    a configuration's template of the ``prompt_files`` axis; the refusal instruction with no file)."""
+    a configuration's template of the ``prompt_files`` axis; the refusal instruction with no file); ``streaming``:
+    its answers come as a stream of text pieces."""
     from llama_index.core import get_response_synthesizer
     from llama_index.core.prompts import PromptTemplate
 
@@ -28,7 +50,7 @@ def make_llm_synthesizer(spec, llm, prompt: str | None = None):
     text = template_text(spec.generator, prompt or spec.generator.prompt_file)
     template = PromptTemplate(text) if text is not None else None
     kwargs: dict[str, Any] = {"text_qa_template": template} if template is not None else {}
-    return get_response_synthesizer(llm=llm, response_mode=spec.generator.response_mode, **kwargs)
+    return get_response_synthesizer(llm=llm, response_mode=spec.generator.response_mode, streaming=streaming, **kwargs)
 
 
 def prefetch_rewrites(configs, pending, llm, stats) -> None:
@@ -92,7 +114,9 @@ async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, st
     from ragsweep.pipelines.workpool import drain
 
     llm = clients.get(spec.llm)
-    synths = {p: make_llm_synthesizer(spec, llm, p) for p in sorted({item.config.prompt or "" for item in items})}
+    on_delta = _STREAM.get()
+    prompts = sorted({item.config.prompt or "" for item in items})
+    synths = {p: make_llm_synthesizer(spec, llm, p, streaming=on_delta is not None) for p in prompts}
     label = generator_label(spec)
 
     async def write(config, q, nodes) -> str:
@@ -100,7 +124,13 @@ async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, st
             return await closed_book_answer(llm, spec.generator, q.question)
         if nodes:  # nothing retrieved: an empty answer, no call
             response = await synths[config.prompt or ""].asynthesize(QueryBundle(q.question), nodes)
-            return response.response or ""
+            if on_delta is None or not hasattr(response, "async_response_gen"):
+                return response.response or ""
+            text = ""
+            async for piece in response.async_response_gen():
+                on_delta(piece)
+                text += piece
+            return text or _EMPTY_REPLY.get(spec.generator.response_mode, "Empty Response")
         return ""
 
     async def answer(item: Retrieved) -> None:
