@@ -328,6 +328,29 @@ def test_unknown_nested_key(tmp_path, text, field):
     assert "unknown key" in msg
 
 
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        (  # the typo, not the missing field it leaves behind (it used to be "splitters: Field required")
+            MINIMAL.replace("splitters:", "splittr:"),
+            "splittr: unknown key `splittr`; did you mean `splitters`? (and 1 more problem)",
+        ),
+        (MINIMAL + "stage_2: {top_n: 1}\n", "stage_2: unknown key `stage_2`; did you mean `stage2`?"),
+        (
+            MINIMAL + "scoring: {bertscore: {num_layer: 3}}\n",
+            "scoring.bertscore.num_layer: unknown key `num_layer`; did you mean `num_layers`?",
+        ),
+        (
+            MINIMAL.replace("{kind: bm25}", "{kind: bm25, nme: b}"),
+            "retrievers[0].nme: unknown key `nme`; did you mean `name`?",
+        ),
+    ],
+)
+def test_a_misspelled_key_at_any_depth_is_named_with_the_closest_allowed_one(tmp_path, text, line):
+    p = write(tmp_path, text)
+    assert load_error(p) == f"{p}: {line}"
+
+
 def test_unknown_splitter_kind_lists_expected(tmp_path):
     p = write(tmp_path, "splitters:\n  - {kind: token}\n  - {kind: paragraph}\nretrievers: [{kind: bm25}]\n")
     msg = load_error(p)

@@ -81,3 +81,92 @@ def test_site_builds_strictly(tmp_path):
     assert (tmp_path / "site" / "benchmarks" / "index.html").is_file()
     catalogue = (tmp_path / "site" / "reference" / "components" / "index.html").read_text(encoding="utf-8")
     assert "sentence_window" in catalogue and "late_interaction" in catalogue
+
+
+_SRC = ROOT / "src" / "ragsweep"
+_FILE_KINDS = (".py", ".json", ".jsonl", ".parquet", ".yaml", ".md", ".html", ".sqlite")
+
+
+def _modules() -> dict[str, Path]:
+    """Every module of the package by its dotted path under ``ragsweep`` (a package by its folder's name)."""
+    out = {}
+    for path in _SRC.rglob("*.py"):
+        parts = list(path.relative_to(_SRC).with_suffix("").parts)
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+def _defines(path: Path, name: str) -> bool:
+    """``name`` is a function, class, attribute or imported name of the module at ``path``."""
+    n = re.escape(name)
+    pattern = rf"(?m)^\s*((async\s+)?def|class)\s+{n}\b|^\s*(self\.)?{n}\s*[:=]|^\s*self\.{n}\b|import .*\b{n}\b"
+    return (
+        re.search(pattern, path.read_text(encoding="utf-8")) is not None
+        or path.name == "__init__.py"
+        and ((path.parent / f"{name}.py").is_file() or (path.parent / name).is_dir())
+    )
+
+
+def _spec_key(parts: list[str]) -> bool:
+    """``parts`` is a path of keys in the spec (``scoring.metric``, ``tracking.mlflow``)."""
+    return _spec_key_of(SweepSpec, parts)
+
+
+def _flat(annotation: object) -> list:
+    """The types inside ``annotation`` (through unions, Annotated, lists and Optional)."""
+    import typing
+
+    args = typing.get_args(annotation)
+    return [annotation] if not args else [t for a in args for t in _flat(a)]
+
+
+def _spec_key_of(model: object, parts: list[str]) -> bool:
+    from pydantic import BaseModel
+
+    for part in parts:
+        if not (isinstance(model, type) and issubclass(model, BaseModel)) or part not in model.model_fields:
+            return False
+        annotation = model.model_fields[part].annotation
+        args = [a for a in _flat(annotation) if isinstance(a, type) and issubclass(a, BaseModel)]
+        if len(args) > 1:  # a union of kinds: the one that has the next key
+            return any(_spec_key_of(a, parts[parts.index(part) + 1 :]) for a in args)
+        model = args[0] if args else annotation
+    return True
+
+
+def _named_in_source(token: str, modules: dict[str, Path]) -> bool:
+    """A file, a folder, a module (``pipelines.plan``), a module's name (``driver._search``), a class's
+    (``LivePipeline.twin``) or a spec key that the architecture page names, as it is in the code."""
+    if token.endswith(".py") or token.endswith("/"):
+        name = token.rstrip("/")
+        return any(p.as_posix().endswith(name) for p in ROOT.rglob(f"*{Path(name).name}*") if ".venv" not in p.parts)
+    if token.endswith(_FILE_KINDS) or token.startswith("RUN/"):  # what a run writes, not source
+        return True
+    parts = token.replace("/", ".").split(".")
+    parts = parts[1:] if parts[0] == "ragsweep" else parts
+    if parts[0] in ("os", "sys", "asyncio"):
+        return True
+    if parts[0][:1].isupper():  # Class.attribute: a class of that name whose module defines the attribute
+        homes = [p for p in modules.values() if re.search(rf"(?m)^class {parts[0]}\b", p.read_text(encoding="utf-8"))]
+        return any(_defines(p, parts[1]) for p in homes)
+    for i in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:i])
+        homes = [p for m, p in modules.items() if m == prefix or m.endswith("." + prefix)]
+        if homes:
+            return i == len(parts) or any(_defines(p, parts[i]) for p in homes) or _spec_key(parts)
+    return _spec_key(parts)
+
+
+def test_every_module_path_the_architecture_page_names_exists():
+    """docs/architecture.md is the map: each file, folder, module, function, class and attribute it names in
+    backticks is in the code (a renamed ``sweep._search`` or a removed ``registry.REGISTRY`` fails here)."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    modules = _modules()
+    paths = set(re.findall(r"`([A-Za-z0-9_]+(?:/[A-Za-z0-9_.]+)+/?)`", text))
+    dotted = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)`", text))
+    names = set(re.findall(r"`([A-Za-z0-9_]+\.py)`", text))
+    assert len(paths) + len(dotted) > 150
+    missing = sorted(
+        t for t in paths | dotted | names if not t.startswith("cache/") and not _named_in_source(t, modules)
+    )
+    assert not missing, f"docs/architecture.md names what the code does not have: {missing}"

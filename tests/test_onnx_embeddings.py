@@ -226,7 +226,7 @@ def test_spec_backends_and_their_errors(tmp_path):
     assert "embeddings: two entries share the label 'm'" in msg
     msg = _error(tmp_path, "  - {kind: openai, model: text-embedding-3-small, backend: onnx}\n")
     assert (
-        msg.startswith("embeddings[0].backend: unknown key; allowed keys here:")
+        msg.startswith("embeddings[0].backend: unknown key `backend`; allowed keys here:")
         and "backend" not in msg.split("allowed keys here:")[1]
     )
 

@@ -99,16 +99,28 @@ def _literal_values(model: type[BaseModel]) -> set:
     return out
 
 
+def _unknown_key(name: object, model: type[BaseModel] | None) -> str:
+    """``unknown key `splittr`; did you mean `splitters`?``: the closest allowed name where one is close, else the
+    allowed names."""
+    import difflib
+
+    keys = sorted(model.model_fields) if model is not None else []
+    close = difflib.get_close_matches(str(name), keys, n=1, cutoff=0.6)
+    if close:
+        return f"unknown key `{name}`; did you mean `{close[0]}`?"
+    return f"unknown key `{name}`" + (f"; allowed keys here: {', '.join(keys)}" if keys else "; check the spelling")
+
+
 def _first_error(exc) -> str:
-    """One line from a pydantic ValidationError: the first error, its field path and the hint."""
-    err = exc.errors()[0]
+    """One line from a pydantic ValidationError: the first error (a misspelled key before anything else: its
+    typo explains the missing field that comes with it), its field path and the hint."""
+    errors = exc.errors()
+    err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     raw = tuple(p for p in err["loc"] if not (isinstance(p, str) and p[:1].isupper()))
     field = _loc(_clean_loc(raw)) or "(top level)"
     msg = err["msg"]
     if err["type"] == "extra_forbidden":
-        model = _model_at(raw[:-1])
-        keys = sorted(model.model_fields) if model is not None else None
-        msg = "unknown key" + (f"; allowed keys here: {', '.join(keys)}" if keys else "; check the spelling")
+        msg = _unknown_key(raw[-1] if raw else "?", _model_at(raw[:-1]))
     elif err["type"] == "union_tag_invalid":
         ctx = err.get("ctx", {})
         msg = (
@@ -122,9 +134,9 @@ def _first_error(exc) -> str:
     # a plain union (weights: a list or "tune") fails once per member at the same field: say all of them
     same = []
     if any(_union_member(p) for p in err["loc"]):
-        same = [e for e in exc.errors()[1:] if _clean_loc(e["loc"]) == _clean_loc(err["loc"])]
+        same = [e for e in errors if e is not err and _clean_loc(e["loc"]) == _clean_loc(err["loc"])]
         msg = "; or ".join([msg] + [e["msg"] for e in same])
-    more = len(exc.errors()) - 1 - len(same)
+    more = len(errors) - 1 - len(same)
     return f"{field}: {msg}" + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
 
 
