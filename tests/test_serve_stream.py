@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+from pathlib import Path
 
 import httpx
 import openai
@@ -51,7 +52,7 @@ def streamed(tmp_path_factory, shared_cache):
         pipeline = ragsweep.load_pipeline(tmp / "run", CID)
         try:
             with running(make_app(pipeline)) as url:
-                yield url, run, fake
+                yield url, run, fake, Path(shared_cache) / "llm_calls.sqlite"
         finally:
             pipeline.close()
 
@@ -71,7 +72,7 @@ def _chat(url: str, question: str, **kw):
 
 
 def test_a_new_question_streams_word_by_word_and_is_then_answered_whole_from_the_cache(streamed):
-    url, _, fake = streamed
+    url, _, fake, _ = streamed
     question = "Within how many days must a breach be reported to the authority?"
     before = _generations(fake)
     chunks = list(_chat(url, question, stream=True))
@@ -89,7 +90,7 @@ def test_a_new_question_streams_word_by_word_and_is_then_answered_whole_from_the
 
 
 def test_a_question_of_the_run_streams_the_runs_answer_without_a_call(streamed):
-    url, run, fake = streamed
+    url, run, fake, _ = streamed
     row = run.records[run.records["config_id"] == CID].iloc[0]
     before = _generations(fake)
     chunks = list(_chat(url, row["question"], stream=True))
@@ -99,7 +100,7 @@ def test_a_question_of_the_run_streams_the_runs_answer_without_a_call(streamed):
 
 
 def test_the_async_client_streams_it_too(streamed):
-    url, _, fake = streamed
+    url, _, fake, _ = streamed
     client = openai.AsyncOpenAI(base_url=f"{url}/v1", api_key="not-needed", max_retries=0)
     question = "Who pays the costs of arbitration under the agreement?"
     messages = [{"role": "user", "content": question}]
@@ -113,8 +114,32 @@ def test_the_async_client_streams_it_too(streamed):
     assert _chat(url, question).choices[0].message.content == "".join(got)
 
 
-def test_a_stream_cut_on_its_way_is_one_error_event_and_not_sent_again(streamed):
-    url, _, fake = streamed
+def test_a_stream_cut_once_is_sent_again_and_goes_on_where_it_stopped(streamed):
+    """The server's connection drops after three words: the request is sent again, and the client, which already
+    has those words, gets the rest once, with no error; the reply is cached whole with the server's token count."""
+    import sqlite3
+
+    url, _, fake, calls = streamed
+    question = "Can the landlord enter the premises without notice?"
+    fake.set_rules([{"kind": "generation", "cut_after": 3, "times": 1}])
+    try:
+        before = _generations(fake)
+        chunks = list(_chat(url, question, stream=True))
+    finally:
+        fake.set_rules([])
+    text = "".join(c.choices[0].delta.content or "" for c in chunks)
+    assert _generations(fake) == before + 2  # the cut one, then the whole one
+    assert chunks[-1].choices[0].finish_reason == "stop"
+    assert _chat(url, question).choices[0].message.content == text  # from the cache, the same text once
+    assert _generations(fake) == before + 2
+    last = [c for c in fake.calls() if c["kind"] == "generation"][-1]
+    with sqlite3.connect(calls) as db:
+        (tokens,) = db.execute("SELECT completion_tokens FROM calls ORDER BY created DESC LIMIT 1").fetchone()
+    assert tokens == last["completion_tokens"] > 0  # the usage the server reported (stream_options), not a guess
+
+
+def test_a_stream_cut_every_time_is_one_error_event_after_the_text_it_had(streamed):
+    url, _, fake, _ = streamed
     question = "May the tenant sublet the premises without consent?"
     fake.set_rules([{"kind": "generation", "cut_after": 3}])
     try:
@@ -123,15 +148,15 @@ def test_a_stream_cut_on_its_way_is_one_error_event_and_not_sent_again(streamed)
         with pytest.raises(openai.APIError, match=r"the reply's stream broke after \d+ characters"):
             for c in _chat(url, question, stream=True):
                 got.append(c.choices[0].delta.content or "")
-        assert len([t for t in got if t]) == 3  # what was written before the cut reached the client
-        assert _generations(fake) == before + 1  # not sent again: its first words were already shown
+        assert len([t for t in got if t]) == 3  # what was written before the cut reached the client, once
+        assert _generations(fake) == before + 3  # sent again llm.max_retries (2) times, each cut the same way
     finally:
         fake.set_rules([])
     assert _chat(url, question).choices[0].message.content  # the server goes on; asked again, it is answered
 
 
 def test_a_failure_before_any_text_is_one_json_line_with_its_status(streamed):
-    url, _, fake = streamed
+    url, _, fake, _ = streamed
     fake.set_rules([{"kind": "generation", "action": "status", "status": 400, "message": "no such thing"}])
     try:
         reply = httpx.post(

@@ -13,7 +13,7 @@ import uuid
 
 import httpx
 import pytest
-from conftest import SENTENCE256, describe, seed_cache
+from conftest import BASE_SPEC, SENTENCE256, describe, seed_cache
 from phoenix_spans import documents, spans_of
 from served_app import running
 
@@ -231,3 +231,26 @@ def test_a_collector_that_does_not_answer_is_one_line_and_no_tracing(get_free_po
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318/")
     assert tracing.endpoint(None) == "http://collector:4318/v1/traces"
     assert tracing.endpoint(TracingSpec(otlp="http://a:1/v1/traces")) == "http://a:1/v1/traces"
+
+
+def test_ray_workers_trace_where_the_driver_does_and_never_get_its_credentials(monkeypatch, capsys):
+    """``for_workers`` names the driver's endpoint, project and session in the spec the workers get; with tracing
+    off on the driver, or an endpoint a spec may not carry (credentials from an OTEL_* variable), they get none,
+    and the second says so once, redacted."""
+    from types import SimpleNamespace
+
+    from ragsweep import tracing
+    from ragsweep.config import parse_spec
+
+    spec = parse_spec({**BASE_SPEC, "tracing": {"project": "p"}})
+    monkeypatch.setattr(tracing, "_WRITER", None)
+    assert tracing.for_workers(spec).tracing.otlp is None
+    monkeypatch.setattr(tracing, "_WRITER", SimpleNamespace(key=("http://127.0.0.1:6006/v1/traces", "p", "run-a")))
+    named = tracing.for_workers(spec).tracing
+    assert (named.otlp, named.project, named.session) == ("http://127.0.0.1:6006/v1/traces", "p", "run-a")
+    secret = "https://user:tok-SECRET@collector.example/v1/traces"
+    monkeypatch.setattr(tracing, "_WRITER", SimpleNamespace(key=(secret, "p", "run-a")))
+    assert tracing.for_workers(spec).tracing.otlp is None
+    assert tracing.for_workers(spec).tracing.otlp is None
+    err = capsys.readouterr().err
+    assert err.count("Ray workers send no spans") == 1 and "tok-SECRET" not in err

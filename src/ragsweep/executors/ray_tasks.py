@@ -143,11 +143,11 @@ def answer_task(
     sink, bar = MemorySink(), NullBar()
     gen_items: list[Retrieved] = []
     plan = SweepPlan.build(configs, pending)
-    stop_tracing = tracing.start(spec.tracing, spec.name, session="ray")  # the driver's (tracing.for_workers)
+    tracing.worker_start(spec)  # where the driver sends spans, if it does (tracing.for_workers)
     try:  # the plan's units in this process: the chunks are the driver's, indexes and graphs its tasks' (reopened)
         InProcess(plan, ctx, sink, bar, gen_items, chunks={configs[0].chunk_key: chunks}).run(plan.units(RETRIEVING))
     finally:
-        stop_tracing()  # this task's spans sent before its result is
+        tracing.flush(timeout_s=5)  # this task's spans sent before its result is (a stalled collector: 5 s at most)
         if ctx.neo4j is not None:
             ctx.neo4j.close()
             ctx.neo4j = None

@@ -122,8 +122,9 @@ def portable_spec(spec, dest: ExportDir):
         "cache_dir": None,
         "vector_store": VectorStoreSpec(),
         # where the sweep sent its traces is not where a served copy should send questions and documents: a
-        # loaded pipeline traces only where its operator says (OTEL_EXPORTER_OTLP_*), into the sweep's project
-        "tracing": spec.tracing.model_copy(update={"otlp": None}),
+        # loaded pipeline traces only where its operator says (OTEL_EXPORTER_OTLP_*), into the sweep's project,
+        # in its own session (live), not the sweep's
+        "tracing": spec.tracing.model_copy(update={"otlp": None, "session": None}),
     }
     return spec.model_copy(update=update)
 

@@ -47,8 +47,8 @@ from ragsweep.llm.retry import (
     status_of,
 )
 from ragsweep.llm.server_info import ServerInfo, is_local
-from ragsweep.llm.streamed import CURRENT_TAP, StreamTap, streamed_reply
-from ragsweep.llm.structured import FormUse, OutputMode, is_openai_api
+from ragsweep.llm.streamed import CURRENT_TAP, StreamBroken, StreamTap, streamed_reply
+from ragsweep.llm.structured import FormUse, OutputMode
 from ragsweep.llm.tokens import count_message_tokens
 from ragsweep.llm.usage import Trace, current_extra, current_scope, current_trace
 from ragsweep.redact import redact_text
@@ -99,6 +99,7 @@ class LLMEngine:
         # sent after it
         self.stopped_configs: dict[str, str] = {}
         self.forms = FormUse()  # structured replies: how this endpoint takes a schema, and what it took
+        self._stream_usage = True  # a streamed request asks for its usage (stream_options) until refused
         self._mode_task: asyncio.Future | None = None
         self._closed = False
         self._loop = asyncio.new_event_loop()
@@ -316,7 +317,7 @@ class LLMEngine:
                 if tap is None:
                     resp = await llm._raw_achat(messages, **kwargs)
                 else:
-                    resp = await streamed_reply(llm, messages, kwargs, tap, is_openai_api(self.spec.base_url))
+                    resp = await streamed_reply(llm, messages, kwargs, tap, self._stream_usage)
             except Exception as exc:  # noqa: BLE001 - classified below
                 error = exc
             except BaseException:  # cancelled (rare: a stopping stage): the slot goes back at once
@@ -337,8 +338,12 @@ class LLMEngine:
                 settled = self._capacity.timed_out(ticket, est_in or count_message_tokens(messages), est_out)
             else:
                 self._capacity.failed(ticket, congestion=status_of(error) in (429, 503))
-            if tap is not None and tap.chars:  # part of the reply was shown: sent again, it would be shown twice
-                self.failures += 1
+            if tap is not None and self._stream_usage and status_of(error) == 400 and "stream_options" in str(error):
+                self._stream_usage = False  # a server that takes no stream_options: asked without (usage counted)
+                continue
+            retryable = isinstance(error, StreamBroken) or is_retryable(error)
+            if tap is not None and tap.chars and (not retryable or attempt >= self.spec.max_retries):
+                self.failures += 1  # part of the reply was shown and cannot be taken back
                 broke = f"the reply's stream broke after {tap.chars} characters"
                 raise LLMCallError(f"{broke}: {describe_error(error, self.scrub)}; ask again") from None
             overflow = context_overflow(error)
@@ -367,7 +372,7 @@ class LLMEngine:
                     "command again: it goes on where this one stopped"
                 )
                 raise LLMFatalError(self.fatal) from None
-            if not is_retryable(error) or attempt >= self.spec.max_retries:
+            if not retryable or attempt >= self.spec.max_retries:
                 self.failures += 1
                 tried = f" after {attempt + 1} attempts" if attempt else ""
                 raise LLMCallError(f"LLM call failed{tried}: {describe_error(error, self.scrub)}") from None

@@ -75,8 +75,11 @@ class SweepLLM(OpenAILike):
         loop = asyncio.get_running_loop()
         pieces: asyncio.Queue[str | None] = asyncio.Queue()
 
-        def push(piece: str | None) -> None:
-            loop.call_soon_threadsafe(pieces.put_nowait, piece)
+        def push(piece: str | None) -> None:  # on the engine's thread
+            try:
+                loop.call_soon_threadsafe(pieces.put_nowait, piece)
+            except RuntimeError:  # the caller's loop is closed: the engine reads the reply to its end, caches it
+                pass
 
         call = self._engine.submit(self, messages, kwargs, on_delta=push)
         call.add_done_callback(lambda _: push(None))  # after every piece: both go through the same loop queue

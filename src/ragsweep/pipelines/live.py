@@ -127,8 +127,9 @@ class LivePipeline:
     def ask(self, question: str, *, answer: bool = True, stream: Callable[[str], None] | None = None) -> AnswerRecord:
         """The answer payload of ``question`` (its sources with their text), as the sweep would record it;
         ``answer=False``: retrieval only (no call to an LLM generator; the extractive answer costs nothing);
-        ``stream``: called, on another thread, with each piece of an LLM generator's answer as its server writes it
-        (a reply from the cache comes as one piece; an extractive answer is not streamed: the payload has it)."""
+        ``stream``: called, on this thread, with each piece of an LLM generator's answer as its server writes it
+        (a reply from the cache comes as one piece; an extractive answer is not streamed: the payload has it). A
+        ``stream`` that raises fails the question; the reply is still read to its end and cached."""
         from ragsweep.pipelines.stages.generate import streamed_to
 
         if stream is None:

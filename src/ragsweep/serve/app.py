@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -63,14 +63,15 @@ def make_app(
     )
     app.state.pool = pool
 
-    async def ask(question: str, answer: bool = True, stream=None) -> dict:
+    async def ask(question: str, answer: bool = True, stream: Callable[[str], None] | None = None) -> dict:
         queue.admit()
         took = [0.0]
+        streamed = {"stream": stream} if stream is not None else {}
 
         def answered_here(own) -> dict:  # timed in the worker: the answering alone, not the wait before it
             t0 = time.perf_counter()
             try:
-                return own.ask(question, answer=answer, stream=stream)
+                return own.ask(question, answer=answer, **streamed)
             finally:
                 took[0] = time.perf_counter() - t0
 

@@ -25,7 +25,8 @@ class Relay:
 
     def push(self, piece: str) -> None:
         """Called by the worker for each piece (all before its answer is done: one queue keeps them in order)."""
-        self._loop.call_soon_threadsafe(self._queue.put_nowait, piece)
+        if piece:
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, piece)
 
     def watch(self, answering: asyncio.Future) -> None:
         """End the pieces when ``answering`` is done (its failure is read: a client gone mid-stream leaves no

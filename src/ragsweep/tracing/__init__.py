@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 _WRITER: SpanWriter | None = None
 _STACK: list[SpanWriter] = []  # the writers started and not yet stopped, oldest first
 _REFUSED: set[str] = set()  # endpoints found unusable: said once, not probed again (each serve worker starts)
+_WARNED: set[str] = set()
 
 
 def endpoint(spec: TracingSpec | None) -> str | None:
@@ -69,10 +70,8 @@ def start(spec: TracingSpec | None, project: str, session: str) -> Callable[[], 
         except ImportError as exc:  # OTEL_EXPORTER_OTLP_* set for another program, the extra not installed
             problem = f"{exc.name or 'opentelemetry'} is not installed (pip install 'ragsweep[tracing]')"
     if problem is not None:  # one line, once per process: not an exporter retrying every batch of the run
-        from ragsweep.redact import redact_text
-
         _REFUSED.add(url)
-        print(f"warning: tracing is off: {redact_text(problem)}", file=sys.stderr)
+        _warn_once(url, f"tracing is off: {problem}")
         return flush
     mine = SpanWriter(url, name, session)
     _STACK.append(mine)
@@ -93,15 +92,39 @@ def active() -> bool:
 
 
 def for_workers(spec: Any) -> Any:
-    """``spec`` with the endpoint, project and session this process sends spans to named in its ``tracing``, for
-    processes that answer for it (Ray workers, on other nodes too, lack the driver's ``OTEL_*`` variables; each
-    reads its own ``OTEL_EXPORTER_OTLP_HEADERS``); ``spec`` itself when tracing is off."""
-    if _WRITER is None:
-        return spec
+    """``spec`` with the endpoint, project and session this process sends spans to in its ``tracing`` (its
+    ``otlp`` None when this process sends none), for the processes that answer for it: Ray workers, on other
+    nodes too, lack the driver's ``OTEL_*`` variables, and trace exactly when the driver does (``worker_start``;
+    each reads its own ``OTEL_EXPORTER_OTLP_HEADERS``). An endpoint a spec may not name (credentials or a query in
+    it, from a variable) is not passed on: one warning, and the workers send nothing."""
+    from pydantic import ValidationError
+
     from ragsweep.config.tracing import TracingSpec
 
+    off = spec.model_copy(update={"tracing": TracingSpec(project=spec.tracing.project)})
+    if _WRITER is None:
+        return off
     url, project, session = _WRITER.key
-    return spec.model_copy(update={"tracing": TracingSpec(otlp=url, project=project, session=session)})
+    try:
+        named = TracingSpec(otlp=url, project=project, session=session)
+    except ValidationError:
+        _warn_once(
+            f"workers:{url}",
+            "Ray workers send no spans: the trace endpoint carries credentials or a query, "
+            "which are not passed to them; put credentials in OTEL_EXPORTER_OTLP_HEADERS",
+        )
+        return off
+    return spec.model_copy(update={"tracing": named})
+
+
+def worker_start(spec: Any) -> None:
+    """In a Ray worker, before a task answers: send spans where the driver does (``for_workers``; nothing when it
+    sends none), through one writer kept for the worker process's later tasks of the same run."""
+    t = spec.tracing
+    if not t.otlp or (_WRITER is not None and _WRITER.same(t.otlp, t.project or spec.name, t.session or "ray")):
+        return
+    shutdown()  # another run's writer, in a worker that outlived it
+    start(t, spec.name, session="ray")
 
 
 def answered(config: Any, question: Any, record: Any, nodes: list | None = None) -> None:
@@ -117,10 +140,19 @@ def judged(config: Any, question: Any, judge: str, repeat: int, result: dict, ll
         _WRITER.judgement(config, question, judge, repeat, result, llm)
 
 
-def flush() -> None:
-    """Send what is buffered (the end of a sweep, of a served request batch)."""
+def flush(timeout_s: float = 30.0) -> None:
+    """Send what is buffered (the end of a sweep, of a Ray task), waiting at most ``timeout_s`` for the collector."""
     if _WRITER is not None:
-        _WRITER.flush()
+        _WRITER.flush(timeout_s)
+
+
+def _warn_once(key: str, message: str) -> None:
+    """One warning line per process and ``key``, credentials redacted."""
+    from ragsweep.redact import redact_text
+
+    if key not in _WARNED:
+        _WARNED.add(key)
+        print(f"warning: {redact_text(message)}", file=sys.stderr)
 
 
 def shutdown() -> None:

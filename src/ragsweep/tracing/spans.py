@@ -90,8 +90,8 @@ class SpanWriter:
     def same(self, url: str, project: str, session: str) -> bool:
         return self.key == (url, project, session)
 
-    def flush(self) -> None:
-        self.provider.force_flush()
+    def flush(self, timeout_s: float = 30.0) -> None:
+        self.provider.force_flush(timeout_millis=int(timeout_s * 1000))
 
     def close(self) -> None:
         self.provider.shutdown()

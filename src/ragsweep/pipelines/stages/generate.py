@@ -128,8 +128,9 @@ async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, st
                 return response.response or ""
             text = ""
             async for piece in response.async_response_gen():
-                on_delta(piece)
-                text += piece
+                if piece:
+                    on_delta(piece)
+                    text += piece
             return text or _EMPTY_REPLY.get(spec.generator.response_mode, "Empty Response")
         return ""
 
