@@ -124,14 +124,7 @@ async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, st
             return await closed_book_answer(llm, spec.generator, q.question)
         if nodes:  # nothing retrieved: an empty answer, no call
             response = await synths[config.prompt or ""].asynthesize(QueryBundle(q.question), nodes)
-            if on_delta is None or not hasattr(response, "async_response_gen"):
-                return response.response or ""
-            text = ""
-            async for piece in response.async_response_gen():
-                if piece:
-                    on_delta(piece)
-                    text += piece
-            return text or _EMPTY_REPLY.get(spec.generator.response_mode, "Empty Response")
+            return await _relayed(response, on_delta, spec.generator.response_mode)
         return ""
 
     async def answer(item: Retrieved) -> None:
@@ -169,6 +162,19 @@ async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, st
     stop = await drain(items, answer, 2 * spec.llm.concurrency)
     sink.flush()
     return stop
+
+
+async def _relayed(response, on_delta, mode: str) -> str:
+    """A synthesizer's answer text; streamed (``on_delta``), each piece handed on as it comes, and the text
+    recorded as the whole answer would be."""
+    if on_delta is None or not hasattr(response, "async_response_gen"):
+        return response.response or ""
+    text = ""
+    async for piece in response.async_response_gen():
+        if piece:
+            on_delta(piece)
+            text += piece
+    return text or _EMPTY_REPLY.get(mode, "Empty Response")
 
 
 def _generated_row(spec, item: Retrieved, text: str, trace, label: str, invocation: int) -> AnswerRecord:
