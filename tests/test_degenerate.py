@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 from conftest import describe
 
+from ragsweep.evaluation.test_options import TestOptions
 from ragsweep.pipelines.degenerate import (
     COPY_SENTENCES,
     answer_flags,
@@ -304,7 +305,9 @@ def test_the_verdict_notes_a_pick_whose_answers_are_mostly_copies():
     from ragsweep.evaluation.verdict import Verdict, decide
     from ragsweep.pipelines.outputs.verdict_text import verdict_lines
 
-    v = decide(_verdict_records({"a": (0.5, 2, 8), "b": (0.2, 0, 0)}), "bertscore_f1_rescaled", n_boot=200)
+    v = decide(
+        _verdict_records({"a": (0.5, 2, 8), "b": (0.2, 0, 0)}), "bertscore_f1_rescaled", tests=TestOptions(n_boot=200)
+    )
     assert v.chosen == "a" and v.flagged == {"n": 10, "copied_context": 8, "echoed_prompt": 2, "either": 8}
     note = (
         "note: 8 of its 10 test answers copy the prompt or its context: 8 copy the retrieved context verbatim "
@@ -315,12 +318,12 @@ def test_the_verdict_notes_a_pick_whose_answers_are_mostly_copies():
     assert any(note in line for line in verdict_lines(v))
     back = Verdict.from_dict(json.loads(json.dumps(v.to_dict())))
     assert back.flagged == v.flagged and v.to_dict()["flagged_note"].startswith("note: 8 of its 10 test answers")
-    only = decide(_verdict_records({"a": (0.5, 6, 0)}), "bertscore_f1_rescaled", n_boot=200)
+    only = decide(_verdict_records({"a": (0.5, 6, 0)}), "bertscore_f1_rescaled", tests=TestOptions(n_boot=200))
     assert only.flagged_note() == (
         "note: 6 of its 10 test answers echo the prompt's instructions (echoed_prompt); "
         "its bertscore_f1_rescaled may reward copying"
     )
-    hit = decide(_verdict_records({"a": (0.5, 0, 9)}, "hit"), "hit", n_boot=200)
+    hit = decide(_verdict_records({"a": (0.5, 0, 9)}, "hit"), "hit", tests=TestOptions(n_boot=200))
     assert hit.flagged_note() == "note: 9 of its 10 test answers copy the retrieved context verbatim (copied_context)"
 
 
@@ -328,14 +331,14 @@ def test_no_note_at_half_or_less_nor_without_flags():
     from ragsweep.evaluation.verdict import Verdict, decide
     from ragsweep.pipelines.outputs.verdict_text import verdict_lines
 
-    half = decide(_verdict_records({"a": (0.5, 3, 5)}), "bertscore_f1_rescaled", n_boot=200)
+    half = decide(_verdict_records({"a": (0.5, 3, 5)}), "bertscore_f1_rescaled", tests=TestOptions(n_boot=200))
     assert half.flagged["either"] == 5 and half.flagged_note() is None
     assert not any("note:" in line for line in verdict_lines(half))
     old = _verdict_records({"a": (0.5, 0, 0)}).drop(columns=["echoed_prompt", "copied_context"])
-    v = decide(old, "bertscore_f1_rescaled", n_boot=200)
+    v = decide(old, "bertscore_f1_rescaled", tests=TestOptions(n_boot=200))
     assert v.flagged == {} and v.flagged_note() is None
     nan = _verdict_records({"a": (0.5, 0, 0)}).assign(echoed_prompt=np.nan, copied_context=np.nan)  # extractive
-    assert decide(nan, "bertscore_f1_rescaled", n_boot=200).flagged == {}
+    assert decide(nan, "bertscore_f1_rescaled", tests=TestOptions(n_boot=200)).flagged == {}
     stored = v.to_dict()  # a verdict.json written before the flags existed
     for key in ("flagged", "flagged_note"):
         stored.pop(key)
@@ -450,7 +453,7 @@ def test_chat_markup_loops_and_cut_answers_count_as_degenerate():
                     "truncated": i < 7,
                 }
             )
-    v = decide(pd.DataFrame(rows), "hit", n_boot=200)
+    v = decide(pd.DataFrame(rows), "hit", tests=TestOptions(n_boot=200))
     assert v.flagged == {"n": 10, "copied_context": 0, "echoed_prompt": 0, "looped": 4, "truncated": 7, "either": 7}
     assert v.flagged_note() == (
         "note: 7 of its 10 test answers are degenerate: 4 restate themselves in a loop (looped), "

@@ -119,3 +119,31 @@ def test_an_unmeasured_score_is_stored_as_null_and_an_older_nan_row_is_rescored(
     assert j.unscored("k") == {("h", "q3")}
     assert math.isnan(j.scores()[("h", "q1")]["bertscore_f1"]) and j.scores()[("h", "q2")]["bertscore_f1"] == 0.5
     j.close()
+
+
+def test_a_verdict_written_by_a_later_invocation_has_what_an_uninterrupted_runs_has(tmp_path, shared_cache):
+    """A run whose second invocation has nothing left to answer for one splitter (its answers were journaled
+    before: a resumed or widened run) does not chunk it again; its verdict still has that splitter's index size
+    (costs[].chunks, smallest), as the verdict of one uninterrupted invocation does. It used to lose them."""
+    import copy
+
+    from conftest import BASE_SPEC, PATTERN, SENTENCE256
+
+    from ragsweep.driver import SweepRequest, run_sweep
+
+    def run(name: str, splitters: list) -> dict:
+        data = copy.deepcopy(BASE_SPEC)
+        data.update(splitters=splitters, retrievers=[{"kind": "bm25"}], top_k=[3], output_dir=str(tmp_path))
+        req = SweepRequest(parse_spec(data), run_dir=tmp_path / name, cache_dir=shared_cache, limit=6, progress=False)
+        return json.loads((run_sweep(req) / "verdict.json").read_text(encoding="utf-8"))
+
+    run("grown", [SENTENCE256])  # the first invocation: one splitter
+    grown = run("grown", [SENTENCE256, PATTERN])  # the second chunks only the new one
+    whole = run("whole", [SENTENCE256, PATTERN])
+
+    def timeless(verdict: dict) -> dict:
+        costs = [{k: v for k, v in c.items() if k != "latency_ms"} for c in verdict["costs"]]
+        return {**{k: v for k, v in verdict.items() if k not in ("costs", "fastest")}, "costs": costs}
+
+    assert all(c.get("chunks") for c in grown["costs"]) and grown["smallest"] == whole["smallest"] is not None
+    assert timeless(grown) == timeless(whole)

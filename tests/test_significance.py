@@ -24,6 +24,7 @@ from ragsweep.evaluation.significance import (
     paired_difference,
     pairwise_tests,
 )
+from ragsweep.evaluation.test_options import TestOptions
 
 A5 = [0.9, 0.7, 0.8, 0.4, 0.6]
 B5 = [0.5, 0.8, 0.3, 0.4, 0.1]  # differences 0.4, -0.1, 0.5, 0.0, 0.5
@@ -149,7 +150,7 @@ def test_compare_to_best():
             "empty": [np.nan] * 30,
         }
     )
-    out = compare_to_best(values, "ndcg", n_resamples=2000, n_boot=200)
+    out = compare_to_best(values, "ndcg", tests=TestOptions(n_resamples=2000, n_boot=200))
     assert list(out.columns) == COMPARE_COLUMNS
     assert set(out["best"]) == {out["best"].iloc[0]} and out["best"].iloc[0] in {"good", "twin"}
     assert list(out["other"].iloc[-1:]) == ["empty"]  # NaN mean last
@@ -164,7 +165,9 @@ def test_compare_to_best():
     assert out["p_holm"].iloc[:2].tolist() == pytest.approx(holm(out["p_value"].iloc[:2].tolist()))
     # row order of the input does not matter
     shuffled = values.sample(frac=1.0, random_state=0)
-    pd.testing.assert_frame_equal(out, compare_to_best(shuffled, "ndcg", n_resamples=2000, n_boot=200))
+    pd.testing.assert_frame_equal(
+        out, compare_to_best(shuffled, "ndcg", tests=TestOptions(n_resamples=2000, n_boot=200))
+    )
 
 
 def test_compare_to_best_given_best_lower_is_better_and_empty():
@@ -315,16 +318,38 @@ def test_families_use_paired_test_and_name_it():
     base = rng.uniform(0.2, 0.8, 40)
     cols = {f"k{i}": base + 0.02 * i + rng.normal(0, 0.05, 40) for i in range(5)}
     values = _long(cols)
-    out = compare_to_best(values, "ndcg", n_boot=50)
+    out = compare_to_best(values, "ndcg", tests=TestOptions(n_boot=50))
     assert out.attrs["family"] == "k4 vs each of 4 other(s)"
     assert set(out["test"]) == {"paired t-test"}
     for r in out.itertuples():
         assert r.p_value == paired_test(cols["k4"], cols[r.other]).p_value
-    pairs = pairwise_tests(values, "ndcg", n_boot=50)
+    pairs = pairwise_tests(values, "ndcg", tests=TestOptions(n_boot=50))
     assert list(pairs.columns) == PAIRWISE_COLUMNS and PAIRWISE_COLUMNS[-1] == "test" and len(pairs) == 10
     assert pairs.attrs["family"] == "all 10 pairs of 5 configurations (exploratory)"
     assert pairs["p_holm"].tolist() == pytest.approx(holm(pairs["p_value"].tolist()))
-    perm = pairwise_tests(values, "ndcg", n_boot=50, method="permutation")
+    perm = pairwise_tests(values, "ndcg", tests=TestOptions(n_boot=50, method="permutation"))
     assert set(perm["test"]) == {"sign-flip, 10000 resamples"}  # 10 * 10 / .05 = 2,000 < 10,000
-    one = compare_pair(cols["k4"], cols["k0"], n_boot=0)
+    one = compare_pair(cols["k4"], cols["k0"], TestOptions(n_boot=0))
     assert one["test"] == "paired t-test" and math.isnan(one["diff_lo"]) and one["diff"] > 0
+
+
+def test_test_options_are_the_specs_and_refuse_what_no_test_can_use():
+    """One bundle, built once from the spec: its scoring's alpha, bootstrap resamples and confidence, and its seed;
+    a level outside (0, 1), an unknown method or no resamples is refused where the bundle is made."""
+    from ragsweep.config import parse_spec
+
+    spec = parse_spec(
+        {
+            "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "demo"}},
+            "splitters": [{"kind": "token"}],
+            "retrievers": [{"kind": "bm25"}],
+            "scoring": {"alpha": 0.01, "bootstrap_samples": 500, "confidence": 0.9},
+            "seed": 11,
+        }
+    )
+    tests = TestOptions.of(spec)
+    assert (tests.alpha, tests.n_boot, tests.confidence, tests.seed) == (0.01, 500, 0.9, 11)
+    assert tests.at(0.1) == TestOptions(alpha=0.1, n_boot=500, confidence=0.9, seed=11)
+    for bad in ({"alpha": 1.0}, {"alpha": 0}, {"method": "ttest"}, {"n_resamples": 0}):
+        with pytest.raises(ValueError):
+            TestOptions(**bad)

@@ -24,6 +24,7 @@ from scipy import stats
 
 from ragsweep.evaluation.paired_tests import paired_permutation_test, paired_test
 from ragsweep.evaluation.significance import compare_to_best, pairwise_tests, question_matrix, rank_configs
+from ragsweep.evaluation.test_options import TestOptions
 
 N_CONFIGS = 30
 ALPHA = 0.05
@@ -73,9 +74,9 @@ def test_hit_difference_of_019_is_significant_in_both_families():
     # 21 discordant questions of 100 (20 for the top, 1 for the bottom)
     assert ((m[top] == 1) & (m[bottom] == 0)).sum() == 20 and ((m[top] == 0) & (m[bottom] == 1)).sum() == 1
 
-    best = compare_to_best(values, "hit", n_boot=0).set_index("other")
+    best = compare_to_best(values, "hit", tests=TestOptions(n_boot=0)).set_index("other")
     assert best.loc[bottom, "significant"] and best.loc[bottom, "test"] == "exact sign test"
-    pairs = pairwise_tests(values, "hit", n_boot=0)
+    pairs = pairwise_tests(values, "hit", tests=TestOptions(n_boot=0))
     assert len(pairs) == 435 and "exploratory" in pairs.attrs["family"]
     cell = pairs[(pairs["a"] == top) & (pairs["b"] == bottom)].iloc[0]
     assert cell["significant"] and cell["test"] == "exact sign test"
@@ -93,9 +94,9 @@ def test_continuous_difference_is_significant_in_both_families():
     values, top, bottom = _real_difference("bertscore", 0.03)
     m = question_matrix(values, "bertscore")
     assert 0.03 < m[top].mean() - m[bottom].mean() < 0.06
-    best = compare_to_best(values, "bertscore", n_boot=0).set_index("other")
+    best = compare_to_best(values, "bertscore", tests=TestOptions(n_boot=0)).set_index("other")
     assert best.loc[bottom, "significant"] and best.loc[bottom, "test"] == "paired t-test"
-    pairs = pairwise_tests(values, "bertscore", n_boot=0).set_index(["a", "b"])
+    pairs = pairwise_tests(values, "bertscore", tests=TestOptions(n_boot=0)).set_index(["a", "b"])
     assert pairs.loc[(top, bottom), "significant"]
 
 
@@ -115,9 +116,9 @@ def _null_rates(metric: str) -> dict[str, float]:
         sweep = _sweep(rng, metric, 400, np.zeros(N_CONFIGS))
         validation, test = _long(sweep[:200], metric), _long(sweep[200:], metric)
         best = rank_configs(question_matrix(validation, metric))[0]
-        errors["honest"] += compare_to_best(test, metric, best=best, n_boot=0)["significant"].any()
-        errors["same_questions"] += compare_to_best(test, metric, n_boot=0)["significant"].any()
-        errors["matrix"] += pairwise_tests(test, metric, n_boot=0)["significant"].any()
+        errors["honest"] += compare_to_best(test, metric, best=best, tests=TestOptions(n_boot=0))["significant"].any()
+        errors["same_questions"] += compare_to_best(test, metric, tests=TestOptions(n_boot=0))["significant"].any()
+        errors["matrix"] += pairwise_tests(test, metric, tests=TestOptions(n_boot=0))["significant"].any()
     return {k: v / N_SWEEPS for k, v in errors.items()}
 
 

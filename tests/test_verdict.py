@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ragsweep.evaluation.test_options import TestOptions
 from ragsweep.evaluation.verdict import Verdict, decide
 from ragsweep.pipelines.outputs.verdict_text import verdict_lines
 
@@ -51,7 +52,7 @@ def test_chosen_on_validation_and_reported_on_test() -> None:
     # (validation decides) and show its test figure and the optimism, never re-pick on test.
     val = {"lucky": 0.9, "good": 0.85, "bad": 0.3}
     test = {"lucky": 0.6, "good": 0.85, "bad": 0.3}
-    v = decide(_records(val, test), "hit", seed=0)
+    v = decide(_records(val, test), "hit", tests=TestOptions(seed=0))
     assert v.chosen == "lucky" and v.chosen_on == "validation" and v.n_validation == v.n_test == 60
     assert v.optimism == pytest.approx(v.validation_mean - v.test_mean) and v.optimism > 0.2
     assert v.test_lo <= v.test_mean <= v.test_hi
@@ -116,7 +117,7 @@ def test_nothing_compared_is_not_called_significantly_worse() -> None:
 
 
 def test_ci_label_follows_the_confidence() -> None:
-    v = decide(_records({"a": 0.7, "b": 0.3}, {"a": 0.7, "b": 0.3}), "hit", confidence=0.9)
+    v = decide(_records({"a": 0.7, "b": 0.3}, {"a": 0.7, "b": 0.3}), "hit", tests=TestOptions(confidence=0.9))
     back = Verdict.from_dict(json.loads(json.dumps(v.to_dict())))
     assert "(90% CI)" in verdict_lines(back)[1]
 
@@ -141,7 +142,7 @@ def test_a_verdict_on_partial_data_says_what_is_missing_and_leaves_out_the_nearl
     recs.loc[holey, "error"] = "generation failed: APIConnectionError: Connection error."
     recs.loc[holey, "hit"] = np.nan
     recs = recs[~(recs["config_id"].eq("pick") & recs["qid"].eq("t005"))]  # never answered
-    v = decide(recs, "hit", seed=0)
+    v = decide(recs, "hit", tests=TestOptions(seed=0))
     assert v.chosen != "dead" and v.left_out == [["dead", 11, 12]]
     assert "dead" not in v.tied + v.worse + v.better + v.untested and v.n_configs == 2
     assert v.missing["pick"] == [1, 12] if v.chosen == "pick" else v.missing["holey"] == [1, 12]
@@ -154,7 +155,7 @@ def test_a_verdict_on_partial_data_says_what_is_missing_and_leaves_out_the_nearl
     again = Verdict.from_dict(json.loads(json.dumps(v.to_dict())))  # verdict.json keeps it
     assert again.left_out == v.left_out and again.missing == v.missing
     # a looser rule keeps it in
-    assert decide(recs, "hit", seed=0, max_missing=1.0).left_out == []
+    assert decide(recs, "hit", max_missing=1.0, tests=TestOptions(seed=0)).left_out == []
 
 
 def test_the_verdicts_metric_follows_the_data_when_unset() -> None:
@@ -168,7 +169,7 @@ def test_the_verdicts_metric_follows_the_data_when_unset() -> None:
         "bertscore_f1_rescaled",
         "scoring.metric is unset and the questions have no gold evidence spans to rank by",
     )
-    v = decide(_records({"a": 0.9, "b": 0.3}, {"a": 0.9, "b": 0.3}, n=20), "hit", seed=0)
+    v = decide(_records({"a": 0.9, "b": 0.3}, {"a": 0.9, "b": 0.3}, n=20), "hit", tests=TestOptions(seed=0))
     v.metric_why = choose(None, "extractive", True)[1]
     assert any(line.startswith("  by hit because the extractive generator") for line in verdict_lines(v))
 

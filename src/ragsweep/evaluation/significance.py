@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ragsweep.evaluation.bootstrap import bootstrap_ci
-from ragsweep.evaluation.paired_tests import METHODS, mean_of, paired_test_measured, paired_values
+from ragsweep.evaluation.paired_tests import mean_of, paired_test_measured, paired_values
+from ragsweep.evaluation.test_options import DEFAULT, TestOptions
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -137,29 +138,21 @@ def _difference(x: np.ndarray, y: np.ndarray, n_resamples: int, confidence: floa
     )
 
 
-def compare_pair(
-    a: Sequence[float],
-    b: Sequence[float],
-    n_resamples: int = 10_000,
-    n_boot: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
-    *,
-    family_size: int = 1,
-    alpha: float = 0.05,
-    method: str = "auto",
-) -> dict:
+def compare_pair(a: Sequence[float], b: Sequence[float], tests: TestOptions = DEFAULT, family_size: int = 1) -> dict:
     """One paired comparison, ``a - b``: ``paired_difference`` (n, means, difference with CI, d_z) and the
     two-sided ``paired_test`` p-value with the name of its test (``test``), as a dict. ``family_size``:
     how many comparisons share the multiple-comparison correction this p-value enters."""
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be at least 1, got {n_resamples}")
     x, y = paired_values(a, b)  # once: both parts below take the measured pairs as they are
-    pair = _difference(x, y, n_boot, confidence, seed)
+    pair = _difference(x, y, tests.n_boot, tests.confidence, tests.seed)
     t = paired_test_measured(
-        x, y, "two-sided", n_resamples=n_resamples, seed=seed, family_size=family_size, alpha=alpha, method=method
+        x,
+        y,
+        "two-sided",
+        n_resamples=tests.n_resamples,
+        seed=tests.seed,
+        family_size=family_size,
+        alpha=tests.alpha,
+        method=tests.method,
     )
     return {
         "n": pair.n,
@@ -209,12 +202,7 @@ def compare_to_best(
     *,
     best: str | None = None,
     higher_is_better: bool = True,
-    alpha: float = 0.05,
-    n_resamples: int = 10_000,
-    n_boot: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
-    method: str = "auto",
+    tests: TestOptions = DEFAULT,
 ) -> pd.DataFrame:
     """Compare the best configuration with every other on the questions both measured.
 
@@ -222,7 +210,7 @@ def compare_to_best(
     ``best`` or the configuration with the best mean. Each comparison is a two-sided
     ``paired_test`` (its name in ``test``) in a family of the n - 1 comparisons, Holm-adjusted
     across them (``holm``; Holm 1979), plus ``paired_difference`` of best − other. All
-    comparisons share ``seed`` (common random numbers). A best picked on these same questions
+    comparisons share ``tests.seed`` (common random numbers). A best picked on these same questions
     makes the p-values optimistic (the winner's curse): pass a ``best`` chosen on other questions
     for a confirmatory verdict. One row per other configuration (columns ``COMPARE_COLUMNS``),
     sorted by ``mean_other`` (its mean on the shared questions) best first, ties by id;
@@ -230,8 +218,6 @@ def compare_to_best(
     """
     import pandas as pd
 
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     empty = pd.DataFrame(columns=COMPARE_COLUMNS)
     if values.empty:
         return empty
@@ -247,17 +233,7 @@ def compare_to_best(
     columns = {c: matrix[c].to_numpy() for c in ranked}
     records = []
     for other in others:
-        t = compare_pair(
-            columns[best],
-            columns[other],
-            n_resamples,
-            n_boot,
-            confidence,
-            seed,
-            family_size=len(others),
-            alpha=alpha,
-            method=method,
-        )
+        t = compare_pair(columns[best], columns[other], tests, family_size=len(others))
         records.append(
             {
                 "metric": metric,
@@ -271,7 +247,7 @@ def compare_to_best(
         )
     sign = -1.0 if higher_is_better else 1.0
     records.sort(key=lambda r: (math.isnan(r["mean_other"]), sign * np.nan_to_num(r["mean_other"]), str(r["other"])))
-    out = pd.DataFrame.from_records(_holm_rows(records, alpha), columns=COMPARE_COLUMNS)
+    out = pd.DataFrame.from_records(_holm_rows(records, tests.alpha), columns=COMPARE_COLUMNS)
     out.attrs["family"] = f"{best} vs each of {len(others)} other(s)"
     return out
 
@@ -294,17 +270,7 @@ PAIRWISE_COLUMNS = [
 ]
 
 
-def pairwise_tests(
-    values: pd.DataFrame,
-    metric: str,
-    *,
-    alpha: float = 0.05,
-    n_resamples: int = 10_000,
-    n_boot: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
-    method: str = "auto",
-) -> pd.DataFrame:
+def pairwise_tests(values: pd.DataFrame, metric: str, *, tests: TestOptions = DEFAULT) -> pd.DataFrame:
     """Every pair of configurations in ``values`` (config_id, qid, metric): the same paired test,
     difference CI and effect size as ``compare_to_best``, Holm-adjusted across all C(n, 2) pairs
     (the family is the whole matrix, so a cell's star survives looking at every cell).
@@ -317,8 +283,6 @@ def pairwise_tests(
     """
     import pandas as pd
 
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     if values.empty:
         return pd.DataFrame(columns=PAIRWISE_COLUMNS)
     matrix = question_matrix(values, metric)
@@ -333,20 +297,10 @@ def pairwise_tests(
                     "metric": metric,
                     "a": a,
                     "b": b,
-                    **compare_pair(
-                        columns[a],
-                        columns[b],
-                        n_resamples,
-                        n_boot,
-                        confidence,
-                        seed,
-                        family_size=max(family, 1),
-                        alpha=alpha,
-                        method=method,
-                    ),
+                    **compare_pair(columns[a], columns[b], tests, family_size=max(family, 1)),
                 }
             )
-    out = pd.DataFrame.from_records(_holm_rows(rows, alpha), columns=PAIRWISE_COLUMNS)
+    out = pd.DataFrame.from_records(_holm_rows(rows, tests.alpha), columns=PAIRWISE_COLUMNS)
     out.attrs["family"] = f"all {family} pairs of {len(ranked)} configurations (exploratory)"
     return out
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ragsweep.evaluation.config_costs import argmin, config_costs
+from ragsweep.evaluation.test_options import DEFAULT, TestOptions
 from ragsweep.metrics.catalogue import CATALOGUE
 
 if TYPE_CHECKING:
@@ -190,7 +191,7 @@ def best_configuration(values: pd.DataFrame, metric: str) -> str:
     return rank_configs(matrix, metric not in LOWER_IS_BETTER)[0]
 
 
-def _by_type(test: pd.DataFrame, config: str, metric: str, n_boot: int, confidence: float, seed: int) -> list[dict]:
+def _by_type(test: pd.DataFrame, config: str, metric: str, tests: TestOptions) -> list[dict]:
     rows: list[dict] = []
     r = test[test["config_id"] == config]
     if "qtype" not in r.columns:
@@ -198,7 +199,7 @@ def _by_type(test: pd.DataFrame, config: str, metric: str, n_boot: int, confiden
     for qtype, group in sorted(r.groupby(r["qtype"].fillna("(untyped)")), key=lambda kv: str(kv[0])):
         vals = group[metric].dropna().to_numpy(dtype=float)
         if vals.size:
-            mean, lo, hi = _mean_ci(vals, n_boot, confidence, seed)
+            mean, lo, hi = _mean_ci(vals, tests.n_boot, tests.confidence, tests.seed)
             rows.append({"qtype": str(qtype), "n": int(vals.size), "mean": mean, "lo": lo, "hi": hi})
     return rows
 
@@ -241,10 +242,7 @@ def decide(
     records: pd.DataFrame,
     metric: str,
     *,
-    alpha: float = 0.05,
-    n_boot: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
+    tests: TestOptions = DEFAULT,
     chunks: dict[str, int] | None = None,
     max_missing: float = 0.2,
 ) -> Verdict:
@@ -267,7 +265,7 @@ def decide(
     ok = ok.sort_values(["config_id", "qid"], kind="stable")  # bootstrap CIs must not depend on row order
     val, test = ok[ok["split"] == VALIDATION], ok[ok["split"] == TEST]
     nan = math.nan
-    empty = Verdict(metric, None, VALIDATION, TEST, 0, 0, nan, nan, nan, nan, nan, alpha)
+    empty = Verdict(metric, None, VALIDATION, TEST, 0, 0, nan, nan, nan, nan, nan, tests.alpha)
     empty.left_out = [[c, *missing[c]] for c in left_out]
     empty.max_missing = max_missing
     if ok.empty:
@@ -295,6 +293,7 @@ def decide(
     chosen = best_configuration(val, metric)
     test_vals = test.loc[test["config_id"] == chosen, metric].to_numpy(dtype=float)
     val_vals = val.loc[val["config_id"] == chosen, metric].to_numpy(dtype=float)
+    n_boot, confidence, seed = tests.n_boot, tests.confidence, tests.seed
     t_mean, t_lo, t_hi = _mean_ci(test_vals, n_boot, confidence, seed) if test_vals.size else (nan, nan, nan)
     if f"{metric}_repeats" in test.columns and test_vals.size:  # a repeated judge: questions, then repeats
         from ragsweep.evaluation.bootstrap import nested_bootstrap_ci
@@ -309,10 +308,7 @@ def decide(
             metric,
             best=chosen,
             higher_is_better=higher,
-            alpha=alpha,
-            n_boot=n_boot,
-            confidence=confidence,
-            seed=seed,
+            tests=tests,
         )
         if test["config_id"].eq(chosen).any()
         else None
@@ -348,7 +344,7 @@ def decide(
         test_lo=t_lo,
         test_hi=t_hi,
         optimism=(v_mean - t_mean) if held_out else nan,
-        alpha=alpha,
+        alpha=tests.alpha,
         tied=tied,
         better=better,
         worse=worse,
@@ -358,7 +354,7 @@ def decide(
         fastest=argmin(costs, "latency_ms"),
         cheapest=argmin(costs, "tokens"),
         smallest=argmin(costs, "chunks"),
-        by_type=_by_type(test, chosen, metric, n_boot, confidence, seed),
+        by_type=_by_type(test, chosen, metric, tests),
         missed_by_all=missed,
         missed_metric=missed_metric,
         test_method=method,
@@ -366,15 +362,16 @@ def decide(
         untested=untested,
         confidence=confidence,
         flagged=_flagged(records, chosen, reported_on),
-        baselines=_references(refs, test, chosen, reported_on, metric, n_boot, confidence, seed),
+        baselines=_references(refs, test, (chosen, reported_on), metric, tests),
         missing={c: list(missing[c]) for c in [chosen, *tied] if c in missing},
         left_out=[[c, *missing[c]] for c in left_out],
         max_missing=max_missing,
     )
 
 
-def _references(refs, test, chosen: str, split: str, metric: str, n_boot: int, confidence: float, seed: int) -> list:
-    """The pick against the reference baselines, on the questions it is reported on."""
+def _references(refs, test, pick: tuple[str, str], metric: str, tests: TestOptions) -> list:
+    """The pick (its id, and the split it is reported on) against the reference baselines, on those questions."""
+    chosen, split = pick
     if refs.empty or metric not in refs.columns:
         return []
     from ragsweep.evaluation.reference import against_baselines
@@ -382,4 +379,4 @@ def _references(refs, test, chosen: str, split: str, metric: str, n_boot: int, c
     ok = refs[refs["error"].isna()] if "error" in refs.columns else refs
     ok = ok[(ok["split"] == split) & ok[metric].notna()].sort_values(["config_id", "qid"], kind="stable")
     mine = test[test["config_id"] == chosen]
-    return against_baselines(ok, mine, metric, n_boot=n_boot, confidence=confidence, seed=seed)
+    return against_baselines(ok, mine, metric, n_boot=tests.n_boot, confidence=tests.confidence, seed=tests.seed)

@@ -134,14 +134,14 @@ def _compare_one(
 
     from ragsweep.evaluation.bootstrap import bootstrap_ci
     from ragsweep.evaluation.significance import compare_pair
+    from ragsweep.evaluation.test_options import TestOptions
 
     va = recs_a[recs_a["config_id"] == config].set_index("qid")[metric]
     vb = recs_b[recs_b["config_id"] == config].set_index("qid")[metric]
     row = {"config_id": config, "metric": metric, "same_settings": same}
     if common:  # B first: diff = B - A
-        t = compare_pair(
-            vb.reindex(common).to_numpy(float), va.reindex(common).to_numpy(float), seed=seed, family_size=family
-        )
+        b_first = (vb.reindex(common).to_numpy(float), va.reindex(common).to_numpy(float))
+        t = compare_pair(*b_first, TestOptions(seed=seed), family_size=family)
         return {**row, **t, "paired": True, "mean_a": t["mean_b"], "mean_b": t["mean_a"]}
     mean_a, mean_b = bootstrap_ci(va.to_numpy(float), seed=seed)[0], bootstrap_ci(vb.to_numpy(float), seed=seed)[0]
     nan = float("nan")

@@ -39,6 +39,7 @@ def run_verdict(run: RunData, metric: str | None = None) -> Verdict:
     figure: never a judge shown no better than chance (its repeats, or human labels: ``label_verdict``), and with
     human labels the pick's and the tied set's PPI++ figures (``Verdict.ppi``)."""
     from ragsweep.evaluation.default_metric import agreement_flags, constant_flags, settle, spans_in
+    from ragsweep.evaluation.test_options import TestOptions
     from ragsweep.evaluation.verdict import decide
     from ragsweep.results.label_verdict import label_flags, ppi_figures
 
@@ -56,10 +57,12 @@ def run_verdict(run: RunData, metric: str | None = None) -> Verdict:
         return decide(
             records,
             m,
-            alpha=float(scoring.get("alpha", 0.05)),
-            n_boot=int(scoring.get("bootstrap_samples", 1000)),
-            confidence=float(scoring.get("confidence", 0.95)),
-            seed=int(spec.get("seed", 0)),
+            tests=TestOptions(
+                alpha=float(scoring.get("alpha", 0.05)),
+                n_boot=int(scoring.get("bootstrap_samples", 1000)),
+                confidence=float(scoring.get("confidence", 0.95)),
+                seed=int(spec.get("seed", 0)),
+            ),
             chunks=chunks_per_config(run),
             max_missing=float(scoring.get("max_missing", 0.2)),
         )

@@ -183,14 +183,7 @@ def _best_on_validation(records, test, metric: str, selection: dict | None) -> s
 def _compare(frame, metric: str, best: str | None, spec, higher_is_better: bool = True):
     """``compare_to_best`` of ``metric`` over ``frame``'s rows with the spec's seed, alpha and bootstrap."""
     from ragsweep.evaluation.significance import compare_to_best
+    from ragsweep.evaluation.test_options import TestOptions
 
-    return compare_to_best(
-        frame[["config_id", "qid", metric]],
-        metric,
-        best=best,
-        seed=spec.seed,
-        higher_is_better=higher_is_better,
-        alpha=spec.scoring.alpha,
-        n_boot=spec.scoring.bootstrap_samples,
-        confidence=spec.scoring.confidence,
-    )
+    values = frame[["config_id", "qid", metric]]
+    return compare_to_best(values, metric, best=best, higher_is_better=higher_is_better, tests=TestOptions.of(spec))

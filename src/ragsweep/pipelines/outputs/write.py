@@ -23,6 +23,7 @@ from ragsweep.pipelines.outputs.records_file import RecordsFile
 from ragsweep.pipelines.outputs.summary import build_comparisons, build_summary
 from ragsweep.pipelines.outputs.table import print_summary, read_summary, summary_rows, usage_line
 from ragsweep.pipelines.run_state import RunState
+from ragsweep.pipelines.stages.chunk import count_cached
 from ragsweep.pipelines.stages.judge import judged_ids
 from ragsweep.run_dir import RunDir
 
@@ -84,6 +85,7 @@ def write_outputs(st: RunState) -> dict:
         status, n_records, summary = kept["status"], kept["records"], None
     else:
         forget_outputs(run_dir)  # the files change now: a kill half-way must not leave them under the old key
+        count_cached(stats, st.cache, dataset, configs)  # the splitters this invocation did not chunk
         status, n_records, summary = _rebuild(
             spec, questions, configs, journal, run_dir, stats, scorer_key, split, stage2, search, st.metric_why
         )
@@ -195,6 +197,7 @@ def build_verdict(records, spec, stats, why: str | None = None, stage2: dict | N
     (``default_metric.settle``), and ``metric_why`` says so."""
     from ragsweep.evaluation.config_costs import chunks_by_config
     from ragsweep.evaluation.default_metric import agreement_flags, constant_flags, settle, spans_in
+    from ragsweep.evaluation.test_options import TestOptions
     from ragsweep.evaluation.verdict import decide
     from ragsweep.metrics.catalogue import label
 
@@ -206,14 +209,7 @@ def build_verdict(records, spec, stats, why: str | None = None, stage2: dict | N
 
     def verdict_for(m: str):
         return decide(
-            records,
-            m,
-            alpha=spec.scoring.alpha,
-            n_boot=spec.scoring.bootstrap_samples,
-            confidence=spec.scoring.confidence,
-            seed=spec.seed,
-            chunks=chunks or None,
-            max_missing=spec.scoring.max_missing,
+            records, m, tests=TestOptions.of(spec), chunks=chunks or None, max_missing=spec.scoring.max_missing
         )
 
     flags = {**constant_flags(records, metric), **agreement_flags(stage2)}

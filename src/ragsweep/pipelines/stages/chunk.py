@@ -72,6 +72,18 @@ def count(ctx: StageContext, config: Configuration, chunks: list[Chunk]) -> None
     ctx.stats.unique_chunk_texts[config.chunk_key] = len({c.text for c in chunks})
 
 
+def count_cached(stats, cache, dataset, configs: list[Configuration]) -> None:
+    """The chunk counts of the splitters this invocation did not chunk (a re-run with nothing left to answer for
+    them), read from the chunk cache: a verdict's index sizes do not depend on which invocation chunked what."""
+    first = {c.chunk_key: c for c in reversed(configs) if c.baseline is None}
+    for key, config in first.items():
+        if key not in stats.chunks:
+            chunks = load_chunks(cached_chunks_path(cache, config, dataset))
+            if chunks:
+                stats.chunks[key] = len(chunks)
+                stats.unique_chunk_texts[key] = len({c.text for c in chunks})
+
+
 def chunk(ctx: StageContext, config: Configuration) -> list[Chunk]:
     """Chunks of the corpus for ``config``'s splitter: from the cache, else computed once and stored."""
     chunks = cached_chunks(ctx, config)

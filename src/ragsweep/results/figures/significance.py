@@ -75,6 +75,7 @@ def pairwise_table(
     ``.attrs["order"]``; None when the metric was not measured."""
     from ragsweep.baselines.rows import configurations
     from ragsweep.evaluation.significance import pairwise_tests
+    from ragsweep.evaluation.test_options import TestOptions
     from ragsweep.results.figures.style import ordered
 
     recs = configurations(run.records)  # a reference baseline is not tested against the configurations
@@ -90,7 +91,7 @@ def pairwise_table(
     out = pairwise_tests(
         recs[recs["config_id"].isin(order)][["config_id", "qid", metric]],
         metric,
-        seed=run.meta.get("seed", 0) if seed is None else seed,
+        tests=TestOptions(seed=run.meta.get("seed", 0) if seed is None else seed),
     )
     out.attrs["order"] = order
     return out
