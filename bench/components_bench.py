@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING, Any
 from legalbench_args import run_subsets
 from measure import bench_env, measured
 
+from ragsweep.evaluation.test_options import TestOptions
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -234,7 +236,9 @@ def paired_family(rec: "pd.DataFrame", pairs: list[tuple[str, str, str]], metric
     out = []
     for a, b, against in pairs:
         d = paired_difference(matrix[a].to_numpy(), matrix[b].to_numpy(), seed=0)
-        t = paired_test(matrix[a].to_numpy(), matrix[b].to_numpy(), family_size=len(pairs), alpha=0.05)
+        t = paired_test(
+            matrix[a].to_numpy(), matrix[b].to_numpy(), family_size=len(pairs), tests=TestOptions(alpha=0.05)
+        )
         out.append(
             {
                 "metric": metric,

@@ -21,6 +21,7 @@ import pytest
 from conftest import BASE_LIMIT, describe
 
 from ragsweep.errors import RagsweepError
+from ragsweep.evaluation.test_options import TestOptions
 from ragsweep.results import load_run
 
 
@@ -310,7 +311,7 @@ def test_significance_matrix_cells_are_the_pairwise_tests(report_run):
         index="qid", columns="config_id", values="bertscore_f1_rescaled"
     )
     raw = [
-        paired_test(test[r.a], test[r.b], seed=run.meta["seed"], family_size=len(pairs)).p_value
+        paired_test(test[r.a], test[r.b], family_size=len(pairs), tests=TestOptions(seed=run.meta["seed"])).p_value
         for r in pairs.itertuples()
     ]
     assert pairs["p_value"].tolist() == pytest.approx(raw)

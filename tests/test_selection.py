@@ -11,6 +11,7 @@ import pytest
 from ragsweep.evaluation.paired_tests import paired_test
 from ragsweep.evaluation.selection import RANKING_COLUMNS, Selection, select_configurations
 from ragsweep.evaluation.significance import holm
+from ragsweep.evaluation.test_options import TestOptions
 
 N_Q = 40
 
@@ -42,7 +43,7 @@ def _ranking(sel: Selection) -> pd.DataFrame:
 
 
 def test_worse_dropped_indistinguishable_kept():
-    sel = select_configurations(_sweep(), "mrr", top_n=3, n_resamples=2000)
+    sel = select_configurations(_sweep(), "mrr", top_n=3, tests=TestOptions(n_resamples=2000))
     assert sel.selected == ["c1", "c2", "c3", "close"]
     r = _ranking(sel)
     assert list(sel.ranking.columns) == RANKING_COLUMNS
@@ -62,8 +63,10 @@ def test_worse_dropped_indistinguishable_kept():
 
 def test_deterministic_and_row_order_free():
     values = _sweep()
-    a = select_configurations(values, "mrr", n_resamples=2000, seed=3)
-    b = select_configurations(values.sample(frac=1.0, random_state=1), "mrr", n_resamples=2000, seed=3)
+    a = select_configurations(values, "mrr", tests=TestOptions(n_resamples=2000, seed=3))
+    b = select_configurations(
+        values.sample(frac=1.0, random_state=1), "mrr", tests=TestOptions(n_resamples=2000, seed=3)
+    )
     assert a == b
     pd.testing.assert_frame_equal(a.ranking, b.ranking)
 
@@ -73,22 +76,22 @@ def test_max_configs_cap():
     base = rng.uniform(0.3, 0.7, N_Q)
     # Eight near-identical configurations: none is significantly worse than #2.
     values = _long({f"k{i}": base + rng.normal(0, 0.01, N_Q) for i in range(8)})
-    sel = select_configurations(values, "mrr", top_n=2, max_configs=5, n_resamples=1000)
+    sel = select_configurations(values, "mrr", top_n=2, max_configs=5, tests=TestOptions(n_resamples=1000))
     assert len(sel.selected) == 5
     r = sel.ranking
     assert r["selected"].tolist() == [True] * 5 + [False] * 3
     assert r["reason"].tolist()[5:] == ["beyond max_configs"] * 3
     assert "at most 5" in sel.rule
-    uncapped = select_configurations(values, "mrr", top_n=2, max_configs=None, n_resamples=1000)
+    uncapped = select_configurations(values, "mrr", top_n=2, max_configs=None, tests=TestOptions(n_resamples=1000))
     assert len(uncapped.selected) == 8
     # top_n larger than the cap: the cap wins
-    capped = select_configurations(values, "mrr", top_n=4, max_configs=2, n_resamples=1000)
+    capped = select_configurations(values, "mrr", top_n=4, max_configs=2, tests=TestOptions(n_resamples=1000))
     assert len(capped.selected) == 2 and capped.ranking["reason"].tolist()[2:4] == ["beyond max_configs"] * 2
 
 
 def test_ties_ranked_by_config_id():
     values = _long({"b": [0.5, 0.6], "a": [0.6, 0.5], "c": [0.1, 0.1]})
-    sel = select_configurations(values, "mrr", top_n=1, n_resamples=100)
+    sel = select_configurations(values, "mrr", top_n=1, tests=TestOptions(n_resamples=100))
     assert sel.ranking["config_id"].tolist() == ["a", "b", "c"]
     assert sel.selected[0] == "a"
     assert sel.ranking["rank"].tolist() == [1, 2, 3]
@@ -99,7 +102,7 @@ def test_fewer_than_top_n_and_lower_is_better():
     sel = select_configurations(values, "mrr", top_n=3)
     assert sel.selected == ["x", "y"]
     assert sel.ranking["reason"].tolist() == ["top_n", "top_n", "no values"]
-    low = select_configurations(values, "mrr", top_n=1, higher_is_better=False, n_resamples=100)
+    low = select_configurations(values, "mrr", top_n=1, higher_is_better=False, tests=TestOptions(n_resamples=100))
     assert low.selected[0] == "y" and "lower is better" in low.rule
 
 
@@ -107,14 +110,14 @@ def test_lower_is_better_drops_clearly_higher():
     rng = np.random.default_rng(2)
     base = rng.uniform(1.0, 2.0, N_Q)
     values = _long({"fast": base, "slow": base + 1.0 + rng.normal(0, 0.05, N_Q)})
-    sel = select_configurations(values, "mrr", top_n=1, higher_is_better=False, n_resamples=1000)
+    sel = select_configurations(values, "mrr", top_n=1, higher_is_better=False, tests=TestOptions(n_resamples=1000))
     assert sel.selected == ["fast"]
     assert _ranking(sel).loc["slow", "reason"] == "significantly worse than #1"
 
 
 def test_partial_overlap_uses_shared_questions():
     values = _long({"a": [0.9, 0.8, 0.7, 0.9, 0.8, 0.9], "b": [np.nan, np.nan, 0.1, 0.2, 0.1, 0.2]})
-    sel = select_configurations(values, "mrr", top_n=1, n_resamples=100)
+    sel = select_configurations(values, "mrr", top_n=1, tests=TestOptions(n_resamples=100))
     r = _ranking(sel)
     # 4 shared questions, all worse: the exact one-sided p-value is 1/16
     assert r.loc["b", "p_vs_nth"] == pytest.approx(1 / 16)
@@ -130,7 +133,7 @@ def test_empty_and_invalid():
     with pytest.raises(ValueError):
         select_configurations(values, "mrr", max_configs=0)
     with pytest.raises(ValueError):
-        select_configurations(values, "mrr", alpha=1.5)
+        select_configurations(values, "mrr", tests=TestOptions(alpha=1.5))
     with pytest.raises(ValueError):
         select_configurations(pd.concat([values, values]), "mrr")  # duplicate (config_id, qid)
 
@@ -139,11 +142,11 @@ def test_candidates_use_paired_test_one_sided_in_their_family():
     """Each candidate below #N is tested with ``paired_test`` (alternative: worse than #N; family: the
     candidates), and the ranking names the test."""
     values = _sweep()
-    sel = select_configurations(values, "mrr", top_n=3, n_resamples=2000, seed=1)
+    sel = select_configurations(values, "mrr", top_n=3, tests=TestOptions(n_resamples=2000, seed=1))
     r = _ranking(sel)
     wide = values.pivot(index="qid", columns="config_id", values="mrr")
     for c in ("close", "worse"):
-        t = paired_test(wide[c], wide["c3"], "less", n_resamples=2000, seed=1, family_size=2)
+        t = paired_test(wide[c], wide["c3"], "less", family_size=2, tests=TestOptions(n_resamples=2000, seed=1))
         assert r.loc[c, "p_vs_nth"] == t.p_value and r.loc[c, "test"] == t.method == "paired t-test"
     assert r.loc[["c1", "c2", "c3", "blank"], "test"].isna().all()
     assert "paired t-test" in sel.rule and "exact sign test" in sel.rule and "2000 sign patterns" in sel.rule

@@ -245,8 +245,8 @@ def test_sign_test_path_equals_exact_enumeration_for_binary_metrics():
         a, b = rng.integers(0, 2, 24).astype(float), rng.integers(0, 2, 24).astype(float)
         k = int(np.count_nonzero(a != b))
         for alt in ALTS:
-            sign = paired_test(a, b, alt, n_resamples=2)  # 2^k > 2: the binomial path
-            exact = paired_test(a, b, alt, n_resamples=2**k)  # every sign flip listed
+            sign = paired_test(a, b, alt, tests=TestOptions(n_resamples=2))  # 2^k > 2: the binomial path
+            exact = paired_test(a, b, alt, tests=TestOptions(n_resamples=2**k))  # every sign flip listed
             assert (sign.method, exact.method) == ("exact sign test", "exact sign-flip")
             assert sign.p_value == pytest.approx(exact.p_value, rel=1e-9)
             ref = stats.binomtest(int(np.sum(a > b)), k, 0.5, alternative=alt).pvalue
@@ -274,7 +274,7 @@ def test_p_values_reach_holm_thresholds_of_a_435_pair_family():
     old = paired_permutation_test(a, b, n_resamples=10_000)
     assert old == pytest.approx(2 / 10_001) and old > bound
     assert paired_test(a, b) == PairedTest(pytest.approx(2 / 2**20), "exact sign test")
-    scaled = paired_test(a, b, family_size=435, method="permutation")
+    scaled = paired_test(a, b, family_size=435, tests=TestOptions(method="permutation"))
     assert scaled == PairedTest(pytest.approx(2 / 87_001), "sign-flip, 87000 resamples") and scaled.p_value < bound
     cont = np.random.default_rng(0).uniform(0, 1, 100)
     assert paired_test(cont + np.random.default_rng(1).normal(0.1, 0.1, 100), cont).p_value < bound
@@ -286,13 +286,13 @@ def test_permutation_resamples_scale_with_the_family():
     assert paired_tests.family_resamples(10_000, 1, 0.05) == 10_000
     assert paired_tests.family_resamples(10_000, 435, 0.05) == 87_000  # 1 / (B + 1) ten times below .05 / 435
     assert paired_tests.family_resamples(100, 29, 0.01) == 29_000
-    t = paired_test(a, b, family_size=29, method="permutation")
+    t = paired_test(a, b, family_size=29, tests=TestOptions(method="permutation"))
     assert t.method == "sign-flip, 10000 resamples"  # 10 * 29 / .05 = 5,800 < the 10,000 asked for
     assert t.p_value == paired_permutation_test(a, b, n_resamples=10_000)
-    t = paired_test(a, b, family_size=1000, method="permutation")
+    t = paired_test(a, b, family_size=1000, tests=TestOptions(method="permutation"))
     assert t.method == "sign-flip, 200000 resamples"
     assert t.p_value == paired_permutation_test(a, b, n_resamples=200_000)
-    assert paired_test(A5, B5, family_size=1000, method="permutation").method == "exact sign-flip"
+    assert paired_test(A5, B5, family_size=1000, tests=TestOptions(method="permutation")).method == "exact sign-flip"
 
 
 def test_paired_test_conventions():
@@ -306,9 +306,11 @@ def test_paired_test_conventions():
         assert paired_test(base, base) == PairedTest(1.0, "exact sign-flip")
     assert paired_test([], []).method == "none" and math.isnan(paired_test([], []).p_value)
     assert math.isnan(paired_test([1.0, np.nan], [np.nan, 2.0]).p_value)
-    for bad in ({"method": "wilcoxon"}, {"family_size": 0}, {"alpha": 0.0}, {"n_resamples": 0}):
+    for bad in ({"method": "wilcoxon"}, {"alpha": 0.0}, {"n_resamples": 0}):
         with pytest.raises(ValueError):
-            paired_test(A5, B5, **bad)
+            paired_test(A5, B5, tests=TestOptions(**bad))
+    with pytest.raises(ValueError):
+        paired_test(A5, B5, family_size=0)
     with pytest.raises(ValueError):
         paired_test(A5, B5, "bigger")
 

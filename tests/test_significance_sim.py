@@ -82,7 +82,7 @@ def test_hit_difference_of_019_is_significant_in_both_families():
     assert cell["significant"] and cell["test"] == "exact sign test"
     assert cell["p_value"] == pytest.approx(2 * stats.binom.sf(19, 21, 0.5))  # P(S >= 20 of 21), twice
     # Scaling the sign-flip resamples to the family (435 pairs: 87,000) also gets below .05 / 435 ...
-    scaled = paired_test(m[top], m[bottom], family_size=435, method="permutation")
+    scaled = paired_test(m[top], m[bottom], family_size=435, tests=TestOptions(method="permutation"))
     assert scaled.method == "sign-flip, 87000 resamples" and scaled.p_value < ALPHA / 435
     # ... which 10,000 fixed resamples never could: their smallest two-sided p-value, 2 / 10,001, times
     # 435 is above alpha, so no cell of the old matrix had a star.

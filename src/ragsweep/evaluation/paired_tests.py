@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ragsweep.evaluation.test_options import DEFAULT, TestOptions
+
 ALTERNATIVES = ("two-sided", "greater", "less")
-METHODS = ("auto", "permutation")
 EXACT_SIGN_FLIP = "exact sign-flip"
 SIGN_TEST = "exact sign test"
 T_TEST = "paired t-test"
@@ -74,11 +75,8 @@ def paired_test(
     b: Sequence[float] | np.ndarray,
     alternative: str = "two-sided",
     *,
-    n_resamples: int = 10_000,
-    seed: int = 0,
+    tests: TestOptions = DEFAULT,
     family_size: int = 1,
-    alpha: float = 0.05,
-    method: str = "auto",
 ) -> PairedTest:
     """p-value for H0 "mean(a - b) = 0" over the pairs both measured, by a test that can reach ``alpha / family_size``.
 
@@ -103,14 +101,8 @@ def paired_test(
     """
     if alternative not in ALTERNATIVES:
         raise ValueError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be at least 1, got {n_resamples}")
     x, y = paired_values(a, b)
-    return paired_test_measured(
-        x, y, alternative, n_resamples=n_resamples, seed=seed, family_size=family_size, alpha=alpha, method=method
-    )
+    return paired_test_measured(x, y, alternative, tests=tests, family_size=family_size)
 
 
 def paired_test_measured(
@@ -118,21 +110,19 @@ def paired_test_measured(
     y: np.ndarray,
     alternative: str = "two-sided",
     *,
-    n_resamples: int = 10_000,
-    seed: int = 0,
+    tests: TestOptions = DEFAULT,
     family_size: int = 1,
-    alpha: float = 0.05,
-    method: str = "auto",
 ) -> PairedTest:
     """``paired_test`` of float arrays already restricted to the pairs both measured (``paired_values``), its
     options already checked: what a matrix of comparisons calls once per pair (``significance.compare_pair``)."""
-    resamples = family_resamples(n_resamples, family_size, alpha)
+    n_resamples, seed = tests.n_resamples, tests.seed
+    resamples = family_resamples(n_resamples, family_size, tests.alpha)
     if x.size == 0:
         return PairedTest(float("nan"), NO_PAIRS)
     d = x - y
     nonzero = d[d != 0]
     k = nonzero.size
-    if method == "permutation":
+    if tests.method == "permutation":
         p = paired_permutation_test(x, y, alternative, resamples, seed)
         return PairedTest(p, EXACT_SIGN_FLIP if _enumerable(k, resamples) else f"sign-flip, {resamples} resamples")
     if _enumerable(k, n_resamples):

@@ -14,6 +14,7 @@ import numpy as np
 
 from ragsweep.evaluation.paired_tests import paired_test
 from ragsweep.evaluation.significance import holm, question_matrix, rank_configs
+from ragsweep.evaluation.test_options import DEFAULT, TestOptions
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,11 +39,9 @@ def select_configurations(
     metric: str,
     *,
     top_n: int = 3,
-    alpha: float = 0.05,
     max_configs: int | None = 10,
     higher_is_better: bool = True,
-    n_resamples: int = 10_000,
-    seed: int = 0,
+    tests: TestOptions = DEFAULT,
 ) -> Selection:
     """Select the top ``top_n`` configurations plus every one not significantly worse than the N-th.
 
@@ -64,9 +63,8 @@ def select_configurations(
         raise ValueError(f"top_n must be at least 1, got {top_n}")
     if max_configs is not None and max_configs < 1:
         raise ValueError(f"max_configs must be at least 1 or None, got {max_configs}")
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    rule = describe_rule(metric, top_n, alpha, max_configs, higher_is_better, n_resamples)
+    alpha = tests.alpha
+    rule = describe_rule(metric, top_n, alpha, max_configs, higher_is_better, tests.n_resamples)
     if values.empty:
         return Selection([], pd.DataFrame(columns=RANKING_COLUMNS), rule)
 
@@ -78,7 +76,7 @@ def select_configurations(
     top, candidates = measured[:top_n], measured[top_n:]
 
     p_vs_nth: dict[str, float] = {}
-    tests: dict[str, str] = {}
+    methods: dict[str, str] = {}
     if candidates:
         nth = matrix[top[-1]].to_numpy()
         worse = "less" if higher_is_better else "greater"
@@ -87,12 +85,10 @@ def select_configurations(
                 matrix[c].to_numpy(),
                 nth,
                 worse,
-                n_resamples=n_resamples,
-                seed=seed,
+                tests=tests,
                 family_size=len(candidates),
-                alpha=alpha,
             )
-            p_vs_nth[c], tests[c] = t.p_value, t.method
+            p_vs_nth[c], methods[c] = t.p_value, t.method
     p_holm = dict(zip(candidates, holm([p_vs_nth[c] for c in candidates])))
 
     reasons: dict[str, str] = {c: TOP_N for c in top}
@@ -122,7 +118,7 @@ def select_configurations(
                 "p_holm": p_holm.get(c, nan),
                 "selected": c in selected,
                 "reason": reasons.get(c, NO_VALUES),
-                "test": tests.get(c),
+                "test": methods.get(c),
             }
             for c in ranked
         ],

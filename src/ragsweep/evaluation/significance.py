@@ -144,16 +144,7 @@ def compare_pair(a: Sequence[float], b: Sequence[float], tests: TestOptions = DE
     how many comparisons share the multiple-comparison correction this p-value enters."""
     x, y = paired_values(a, b)  # once: both parts below take the measured pairs as they are
     pair = _difference(x, y, tests.n_boot, tests.confidence, tests.seed)
-    t = paired_test_measured(
-        x,
-        y,
-        "two-sided",
-        n_resamples=tests.n_resamples,
-        seed=tests.seed,
-        family_size=family_size,
-        alpha=tests.alpha,
-        method=tests.method,
-    )
+    t = paired_test_measured(x, y, "two-sided", tests=tests, family_size=family_size)
     return {
         "n": pair.n,
         "mean_a": pair.mean_a,

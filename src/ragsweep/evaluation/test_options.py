@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ragsweep.evaluation.paired_tests import METHODS
+# paired_tests.paired_test's choices: "auto" picks the exact test its p-values need, "permutation" always flips signs
+METHODS = ("auto", "permutation")
 
 
 @dataclass(frozen=True)
@@ -18,7 +19,7 @@ class TestOptions:
     """``alpha``: the family-wise significance level (Holm); ``n_resamples``: sign-flip resamples behind a
     paired test (``paired_tests.paired_test``, at least what the family's smallest Holm threshold needs);
     ``n_boot``: bootstrap resamples behind every confidence interval (0: none); ``confidence``: the intervals'
-    level; ``seed``: shared by every comparison and interval; ``method``: ``paired_tests.METHODS``."""
+    level; ``seed``: shared by every comparison and interval; ``method``: ``METHODS``."""
 
     __test__ = False  # not a pytest class, whatever its name says
 

@@ -80,6 +80,7 @@ def drop(
     # continuous metric on more than 13 differing questions it is the paired t-test, whose far tail at these
     # small levels is an approximation
     from ragsweep.evaluation.paired_tests import paired_test
+    from ragsweep.evaluation.test_options import TestOptions
 
     means = {h: _mean(v) for h, v in values.items()}
     ranked = [h for h in values if not math.isnan(means[h])]
@@ -93,7 +94,11 @@ def drop(
         if h == leader or h in protected:
             continue
         p = paired_test(
-            values[leader], values[h], "greater" if higher else "less", seed=seed, family_size=m - 1, alpha=alpha
+            values[leader],
+            values[h],
+            "greater" if higher else "less",
+            tests=TestOptions(alpha=alpha, seed=seed),
+            family_size=m - 1,
         ).p_value
         adjusted = min(1.0, p * (m - 1))
         if adjusted < alpha:

@@ -45,6 +45,7 @@ def judge_keys(spec) -> dict[str, str]:
 def select(spec, records, split: dict[str, str]):
     """The stage-2 selection from stage-1 records (validation questions only)."""
     from ragsweep.evaluation.selection import select_configurations
+    from ragsweep.evaluation.test_options import TestOptions
 
     s2 = spec.stage2
     metric = s2.select_metric
@@ -61,9 +62,8 @@ def select(spec, records, split: dict[str, str]):
         val[["config_id", "qid", metric]],
         metric,
         top_n=s2.top_n,
-        alpha=s2.alpha,
         max_configs=s2.max_configs,
-        seed=spec.seed,
+        tests=TestOptions.of(spec).at(s2.alpha),
     )
 
 
