@@ -612,6 +612,7 @@ class FakeOpenAI:
         self.n_ctx = n_ctx
         self.props = props
         self.timings = timings
+        self.stream_options = True  # False: a request carrying stream_options is refused (400), as older servers do
         self._generations = 0
         self.latency_ms = float(latency_ms)
         self.api_key = api_key
@@ -873,6 +874,10 @@ class FakeOpenAI:
                     }
                 },
             )
+            return
+        if endpoint == "chat" and "stream_options" in body and not self.stream_options:
+            message = "Unrecognized request argument supplied: stream_options"
+            h._send_json(400, error_body(message, "invalid_request_error", "unknown_parameter"))
             return
         schema = None
         if endpoint == "chat":

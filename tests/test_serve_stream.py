@@ -168,3 +168,21 @@ def test_a_failure_before_any_text_is_one_json_line_with_its_status(streamed):
         fake.set_rules([])
     assert reply.status_code == 422 and reply.headers["content-type"].startswith("application/json")
     assert "no such thing" in reply.json()["error"]["message"]
+
+
+def test_a_server_that_refuses_stream_options_is_asked_without_them(streamed):
+    """Usage is asked for with ``stream_options``; a server that refuses the field (400) is asked again without
+    it, from then on, and the reply's tokens are counted here. Last in the file: the served engine remembers."""
+    url, _, fake, calls = streamed
+    question = "Must a tenant give notice before moving out?"
+    fake.stream_options = False
+    try:
+        before = len(fake.calls())
+        chunks = list(_chat(url, question, stream=True))
+        again = list(_chat(url, "How much notice must a tenant give?", stream=True))
+    finally:
+        fake.stream_options = True
+    sent = [c for c in fake.calls()[before:] if c["kind"] == "generation"]
+    assert [c["status"] for c in sent] == [400, 200, 200]  # refused once, then never sent the field again
+    assert "".join(c.choices[0].delta.content or "" for c in chunks) and again[-1].choices[0].finish_reason == "stop"
+    assert _chat(url, question).choices[0].message.content == "".join(c.choices[0].delta.content or "" for c in chunks)
