@@ -50,7 +50,6 @@ OVER_PARAMETERS = {
     "pipelines/stages/score.py:score_answers",
     "postprocessors/base.py:span_node",
     "results/compare.py:_compare_one",
-    "results/ranking.py:ranking_table",
     "retrievers/graph_index.py:__init__",
     "retrievers/knowledge_graph.py:__init__",
     "retrievers/rm3.py:__init__",

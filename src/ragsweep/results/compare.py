@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ragsweep.errors import RagsweepError
+from ragsweep.evaluation.test_options import TestOptions
 from ragsweep.metrics.catalogue import BY_NAME, CATALOGUE, names, ordered
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ def compare_runs(
         table.loc[sel, "p_holm"] = holm(table.loc[sel, "p_value"].tolist())
     table["significant"] = table["p_holm"] < alpha
     notes += _scoring_notes(a, b, metrics)
-    ranking, ranking_notes = ranking_table(a, b, metrics, split, seed=seed, configs=shared)
+    ranking, ranking_notes = ranking_table(a, b, metrics, split, tests=TestOptions(seed=seed), configs=shared)
     notes += ranking_notes
     changed = [c for c in shared if ids_a[c] != ids_b[c]]
     if changed:
@@ -134,7 +135,6 @@ def _compare_one(
 
     from ragsweep.evaluation.bootstrap import bootstrap_ci
     from ragsweep.evaluation.significance import compare_pair
-    from ragsweep.evaluation.test_options import TestOptions
 
     va = recs_a[recs_a["config_id"] == config].set_index("qid")[metric]
     vb = recs_b[recs_b["config_id"] == config].set_index("qid")[metric]

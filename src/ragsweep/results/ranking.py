@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ragsweep.evaluation.test_options import DEFAULT, TestOptions
+
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
@@ -67,13 +69,12 @@ def ranking_table(
     b: RunData,
     metrics: list[str],
     split: str = "test",
-    seed: int = 0,
-    n_boot: int = 1000,
+    tests: TestOptions = DEFAULT,
     configs: list[str] | None = None,
 ) -> tuple[pd.DataFrame | None, list[str]]:
-    """One row per metric (``COLUMNS``) over ``configs`` (default: the shared ones), and notes; ``None``
-    when fewer than 3 configurations are shared. A metric with fewer than 3 configurations scored in
-    both runs gets a row of NaNs."""
+    """One row per metric (``COLUMNS``) over ``configs`` (default: the shared ones), and notes, its intervals by
+    ``tests.n_boot`` resamples of ``tests.seed``; ``None`` when fewer than 3 configurations are shared. A metric
+    with fewer than 3 configurations scored in both runs gets a row of NaNs."""
     import pandas as pd
 
     from ragsweep.evaluation.rank_agreement import rank_agreement
@@ -85,7 +86,7 @@ def ranking_table(
     for m in metrics:
         sa, sb = score_matrix(a, configs, m, split), score_matrix(b, configs, m, split)
         try:
-            r = rank_agreement(sa, sb, n_boot=n_boot, seed=seed)
+            r = rank_agreement(sa, sb, n_boot=tests.n_boot, seed=tests.seed)
         except ValueError:
             rows.append({"metric": m, "n_configs": 0, "n_a": sa.shape[1], "n_b": sb.shape[1]})
             notes.append(f"ranking agreement: fewer than {MIN_CONFIGS} configurations have {m} scores in both runs")
@@ -111,7 +112,7 @@ def ranking_table(
             skipped.append(f"{m} {r.n_degenerate}")
     if skipped:
         notes.append(
-            f"ranking agreement: bootstrap resamples left out of {n_boot} (all configurations tied in one "
+            f"ranking agreement: bootstrap resamples left out of {tests.n_boot} (all configurations tied in one "
             f"run, or one without a score): {', '.join(skipped)}"
         )
     return pd.DataFrame(rows, columns=COLUMNS), notes

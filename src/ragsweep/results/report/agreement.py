@@ -9,6 +9,7 @@ import html
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ragsweep.evaluation.test_options import TestOptions
 from ragsweep.results.ranking import CAVEAT, EXPLAIN, ranking_table, score_matrix, shared_configs
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def agreement_section(
     )
     measured = [m for m in dict.fromkeys([metric] + DEFAULT_METRICS + JUDGE_METRICS) if _has(run, m) and _has(other, m)]
     seed = int(run.meta.get("seed") or 0)
-    table, notes = ranking_table(other, run, measured, split, seed=seed, configs=configs)
+    table, notes = ranking_table(other, run, measured, split, tests=TestOptions(seed=seed), configs=configs)
     if table is None:
         return intro + _muted("fewer than 3 shared configurations: no ranking to compare")
     parts = [intro, _table(table, other.name), *(_muted(n) for n in notes), _muted(CAVEAT)]
