@@ -240,7 +240,10 @@ def test_spec_checks_name_the_postprocessor():
         )
     with pytest.raises(RagsweepError, match=r"no postprocessor applies to it; add \{kind: none\}"):
         _spec(bare=True, postprocessors=[{"kind": "long_context_reorder", "apply_to": ["bm25"]}])
-    with pytest.raises(RagsweepError, match=r"postprocessors\[1\]\.cutoff: Field required"):
+    # the typo, before the missing field it leaves
+    with pytest.raises(
+        RagsweepError, match=r"postprocessors\[1\]\.cutof: unknown key `cutof`; did you mean `cutoff`\?"
+    ):
         _spec(postprocessors=[{"kind": "similarity_cutoff", "cutof": 0.3}])
 
 
