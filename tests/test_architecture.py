@@ -55,8 +55,6 @@ OVER_PARAMETERS = {
     "retrievers/rm3.py:__init__",
     "search/loop.py:run_search",
     "search/racing.py:race",
-    "tracing/spans.py:_retrieval",
-    "tracing/spans.py:_generation",
 }
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 from opentelemetry import trace
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -75,6 +75,15 @@ def _documents(sources: list[dict], texts: dict[str, str]) -> dict[str, Any]:
     return out
 
 
+class _Answered(NamedTuple):
+    """One answered (configuration, question): its record and the attributes every one of its spans carries."""
+
+    config: Any
+    question: Any
+    record: dict
+    common: dict
+
+
 class SpanWriter:
     """One process's tracer: a private provider (the process-wide one is left to the application) sending to
     ``url`` in batches, under the Phoenix project ``project`` (``exporter``: another one, for the tests)."""
@@ -127,11 +136,13 @@ class SpanWriter:
             chain["ragsweep.error"] = str(record["error"])
         root = self._span("rag_query", start, chain)
         retrieved = start + int(retrieval * MS)
-        self._retrieval(root, config, question, record, nodes, start, retrieved, common)
-        self._generation(root, config, question, record, retrieved, end, common)
+        answered = _Answered(config, question, record, common)
+        self._retrieval(root, answered, nodes, start, retrieved)
+        self._generation(root, answered, retrieved, end)
         root.end(end_time=end)
 
-    def _retrieval(self, root, config, question, record, nodes, start: int, end: int, common: dict) -> None:
+    def _retrieval(self, root, answered: _Answered, nodes, start: int, end: int) -> None:
+        config, question, record, common = answered
         texts = {n.node.node_id: n.node.get_content() for n in nodes or [] if hasattr(n, "node")}
         sources = record.get("sources") or []
         attrs = {**common, KIND: "RETRIEVER", "input.value": question.question, **_documents(sources, texts)}
@@ -168,7 +179,8 @@ class SpanWriter:
             child.end(end_time=end)
         span.end(end_time=end)
 
-    def _generation(self, root, config, question, record, start: int, end: int, common: dict) -> None:
+    def _generation(self, root, answered: _Answered, start: int, end: int) -> None:
+        _, question, record, common = answered
         if "answer" not in record:
             return
         use = record.get("llm")
