@@ -41,7 +41,6 @@ OVER_PARAMETERS = {
     "pipelines/outputs/records.py:build_records",
     "pipelines/outputs/write.py:outputs_key",
     "pipelines/outputs/write.py:_rebuild",
-    "pipelines/outputs/write.py:_print",
     "pipelines/stages/answer.py:answer_group",
     "pipelines/stages/answer.py:answer_config",
     "pipelines/stages/answer.py:answer_question",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
+from typing import cast
 
 from ragsweep.llm.endpoint_text import endpoint_lines
 from ragsweep.pipelines.outputs.abstention import abstain_thresholds
@@ -113,7 +114,7 @@ def write_outputs(st: RunState) -> dict:
     write_manifest(run_dir, manifest)
     if console is not None:
         rows = summary_rows(summary) if summary is not None else read_summary(RunDir(run_dir).summary)
-        _print(spec, configs, rows, stage2, manifest, console, run_dir)
+        _print(st, rows, manifest)
     return manifest
 
 
@@ -233,12 +234,14 @@ def _print_verdict(run_dir: Path, console) -> None:
             console.print(line)
 
 
-def _print(spec, configs, rows: list[dict], stage2, manifest, console, run_dir: Path) -> None:
+def _print(st: RunState, rows: list[dict], manifest: dict) -> None:
     """The summary table of the test questions (validation means beside the headline metric), stage 2's
     selection, LLM usage, and the verdict (from ``verdict.json``, so a no-op re-run needs no pandas)."""
+    spec, configs, stage2, console, run_dir = st.spec, st.configs, st.stage2_info, st.console, st.run_dir
     test = [r for r in rows if r.get("split") == "test"]
     validation = [r for r in rows if r.get("split") == "validation"]
-    metric = (manifest.get("verdict_metric") or {}).get("metric") or spec.scoring.metric
+    # None only where no verdict was decided and the spec names no metric: the table leads with none, as before
+    metric = cast(str, (manifest.get("verdict_metric") or {}).get("metric") or spec.scoring.metric)
     metrics = [metric] + [m for m in TABLE_METRICS if m != metric]
     if stage2 and stage2.get("selected") and test:  # the judged: its selection and the reference baselines
         judged = judged_ids(stage2)
