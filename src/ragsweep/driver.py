@@ -215,18 +215,7 @@ def _start(st: RunState) -> None:
         st.stack.enter_context(failures_remembered())
         say = (lambda line: st.console.print(line, markup=False)) if st.console is not None else None
         export_models(spec, st.cache.root, st.plan, scoring=has_work, say=say)
-    write_started(
-        spec,
-        st.dataset,
-        questions,
-        st.configs,
-        st.run_dir,
-        st.limit,
-        st.cache.root,
-        st.scorer_key,
-        st.split,
-        judge_keys(spec) if spec.stage2 is not None else None,
-    )
+    write_started(st, judge_keys(spec) if spec.stage2 is not None else None)
 
 
 def _stage1(st: RunState) -> None:

@@ -10,10 +10,13 @@ import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragsweep.redact import redact
 from ragsweep.run_dir import RunDir
+
+if TYPE_CHECKING:
+    from ragsweep.pipelines.run_state import RunState
 
 # 3: questions.parquet, status 'running' at start-up, configuration labels; 4: answer metrics, verdict.json
 FORMAT_VERSION = 4
@@ -52,24 +55,16 @@ def package_versions() -> dict[str, str]:
     return out
 
 
-def write_started(
-    spec,
-    dataset,
-    questions,
-    configs,
-    run_dir: Path,
-    limit,
-    cache_dir: Path | None,
-    scorer_key: str,
-    split: dict,
-    judge_keys: dict | None = None,
-) -> None:
+def write_started(st: RunState, judge_keys: dict | None = None) -> None:
     """Before any work: ``questions.parquet`` and a manifest with status ``running``, so that a
     killed sweep's directory still says what it was and ``load_run`` can rebuild its records
-    from the journal."""
+    from the journal. ``judge_keys``: stage 2's, when the spec judges."""
     import hashlib
 
     from ragsweep.pipelines.outputs.records import question_rows
+
+    spec, dataset, questions, configs, run_dir = st.spec, st.dataset, st.questions, st.configs, st.run_dir
+    limit, cache_dir, scorer_key, split = st.limit, st.cache.root, st.scorer_key, st.split
 
     run_dir.mkdir(parents=True, exist_ok=True)
     previous = read_previous(run_dir)

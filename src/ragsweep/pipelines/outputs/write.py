@@ -87,9 +87,7 @@ def write_outputs(st: RunState) -> dict:
     else:
         forget_outputs(run_dir)  # the files change now: a kill half-way must not leave them under the old key
         count_cached(stats, st.cache, dataset, configs)  # the splitters this invocation did not chunk
-        status, n_records, summary = _rebuild(
-            spec, questions, configs, journal, run_dir, stats, scorer_key, split, stage2, search, st.metric_why
-        )
+        status, n_records, summary = _rebuild(st)
     manifest = build_manifest(spec, dataset, questions, configs, stats, limit, status, n_records, run_dir)
     manifest.update(run_context(spec, questions, cache_dir, scorer_key, split))
     manifest["stage2"] = stage2
@@ -140,7 +138,17 @@ def tuned_weights(configs, journal) -> dict:
     return {c: out[c] for c in sorted(out)}
 
 
-def _rebuild(spec, questions, configs, journal, run_dir: Path, stats, scorer_key, split, stage2, search=None, why=None):
+def _rebuild(st: RunState):
+    """Records, summary, comparisons and verdict of ``st`` from its journal: (status, records, summary)."""
+    spec, questions, configs, journal, run_dir = st.spec, st.questions, st.configs, st.journal, st.run_dir
+    stats, scorer_key, split, stage2, search, why = (
+        st.stats,
+        st.scorer_key,
+        st.split,
+        st.stage2_info,
+        st.search_info,
+        st.metric_why,
+    )
     keys = stage2.get("judge_keys") if stage2 else None
     labels = [c.labels() for c in configs]
     repeats = int((stage2 or {}).get("repeats") or 1)
