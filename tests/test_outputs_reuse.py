@@ -33,10 +33,17 @@ def _spec(tmp_path):
 
 
 def test_a_replaced_journal_with_the_same_revision_count_rebuilds(tmp_path):
+    from types import SimpleNamespace
+
     from ragsweep.pipelines.outputs.write import outputs_key
 
     spec = _spec(tmp_path)
-    key = lambda j: outputs_key(spec, [], [], j, "k", None, None, None)  # noqa: E731
+
+    def key(journal) -> str:
+        stats = SimpleNamespace(stopped=None)
+        state = dict(questions=[], configs=[], scorer_key="k", split=None, stage2_info=None, search_info=None)
+        return outputs_key(SimpleNamespace(spec=spec, journal=journal, stats=stats, **state))  # type: ignore[arg-type]
+
     assert key(_Journal(7, "a")) == key(_Journal(7, "a"))
     assert key(_Journal(7, "a")) != key(_Journal(7, "b"))  # a deleted and recreated journal
     assert key(_Journal(7, "a")) != key(_Journal(8, "a"))

@@ -63,8 +63,8 @@ def write_started(st: RunState, judge_keys: dict | None = None) -> None:
 
     from ragsweep.pipelines.outputs.records import question_rows
 
-    spec, dataset, questions, configs, run_dir = st.spec, st.dataset, st.questions, st.configs, st.run_dir
-    limit, cache_dir, scorer_key, split = st.limit, st.cache.root, st.scorer_key, st.split
+    spec, questions, run_dir = st.spec, st.questions, st.run_dir
+    cache_dir, scorer_key, split = st.cache.root, st.scorer_key, st.split
 
     run_dir.mkdir(parents=True, exist_ok=True)
     previous = read_previous(run_dir)
@@ -74,7 +74,7 @@ def write_started(st: RunState, judge_keys: dict | None = None) -> None:
         import pandas as pd
 
         atomic(RunDir(run_dir).questions, lambda p: pd.DataFrame(rows).to_parquet(p, index=False))
-    manifest = build_manifest(spec, dataset, questions, configs, None, limit, "running", None, run_dir)
+    manifest = build_manifest(st, "running", None, finished=False)
     manifest["questions_key"] = questions_key
     if previous.get("outputs"):  # kept while running: the files it describes are still those of that key
         manifest["outputs"] = previous["outputs"]
@@ -160,11 +160,12 @@ def read_previous(run_dir: Path) -> dict:
     return {}
 
 
-def build_manifest(
-    spec, dataset, questions, configs, stats, limit, status: str, n_records: int | None, run_dir
-) -> dict:
-    """The manifest; ``stats`` None (at start-up) adds no invocation."""
+def build_manifest(st: RunState, status: str, n_records: int | None, finished: bool = True) -> dict:
+    """The manifest of the run ``st``; ``finished`` False (at start-up) adds no invocation."""
     from ragsweep import __version__
+
+    spec, dataset, questions, configs, run_dir = st.spec, st.dataset, st.questions, st.configs, st.run_dir
+    stats, limit = (st.stats if finished else None), st.limit
 
     old = read_previous(run_dir)
     previous = old.get("invocations", [])

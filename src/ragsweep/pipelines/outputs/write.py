@@ -29,28 +29,31 @@ from ragsweep.pipelines.stages.judge import judged_ids
 from ragsweep.run_dir import RunDir
 
 
-def outputs_key(spec, questions, configs, journal, scorer_key, split, stage2, stopped, search=None) -> str:
-    """What the outputs are a function of: the journal (its revision and identity), the configurations,
-    the questions and their split, the scoring settings, stage 2's selection; equal keys mean equal files."""
+def outputs_key(st: RunState) -> str:
+    """What the outputs of the run ``st`` are a function of: the journal (its revision and identity), the
+    configurations, the questions and their split, the scoring settings, stage 2's selection, how the invocation
+    stopped and a search's finalists; equal keys mean equal files."""
     import hashlib
     import json
 
     from ragsweep import __version__
     from ragsweep.pipelines.outputs.manifest import FORMAT_VERSION
 
+    spec, journal, split, search = st.spec, st.journal, st.split, st.search_info
+
     ident = [
         FORMAT_VERSION,
         __version__,
         journal.revision(),
         journal.meta("run_id"),
-        [c.labels() for c in configs],
-        [(q.qid, (split or {}).get(q.qid)) for q in questions],
-        scorer_key,
+        [c.labels() for c in st.configs],
+        [(q.qid, (split or {}).get(q.qid)) for q in st.questions],
+        st.scorer_key,
         spec.scoring.model_dump(mode="json"),
         spec.seed,
         spec.stage2.model_dump(mode="json") if spec.stage2 else None,
-        stage2,
-        stopped,
+        st.stage2_info,
+        st.stats.stopped,
     ]
     if search is not None:  # which configurations the verdict compares (absent for a grid: its key is unchanged)
         ident.append([search.get("finalists"), search.get("used")])
@@ -78,9 +81,9 @@ def write_outputs(st: RunState) -> dict:
         st.journal,
         st.run_dir,
     )
-    stats, limit, console, cache_dir, scorer_key = st.stats, st.limit, st.console, st.cache.root, st.scorer_key
+    stats, console, cache_dir, scorer_key = st.stats, st.console, st.cache.root, st.scorer_key
     split, stage2, search = st.split, st.stage2_info, st.search_info
-    key = outputs_key(spec, questions, configs, journal, scorer_key, split, stage2, stats.stopped, search)
+    key = outputs_key(st)
     kept = _unchanged(run_dir, key)
     if kept is not None:
         status, n_records, summary = kept["status"], kept["records"], None
@@ -88,7 +91,7 @@ def write_outputs(st: RunState) -> dict:
         forget_outputs(run_dir)  # the files change now: a kill half-way must not leave them under the old key
         count_cached(stats, st.cache, dataset, configs)  # the splitters this invocation did not chunk
         status, n_records, summary = _rebuild(st)
-    manifest = build_manifest(spec, dataset, questions, configs, stats, limit, status, n_records, run_dir)
+    manifest = build_manifest(st, status, n_records)
     manifest.update(run_context(spec, questions, cache_dir, scorer_key, split))
     manifest["stage2"] = stage2
     manifest["verdict_metric"] = _verdict_metric(run_dir, spec.scoring.metric, st.metric_why)
