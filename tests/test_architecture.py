@@ -21,7 +21,6 @@ OVER_PARAMETERS = {
     "driver.py:_driver_context",
     "evaluation/bertscore_tokens.py:__init__",
     "evaluation/judges.py:judge",
-    "executors/inprocess.py:__init__",
     "executors/ray_tasks.py:answer_task",
     "groundedness/command.py:evaluate_labels",
     "groundedness/meta.py:evaluate",

@@ -154,3 +154,63 @@ def test_a_verdict_written_by_a_later_invocation_has_what_an_uninterrupted_runs_
 
     assert all(c.get("chunks") for c in grown["costs"]) and grown["smallest"] == whole["smallest"] is not None
     assert timeless(grown) == timeless(whole)
+
+
+def test_a_killed_and_resumed_run_has_the_verdict_of_an_uninterrupted_one(
+    make_spec, popen_cli, run_cli, kill_midway, tmp_path
+):
+    """Every invocation's counts reach the verdict. A run answers one splitter; the same run widened by a second
+    splitter is killed (SIGKILL) while the LLM writes the new splitter's answers (the server holds each reply, so
+    the kill lands there every time); the same command resumes it. Neither later invocation chunks the first
+    splitter, yet the verdict equals an uninterrupted run's, latencies aside (``costs[].chunks``, ``smallest``)."""
+    from conftest import PATTERN, SENTENCE256, describe
+    from fake_openai import FakeOpenAI
+    from test_stage2 import wait_idle
+
+    key = "sk-resume-SECRET-1f3c"
+    env = {"RESUME_KEY": key}
+
+    def spec(name: str, splitters: list, fake: FakeOpenAI):
+        llm = {"model": "resume-model", "base_url": fake.base_url, "api_key_env": "RESUME_KEY"}
+        return make_spec(
+            name, splitters=splitters, retrievers=[{"kind": "bm25"}], top_k=[3], generator={"kind": "llm"}, llm=llm
+        )
+
+    def verdict(run_dir) -> dict:
+        v = json.loads((run_dir / "verdict.json").read_text(encoding="utf-8"))
+        costs = [{k: x for k, x in c.items() if k != "latency_ms"} for c in v["costs"]]
+        return {**{k: x for k, x in v.items() if k not in ("costs", "fastest")}, "costs": costs}
+
+    with FakeOpenAI(api_key=key) as fake:
+        run_dir, cache = tmp_path / "resumed", tmp_path / "cache"
+        one = spec("resumed", [SENTENCE256], fake)
+        first = run_cli("run", one.path, "--cache", cache, "--limit", 6, "--out", run_dir, env=env)
+        assert first.returncode == 0, describe(first)
+        both = spec("resumed", [SENTENCE256, PATTERN], fake)
+        fake.set_rules([{"kind": "generation", "action": "sleep", "delay_ms": 2000}])
+        started = len(fake.calls(include_events=True))
+        args = ("run", both.path, "--cache", cache, "--limit", 6, "--out", run_dir)
+        proc = popen_cli(*args, log_dir=tmp_path, env=env)
+        kill_midway(
+            proc,
+            lambda: sum(e.get("event") == "start" for e in fake.calls(include_events=True)[started:]),
+            1,
+            timeout=120,
+            what="generation requests",
+            stderr_path=tmp_path / "stderr.txt",
+        )
+        wait_idle(fake)
+        fake.set_rules([])
+        resumed = run_cli(*args, env=env)
+        assert resumed.returncode == 0, describe(resumed)
+        whole = spec("whole", [SENTENCE256, PATTERN], fake)
+        whole_cache = tmp_path / "whole-cache"  # its own LLM calls, paid as the resumed run paid its
+        done = run_cli("run", whole.path, "--cache", whole_cache, "--limit", 6, "--out", tmp_path / "whole", env=env)
+        assert done.returncode == 0, describe(done)
+    manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["status"] == "complete" and len(manifest["invocations"]) == 2  # the killed one wrote none
+    last = manifest["invocations"][-1]  # the first splitter's answers were all done: nothing of it was planned
+    assert last["skipped_already_done"] == 6 and last["answered"] == 6
+    got = verdict(run_dir)
+    assert all(c.get("chunks") for c in got["costs"]) and got["smallest"] is not None
+    assert got == verdict(tmp_path / "whole")

@@ -8,7 +8,9 @@ from __future__ import annotations
 from ragsweep.config import SweepSpec
 from ragsweep.datasets.types import Question
 from ragsweep.pipelines.grid import expand
-from ragsweep.pipelines.plan import ANSWERING, Schedule, SweepPlan
+from ragsweep.pipelines.plan import SPLITTER_STAGES, Schedule, SweepPlan
+
+ANSWERING = (*SPLITTER_STAGES, "generate")
 
 DEMO = {"corpus": {"format": "demo"}, "questions": {"format": "demo"}}
 SENTENCE = {"kind": "sentence", "chunk_size": 256, "chunk_overlap": 32}

@@ -285,6 +285,27 @@ def test_llm_answers_and_rewrites_on_ray_match_local(ray_cluster, make_spec, run
     assert key not in (ray_spec.run_dir / "manifest.json").read_text()
 
 
+def test_a_stage_added_to_the_plan_runs_in_its_place_on_ray(
+    monkeypatch, ray_cluster, make_spec, run_cli, read_run, tmp_path
+):
+    """The run stages of test_plan_run.py's plan, with the two added, on the cluster: the added stages run on the
+    driver in their places; the score unit's blocks go to the workers (Ray's own way: unlogged)."""
+    from added_stages import add_stages, check_order
+    from fake_openai import FakeOpenAI
+    from test_plan_run import KEY, added_stage_spec
+
+    log = add_stages(monkeypatch)
+    fake = FakeOpenAI(api_key=KEY).start()
+    try:
+        spec = added_stage_spec(make_spec, "plan-added-ray", fake)
+        out = _ray_run(run_cli, spec, tmp_path / "cache", ray_cluster, "--limit", 6, env={"PLAN_KEY": KEY})
+        assert out.returncode == 0, describe(out)
+    finally:
+        fake.stop()
+    check_order(log, answers=12, scored_here=False)
+    assert read_run(spec.run_dir).records["bertscore_f1"].notna().all()
+
+
 def test_a_traced_ray_sweep_sends_the_spans_of_what_its_workers_answer(
     ray_cluster, phoenix_url, make_spec, run_cli, read_run, tmp_path
 ):

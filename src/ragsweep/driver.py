@@ -13,19 +13,22 @@ import functools
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragsweep import tracing
 from ragsweep.cache_dir import DEFAULT_CACHE, CacheDir
 from ragsweep.config import SweepSpec
 from ragsweep.datasets.types import Dataset
 from ragsweep.errors import RagsweepError
-from ragsweep.heap import give_back, run_scope
+from ragsweep.heap import run_scope
 from ragsweep.pipelines.journal import Journal
 from ragsweep.pipelines.journal_meta import check_dataset, next_invocation, run_id
 from ragsweep.pipelines.run_state import RunState
 from ragsweep.pipelines.stats import SweepStats, Timer
 from ragsweep.run_dir import RunDir
+
+if TYPE_CHECKING:
+    from ragsweep.executors.base import Executor
 
 
 @dataclass(frozen=True)
@@ -89,10 +92,9 @@ def _run(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float) 
     state = _open(request, run_dir, cache, t_start)
     stop_tracing = tracing.start(request.spec.tracing, request.spec.name, session=run_dir.name)  # off: no import
     try:
-        _start(state)
+        executor = _start(state)
         with state.bars:
-            _stage1(state)
-            _stage2(state)
+            _stages(state, executor)
         _finish(state)
     finally:
         state.close()
@@ -178,7 +180,7 @@ def _open(request: SweepRequest, run_dir: Path, cache: CacheDir, t_start: float)
     )
 
 
-def _start(st: RunState) -> None:
+def _start(st: RunState) -> Executor:
     """Check the journal's dataset, count the invocation, open the LLM clients, plan what is pending, open the
     executor (Ray only when there is work), export ONNX models, and mark the run as started."""
     from ragsweep.embeddings.onnx_export import failures_remembered
@@ -203,92 +205,70 @@ def _start(st: RunState) -> None:
         from ragsweep.pipelines.stages.adaptive import check_classifiers
 
         check_classifiers(spec, st.dataset)
-    st.plan = _plan(spec, st.configs, questions, journal)
+    st.plan = _plan(st, st.configs, questions)
     st.stats.skipped_done = 0 if spec.search.searching else sum(len(questions) for _ in st.configs) - st.plan.total
     st.unscored_before = None if st.plan.total else score.unscored(journal, questions, st.configs, st.scorer_key)
     has_work = bool(st.plan.total or st.unscored_before)
     # Ray is joined (and checked) before the run is marked as started, and only when there is work
     kind = spec.executor if has_work else "local"
-    st.executor = st.stack.enter_context(open_executor(kind, spec, st.configs, st.cache, st.console))
-    st.stats.executor = st.executor.describe()
+    executor = st.stack.enter_context(open_executor(kind, spec, st.configs, st.cache, st.console))
+    st.stats.executor = executor.describe()
     if kind == "local":  # the ONNX exports first, while this process is small
         st.stack.enter_context(failures_remembered())
-        say = (lambda line: st.console.print(line, markup=False)) if st.console is not None else None
+        console = st.console
+        say = (lambda line: console.print(line, markup=False)) if console is not None else None
         export_models(spec, st.cache.root, st.plan, scoring=has_work, say=say)
     write_started(st, judge_keys(spec) if spec.stage2 is not None else None)
+    return executor
 
 
-def _stage1(st: RunState) -> None:
-    """Answer every pending (configuration, question), or search the grid, then score; the models' memory goes
-    back before scoring, and Ray, a Chroma server and the embedding cache before judging."""
-    from ragsweep.pipelines.memos import forget as forget_answering_memos
-    from ragsweep.pipelines.stages import score
+def _stages(st: RunState, executor: Executor) -> None:
+    """Every unit of the plan through the executor: answer, score, judge (``plan.units``). A search runs its
+    trials (each a plan of its own) first; then the score unit scores what a stopped trial left, and the judge
+    unit judges the finalists. Ray, a Chroma server and the embedding cache go back before the outputs."""
+    from ragsweep.pipelines.plan import SweepPlan
+    from ragsweep.pipelines.plan_run import PlanRun
 
     st.ctx = _driver_context(st.spec, st.dataset, st.cache, st.stats, st.bars, st.clients, st.configs)
     st.stack.callback(_release, st.ctx)
     st.judged = st.configs
+    plan = st.plan
     if st.spec.search.searching:
-        _search(st)
-    elif st.plan.total:
-        st.error = st.executor.answer(
-            st.plan, st.ctx, st.journal, st.bars.add("answering", st.plan.total), clients=st.clients
-        )
-    st.ctx.models.release(st.stats)  # answered: the embedding models' memory goes back before BERTScore
-    st.ctx.rerankers.release()
-    forget_answering_memos()  # chunk n-gram sets, sentences, flags: of no use to scoring
-    give_back()
-    with Timer(st.stats, "scoring"):
-        try:
-            todo = (
-                st.unscored_before
-                if st.unscored_before is not None
-                else score.unscored(st.journal, st.questions, st.configs, st.scorer_key)
-            )
-            st.executor.score(st.ctx, st.questions, todo, st.journal, st.scorer_key)
-        except RagsweepError as exc:  # answers are kept and written; the scores are missing
-            st.error = st.error or exc
-    st.stack.close()  # Ray, a Chroma server it needed, the embedding cache: not needed for judging
-    give_back()  # the BERTScore encoder's, before the outputs are built
+        _search(st, executor)
+        plan = SweepPlan.build(st.configs, {c.config_hash: [] for c in st.configs}, judge=plan.judge)
+    bar = st.bars.add("answering", plan.total) if plan.total else None
+    run = PlanRun(st, plan, st.questions, bar, error=st.error)
+    executor.run(run)
+    st.error = run.error
+    run.free("executor")  # (once: a judge unit gave them back already) the BERTScore encoder's memory too
 
 
-def _search(st: RunState) -> None:
+def _search(st: RunState, executor: Executor) -> None:
     """A search over the grid: its trials answer and score what the journal lacks, one by one."""
     from ragsweep.search.run import search
 
     st.ctx.retrievers_memo = {}  # trials come one by one: what one retrieved serves the next (top_k, postprocessor)
     with Timer(st.stats, "search"):
-        found = search(st, functools.partial(_answer_and_score, st), _cached_chunks(st.configs, st.cache, st.dataset))
+        found = search(
+            st, functools.partial(_answer_and_score, st, executor), _cached_chunks(st.configs, st.cache, st.dataset)
+        )
     st.error, st.search_info, st.judged = found.error, found.record, found.finalists
     st.configs = found.evaluated
     st.ctx.retrievers_memo = None  # its results and the rerankers they hold go back
 
 
-def _answer_and_score(st: RunState, chosen: list, asked: list, retry: bool = True) -> RagsweepError | None:
-    """Answer and score ``chosen`` on ``asked``: what the journal lacks (a search's trials); ``retry`` False
-    leaves the failed answers failed (a race's later looks: tried once per invocation)."""
-    from ragsweep.pipelines.stages import score
+def _answer_and_score(
+    st: RunState, executor: Executor, chosen: list, asked: list, retry: bool = True
+) -> RagsweepError | None:
+    """Answer and score ``chosen`` on ``asked``: what the journal lacks (a search's trial, a plan with no judge
+    unit); ``retry`` False leaves the failed answers failed (a race's later looks: tried once per invocation)."""
+    from ragsweep.pipelines.plan_run import PlanRun
 
-    part = _plan(st.spec, chosen, asked, st.journal, retry)
-    failed = None
+    part = _plan(st, chosen, asked, retry, judge=False)
     with st.bars.scope():
-        if part.total:
-            failed = st.executor.answer(
-                part, st.ctx, st.journal, st.bars.add("answering", part.total), clients=st.clients
-            )
-        if failed is None:
-            st.executor.score(
-                st.ctx, asked, score.unscored(st.journal, asked, chosen, st.scorer_key), st.journal, st.scorer_key
-            )
-    return failed
-
-
-def _stage2(st: RunState) -> None:
-    """The LLM judges on what stage 1 selects, when the spec has a stage2 section and stage 1 finished."""
-    if st.spec.stage2 is not None and st.error is None:
-        from ragsweep.pipelines.stages.judge import run_stage2
-
-        with Timer(st.stats, "stage2"):
-            st.stage2_info, st.error = run_stage2(st)
+        run = PlanRun(st, part, asked, st.bars.add("answering", part.total) if part.total else None, trial=True)
+        executor.run(run)
+    return run.error
 
 
 def _finish(st: RunState) -> None:
@@ -318,14 +298,18 @@ def _cached_chunks(configs, cache: CacheDir, dataset) -> set:
     return {("chunk", key) for key, c in first.items() if cached_chunks_path(cache, c, dataset).is_file()}
 
 
-def _plan(spec, configs, questions, journal, retry: bool = True):
+def _plan(st: RunState, configs: list, questions: list, retry: bool = True, judge: bool = True):
     """The units still pending for ``configs`` on ``questions`` (the journal's answers are not redone; nor its
-    failed ones, unless ``retry``; nor, ever, those that failed for good: ``Journal.permanent``)."""
+    failed ones, unless ``retry``; nor, ever, those that failed for good: ``Journal.permanent``); ``judge``
+    False: no judge unit (a search's trial)."""
     from ragsweep.pipelines.plan import SweepPlan
 
-    done = (journal.done() | journal.permanent()) if retry else journal.attempted()
+    done = (st.journal.done() | st.journal.permanent()) if retry else st.journal.attempted()
     pending = {c.config_hash: [q for q in questions if (c.config_hash, q.qid) not in done] for c in configs}
-    return SweepPlan.build(configs, pending, generate=spec.generator.kind == "llm", judge=spec.stage2 is not None)
+    spec = st.spec
+    return SweepPlan.build(
+        configs, pending, generate=spec.generator.kind == "llm", judge=judge and spec.stage2 is not None
+    )
 
 
 def _driver_context(spec, dataset, cache: CacheDir, stats, bars, clients, configs):

@@ -21,6 +21,11 @@ Configuration ids do not change: an unset backend adds nothing to an embedding's
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ragsweep.run_records import Manifest
+
 import os
 import platform
 from functools import lru_cache
@@ -142,7 +147,7 @@ def _why(section) -> str:
     return why if section.backend == backend else "the backend the run directory was made with"
 
 
-def pinned(manifest: dict | None) -> str | None:
+def pinned(manifest: Manifest | None) -> str | None:
     """The backend an existing run directory's unset backends had (its manifest's), None without a manifest or
     where none was unset; a manifest from before this record was written had ``BEFORE``."""
     if not manifest or "spec" not in manifest:
@@ -152,7 +157,7 @@ def pinned(manifest: dict | None) -> str | None:
     return manifest["backends"].get("default")
 
 
-def pinned_spec(spec, previous: dict | None, run_dir: str):
+def pinned_spec(spec, previous: Manifest | None, run_dir: str):
     """(``spec`` with the backend its unset ones had when the run directory was made, a note saying so, or None)
     given that directory's manifest (``previous``; None or {} for a new one)."""
     pin = pinned(previous)

@@ -20,6 +20,8 @@
 
 from __future__ import annotations
 
+from ragsweep.run_records import Stage2Record
+
 EXTRACTIVE_METRIC = "mrr"
 TEXT_METRIC = "bertscore_f1_rescaled"
 
@@ -107,7 +109,7 @@ def spans_in(records) -> bool:
     return "hit" in records.columns and bool(records["hit"].notna().any())
 
 
-def agreement_flags(stage2: dict | None) -> dict[str, str]:
+def agreement_flags(stage2: Stage2Record | None) -> dict[str, str]:
     """Per judge shown no better than chance by stage 2 (its self-agreement across repeats), why."""
     out = {}
     for judge, agreement in ((stage2 or {}).get("self_agreement") or {}).items():

@@ -1,17 +1,17 @@
 """What an executor is (BEIR's ``BaseSearch`` is the model: a contract of a few lines).
 
-``ragsweep.driver`` drives a run through this protocol alone, so the local and the Ray executor take the same
-calls with the same parameters: ``answer`` runs the plan's units up to the answers (chunk, index, queries,
-graph, answer, then generate), ``score`` the score unit over the answers it is given.
+``ragsweep.driver`` drives a run through this protocol alone: it hands the executor a ``PlanRun`` (the plan,
+the units to run, the invocation's state) and the executor runs every unit, in an order their needs allow. The
+splitter's units (chunk, index, queries, graph, answer) it runs its way (in this process, or as Ray tasks); the
+run stages after them (``plan.RUN_STAGES``) through ``plan_run.run_stages``, here, in plan order, so a new one
+needs no executor change.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
-from ragsweep.errors import RagsweepError
-from ragsweep.pipelines.context import StageContext
-from ragsweep.pipelines.plan import SweepPlan
+from ragsweep.pipelines.plan_run import PlanRun
 
 
 class Executor(Protocol):
@@ -21,11 +21,7 @@ class Executor(Protocol):
         """What the manifest records about it (``{"kind": "local"}``; a Ray cluster's address, CPUs, GPUs)."""
         ...
 
-    def answer(self, plan: SweepPlan, ctx: StageContext, sink, bar, clients: Any = None) -> RagsweepError | None:
-        """Run ``plan``'s units up to every pending answer into ``sink`` (the journal); return the error that
-        stopped the stage (a budget, a refused key, a lost cluster), None when it ran to the end."""
-        ...
-
-    def score(self, ctx: StageContext, questions: list, todo: list, journal, scorer_key: str) -> None:
-        """The score unit: BERTScore the answers ``todo`` lists (``stages.score.unscored``) into ``journal``."""
+    def run(self, run: PlanRun) -> None:
+        """Run ``run.units`` into the journal; ``run.error`` is the error that stopped them (a budget, a refused
+        key, a lost cluster), None when they ran to the end."""
         ...

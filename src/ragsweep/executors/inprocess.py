@@ -1,5 +1,6 @@
-"""The plan's units run one after another in this process: the local executor, and a Ray answering task on a
-worker (over a slice of the questions, with the chunks, vectors and graphs the driver sends it).
+"""A plan's splitter units (``plan.SPLITTER_STAGES``) run one after another in this process: the local executor's,
+and a Ray answering task's on a worker (over a slice of the questions, with the chunks, vectors and graphs the
+driver sends it). LLM-written answers are left in ``gen_items`` for the generate unit.
 
 ``SweepPlan.units()`` orders them splitter by splitter, so one splitter's chunks and indexes are held at a time.
 A unit that fails records its configurations' questions as failed with its reason (``chunking failed: ...``,
@@ -8,7 +9,7 @@ A unit that fails records its configurations' questions as failed with its reaso
 
 from __future__ import annotations
 
-from ragsweep.errors import RagsweepError, short_reason
+from ragsweep.errors import short_reason
 from ragsweep.pipelines.answer_record import AnswerSink, Retrieved
 from ragsweep.pipelines.context import StageContext
 from ragsweep.pipelines.grid import Configuration
@@ -17,10 +18,8 @@ from ragsweep.pipelines.stages import answer
 
 
 class InProcess:
-    """Runs units of ``plan`` in this process; what one splitter's units made is kept until the next chunk unit.
-
-    ``chunks``: a splitter's chunks made elsewhere (by chunk key), used instead of chunking again. After ``run``,
-    ``error`` is what stopped the generate unit (a budget, a refused key), else None."""
+    """Runs splitter units of ``plan`` in this process; what one splitter's units made is kept until the next chunk
+    unit. ``chunks``: a splitter's chunks made elsewhere (by chunk key), used instead of chunking again."""
 
     def __init__(
         self,
@@ -29,16 +28,14 @@ class InProcess:
         sink: AnswerSink,
         bar,
         gen_items: list[Retrieved],
-        clients=None,
         chunks: dict[str, list] | None = None,
     ) -> None:
-        self.plan, self.ctx, self.sink, self.bar, self.clients = plan, ctx, sink, bar, clients
+        self.plan, self.ctx, self.sink, self.bar = plan, ctx, sink, bar
         self.gen_items, self.given = gen_items, chunks or {}
         self.texts = plan.query_embeddings()  # embedding label -> (model, the question texts it embeds)
         self.query_ms: dict[str, dict[str, float]] = {}  # latencies per embedding label, once per model
         self.failed_queries: dict[str, str] = {}  # embedding label -> why its questions could not be embedded
         self.failed: set[str] = set()  # configuration hashes recorded as failed
-        self.error: RagsweepError | None = None
         self._start("", None)
 
     def _start(self, key: str, chunks) -> None:
@@ -141,26 +138,3 @@ class InProcess:
         mine = {c.config_hash for c in self.plan.groups[self.key].answered_by(unit)}
         configs = [c for c in active if c.config_hash in mine and c.config_hash not in self.failed]
         answer.answer_group(self.ctx, configs, self.found, self.plan.pending, self.sink, self.bar, self.gen_items)
-
-    def baselines(self, _unit: Unit) -> None:
-        """The reference baselines' answers (the extractive ones here; an LLM's with the generate unit)."""
-        from ragsweep.pipelines.stages.baselines import answer_baselines
-
-        answer_baselines(self.ctx, self.plan.baselines, self.plan.pending, self.sink, self.bar, self.gen_items)
-
-    def generate(self, _unit: Unit) -> None:
-        """LLM-written answers from what every answer unit retrieved."""
-        from ragsweep.pipelines.stages import generate
-
-        # in the sweep's order of configurations and questions, whichever process retrieved them and when: of
-        # two equal prompts the first sent pays and the other is served from it, so the same record pays in
-        # every run, local or Ray
-        configs = {h: i for i, h in enumerate(self.plan.pending)}
-        questions = {h: {q.qid: i for i, q in enumerate(qs)} for h, qs in self.plan.pending.items()}
-        self.gen_items.sort(
-            key=lambda it: (configs[it.config.config_hash], questions[it.config.config_hash][it.question.qid])
-        )
-        if self.gen_items:
-            self.error = generate.generate_all(
-                self.ctx.spec, self.gen_items, self.sink, self.clients, self.ctx.stats, self.bar
-            )

@@ -1,9 +1,9 @@
 """The local executor: the plan's units, one after another, in this process (``executors.inprocess``).
 
 Splitter by splitter, in plan order: chunk, then each embedding's index and (once per model) the
-question vectors, the answers that need no graph, then the knowledge graphs and their answers; LLM
-answers are generated after every splitter is done. A unit that fails records its configurations'
-questions as failed with its reason and the sweep goes on.
+question vectors, the answers that need no graph, then the knowledge graphs and their answers; then the
+run stages (``plan.RUN_STAGES``: baselines, LLM answers, score, judge). A unit that fails records its
+configurations' questions as failed with its reason and the sweep goes on.
 """
 
 from __future__ import annotations
@@ -11,12 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ragsweep.errors import ClusterLost, RagsweepError
+from ragsweep.errors import RagsweepError
 from ragsweep.executors.inprocess import InProcess
-from ragsweep.pipelines.answer_record import AnswerSink, Retrieved
-from ragsweep.pipelines.context import StageContext
-from ragsweep.pipelines.plan import ANSWERING, SweepPlan
-from ragsweep.pipelines.stages import generate, score
+from ragsweep.pipelines.plan import SPLITTER_STAGES, SweepPlan
+from ragsweep.pipelines.plan_run import PlanRun, run_stages
+from ragsweep.pipelines.stages import generate
 
 
 @contextmanager
@@ -33,31 +32,27 @@ class LocalExecutor:
     def describe(self) -> dict:
         return {"kind": "local"}
 
-    def answer(self, plan: SweepPlan, ctx: StageContext, sink, bar, clients=None) -> RagsweepError | None:
-        """Run the plan's units up to the answers (chunk, index, queries, answer, graph, generate); returns the
-        error that stopped the stage (budget, refused key, lost cluster)."""
-        return answer_here(plan, ctx, sink, bar, clients, [])
-
-    def score(self, ctx: StageContext, questions, todo: list, journal, scorer_key: str) -> None:
-        """The score unit: BERTScore the answers ``todo`` lists (``stages.score.unscored``), in this process."""
-        score.score_answers(ctx, questions, todo, journal, scorer_key)
+    def run(self, run: PlanRun) -> None:
+        """Every unit of ``run``, in plan order; ``run.error`` is what stopped it (a budget, a refused key)."""
+        answer_here(run)
+        run_stages(run)
 
 
-def answer_here(
-    plan: SweepPlan, ctx: StageContext, sink: AnswerSink, bar, clients, gen_items: list[Retrieved]
-) -> RagsweepError | None:
-    """``LocalExecutor.answer``, generating ``gen_items`` (answers retrieved elsewhere: the Ray executor's
-    workers) with the plan's own."""
-    from ragsweep.llm.budget import BudgetExhausted
-    from ragsweep.llm.engine import LLMFatalError
-
+def answer_here(run: PlanRun, plan: SweepPlan | None = None) -> None:
+    """The splitter units of ``run`` (or of ``plan``: the part of them the Ray executor keeps on the driver) in
+    this process, their LLM answers left in ``run.retrieved``; a stop is kept in ``run.error``."""
+    ctx = run.st.ctx
+    units = run.splitter_units if plan is None else plan.units(SPLITTER_STAGES)
+    plan = plan or run.plan
+    if run.error is not None or not units:
+        return
     try:
         if ctx.llm is not None:
             generate.prefetch_rewrites(
                 [c for g in plan.groups.values() for c in g.configs], plan.pending, ctx.llm, ctx.stats
             )
-        return InProcess(plan, ctx, sink, bar, gen_items, clients).run(plan.units(ANSWERING)).error
-    except (BudgetExhausted, LLMFatalError, ClusterLost) as exc:
-        return exc
+        InProcess(plan, ctx, run.st.journal, run.bar, run.retrieved).run(units)
+    except RagsweepError as exc:  # a budget, a refused key, a lost cluster: the stage stops, the rest is kept
+        run.error = exc
     finally:
-        sink.flush()
+        run.st.journal.flush()

@@ -24,8 +24,8 @@ from contextlib import contextmanager
 from ragsweep import tracing
 from ragsweep.errors import ClusterLost, RagsweepError, short_reason
 from ragsweep.executors.ray_dispatch import Dispatch, task_cause
-from ragsweep.pipelines.answer_record import Retrieved
-from ragsweep.pipelines.plan import SweepPlan
+from ragsweep.pipelines.plan import SweepPlan, Unit
+from ragsweep.pipelines.plan_run import PlanRun, run_stages
 from ragsweep.pipelines.stages import answer, chunk
 
 
@@ -64,32 +64,41 @@ class RayExecutor:
     def describe(self) -> dict:
         return self.session.cluster.describe()
 
-    def answer(self, plan: SweepPlan, ctx, sink, bar, clients=None) -> RagsweepError | None:
+    def run(self, run: PlanRun) -> None:
+        """The splitter units as Ray tasks, but for what must run here (``on_driver``); then the run stages here,
+        the score unit's blocks as Ray tasks. ``run.error``: what stopped it (a budget, a refused key, a lost
+        cluster)."""
+        if run.splitter_units:
+            self._answer(run)
+        run_stages(run, own={"score": self._score})
+
+    def _answer(self, run: PlanRun) -> None:
         from dataclasses import replace
 
         from ragsweep.executors.cluster import with_absolute_models
         from ragsweep.executors.local import answer_here
 
+        plan, sink = run.plan, run.st.journal
         # an embedded Chroma is served: the driver uses it too; the workers send spans where the driver does
-        ctx = replace(ctx, spec=tracing.for_workers(self.session.worker_spec))
-        gen_items: list[Retrieved] = []
+        ctx = replace(run.st.ctx, spec=tracing.for_workers(self.session.worker_spec))
         try:
-            failed = self._llm_contexts(plan, ctx, sink, bar)
+            failed = self._llm_contexts(plan, ctx, sink, run.bar)
         except RagsweepError as exc:  # the budget ran out, or the endpoint refused the key
             sink.flush()
-            return exc
+            run.error = exc
+            return
         configs = [c for g in plan.groups.values() for c in g.configs if g.chunk_key not in failed]
         remote = plan.only([with_absolute_models(c) for c in configs if not on_driver(c)])
         if remote.groups:
             try:
-                Dispatch(remote, ctx, sink, bar, gen_items, self.session.cluster).run()
+                Dispatch(remote, ctx, sink, run.bar, run.retrieved, self.session.cluster).run()
             except ClusterLost as exc:
                 sink.flush()
                 self.lost = True
-                return exc
-        # the driver's part: what must run here, and the reference baselines (no index to search: no task to ship)
-        here = [c for c in configs if on_driver(c)] + plan.baselines
-        return answer_here(plan.only(here), ctx, sink, bar, clients, gen_items)
+                run.error = exc
+                return
+        # the driver's part: what must run here (the reference baselines have a run stage of their own)
+        answer_here(run, plan.only([c for c in configs if on_driver(c)]))
 
     @staticmethod
     def _llm_contexts(plan: SweepPlan, ctx, sink, bar) -> set[str]:
@@ -115,20 +124,18 @@ class RayExecutor:
                     failed.add(key)
         return failed
 
-    def score(self, ctx, questions, todo: list, journal, scorer_key: str) -> None:
+    def _score(self, run: PlanRun, unit: Unit) -> None:
         """The score unit as Ray tasks: blocks of uncached pairs scored on the workers (each loads the
         BERTScore encoder once), stored by the driver as each block returns. After a lost cluster the
         journaled answers are scored here instead."""
         from ragsweep.pipelines.stages import score
 
         if self.lost:
-            from ragsweep.executors.local import LocalExecutor
-
-            return LocalExecutor().score(ctx, questions, todo, journal, scorer_key)
-        cpus = self.session.cluster.cpus
-        n_pairs = len(todo)
-        block = max(64, min(2048, math.ceil(n_pairs / (4 * cpus)))) if n_pairs else 2048
-        score.score_answers(ctx, questions, todo, journal, scorer_key, run_blocks=self._run_blocks(ctx), block=block)
+            return score.run_unit(run, unit)
+        st, todo = run.st, score.todo_of(run)
+        block = max(64, min(2048, math.ceil(len(todo) / (4 * self.session.cluster.cpus)))) if todo else 2048
+        st_blocks = self._run_blocks(st.ctx)
+        score.score_answers(st.ctx, run.questions, todo, st.journal, st.scorer_key, run_blocks=st_blocks, block=block)
 
     def _run_blocks(self, ctx):
         import ray

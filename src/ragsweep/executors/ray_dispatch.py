@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from ragsweep.errors import ClusterLost, short_reason
 from ragsweep.pipelines.answer_record import Retrieved
-from ragsweep.pipelines.plan import RETRIEVING, Schedule, SweepPlan, Unit, with_embedding
+from ragsweep.pipelines.plan import SPLITTER_STAGES, Schedule, SweepPlan, Unit, with_embedding
 from ragsweep.pipelines.stages import answer, chunk, graph
 
 
@@ -100,7 +100,7 @@ class Dispatch:
     def run(self) -> None:
         import ray
 
-        units = self.plan.units(RETRIEVING)
+        units = self.plan.units(SPLITTER_STAGES)
         for key, g in self.work.items():
             g.chunks = chunk.cached_chunks(self.ctx, g.configs[0])
         # one bar for the units before answering: chunk (unless cached), index, queries and graph tasks

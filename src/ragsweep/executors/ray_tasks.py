@@ -136,7 +136,7 @@ def answer_task(
     questions): open the indexes and graphs the driver's earlier tasks made, then answer exactly as the
     local executor does; LLM-written answers go back as generation items."""
     from ragsweep.executors.inprocess import InProcess
-    from ragsweep.pipelines.plan import RETRIEVING, SweepPlan
+    from ragsweep.pipelines.plan import SPLITTER_STAGES, SweepPlan
     from ragsweep.pipelines.progress import NullBar
 
     ctx = _context(spec, dataset, cache_root, vectors, graph_files, configs)
@@ -145,7 +145,9 @@ def answer_task(
     plan = SweepPlan.build(configs, pending)
     tracing.worker_start(spec)  # where the driver sends spans, if it does (tracing.for_workers)
     try:  # the plan's units in this process: the chunks are the driver's, indexes and graphs its tasks' (reopened)
-        InProcess(plan, ctx, sink, bar, gen_items, chunks={configs[0].chunk_key: chunks}).run(plan.units(RETRIEVING))
+        InProcess(plan, ctx, sink, bar, gen_items, chunks={configs[0].chunk_key: chunks}).run(
+            plan.units(SPLITTER_STAGES)
+        )
     finally:
         tracing.flush(timeout_s=5)  # this task's spans sent before its result is (a stalled collector: 5 s at most)
         if ctx.neo4j is not None:

@@ -4,8 +4,10 @@ what was asked again (from the manifest's invocation record)."""
 
 from __future__ import annotations
 
+from ragsweep.run_records import Manifest
 
-def endpoint_lines(manifest: dict) -> list[str]:
+
+def endpoint_lines(manifest: Manifest) -> list[str]:
     inv = (manifest.get("invocations") or [{}])[-1] or {}
     return [line for e in inv.get("llm_endpoints") or [] if (line := endpoint_line(e))]
 

@@ -11,29 +11,65 @@ A unit is one call of a stage (``pipelines.stages``) on a piece of the sweep:
     answer(splitter, graph)          <- the same and graph(splitter): the graph configurations' answers
                                         (last, so that a budget stopping a graph's LLM extraction stops
                                         nothing else)
-    baselines                        the reference baselines' answers, from contexts no retriever chose
-                                        (``grid.is_baseline``: in no splitter's group)
-    generate                         <- every answer: LLM-written answers (an LLM generator only)
-    score                            <- every answer (and generate): BERTScore
+    baselines                        <- every answer: the reference baselines' answers, from contexts no
+                                        retriever chose (``grid.is_baseline``: in no splitter's group)
+    generate                         <- baselines: LLM-written answers (an LLM generator only)
+    score                            <- generate: BERTScore (also after a stop: what was answered)
     judge                            <- score: stage 2 (a spec with a stage2 section only)
 
 Only pending work is planned: (configuration, question) pairs the journal already holds are not.
-``units()`` is the one place the stage order is written. An executor (``ragsweep.executors``) runs the
-units in that order (``executors.inprocess``) or as Ray tasks once their ``needs`` are met
-(``Schedule``), and may split an answer unit by questions; it never looks inside a stage.
+``units()`` is the one place the stage order is written, and the driver runs all of them through an
+executor (``ragsweep.executors``). The splitter's stages (``SPLITTER_STAGES``) run in order in one process
+(``executors.inprocess``) or as Ray tasks once their ``needs`` are met (``Schedule``), an answer unit split by
+questions. The run's stages after them are declared in ``RUN_STAGES``: a name, the function that runs its unit
+(``pipelines.plan_run``), when it is planned, whether it runs after a stop, what memory goes back before it.
+Adding or moving one of those is a line here and a function in its stage's module: every executor runs it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from ragsweep.config import EmbeddingSpec
 from ragsweep.datasets.types import Question
 from ragsweep.pipelines.grid import Configuration
 
-STAGES = ("chunk", "index", "queries", "graph", "answer", "baselines", "generate", "score", "judge")
-ANSWERING = STAGES[: STAGES.index("generate") + 1]  # what ``Executor.answer`` runs; then the score unit, stage 2
-RETRIEVING = ANSWERING[:-1]  # up to the extractive answers; the LLM generator's unit follows them
+SPLITTER_STAGES = ("chunk", "index", "queries", "graph", "answer")  # per splitter, in one process or as Ray tasks
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A stage that runs once per plan, after every splitter's answers (and the stage before it).
+
+    ``runs``: the function that runs its unit in the driver's process, ``fn(run: PlanRun, unit)``, or its
+    ``"module:function"`` path (imported on first use); an executor may run it its own way (Ray's score blocks)
+    but never skips it. ``planned``: whether a plan has the unit (None: always). ``after_stop``: it still runs
+    when an earlier unit stopped the plan (a budget, a lost cluster): what was answered is scored. ``frees``:
+    what goes back before it (``PlanRun.free``): the answering models, or the executor (Ray, a Chroma server).
+    ``timing``: the ``stats.timings`` entry its time is added to (a search's trials count to the search's)."""
+
+    name: str
+    runs: str | Callable[..., Any]
+    planned: Callable[["SweepPlan"], bool] | None = None
+    after_stop: bool = False
+    frees: Literal["", "models", "executor"] = ""
+    timing: str = ""
+
+
+RUN_STAGES: tuple[Stage, ...] = (
+    Stage("baselines", "ragsweep.pipelines.stages.baselines:run_unit", planned=lambda p: bool(p.baselines)),
+    Stage("generate", "ragsweep.pipelines.stages.generate:run_unit", planned=lambda p: p.generate),
+    Stage("score", "ragsweep.pipelines.stages.score:run_unit", after_stop=True, frees="models", timing="scoring"),
+    Stage(
+        "judge",
+        "ragsweep.pipelines.stages.judge:run_unit",
+        planned=lambda p: p.judge,
+        frees="executor",
+        timing="stage2",
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -101,6 +137,7 @@ class SweepPlan:
     groups: dict[str, Group]
     generate: bool = False
     judge: bool = False
+    run_stages: tuple[Stage, ...] = RUN_STAGES
 
     @classmethod
     def build(
@@ -110,12 +147,18 @@ class SweepPlan:
         *,
         generate: bool = False,
         judge: bool = False,
+        run_stages: tuple[Stage, ...] | None = None,
     ) -> "SweepPlan":
+        """``run_stages``: the stages after the answers (``RUN_STAGES``, read when the plan is built)."""
         groups: dict[str, Group] = {}
         for c in configs:
             if pending[c.config_hash] and c.baseline is None:
                 groups.setdefault(c.chunk_key, Group(c.chunk_key)).configs.append(c)
-        return cls(configs, pending, groups, generate, judge)
+        return cls(configs, pending, groups, generate, judge, RUN_STAGES if run_stages is None else run_stages)
+
+    def stage(self, name: str) -> Stage:
+        """The declaration of the run stage ``name``."""
+        return next(s for s in self.run_stages if s.name == name)
 
     @property
     def baselines(self) -> list[Configuration]:
@@ -144,8 +187,9 @@ class SweepPlan:
                 texts.update(q.question for q in self.questions_of(g.with_embedding(label)))
         return {label: (emb, sorted(texts)) for label, (emb, texts) in out.items()}
 
-    def units(self, stages: tuple[str, ...] = STAGES) -> list[Unit]:
-        """Every unit of ``stages``, in an order that satisfies the dependencies (splitter by splitter)."""
+    def units(self, stages: tuple[str, ...] | None = None) -> list[Unit]:
+        """Every unit (or those of ``stages``), in an order that satisfies the dependencies: splitter by splitter,
+        then the run stages, each after the one before it."""
         out: list[Unit] = []
         queried: set[str] = set()
         answers: list[tuple[str, ...]] = []
@@ -166,21 +210,18 @@ class SweepPlan:
                 out.append(Unit("graph", ("graph", key), (chunk,)))
                 out.append(Unit("answer", ("answer", key, "graph"), (*needs, ("graph", key))))
                 answers.append(("answer", key, "graph"))
-        if self.baselines:
-            out.append(Unit("baselines", ("baselines",)))
-            answers.append(("baselines",))
         last: tuple[tuple[str, ...], ...] = tuple(answers)
-        if self.generate:  # also with nothing left to retrieve here: a Ray run's workers retrieved it
-            out.append(Unit("generate", ("generate",), last))
-            last = (("generate",),)
-        out.append(Unit("score", ("score",), last))
-        if self.judge:
-            out.append(Unit("judge", ("judge",), (("score",),)))
-        return [u for u in out if u.stage in stages]
+        for stage in self.run_stages:  # generate also with nothing retrieved here: a Ray run's workers did
+            if stage.planned is None or stage.planned(self):
+                out.append(Unit(stage.name, (stage.name,), last))
+                last = ((stage.name,),)
+        return [u for u in out if stages is None or u.stage in stages]
 
     def only(self, configs: list[Configuration]) -> "SweepPlan":
         """The plan of ``configs`` alone (a part of this one: the same pending questions)."""
-        return SweepPlan.build(configs, self.pending, generate=self.generate, judge=self.judge)
+        return SweepPlan.build(
+            configs, self.pending, generate=self.generate, judge=self.judge, run_stages=self.run_stages
+        )
 
 
 class Schedule:

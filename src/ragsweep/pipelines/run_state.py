@@ -11,23 +11,31 @@ from __future__ import annotations
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragsweep.cache_dir import CacheDir
 from ragsweep.config import SweepSpec
 from ragsweep.datasets.types import Dataset, Question
 from ragsweep.errors import RagsweepError
+from ragsweep.pipelines.context import StageContext
 from ragsweep.pipelines.grid import Configuration
 from ragsweep.pipelines.journal import Journal
+from ragsweep.pipelines.plan import SweepPlan
 from ragsweep.pipelines.progress import Progress
 from ragsweep.pipelines.stats import SweepStats
+from ragsweep.run_records import SearchRecord, Stage2Record
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ragsweep.llm.clients import LLMClients
 
 
 @dataclass
 class RunState:
     """The run directory, cache, dataset, configurations and journal of one ``run_sweep`` call, and what its
-    stages found: the plan, the executor and stage context, the error that stopped it, stage 2's and a
-    search's records."""
+    stages found: the plan and stage context, the error that stopped it, stage 2's and a search's records
+    (``run_records``)."""
 
     spec: SweepSpec
     run_dir: Path
@@ -42,19 +50,18 @@ class RunState:
     bars: Progress
     limit: int | None = None
     budget: float | None = None
-    console: Any = None
-    stack: ExitStack = field(default_factory=ExitStack)
-    clients: Any = None  # llm.clients.LLMClients, when the spec calls an LLM
+    console: Console | None = None
+    stack: ExitStack = field(default_factory=ExitStack)  # the executor (Ray), the stage context: closed once
+    clients: LLMClients | None = None  # when the spec calls an LLM
     run_id: str = ""
-    split: Any = None  # evaluation.split's question split
-    plan: Any = None  # pipelines.plan.SweepPlan of what is pending
+    split: dict[str, str] = field(default_factory=dict)  # qid -> validation or test (``evaluation.split``)
+    plan: SweepPlan = field(init=False)  # what is pending (set by the driver's start)
     unscored_before: list | None = None  # answers left unscored by an earlier invocation (nothing to answer now)
-    executor: Any = None  # executors.base.Executor (pipelines do not import executors)
-    ctx: Any = None  # pipelines.context.StageContext of this process
+    ctx: StageContext = field(init=False)  # the stage context of this process (set before the units run)
     judged: list[Configuration] = field(default_factory=list)  # what stage 2 may select from
     error: RagsweepError | None = None
-    stage2_info: dict | None = None
-    search_info: dict | None = None
+    stage2_info: Stage2Record | None = None
+    search_info: SearchRecord | None = None
     metric_why: str = "scoring.metric"  # why the verdict decides by spec.scoring.metric (evaluation.default_metric)
 
     def close(self) -> None:

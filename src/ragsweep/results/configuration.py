@@ -12,12 +12,13 @@ from typing import Any
 from ragsweep.errors import RagsweepError
 from ragsweep.results.manifest_file import read_manifest
 from ragsweep.run_dir import RunDir
+from ragsweep.run_records import Manifest
 
 
 @dataclass
 class RunConfiguration:
     run_dir: Path
-    manifest: dict
+    manifest: Manifest
     spec: Any  # SweepSpec
     config: Any  # pipelines.grid.Configuration
     cache: Path | None
@@ -51,7 +52,7 @@ def open_configuration(run_dir: Path, config_id: str | None = None, cache: Path 
     if config_id not in configs:
         close = sorted(configs)[:8]
         raise RagsweepError(f"{config_id!r} is not a configuration of {run_dir}; e.g. {', '.join(close)}")
-    cache = cache or (Path(manifest["cache_dir"]) if manifest.get("cache_dir") else None)
+    cache = cache or (Path(cached) if (cached := manifest.get("cache_dir")) else None)
     tuned = (manifest.get("tuned_weights") or {}).get(config_id)  # weights the run chose on validation
     threshold = (manifest.get("abstain_thresholds") or {}).get(config_id)  # and its abstention threshold
     return RunConfiguration(run_dir, manifest, spec, configs[config_id], cache, tuned, threshold)

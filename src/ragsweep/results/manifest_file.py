@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 from ragsweep.errors import RagsweepError
 from ragsweep.run_dir import RunDir
+from ragsweep.run_records import FORMAT_VERSION, Manifest
 
 
-def read_manifest(run_dir: Path) -> dict:
+def read_manifest(run_dir: Path) -> Manifest:
     """``manifest.json`` of a run directory in the current format, or a one-line error."""
-    from ragsweep.pipelines.outputs.manifest import FORMAT_VERSION
-
     if not run_dir.exists():
         raise RagsweepError(
             f"{run_dir}: no such run directory (a run is written to OUTPUT_DIR/NAME by `ragsweep run SPEC`)"
@@ -48,4 +48,4 @@ def read_manifest(run_dir: Path) -> dict:
             f"{run_dir}: written by a newer ragsweep (run format {version}, this version reads "
             f"{FORMAT_VERSION}); upgrade ragsweep to read it"
         )
-    return meta
+    return cast(Manifest, meta)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, cast
 from ragsweep.errors import RagsweepError
 from ragsweep.results.manifest_file import read_manifest
 from ragsweep.run_dir import RunDir
+from ragsweep.run_records import Manifest, Stage2Record
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -46,7 +47,7 @@ class RunData:
     manifest: pd.DataFrame
     questions: pd.DataFrame
     comparisons: pd.DataFrame
-    meta: dict
+    meta: Manifest
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -159,7 +160,7 @@ def load_run(path: str | os.PathLike) -> RunData:
     return RunData(run_dir, status, records, summary, configs, questions, comparisons, meta, notes)
 
 
-def _what_it_has(records: pd.DataFrame, meta: dict, status: str) -> str:
+def _what_it_has(records: pd.DataFrame, meta: Manifest, status: str) -> str:
     """What an unfinished run holds: rows answered and failed, answers not scored, judgements missing."""
     expected = meta.get("expected_records")
     if records.empty:
@@ -172,7 +173,7 @@ def _what_it_has(records: pd.DataFrame, meta: dict, status: str) -> str:
     unscored = int((records["error"].isna() & has_ref & records["bertscore_f1"].isna()).sum())
     if unscored:
         parts.append(f"{unscored} answers not scored yet")
-    stage2 = meta.get("stage2") or {}
+    stage2: Stage2Record = meta.get("stage2") or {}
     if stage2.get("selected"):
         from ragsweep.pipelines.stages.judge import judged_ids
 
@@ -192,7 +193,7 @@ def _what_it_has(records: pd.DataFrame, meta: dict, status: str) -> str:
     return ", ".join(parts)
 
 
-def _running_state(meta: dict) -> tuple[str, str]:
+def _running_state(meta: Manifest) -> tuple[str, str]:
     """``running`` when the sweep's process is alive on this host, ``killed`` when it is not, and
     ``unfinished`` when it ran on another host (this one cannot tell)."""
     info = meta.get("running") or {}
@@ -227,7 +228,7 @@ def _is_sweep(pid: int) -> bool:
         return not cmdline.parent.parent.is_dir()  # no /proc (macOS): alive is all we know
 
 
-def _from_journal(run_dir: Path, meta: dict, questions: pd.DataFrame):
+def _from_journal(run_dir: Path, meta: Manifest, questions: pd.DataFrame):
     import pandas as pd
 
     from ragsweep.pipelines.journal import Journal

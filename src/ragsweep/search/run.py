@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ragsweep.errors import RagsweepError
 from ragsweep.pipelines.grid import is_baseline
 from ragsweep.run_dir import RunDir
+from ragsweep.run_records import SearchRecord
 from ragsweep.search.loop import Evaluate, Limits, run_search
 from ragsweep.search.setup import SearchSetup
 from ragsweep.search.space import SearchSpace
@@ -32,7 +33,7 @@ DEFAULT_FRACTION = 0.2  # a search with no budget evaluates a fifth of the grid
 
 @dataclass
 class SearchRun:
-    record: dict
+    record: SearchRecord
     evaluated: list  # configurations with a trial (grid order)
     finalists: list  # configurations answered on the test questions (and the reference baselines, for stage 2)
     error: RagsweepError | None = None

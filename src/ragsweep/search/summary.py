@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 from typing import cast
 
+from ragsweep.run_records import SearchRecord
 from ragsweep.search.pareto import front
 from ragsweep.search.setup import SearchSetup
 from ragsweep.search.trials import Trial, finite
@@ -51,17 +52,17 @@ def best_so_far(trials: list[Trial], lower_is_better: bool) -> list[dict]:
     return out
 
 
-def search_record(setup: SearchSetup, trials: list[Trial], stopped: str, finalist_ids: list[str]) -> dict:
+def search_record(setup: SearchSetup, trials: list[Trial], stopped: str, finalist_ids: list[str]) -> SearchRecord:
     """The manifest's ``search``: settings, budget used, every trial, finalists, front and curve."""
     s, directions, seed, metric = setup.spec.search, setup.directions, setup.seed, setup.metric
     n_configs, trial_limit, n_validation, n_test = len(setup.space), setup.limit, len(setup.validation), len(setup.test)
     lower = directions[s.objectives.index("quality")] == "minimize"
     done = [t for t in trials if t.evaluated]
-    record = {
+    record: SearchRecord = {
         "strategy": s.strategy + (" (auto)" if s.chosen_by == "auto" else ""),
         "seed": seed,
         "objectives": s.objectives,
-        "directions": directions,
+        "directions": list(directions),
         "metric": metric,
         "order": s.order,
         "batch": s.batch,
@@ -106,5 +107,5 @@ def search_record(setup: SearchSetup, trials: list[Trial], stopped: str, finalis
         "best_so_far": best_so_far(trials, lower),
     }
     if s.multi_objective:
-        record["pareto"] = [t.config_id for t in pareto(trials, s.objectives, directions)]
+        record["pareto"] = [t.config_id for t in pareto(trials, s.objectives, directions) if t.config_id]
     return record

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ragsweep.redact import redact
+from ragsweep.run_records import SearchRecord
 
 if TYPE_CHECKING:
     from ragsweep.results.run import RunData
@@ -98,7 +99,8 @@ def _sweep_entry(run: RunData, verdict: dict, artifacts: dict[str, Callable[[], 
     for b in verdict.get("baselines") or []:  # the pick against each reference baseline (evaluation.reference)
         metrics |= {f"reference/{b['baseline']}/{k}": b.get(k) for k in ("mean", "lo", "hi", "diff", "share")}
     tags = {KIND_TAG: "sweep", KEY_TAG: "sweep", "ragsweep.status": run.status}
-    outputs_key = (run.meta.get("outputs") or {}).get("key")
+    outputs = run.meta.get("outputs")
+    outputs_key = outputs["key"] if outputs else None
     if outputs_key:  # the result files' identity: equal keys, equal files (a rerun with nothing new keeps it)
         tags["ragsweep.outputs_key"] = outputs_key
     if verdict.get("chosen"):
@@ -130,13 +132,13 @@ def _configuration_entry(run: RunData, c: dict, chosen: str | None) -> Entry:
     return Entry(c["config_hash"], "configuration", c["config_id"], _strings(params), _finite(metrics), [], tags)
 
 
-def _add_trials(search: dict | None, sweep: Entry, by_id: dict[str, Entry]) -> None:
+def _add_trials(search: SearchRecord | None, sweep: Entry, by_id: dict[str, Entry]) -> None:
     """A search's trials at their step: each objective's value in the configuration's entry (``search/<objective>``)
     and the best-so-far curve in the sweep's."""
     if not search:
         return
     for t in search.get("trials", []):
-        entry = by_id.get(t.get("config_id"))
+        entry = by_id.get(t.get("config_id") or "")
         if entry is None:
             continue
         entry.tags["ragsweep.trial"] = ",".join(filter(None, [entry.tags.get("ragsweep.trial"), str(t["number"])]))

@@ -3,8 +3,10 @@ manifest's ``stage2.self_agreement``), printed at the end of a run, by ``show`` 
 
 from __future__ import annotations
 
+from ragsweep.run_records import Stage2Record
 
-def self_agreement_lines(stage2: dict | None) -> list[str]:
+
+def self_agreement_lines(stage2: Stage2Record | None) -> list[str]:
     """A line per judge whose judgements were repeated: Krippendorff's alpha with its CI, the items that flip, and
     a warning where the CI reaches 0 (that judge never decides a verdict)."""
     out = []

@@ -10,16 +10,16 @@ import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from ragsweep.redact import redact
 from ragsweep.run_dir import RunDir
+from ragsweep.run_records import FORMAT_VERSION, Invocation, Manifest
 
 if TYPE_CHECKING:
     from ragsweep.pipelines.run_state import RunState
 
-# 3: questions.parquet, status 'running' at start-up, configuration labels; 4: answer metrics, verdict.json
-FORMAT_VERSION = 4
+__all__ = ["FORMAT_VERSION", "build_manifest", "read_previous", "write_manifest", "write_started"]
 
 _PACKAGES = [
     "ragsweep",
@@ -89,9 +89,9 @@ def write_started(st: RunState, judge_keys: dict | None = None) -> None:
     write_manifest(run_dir, manifest)
 
 
-def run_context(spec, questions, cache_dir: Path | None, scorer_key: str | None, split: dict | None) -> dict:
+def run_context(spec, questions, cache_dir: Path | None, scorer_key: str | None, split: dict | None) -> Manifest:
     """Where the run's shared state lives and which scores and split its records use."""
-    out: dict[str, Any] = {
+    out: Manifest = {
         "cache_dir": str(Path(cache_dir).resolve()) if cache_dir is not None else None,
         "bertscore_key": scorer_key,
     }
@@ -108,7 +108,7 @@ def run_context(spec, questions, cache_dir: Path | None, scorer_key: str | None,
     return out
 
 
-def write_manifest(run_dir: Path, manifest: dict) -> None:
+def write_manifest(run_dir: Path, manifest: Manifest) -> None:
     """Written with every URL's credentials redacted (``ragsweep.redact``): an ``llm.base_url`` may carry a key."""
     text = json.dumps(redact(manifest), indent=2, ensure_ascii=False, default=str)
     atomic(RunDir(run_dir).manifest, lambda p: Path(p).write_text(text, encoding="utf-8"))
@@ -149,18 +149,18 @@ def usage_summary(spending: list[dict]) -> dict:
     return {**total, "by_stage": by_stage, "by_judge": by_judge, "by_configuration": by_config}
 
 
-def read_previous(run_dir: Path) -> dict:
+def read_previous(run_dir: Path) -> Manifest:
     """The manifest an earlier invocation wrote, or {} (none, or unreadable)."""
     old = RunDir(run_dir).manifest
     if old.is_file():
         try:
-            return json.loads(old.read_text(encoding="utf-8"))
+            return cast(Manifest, json.loads(old.read_text(encoding="utf-8")))
         except ValueError:
             return {}
     return {}
 
 
-def build_manifest(st: RunState, status: str, n_records: int | None, finished: bool = True) -> dict:
+def build_manifest(st: RunState, status: str, n_records: int | None, finished: bool = True) -> Manifest:
     """The manifest of the run ``st``; ``finished`` False (at start-up) adds no invocation."""
     from ragsweep import __version__
 
@@ -205,9 +205,9 @@ def build_manifest(st: RunState, status: str, n_records: int | None, finished: b
     }
 
 
-def _invocation(stats) -> dict:
+def _invocation(stats) -> Invocation:
     """What one invocation did and how long each stage took, as the manifest lists it."""
-    return {
+    entry: Invocation = {
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "argv": [os.path.basename(sys.argv[0])] + sys.argv[1:],
         "timings_s": {k: round(v, 3) for k, v in stats.timings.items()},
@@ -232,9 +232,10 @@ def _invocation(stats) -> dict:
         "invocation": stats.invocation,
         "judgements_made": stats.judged,
         "judgements_failed": stats.judge_failed,
-        **{k: v for k, v in stats.llm.items() if k != "spending"},
         "stopped": stats.stopped,
     }
+    entry.update({k: v for k, v in stats.llm.items() if k != "spending"})  # type: ignore[typeddict-item]
+    return entry
 
 
 def _dataset_info(dataset, questions) -> dict:

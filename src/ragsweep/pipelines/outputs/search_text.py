@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+from ragsweep.run_records import SearchRecord
 
-def search_lines(record: dict) -> list[str]:
+
+def search_lines(record: SearchRecord) -> list[str]:
     """``ragsweep show``'s lines about a search: strategy, budget used, what was left out, the best."""
     used = record["used"]
     budget = ", ".join(f"{k} {v:g}" for k, v in record["budget"].items()) or f"{record['trial_limit']} trials"

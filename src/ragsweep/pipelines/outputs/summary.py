@@ -4,9 +4,10 @@ configuration against each other one on the test questions)."""
 from __future__ import annotations
 
 from ragsweep.pipelines.outputs.columns import DEGENERATE_FLAGS, JUDGE_METRICS, JUDGE_OF, SPLITS, SUMMARY_METRICS
+from ragsweep.run_records import Stage2Record
 
 
-def build_summary(records, configs: list[dict], scoring: dict, seed: int, selection: dict | None = None):
+def build_summary(records, configs: list[dict], scoring: dict, seed: int, selection: Stage2Record | None = None):
     """Per configuration and split (test, validation, all): mean and bootstrap CI of every metric,
     counts of errors, empty answers and degenerate LLM answers (``n_echoed_prompt``, ``n_copied_context``;
     their rates are the flags' means), and for stage-2 judges the unmeasured count next to the
@@ -131,7 +132,7 @@ def validation_best(records, metric: str) -> str | None:
     return None if val.empty else best_configuration(val, metric)
 
 
-def build_comparisons(records, spec, selection: dict | None):
+def build_comparisons(records, spec, selection: Stage2Record | None):
     """On the test questions: the best configuration against each other one, paired test with Holm
     correction over the n - 1 comparisons and effect size; stage 1 by ``scoring.metric`` (or stage
     2's ``select_metric``) over all configurations, stage 2 by each judge metric over the judged ones.
@@ -169,7 +170,7 @@ def build_comparisons(records, spec, selection: dict | None):
     return out[["stage"] + [c for c in out.columns if c != "stage"]]
 
 
-def _best_on_validation(records, test, metric: str, selection: dict | None) -> str | None:
+def _best_on_validation(records, test, metric: str, selection: Stage2Record | None) -> str | None:
     """Stage 2's first selected configuration, else the best validation mean of ``metric``; None when
     neither is among the test rows (the comparisons then pick the test-set best)."""
     best = (selection or {}).get("selected", [None])[0] if (selection or {}).get("selected") else None

@@ -27,6 +27,7 @@ from ragsweep.pipelines.run_state import RunState
 from ragsweep.pipelines.stages.chunk import count_cached
 from ragsweep.pipelines.stages.judge import judged_ids
 from ragsweep.run_dir import RunDir
+from ragsweep.run_records import Manifest, Outputs, SearchRecord, Stage2Record
 
 
 def outputs_key(st: RunState) -> str:
@@ -37,7 +38,7 @@ def outputs_key(st: RunState) -> str:
     import json
 
     from ragsweep import __version__
-    from ragsweep.pipelines.outputs.manifest import FORMAT_VERSION
+    from ragsweep.run_records import FORMAT_VERSION
 
     spec, journal, split, search = st.spec, st.journal, st.split, st.search_info
 
@@ -60,15 +61,15 @@ def outputs_key(st: RunState) -> str:
     return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
 
-def _unchanged(run_dir: Path, key: str) -> dict | None:
+def _unchanged(run_dir: Path, key: str) -> Outputs | None:
     """The previous invocation's outputs record when its key is ``key`` and its files are all there."""
-    previous = read_previous(run_dir).get("outputs") or {}
-    if previous.get("key") == key and all(f.is_file() for f in RunDir(run_dir).outputs):
+    previous = read_previous(run_dir).get("outputs")
+    if previous and previous.get("key") == key and all(f.is_file() for f in RunDir(run_dir).outputs):
         return previous
     return None
 
 
-def write_outputs(st: RunState) -> dict:
+def write_outputs(st: RunState) -> Manifest:
     """Records, summary and comparisons from the journal, and the manifest, for the run ``st``. When nothing
     they depend on changed since the last invocation (``outputs_key``), the files are kept as they are: a
     no-op re-run does not bootstrap again. ``st.search_info``: a search's record (``search.summary.
@@ -194,7 +195,7 @@ def _rebuild(st: RunState):
     return status, len(records), summary
 
 
-def _searched(questions, split, search: dict) -> int:
+def _searched(questions, split, search: SearchRecord) -> int:
     """The (configuration, question) pairs a search answers: each trial's validation questions (all of them,
     or those a race let it see), and the test questions of the finalists."""
     n_test = sum((split or {}).get(q.qid) == "test" for q in questions)
@@ -202,7 +203,7 @@ def _searched(questions, split, search: dict) -> int:
     return sum(seen.values()) + len(search["finalists"]) * n_test
 
 
-def build_verdict(records, spec, stats, why: str | None = None, stage2: dict | None = None) -> dict:
+def build_verdict(records, spec, stats, why: str | None = None, stage2: Stage2Record | None = None) -> dict:
     """The verdict by ``scoring.metric`` (``evaluation.verdict.decide``) as a dict for ``verdict.json``, with
     ``flagged_note`` worded as printed (most of the chosen one's answers echo the prompt or copy the context). A
     judge's figure that cannot decide (no figures; no better than chance) gives way to the stage-1 metric
@@ -245,10 +246,11 @@ def _print_verdict(run_dir: Path, console) -> None:
             console.print(line)
 
 
-def _print(st: RunState, rows: list[dict], manifest: dict) -> None:
+def _print(st: RunState, rows: list[dict], manifest: Manifest) -> None:
     """The summary table of the test questions (validation means beside the headline metric), stage 2's
     selection, LLM usage, and the verdict (from ``verdict.json``, so a no-op re-run needs no pandas)."""
     spec, configs, stage2, console, run_dir = st.spec, st.configs, st.stage2_info, st.console, st.run_dir
+    assert console is not None, "printed only with a console"
     test = [r for r in rows if r.get("split") == "test"]
     validation = [r for r in rows if r.get("split") == "validation"]
     # None only where no verdict was decided and the spec names no metric: the table leads with none, as before
@@ -303,7 +305,7 @@ def judged_table_metrics(rows: list[dict], metric: str) -> list[str]:
     return lead + rest
 
 
-def stage2_complete(records, stage2, spec) -> bool:
+def stage2_complete(records, stage2: Stage2Record | None, spec) -> bool:
     """Every judge has judged (ok or unmeasured) every judged configuration on the questions stage 2 judges."""
     if not stage2 or not stage2.get("selected"):
         return False

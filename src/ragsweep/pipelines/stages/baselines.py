@@ -8,11 +8,16 @@ and are answered with the configurations' (``stages.generate``)."""
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from ragsweep.baselines.contexts import Span, context_spans
 from ragsweep.datasets.types import Dataset, Question
 from ragsweep.pipelines.answer_record import AnswerRecord, AnswerSink, Retrieved
 from ragsweep.pipelines.grid import Configuration
+
+if TYPE_CHECKING:
+    from ragsweep.pipelines.plan import Unit
+    from ragsweep.pipelines.plan_run import PlanRun
 
 SCORE = 1.0  # a given context is not ranked: every passage scores the same
 
@@ -80,6 +85,11 @@ def answer_baseline(
     }
     sink.add_answer(config.config_hash, q.qid, config.config_id, done)
     return True
+
+
+def run_unit(run: PlanRun, _unit: Unit) -> None:
+    """The baselines unit: the reference baselines' answers, in the driver's process (no index to search)."""
+    answer_baselines(run.st.ctx, run.plan.baselines, run.plan.pending, run.st.journal, run.bar, run.retrieved)
 
 
 def answer_baselines(ctx, configs: list[Configuration], pending: dict, sink: AnswerSink, bar, gen_items) -> None:

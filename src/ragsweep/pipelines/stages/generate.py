@@ -6,12 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragsweep import tracing
 from ragsweep.errors import RagsweepError, short_reason
 from ragsweep.pipelines.answer_record import AnswerRecord, AnswerSink, Retrieved
 from ragsweep.pipelines.stats import Timer
+
+if TYPE_CHECKING:
+    from ragsweep.pipelines.plan import Unit
+    from ragsweep.pipelines.plan_run import PlanRun
 
 # where the answers written in this context stream to, piece by piece (``streamed_to``; ``serve`` with stream: true)
 _STREAM: ContextVar[Callable[[str], None] | None] = ContextVar("ragsweep_answer_stream", default=None)
@@ -93,6 +97,25 @@ def prefetch_rewrites(configs, pending, llm, stats) -> None:
 
     with Timer(stats, "query_rewrites"):
         asyncio.run(main())
+
+
+def run_unit(run: PlanRun, _unit: Unit) -> None:
+    """The generate unit: LLM-written answers from what every answer unit retrieved (here or on a worker).
+
+    In the sweep's order of configurations and questions, whichever process retrieved them and when: of two
+    equal prompts the first sent pays and the other is served from it, so the same record pays in every run,
+    local or Ray."""
+    configs = {h: i for i, h in enumerate(run.plan.pending)}
+    questions = {h: {q.qid: i for i, q in enumerate(qs)} for h, qs in run.plan.pending.items()}
+    items = sorted(
+        run.retrieved,
+        key=lambda it: (configs[it.config.config_hash], questions[it.config.config_hash][it.question.qid]),
+    )
+    if items:
+        st = run.st
+        error = generate_all(st.spec, items, st.journal, st.clients, st.stats, run.bar)
+        if error is not None:
+            raise error
 
 
 def generate_all(spec, items: list[Retrieved], sink: AnswerSink, clients, stats, bar) -> RagsweepError | None:

@@ -12,10 +12,16 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+from typing import TYPE_CHECKING
 
 from ragsweep import tracing
 from ragsweep.errors import RagsweepError
 from ragsweep.pipelines.run_state import RunState
+from ragsweep.run_records import Stage2Record
+
+if TYPE_CHECKING:
+    from ragsweep.pipelines.plan import Unit
+    from ragsweep.pipelines.plan_run import PlanRun
 
 
 def judge_keys(spec) -> dict[str, str]:
@@ -85,7 +91,7 @@ def judged_questions_of(spec, questions, split) -> list:
     return judged_questions(questions, split, shares, spec.seed)
 
 
-def judged_ids(stage2: dict) -> list[str]:
+def judged_ids(stage2: Stage2Record) -> list[str]:
     """The configurations stage 2 judged (its manifest record): its selection, then the reference baselines."""
     return list(stage2.get("selected") or []) + list(stage2.get("references") or [])
 
@@ -100,7 +106,14 @@ def contexts_of(payload: dict, docs: dict[str, str]) -> list[str]:
     return out
 
 
-def run_stage2(st: RunState) -> tuple[dict, RagsweepError | None]:
+def run_unit(run: PlanRun, _unit: Unit) -> None:
+    """The judge unit: stage 2 over what stage 1 evaluated (``RunState.judged``), its record kept on the state."""
+    run.st.stage2_info, error = run_stage2(run.st)
+    if error is not None:
+        raise error
+
+
+def run_stage2(st: RunState) -> tuple[Stage2Record, RagsweepError | None]:
     """Select among ``st.judged`` (what stage 1 evaluated) on the validation questions, then judge what is not
     judged yet on the test questions. Returns (info for the manifest, stopping error)."""
     from ragsweep.pipelines.outputs.records import build_records, question_rows
@@ -117,7 +130,7 @@ def run_stage2(st: RunState) -> tuple[dict, RagsweepError | None]:
         return {"error": str(exc)}, exc
     assert spec.stage2 is not None, "stage 2 runs with a stage2 section only"
     keys = judge_keys(spec)
-    info = {
+    info: Stage2Record = {
         "metric": spec.stage2.select_metric,
         "rule": selection.rule,
         "selected": list(selection.selected),
@@ -150,7 +163,8 @@ def run_stage2(st: RunState) -> tuple[dict, RagsweepError | None]:
         info["self_agreement"] = agreement(spec, made)
     if not todo:
         return info, None
-    judge_llm = clients.get(spec.stage2.llm or spec.llm)
+    assert clients is not None and (spec.stage2.llm or spec.llm) is not None, "stage 2 has its LLM"
+    judge_llm = clients.get(spec.stage2.llm or spec.llm)  # type: ignore[arg-type]
     docs = {d.doc_id: d.text for d in dataset.documents}
     bar = bars.add("stage 2 (LLM judges)", len(todo))
     stop = asyncio.run(judge_all(spec, todo, answers, docs, judge_llm, keys, journal, stats, bars, bar))

@@ -3,7 +3,27 @@ across configurations, runs and sweeps), rescaled by the backbone's baseline."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ragsweep.pipelines.context import StageContext
+
+if TYPE_CHECKING:
+    from ragsweep.pipelines.plan import Unit
+    from ragsweep.pipelines.plan_run import PlanRun
+
+
+def run_unit(run: PlanRun, _unit: Unit) -> None:
+    """The score unit, in this process (an executor may score the blocks elsewhere: ``score_answers``)."""
+    st = run.st
+    score_answers(st.ctx, run.questions, todo_of(run), st.journal, st.scorer_key)
+
+
+def todo_of(run: PlanRun) -> list[tuple[str, str, str]]:
+    """What the score unit of ``run`` scores: every answer of its configurations on its questions without a score
+    (as an earlier invocation left them, found when it planned: ``RunState.unscored_before``)."""
+    st = run.st
+    before = None if run.trial else st.unscored_before
+    return before if before is not None else unscored(st.journal, run.questions, run.plan.configs, st.scorer_key)
 
 
 def unscored(journal, questions, configs, scorer_key: str) -> list[tuple[str, str, str]]:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ragsweep.run_records import SearchRecord, SearchTrial
+
 if TYPE_CHECKING:
     from ragsweep.results.run import RunData
 
 
-def _record(run: RunData) -> dict | None:
+def _record(run: RunData) -> SearchRecord | None:
     record = run.meta.get("search")
     return record if record and record.get("trials") else None
 
@@ -94,7 +96,11 @@ def pareto_front(run: RunData):
     )
     for i in idx:
         ax.annotate(
-            done[i]["config_id"], (points[i][1], points[i][0]), fontsize=7, xytext=(4, 2), textcoords="offset points"
+            str(done[i]["config_id"]),
+            (points[i][1], points[i][0]),
+            fontsize=7,
+            xytext=(4, 2),
+            textcoords="offset points",
         )
     ax.set_xlabel("median latency per question (ms, validation)")
     ax.set_ylabel(f"validation {record['metric']}")
@@ -103,7 +109,7 @@ def pareto_front(run: RunData):
     return fig
 
 
-def _latency(run: RunData, trial: dict) -> float | None:
+def _latency(run: RunData, trial: SearchTrial) -> float | None:
     """A trial's latency: its objective when searched for, else the median of its validation records."""
     if trial["values"].get("latency") is not None:
         return float(trial["values"]["latency"])
