@@ -21,7 +21,7 @@ from pathlib import Path
 def main() -> None:
     from rich.console import Console
 
-    from ragsweep.groundedness.command import evaluate_labels
+    from ragsweep.groundedness.command import EvaluationOptions, evaluate_labels
     from ragsweep.groundedness.table import print_result
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -31,19 +31,10 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json")
     args = ap.parse_args()
-    runs = [
-        evaluate_labels(
-            args.labels,
-            spec_path=args.spec,
-            detectors=args.detectors,
-            dev_fraction=0.5,
-            seed=0,
-            cache=None,
-            budget=None,
-            say=print,
-        )
-        for _ in range(args.repeat)
-    ]
+    options = EvaluationOptions(
+        spec_path=args.spec, detectors=args.detectors, dev_fraction=0.5, seed=0, cache=None, budget=None
+    )
+    runs = [evaluate_labels(args.labels, options, say=print) for _ in range(args.repeat)]
     result = runs[0]  # the figures other than latency are deterministic: identical in every repeat
     for row in result["rows"]:
         medians = [

@@ -159,15 +159,15 @@ class Replay:
 def replay_search(g: Ground, settings: dict, seed: int, fraction: float, objectives=("quality",)):
     """One search on the ground truth: its trials (in order) and why it stopped."""
     from ragsweep.config.search import SearchSpec
-    from ragsweep.search.loop import Limits, run_search
+    from ragsweep.search.loop import Asking, Limits, run_search
     from ragsweep.search.space import SearchSpace
-    from ragsweep.search.strategies.registry import REGISTRY
+    from ragsweep.search.strategies.registry import strategy_class
     from ragsweep.search.study import SearchStudy
     from ragsweep.search.trials import directions
 
     s = SearchSpec(**settings, objectives=list(objectives))
     space = SearchSpace(g.configs, s.order)
-    strategy = REGISTRY[s.strategy](s, seed, None, False)
+    strategy = strategy_class(s.strategy)(s, seed, None, False)
     study = SearchStudy(None, "bench", s.objectives, directions(s.objectives, False), strategy.sampler())
     stopped = run_search(
         study,
@@ -175,9 +175,7 @@ def replay_search(g: Ground, settings: dict, seed: int, fraction: float, objecti
         strategy,
         Limits(None, fraction * g.compute),
         Replay(g),
-        s.batch,
-        questions=len(g.val_qids),
-        pool=4 if s.cost_aware else 1,
+        Asking(s.batch, questions=len(g.val_qids), pool=4 if s.cost_aware else 1),
     )
     return study.trials(), stopped
 
@@ -223,7 +221,7 @@ def strategies(g: Ground, seeds: int, fraction: float) -> dict:
 
 
 def racing(g: Ground, seeds: int, family: bool = True) -> list[dict]:
-    from ragsweep.search.racing import looks, question_order, race
+    from ragsweep.search.racing import RaceRule, looks, question_order, race
 
     index = {q: i for i, q in enumerate(g.val_qids)}
     rows = []
@@ -236,7 +234,8 @@ def racing(g: Ground, seeds: int, family: bool = True) -> list[dict]:
 
         sizes = looks(len(order), 0.2, 2.0)
         t0 = time.perf_counter()
-        result = race([c.config_hash for c in g.configs], sizes, values_at, True, 0.05, seed=seed, family=family)
+        rule = RaceRule(True, 0.05, seed=seed, family=family)
+        result = race([c.config_hash for c in g.configs], sizes, values_at, rule)
         final = max(result.survivors, key=lambda h: (g.val_mean[h], -[c.config_hash for c in g.configs].index(h)))
         pairs = sum(result.pairs.values())
         rows.append(

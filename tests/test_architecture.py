@@ -18,37 +18,13 @@ FLAG_MIRRORS = {"api.py:sweep", "cli.py:run", "generate/cli_command.py:generate"
 FLAG_MIRRORS |= {"serve_cli.py:serve"}
 # what still takes more (issue 43 brings it to none): a function leaves this list when it is mended, never joins it
 OVER_PARAMETERS = {
-    "driver.py:_driver_context",
-    "evaluation/bertscore_tokens.py:__init__",
     "evaluation/judges.py:judge",
-    "executors/ray_tasks.py:answer_task",
-    "groundedness/command.py:evaluate_labels",
-    "groundedness/meta.py:evaluate",
     "llm/capacity.py:__init__",
     "llm/engine.py:__init__",
     "llm/engine.py:_call",
     "llm/engine.py:_fresh",
     "llm/engine.py:_send",
     "llm/server_info.py:llama_cpp_python_window",
-    "metrics/catalogue.py:_retrieval",
-    "pipelines/ask.py:answer_question",
-    "pipelines/estimate.py:_graph_extraction",
-    "pipelines/estimate_retrieval.py:llm_rerank",
-    "pipelines/live.py:__init__",
-    "pipelines/outputs/records.py:build_records",
-    "pipelines/stages/answer.py:answer_group",
-    "pipelines/stages/answer.py:answer_config",
-    "pipelines/stages/answer.py:answer_question",
-    "pipelines/stages/baselines.py:answer_baseline",
-    "pipelines/stages/judge.py:judge_all",
-    "pipelines/stages/score.py:score_answers",
-    "postprocessors/base.py:span_node",
-    "results/compare.py:_compare_one",
-    "retrievers/graph_index.py:__init__",
-    "retrievers/knowledge_graph.py:__init__",
-    "retrievers/rm3.py:__init__",
-    "search/loop.py:run_search",
-    "search/racing.py:race",
 }
 
 

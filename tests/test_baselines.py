@@ -67,9 +67,10 @@ def test_baseline_rows_on_the_demo():
     from ragsweep.config import parse_spec
     from ragsweep.datasets.demo import load_demo_corpus, load_demo_questions
     from ragsweep.datasets.types import Dataset
+    from ragsweep.pipelines.answer_record import Outlet
     from ragsweep.pipelines.grid import expand
     from ragsweep.pipelines.journal import MemorySink
-    from ragsweep.pipelines.stages.baselines import answer_baseline
+    from ragsweep.pipelines.stages.baselines import BaselineAnswering, answer_baseline
 
     docs = load_demo_corpus()
     questions, _ = load_demo_questions(docs)
@@ -85,7 +86,7 @@ def test_baseline_rows_on_the_demo():
     q = next(q for q in questions if q.evidence)
     sink = MemorySink()
     for kind in ("no_retrieval", "oracle", "full_document"):
-        assert answer_baseline(by_kind[kind], q, dataset, sink, None, k=5)
+        assert answer_baseline(by_kind[kind], q, dataset, Outlet(sink, None), BaselineAnswering(k=5))
     rows = {r[2]: r[3] for r in sink.rows}
     oracle, empty, full = rows["baseline-oracle"], rows["baseline-no_retrieval"], rows["baseline-full_document"]
     assert oracle["hit"] == oracle["mrr"] == oracle["span_recall"] == oracle["span_precision"] == 1.0

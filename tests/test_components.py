@@ -37,16 +37,20 @@ def test_a_spec_without_a_builder_says_so():
 
 
 def test_kinds_chosen_by_name_resolve_to_what_builds_them():
-    """Executors and detectors are chosen by a plain name; each name's path loads (its module on first use)."""
+    """Executors, search strategies and detectors are chosen by a plain name, each a ``components.Named`` line in
+    its family's table: the schema's choices are the table's names, and each builder loads (on first use)."""
     import typing
 
-    from ragsweep.components import load
     from ragsweep.config import SweepSpec
-    from ragsweep.executors import EXECUTORS
-    from ragsweep.groundedness.detectors.registry import ALL, build, needs_llm, offline, with_llm
+    from ragsweep.config.search import STRATEGIES, SearchSpec
+    from ragsweep.config.services import EXECUTORS
+    from ragsweep.groundedness.detectors.registry import ALL, DETECTORS, build, needs_llm, offline, with_llm
+    from ragsweep.search.strategies.base import Strategy
 
     assert set(EXECUTORS) == set(typing.get_args(SweepSpec.model_fields["executor"].annotation))
-    assert all(callable(load(path)) for path in EXECUTORS.values())
+    assert set(STRATEGIES) | {"auto"} == set(typing.get_args(SearchSpec.model_fields["strategy"].annotation))
+    assert all(callable(kind.load()) for table in (EXECUTORS, DETECTORS) for kind in table.values())
+    assert all(issubclass(kind.load(), Strategy) for kind in STRATEGIES.values())
     assert offline() == ["quip", "cosine"] and with_llm() == ["llm_faithfulness", "claims", "llm_correctness"]
     assert [n for n in ALL if needs_llm(n)] == with_llm()
     assert build("quip").name == "quip" and build("claims", llm=object()).name == "claims"
@@ -55,7 +59,7 @@ def test_kinds_chosen_by_name_resolve_to_what_builds_them():
 
 
 def test_a_retriever_kind_is_built_from_what_it_searches():
-    """Each kind declares its parts (fusion order); ``needs_embedding``, ``uses_bm25`` and ``uses_graph`` and what
+    """Each kind declares its parts (fusion order); ``needs_embedding``, ``memory_parts`` and ``uses_graph`` and what
     the query transforms change derive from them."""
     from ragsweep.config import RM3Spec
     from ragsweep.config.llm_transforms import HyDESpec
@@ -73,7 +77,7 @@ def test_a_retriever_kind_is_built_from_what_it_searches():
         "HybridKGSpec": ("vector", "bm25", "graph"),
     }
     assert [r.kind for r in kinds.values() if r.needs_embedding] == ["vector", "fusion", "hybrid_kg"]
-    assert [r.kind for r in kinds.values() if r.uses_bm25] == ["bm25", "fusion", "hybrid_kg"]
+    assert [r.kind for r in kinds.values() if r.memory_parts == ("bm25",)] == ["bm25", "fusion", "hybrid_kg"]
     assert [r.kind for r in kinds.values() if r.uses_graph] == ["knowledge_graph", "hybrid_kg"]
     rm3, hyde = RM3Spec(kind="rm3"), HyDESpec(kind="hyde")
     assert [r.kind for r in kinds.values() if rm3.applies_to(r)] == ["bm25", "fusion", "hybrid_kg"]

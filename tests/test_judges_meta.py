@@ -220,14 +220,14 @@ def _scored(scores, errors=None):
 
 def test_constant_or_chance_level_detectors_are_flagged_and_good_ones_not():
     items = load_labels("demo")
-    dev, test = meta.split(items, 0.5, 0)
+    labelled = meta.LabelledSplit(items, *meta.split(items, 0.5, 0))
     y = [it.grounded for it in items]
-    good = meta.evaluate("good", "grounded", items, _scored([0.9 if g else 0.1 for g in y]), dev, test, n_boot=200)
+    good = meta.evaluate("good", "grounded", labelled, _scored([0.9 if g else 0.1 for g in y]), n_boot=200)
     assert not good.no_better_than_chance and good.chance_reason is None and good.kappa.lo > 0
-    const = meta.evaluate("const", "grounded", items, _scored([0.0] * len(items)), dev, test, n_boot=200)
+    const = meta.evaluate("const", "grounded", labelled, _scored([0.0] * len(items)), n_boot=200)
     assert const.no_better_than_chance and const.chance_reason == "every test item scored 0"
     rng = np.random.default_rng(3)
-    noise = meta.evaluate("noise", "grounded", items, _scored(list(rng.random(len(items)))), dev, test, n_boot=200)
+    noise = meta.evaluate("noise", "grounded", labelled, _scored(list(rng.random(len(items)))), n_boot=200)
     assert noise.no_better_than_chance and "kappa's 95% CI" in noise.chance_reason
     # one decision for every test item, though the scores vary
     assert (

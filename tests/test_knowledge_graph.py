@@ -9,7 +9,7 @@ from llama_index.core.schema import QueryBundle, TransformComponent
 
 from ragsweep.graphs.build import SOURCE_CHUNKS, attach_sources, build_or_load, entity_ids, graph_key
 from ragsweep.retrievers.graph_keywords import EntityVocabulary, match_entities, tokens
-from ragsweep.retrievers.knowledge_graph import TRIPLETS_KEY, GraphChunkRetriever
+from ragsweep.retrievers.knowledge_graph import TRIPLETS_KEY, GraphChunkRetriever, GraphSearch
 from ragsweep.splitters.build import Chunk
 
 
@@ -87,11 +87,12 @@ def _extractor(triplets=TRIPLETS):
     return lambda: ScriptedExtractor(triplets=triplets)
 
 
-def _retriever(store, vocab_ids=None, **kw):
+def _retriever(store, vocab_ids=None, namespace="", **kw):
     params = {"max_keywords": 10, "path_depth": 1, "max_triplets": 30, "similarity_top_k": 10}
     params.update(kw)
     chunks = {c.node_id: c for c in CHUNKS}
-    return GraphChunkRetriever(store, EntityVocabulary.of(vocab_ids or entity_ids(store)), chunks, **params)
+    vocab = EntityVocabulary.of(vocab_ids or entity_ids(store))
+    return GraphChunkRetriever(store, vocab, chunks, GraphSearch(**params), namespace=namespace)
 
 
 @pytest.fixture
@@ -200,16 +201,8 @@ def test_include_triplets_in_llm_context_when_asked(built):
     from llama_index.core.schema import MetadataMode
 
     chunks = {c.node_id: c for c in CHUNKS}
-    r = GraphChunkRetriever(
-        built.store,
-        EntityVocabulary.of(entity_ids(built.store)),
-        chunks,
-        max_keywords=5,
-        path_depth=1,
-        max_triplets=10,
-        similarity_top_k=3,
-        triplets_in_context=True,
-    )
+    search = GraphSearch(max_keywords=5, path_depth=1, max_triplets=10, similarity_top_k=3, triplets_in_context=True)
+    r = GraphChunkRetriever(built.store, EntityVocabulary.of(entity_ids(built.store)), chunks, search)
     node = r.retrieve("Who holds the deposit?")[0].node
     assert "HELD_IN" in node.get_content(metadata_mode=MetadataMode.LLM)
     assert "HELD_IN" not in node.get_content(metadata_mode=MetadataMode.EMBED)
@@ -375,10 +368,10 @@ def test_neo4j_keeps_long_source_lists(neo4j_store, tmp_path):
     n4.load(neo4j_store, ns, g.store, g.entities, g.relations)
     try:
         by_id = {c.node_id: c for c in chunks}
-        args = dict(max_keywords=5, path_depth=1, max_triplets=10, similarity_top_k=200)
-        simple = GraphChunkRetriever(g.store, EntityVocabulary.of(entity_ids(g.store)), by_id, **args).retrieve("roof")
+        search = GraphSearch(max_keywords=5, path_depth=1, max_triplets=10, similarity_top_k=200)
+        simple = GraphChunkRetriever(g.store, EntityVocabulary.of(entity_ids(g.store)), by_id, search).retrieve("roof")
         neo = GraphChunkRetriever(
-            neo4j_store, EntityVocabulary.of(n4.entity_ids(neo4j_store, ns)), by_id, namespace=ns, **args
+            neo4j_store, EntityVocabulary.of(n4.entity_ids(neo4j_store, ns)), by_id, search, namespace=ns
         ).retrieve("roof")
         assert len(simple) == 130
         assert [n.node.node_id for n in neo] == [n.node.node_id for n in simple]

@@ -186,7 +186,7 @@ def test_multi_query_fuses_each_querys_bm25_results_and_writes_once():
     transform, bm25_spec = spec.query_transforms[0], spec.retrievers[0]
     llm, memo = _ScriptedLLM("1. escrow account interest\n2. heating repairs"), TransformMemo()
     shared = SharedResults(bm25_retriever(_chunks(), 5), 5)
-    index = IndexRetrievers(shared, None, llm=llm, transform_memo=memo)
+    index = IndexRetrievers({"bm25": shared}, None, llm=llm, transform_memo=memo)
     question = "security deposit"
     top3 = index.make(bm25_spec, 3, transform=transform).retrieve(QueryBundle(question))
     lists = [
@@ -197,7 +197,9 @@ def test_multi_query_fuses_each_querys_bm25_results_and_writes_once():
     assert "c4" in {n.node.node_id for n in top3}  # only the rewrite "heating repairs" finds the heating clause
     # another top_k and another index with the same memo: the LLM wrote once
     index.make(bm25_spec, 5, transform=transform).retrieve(QueryBundle(question))
-    other = IndexRetrievers(SharedResults(bm25_retriever(_chunks(), 5), 5), None, llm=llm, transform_memo=memo)
+    other = IndexRetrievers(
+        {"bm25": SharedResults(bm25_retriever(_chunks(), 5), 5)}, None, llm=llm, transform_memo=memo
+    )
     other.make(bm25_spec, 2, transform=transform).retrieve(QueryBundle(question))
     assert llm.calls == 1
     record = index.transform_record(transform, question)
@@ -208,7 +210,7 @@ def test_multi_query_fuses_each_querys_bm25_results_and_writes_once():
 def test_unusable_decomposition_falls_back_to_the_question():
     spec = _spec(retrievers=[{"kind": "bm25"}], query_transforms=[{"kind": "decompose"}])
     shared = SharedResults(bm25_retriever(_chunks(), 5), 5)
-    index = IndexRetrievers(shared, None, llm=_ScriptedLLM("I cannot split this question."))
+    index = IndexRetrievers({"bm25": shared}, None, llm=_ScriptedLLM("I cannot split this question."))
     nodes = index.make(spec.retrievers[0], 3, transform=spec.query_transforms[0]).retrieve(QueryBundle("escrow"))
     assert [n.node.node_id for n in nodes] == [n.node.node_id for n in shared.get(QueryBundle("escrow"))[:3]]
     record = index.transform_record(spec.query_transforms[0], "escrow")
@@ -240,7 +242,9 @@ def test_hyde_searches_the_mean_of_passage_and_question_embeddings(minilm_vector
     question = "Who pays for repairs to the heating?"
     with FakeOpenAI() as fake:
         llm = OpenAILike(model="hyde", api_base=fake.base_url, api_key="x", is_chat_model=True, max_retries=0)
-        index = IndexRetrievers(SharedResults(bm25_retriever(_chunks(), 5), 5), SharedResults(vector, 5), llm=llm)
+        index = IndexRetrievers(
+            {"bm25": SharedResults(bm25_retriever(_chunks(), 5), 5)}, SharedResults(vector, 5), llm=llm
+        )
         got = index.make(spec.retrievers[0], 3, transform=hyde).retrieve(QueryBundle(question))
         fused = index.make(spec.retrievers[1], 3, transform=hyde).retrieve(QueryBundle(question))
         assert fake.stats()["by_kind"] == {"hyde": 1}  # vector and fusion's vector part share one passage

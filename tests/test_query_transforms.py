@@ -8,7 +8,7 @@ import math
 import pytest
 from llama_index.core.schema import QueryBundle
 
-from ragsweep.config import parse_spec
+from ragsweep.config import RM3Spec, parse_spec
 from ragsweep.errors import RagsweepError
 from ragsweep.pipelines.grid import expand
 from ragsweep.retrievers.factory import IndexRetrievers, bm25_retriever
@@ -61,7 +61,8 @@ def _rm3(fb_docs=2, fb_terms=10, weight=0.5, max_df=1.0):
     """RM3 over the four-chunk corpus; max_df 1.0 because in four chunks every term is in 25 % of them."""
     bm25 = bm25_retriever(_chunks(), 4)
     shared = SharedResults(bm25, 4)
-    return RM3Retriever(bm25, shared, 4, fb_docs, fb_terms, weight, max_df), shared
+    params = RM3Spec(kind="rm3", fb_docs=fb_docs, fb_terms=fb_terms, original_weight=weight, max_df=max_df)
+    return RM3Retriever(bm25, shared, 4, params), shared
 
 
 def test_rm3_feedback_terms_follow_anserini_filters():
@@ -107,7 +108,7 @@ def test_rm3_is_deterministic_and_memoised_by_the_factory():
     )
     transform = spec.query_transforms[0]
     bm25 = SharedResults(bm25_retriever(_chunks(), 4), 4)
-    index = IndexRetrievers(bm25, None)
+    index = IndexRetrievers({"bm25": bm25}, None)
     a = index.make(spec.retrievers[0], 3, transform=transform)
     b = index.make(spec.retrievers[0], 2, transform=transform)
     assert isinstance(a, MemoRetriever)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ragsweep.search.racing import drop, looks, race
+from ragsweep.search.racing import RaceRule, drop, looks, race
 
 
 def test_looks_grow_from_the_first_fraction_to_every_question():
@@ -28,7 +28,7 @@ def _race(means, n, rng, alpha=0.05, incumbent=None):
         return {h: data[h][:k] for h in hashes}
 
     contenders = [h for h in truth if h != incumbent]
-    return race(contenders, looks(n, 0.2, 2.0), values_at, True, alpha, incumbent=incumbent), truth
+    return race(contenders, looks(n, 0.2, 2.0), values_at, RaceRule(True, alpha), incumbent=incumbent), truth
 
 
 def test_with_no_difference_a_race_rarely_drops_a_best_configuration():

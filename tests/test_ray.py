@@ -306,6 +306,20 @@ def test_a_stage_added_to_the_plan_runs_in_its_place_on_ray(
     assert read_run(spec.run_dir).records["bertscore_f1"].notna().all()
 
 
+def test_a_tfidf_part_on_ray_matches_local(ray_cluster, make_spec, run_cli, read_run, tmp_path):
+    """A part built in memory that no executor names (TF-IDF: its kind's declaration alone) is built by the
+    workers' answering tasks and gives a local run's records."""
+    data = {"splitters": [SENTENCE256], "top_k": [3], "retrievers": [{"kind": "tfidf"}]}
+    local_spec, ray_spec = make_spec("ray-tfidf-local", **data), make_spec("ray-tfidf-remote", **data)
+    local = run_cli("run", local_spec.path, "--cache", tmp_path / "c1", "--limit", 6)
+    remote = _ray_run(run_cli, ray_spec, tmp_path / "c2", ray_cluster, "--limit", 6)
+    assert local.returncode == 0 and remote.returncode == 0, describe(remote)
+    lrun, rrun = read_run(local_spec.run_dir), read_run(ray_spec.run_dir)
+    assert len(rrun.records) == 6 and rrun.records["error"].isna().all()
+    assert rrun.manifest["invocations"][-1]["executor"]["kind"] == "ray"
+    assert_same_records(lrun.records, rrun.records)
+
+
 def test_a_traced_ray_sweep_sends_the_spans_of_what_its_workers_answer(
     ray_cluster, phoenix_url, make_spec, run_cli, read_run, tmp_path
 ):
@@ -436,7 +450,7 @@ def test_executor_options_are_checked(make_spec, run_cli, get_free_port):
     )
     assert time.monotonic() - t0 < procwait.scaled(30)
     p = run_cli("run", spec.path, "--executor", "dask")
-    assert p.returncode == 2 and "--executor: 'dask' is not local or ray" in p.stderr, describe(p)
+    assert p.returncode == 2 and "--executor: 'dask' is not one of local, ray" in p.stderr, describe(p)
     p = run_cli("run", spec.path, "--executor", "local", "--ray-address", closed)
     assert p.returncode == 2 and "--ray-address" in p.stderr, describe(p)
     bad = make_spec("ray-bad", executor="spark")

@@ -170,7 +170,8 @@ def test_report_of_a_run_with_a_failed_row_and_no_answer(report_run, tmp_path):
     run.records.loc[i, "error"] = "RuntimeError: <b>boom</b>"
     data = explorer_data(run)
     row = next(r for r in data["answers"][run.records.loc[i, "qid"]] if r["error"])
-    assert row["answer"] is None and row["bs"] is None
+    bertscore = [m["name"] for m in data["metrics"]].index("bertscore_f1_rescaled")
+    assert row["answer"] is None and row["scores"][bertscore] is None
     json.dumps(data, allow_nan=False)
     page = build_report(run)
     assert "RuntimeError: \\u003cb>boom\\u003c/b>" in page and "<b>boom</b>" not in page

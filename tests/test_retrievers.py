@@ -57,7 +57,7 @@ def test_memo_hits_replay_the_original_compute_time():
 
 
 def _index(vector, bm25) -> IndexRetrievers:
-    return IndexRetrievers(SharedResults(Fixed(bm25), 3), SharedResults(Fixed(vector), 3))
+    return IndexRetrievers({"bm25": SharedResults(Fixed(bm25), 3)}, SharedResults(Fixed(vector), 3))
 
 
 VECTOR = [("a", 0.9), ("b", 0.8), ("c", 0.7)]
@@ -95,7 +95,7 @@ def test_rrf_keeps_chunks_with_identical_text_apart():
                 for i, s in (("p1", 0.9), ("p2", 0.8))
             ]
 
-    idx = IndexRetrievers(SharedResults(Same(), 2), SharedResults(Same(), 2))
+    idx = IndexRetrievers({"bm25": SharedResults(Same(), 2)}, SharedResults(Same(), 2))
     out = idx.make(FusionSpec(kind="fusion"), 2).retrieve(QueryBundle("q"))
     assert ids(out) == ["p1", "p2"]
 

@@ -13,10 +13,10 @@ import pytest
 from ragsweep.config import parse_spec
 from ragsweep.errors import RagsweepError
 from ragsweep.pipelines.grid import expand
-from ragsweep.search.loop import Limits, run_search
+from ragsweep.search.loop import Asking, Limits, run_search
 from ragsweep.search.pareto import dominates, front, hypervolume
 from ragsweep.search.space import SearchSpace, axis_values
-from ragsweep.search.strategies.registry import REGISTRY
+from ragsweep.search.strategies.registry import strategy_class
 from ragsweep.search.study import SearchStudy
 from ragsweep.search.trials import Outcome, directions
 
@@ -75,12 +75,14 @@ class Replay:
 def run(tmp_path, spec, configs, limit, evaluate=None, seed=0, name="s"):
     s = spec.search
     space = SearchSpace(configs, s.order)
-    strategy = REGISTRY[s.strategy](s, seed, limit, False)
+    strategy = strategy_class(s.strategy)(s, seed, limit, False)
     study = SearchStudy(
         tmp_path / f"{name}.sqlite", f"k{seed}", s.objectives, directions(s.objectives, False), strategy.sampler()
     )
     evaluate = evaluate or Replay(s.objectives)
-    stopped = run_search(study, space, strategy, Limits(limit, s.budget.seconds, s.budget.usd), evaluate, s.batch)
+    stopped = run_search(
+        study, space, strategy, Limits(limit, s.budget.seconds, s.budget.usd), evaluate, Asking(s.batch)
+    )
     return study, evaluate, stopped
 
 
@@ -334,11 +336,10 @@ def test_a_cost_aware_search_fits_more_trials_in_the_same_seconds(tmp_path):
             run_search(
                 study,
                 space,
-                REGISTRY["random"](s, seed, None, False),
+                strategy_class("random")(s, seed, None, False),
                 Limits(None, 40.0),
                 replay,
-                questions=50,
-                pool=4 if aware else 1,
+                Asking(questions=50, pool=4 if aware else 1),
             )
             counts[aware] += len(replay.calls)
             trials = study.trials()
@@ -356,7 +357,7 @@ def test_a_killed_cost_aware_search_evaluates_only_proposals_it_had_chosen(tmp_p
     space = SearchSpace(configs)
     replay = Replay()
 
-    class DiesProposing(REGISTRY["random"]):
+    class DiesProposing(strategy_class("random")):
         proposals = 0
 
         def propose(self, space, trials, pending):
@@ -368,7 +369,7 @@ def test_a_killed_cost_aware_search_evaluates_only_proposals_it_had_chosen(tmp_p
     def search(strategy, evaluate):
         study = SearchStudy(tmp_path / "pool.sqlite", "k", ["quality"], ["maximize"], None)
         stopped = run_search(
-            study, space, strategy(spec.search, 0, 6, False), Limits(6), evaluate, questions=10, pool=4
+            study, space, strategy(spec.search, 0, 6, False), Limits(6), evaluate, Asking(questions=10, pool=4)
         )
         return study, stopped
 
@@ -380,7 +381,7 @@ def test_a_killed_cost_aware_search_evaluates_only_proposals_it_had_chosen(tmp_p
         if t.state == "running"
     ]
     assert len(left) == 2 and all(t.features is None for t in left) and len(replay.calls) == 2
-    study, stopped = search(REGISTRY["random"], replay)
+    study, stopped = search(strategy_class("random"), replay)
     trials = study.trials()
     assert stopped == "budget: 6 trials" and len(replay.calls) == len(set(replay.calls)) == 6
     assert all(trials[t.number].state == "skipped" for t in left)

@@ -173,7 +173,7 @@ def test_records_from_parts_of_several_configurations_equal_the_whole_frame(tmp_
     folder = tmp_path / "parts"
     folder.mkdir()
     parts = RecordsFile(folder)
-    kept = records_mod.build_records(questions, configs, journal, parts=parts)
+    kept = records_mod.build_records(questions, configs, journal, sources=parts)
     journal.close()
     assert len(list(folder.glob("part-*.parquet"))) == {1: 4, 4: 2, 10**6: 1}[part_rows]
     assert "answer" not in kept.columns and "sources" not in kept.columns

@@ -705,7 +705,7 @@ def test_ask_prints_corpus_text_verbatim(base_run, monkeypatch):
     ):
         monkeypatch.setenv(var, os.environ.get(var, "x"))  # ask() calls os.environ.setdefault; undo it after
 
-    def fake_answer(spec, config, dataset, question, cache_dir=None, tuned=None, threshold=None):
+    def fake_answer(spec, config, dataset, question, cache_dir=None, chosen=None):
         return {
             "answer": "The Tenant [sic] must pay rent.",
             "generator": "extractive-baseline",

@@ -36,15 +36,18 @@ def _options(
 
 def _with_executor(spec, executor: str | None, ray_address: str | None):
     """The spec with ``--executor`` / ``--ray-address`` applied."""
+    from ragsweep.config.services import EXECUTORS
     from ragsweep.errors import RagsweepError
 
-    if executor not in (None, "local", "ray"):
-        raise RagsweepError(f"--executor: {executor!r} is not local or ray")
-    if ray_address is not None and executor == "local":
-        raise RagsweepError("--ray-address: joins a Ray cluster, which --executor local does not use; drop one of them")
+    if executor is not None and executor not in EXECUTORS:
+        raise RagsweepError(f"--executor: {executor!r} is not one of {', '.join(EXECUTORS)}")
+    if ray_address is not None and executor is not None and not EXECUTORS[executor].has("cluster"):
+        raise RagsweepError(
+            f"--ray-address: joins a Ray cluster, which --executor {executor} does not use; drop one of them"
+        )
     update: dict = {}
     if executor is not None or ray_address is not None:
-        update["executor"] = executor or "ray"
+        update["executor"] = executor or next(n for n, kind in EXECUTORS.items() if kind.has("cluster"))
     if ray_address is not None:
         update["ray"] = spec.ray.model_copy(update={"address": ray_address})
     return spec.model_copy(update=update) if update else spec

@@ -1,17 +1,35 @@
-"""A component kind says where it is built: its spec class's ``builder`` (``"module:name"``), one lookup for all.
+"""A component kind says where it is built (``"module:name"``) and what it can do, in one declaration.
 
-AutoRAG's ``support.py`` maps a name to a module in one table; here the spec class itself carries the name,
-so a reranker, postprocessor or query transform is declared once -- its spec class in ``config/`` (its kind,
-fields, label, capabilities and builder) -- plus the module that builds it: no table elsewhere lists it. The
-module is imported on first use, so its libraries load only when a sweep uses the kind.
+AutoRAG's ``support.py`` maps a name to a module in one table. A kind chosen by a spec section (a splitter,
+retriever, reranker, postprocessor, query transform) carries it on its spec class in ``config/``: its kind,
+fields, label, capabilities and ``builder``, read by ``builder(spec)``. A kind chosen by a plain name (a search
+strategy, an executor, a groundedness detector) is a ``Named`` entry in its family's one table, whose keys are
+the schema's choices. Either way no other table lists it, and the module is imported on first use, so its
+libraries load only when a sweep uses the kind.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
+
+
+@dataclass(frozen=True)
+class Named:
+    """A kind chosen by name: where it is built (``builder``, ``"module:name"``) and what it can do (``can``:
+    capability names its family defines), so validation and the docs need not import it."""
+
+    builder: str
+    can: tuple[str, ...] = ()
+
+    def has(self, capability: str) -> bool:
+        return capability in self.can
+
+    def load(self) -> Any:
+        return load(self.builder)
 
 
 def builder(spec) -> Any:

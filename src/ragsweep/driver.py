@@ -229,7 +229,7 @@ def _stages(st: RunState, executor: Executor) -> None:
     from ragsweep.pipelines.plan import SweepPlan
     from ragsweep.pipelines.plan_run import PlanRun
 
-    st.ctx = _driver_context(st.spec, st.dataset, st.cache, st.stats, st.bars, st.clients, st.configs)
+    st.ctx = _driver_context(st)
     st.stack.callback(_release, st.ctx)
     st.judged = st.configs
     plan = st.plan
@@ -307,15 +307,15 @@ def _plan(st: RunState, configs: list, questions: list, retry: bool = True, judg
     done = (st.journal.done() | st.journal.permanent()) if retry else st.journal.attempted()
     pending = {c.config_hash: [q for q in questions if (c.config_hash, q.qid) not in done] for c in configs}
     spec = st.spec
-    return SweepPlan.build(
-        configs, pending, generate=spec.generator.kind == "llm", judge=judge and spec.stage2 is not None
-    )
+    return SweepPlan.build(configs, pending, generate=spec.generator.calls_llm, judge=judge and spec.stage2 is not None)
 
 
-def _driver_context(spec, dataset, cache: CacheDir, stats, bars, clients, configs):
+def _driver_context(st: RunState):
     """The stage context of this process: the SQLite embedding cache, the run's LLM and Neo4j connection."""
     from ragsweep.pipelines.context import Models, StageContext
     from ragsweep.pipelines.stages.graph import neo4j_connection
+
+    spec, cache, clients = st.spec, st.cache, st.clients
 
     def embedding_cache():  # imported (with numpy) only when a vector is needed
         from ragsweep.embeddings.cache import EmbeddingCache
@@ -325,14 +325,14 @@ def _driver_context(spec, dataset, cache: CacheDir, stats, bars, clients, config
     llm = clients.get(spec.llm) if clients is not None and spec.llm is not None else None
     return StageContext(
         spec=spec,
-        dataset=dataset,
+        dataset=st.dataset,
         cache=cache,
         models=Models(embedding_cache, cache.root),
-        stats=stats,
-        bars=bars,
+        stats=st.stats,
+        bars=st.bars,
         llm=llm,
         llm_for=clients.get if clients is not None else None,
-        neo4j=neo4j_connection(spec, configs),
+        neo4j=neo4j_connection(spec, st.configs),
     )
 
 

@@ -54,19 +54,18 @@ def evaluate(
 
     console = Console(width=None if sys.stdout.isatty() else 200)
     try:
-        from ragsweep.groundedness.command import evaluate_labels
+        from ragsweep.groundedness.command import EvaluationOptions, evaluate_labels
 
-        result = evaluate_labels(
-            labels,
+        options = EvaluationOptions(
             spec_path=spec,
             detectors=detectors,
             dev_fraction=dev_fraction,
             seed=seed,
             cache=cache,
             budget=budget,
-            say=console.print,
             repeats=repeats,
         )
+        result = evaluate_labels(labels, options, say=console.print)
         if out is not None:
             out.write_text(json.dumps(result, indent=1, default=str), encoding="utf-8")
     except RagsweepError as exc:

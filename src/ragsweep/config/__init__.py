@@ -49,6 +49,7 @@ from ragsweep.config.rerankers import (  # noqa: F401
     RerankerSpec,
 )
 from ragsweep.config.retrievers import (  # noqa: F401
+    MEMORY_PARTS,
     BM25Spec,
     FusionSpec,
     GraphParams,

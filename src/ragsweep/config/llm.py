@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Literal, Union
+from typing import Annotated, ClassVar, Literal, Union
 
 from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
@@ -15,6 +15,7 @@ class ExtractiveGeneratorSpec(Strict):
     """Offline baseline: answers with the retrieved sentences that best match the question."""
 
     kind: Literal["extractive"] = "extractive"
+    calls_llm: ClassVar[bool] = False  # what the plan, the stages and the estimate read, never the kind
     max_sentences: int = Field(2, gt=0, description="retrieved sentences the extractive answer keeps")
     abstain_below: float | Literal["tune"] | None = Field(
         None,
@@ -30,6 +31,7 @@ class LLMGeneratorSpec(Strict):
     """Answers written by the spec's ``llm`` from the retrieved chunks (a LlamaIndex response synthesizer)."""
 
     kind: Literal["llm"]
+    calls_llm: ClassVar[bool] = True
     response_mode: Literal["compact", "refine", "simple_summarize", "tree_summarize"] = Field(
         "compact", description="LlamaIndex's response synthesizer mode: how the chunks are put into prompts"
     )

@@ -1,8 +1,14 @@
-"""Retrievers (``retrievers:``): BM25, vector, fusion, knowledge graph, hybrid."""
+"""Retrievers (``retrievers:``): BM25, TF-IDF, vector, fusion, knowledge graph, hybrid.
+
+A kind is declared once, here: its spec class (kind, fields, label), the index parts it ``searches``, and for a
+part built in memory from a splitter's chunks (BM25, TF-IDF) the function that builds it (``part_builder``), and
+its place in ``RetrieverSpec``. The plan, the executors, ``ask`` and ``retrievers.factory`` read these alone:
+``MEMORY_PARTS`` (part name -> builder) derives from the union.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, ClassVar, Literal, Union
+from typing import TYPE_CHECKING, Annotated, ClassVar, Literal, Union, get_args
 
 from pydantic import Field, field_validator
 
@@ -16,19 +22,25 @@ else:
 
 
 class _Retriever(Strict):
-    """A retriever kind declares what it searches (``searches``: ``vector``, ``bm25``, ``graph``): one part is
-    searched alone, several are fused in that order (the order of ``weights``). The plan, the executors and
-    ``ask`` open only those indexes for it; ``retrievers.factory`` builds it from them."""
+    """A retriever kind declares what it searches (``searches``: ``vector``, ``graph`` or a part built in memory,
+    ``bm25``, ``tfidf``): one part is searched alone, several are fused in that order (the order of ``weights``).
+    The plan, the executors and ``ask`` open only those indexes for it; ``retrievers.factory`` builds it from them.
+
+    ``part_builder``: a kind that searches one part of its own, built in memory from a splitter's chunks, names
+    the function that builds it (``"module:function"``, ``fn(chunks, k_max)`` -> a LlamaIndex retriever); the
+    vector and graph parts are built by units of their own (``index``, ``graph``)."""
 
     searches: ClassVar[tuple[str, ...]] = ()
+    part_builder: ClassVar[str | None] = None
 
     @property
     def needs_embedding(self) -> bool:
         return "vector" in self.searches
 
     @property
-    def uses_bm25(self) -> bool:
-        return "bm25" in self.searches
+    def memory_parts(self) -> tuple[str, ...]:
+        """The parts it searches that are built in memory from the chunks, once per splitter and process."""
+        return tuple(p for p in self.searches if p in MEMORY_PARTS)
 
     @property
     def uses_graph(self) -> bool:
@@ -69,10 +81,24 @@ class BM25Spec(_Retriever):
 
     kind: Literal["bm25"]
     searches: ClassVar[tuple[str, ...]] = ("bm25",)
+    part_builder: ClassVar[str | None] = "ragsweep.retrievers.factory:bm25_retriever"
     name: str | None = None
 
     def label(self) -> str:
         return self.name or "bm25"
+
+
+class TfidfSpec(_Retriever):
+    """TF-IDF cosine over the chunks (Salton & Buckley 1988; scikit-learn, unigrams and bigrams, sublinear term
+    frequency): lexical like BM25, without its term saturation and length normalisation; needs no embedding."""
+
+    kind: Literal["tfidf"]
+    searches: ClassVar[tuple[str, ...]] = ("tfidf",)
+    part_builder: ClassVar[str | None] = "ragsweep.retrievers.tfidf:build_part"
+    name: str | None = None
+
+    def label(self) -> str:
+        return self.name or "tfidf"
 
 
 class VectorSpec(_Retriever):
@@ -187,5 +213,10 @@ class HybridKGSpec(GraphParams, _Tunable):
 GraphRetrieverSpec = Union[KnowledgeGraphSpec, HybridKGSpec]
 
 RetrieverSpec = Annotated[
-    Union[BM25Spec, VectorSpec, FusionSpec, KnowledgeGraphSpec, HybridKGSpec], Field(discriminator="kind")
+    Union[BM25Spec, TfidfSpec, VectorSpec, FusionSpec, KnowledgeGraphSpec, HybridKGSpec], Field(discriminator="kind")
 ]
+
+# part name -> the function that builds it in memory from a splitter's chunks, from the kinds' declarations
+MEMORY_PARTS: dict[str, str] = {
+    kind.searches[0]: kind.part_builder for kind in get_args(get_args(RetrieverSpec)[0]) if kind.part_builder
+}

@@ -8,13 +8,35 @@ are then answered on the test questions, where the verdict reports them.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from ragsweep.components import Named
 from ragsweep.config.base import Strict
 
-STRATEGIES = ("grid", "random", "greedy", "tpe", "nsga2", "auto")
+# the search strategies, one module each behind ``search.strategies.base.Strategy``: a new one is its module and
+# a line here. Capabilities: every_configuration (enumerates the grid: no budget), budgeted (searches within one),
+# multi_objective (several objectives), multi_objective_only.
+STRATEGIES: dict[str, Named] = {
+    "grid": Named("ragsweep.search.strategies.grid:GridStrategy", ("every_configuration",)),
+    "random": Named("ragsweep.search.strategies.random_search:RandomStrategy", ("budgeted", "multi_objective")),
+    "greedy": Named("ragsweep.search.strategies.greedy:GreedyStrategy", ("budgeted",)),
+    "tpe": Named("ragsweep.search.strategies.tpe:TPEStrategy", ("budgeted", "multi_objective")),
+    "nsga2": Named(
+        "ragsweep.search.strategies.nsga2:NSGA2Strategy", ("budgeted", "multi_objective", "multi_objective_only")
+    ),
+}
+if TYPE_CHECKING:  # the table's names and auto, known at run time: any name to a type checker
+    STRATEGY_NAMES = str
+else:
+    STRATEGY_NAMES = Literal[(*STRATEGIES, "auto")]
+
+
+def _able(capability: str) -> list[str]:
+    return [name for name, kind in STRATEGIES.items() if kind.has(capability)]
+
+
 # search: auto, from bench/search_bench.py on two LegalBench-RAG subsets (BENCHMARKS.md, "Search instead of
 # enumeration"): greedy had the lowest worst-subset median test regret at 20 % of the grid's compute (-0.027 on
 # privacy_qa, 0.000 on contractnli; tpe -0.081 and +0.022), and MOTPE's front covered most of the grid's
@@ -67,7 +89,7 @@ class SearchSpec(Strict):
     """How configurations are chosen. ``grid`` answers every configuration on every question; the
     others evaluate trials on the validation questions until the budget is spent."""
 
-    strategy: Literal["grid", "random", "greedy", "tpe", "nsga2", "auto"] = Field(
+    strategy: STRATEGY_NAMES = Field(
         "grid", description="auto: the strategy the benchmark found most robust (AUTO), recorded in chosen_by"
     )
     chosen_by: Literal["spec", "auto"] = Field("spec", description="set by strategy: auto")
@@ -121,27 +143,29 @@ class SearchSpec(Strict):
             raise ValueError("search.objectives must be distinct")
         if "quality" not in self.objectives:
             raise ValueError("search.objectives must include quality")
-        if self.strategy == "grid" and not self.budget.empty:
+        kind = STRATEGIES[self.strategy]
+        if kind.has("every_configuration") and not self.budget.empty:
             raise ValueError(
-                "search.budget: the grid evaluates every configuration; choose a strategy "
-                "(random, greedy, tpe, nsga2) to search within a budget"
+                f"search.budget: {self.strategy} evaluates every configuration; choose a strategy "
+                f"({', '.join(_able('budgeted'))}) to search within a budget"
             )
-        if self.strategy == "grid" and self.cost_aware:
-            raise ValueError("search.cost_aware: the grid evaluates every configuration; choose a strategy")
-        if self.strategy == "grid" and self.multi_objective:
+        if kind.has("every_configuration") and self.cost_aware:
             raise ValueError(
-                "search.objectives: the grid reports every configuration; several objectives need tpe, nsga2 or random"
+                f"search.cost_aware: {self.strategy} evaluates every configuration; choose a strategy "
+                f"({', '.join(_able('budgeted'))})"
+            )
+        if self.multi_objective and not kind.has("multi_objective"):
+            what = "reports every configuration" if kind.has("every_configuration") else "optimises quality alone"
+            raise ValueError(
+                f"search.objectives: {self.strategy} {what}; use {', '.join(_able('multi_objective'))} "
+                "for several objectives"
             )
         if self.racing is not None and self.multi_objective:
             raise ValueError(
                 "search.racing: a race drops trials by quality alone, which would lose fast or cheap "
                 "ones from the Pareto front; race with objectives [quality] only"
             )
-        if self.strategy == "greedy" and len(self.objectives) > 1:
-            raise ValueError(
-                "search.objectives: greedy optimises quality alone; use tpe, nsga2 or random for several objectives"
-            )
-        if self.strategy == "nsga2" and len(self.objectives) < 2:
+        if kind.has("multi_objective_only") and not self.multi_objective:
             raise ValueError(
                 "search.strategy: nsga2 is multi-objective; add latency or cost to search.objectives, or use tpe"
             )
@@ -150,7 +174,12 @@ class SearchSpec(Strict):
     @property
     def searching(self) -> bool:
         """Trials on validation and finalists on test: any strategy but the grid, and the grid with racing."""
-        return self.strategy != "grid" or self.racing is not None
+        return not STRATEGIES[self.strategy].has("every_configuration") or self.racing is not None
+
+    @property
+    def budgeted(self) -> bool:
+        """The strategy searches within a budget (every one but the grid, which enumerates)."""
+        return STRATEGIES[self.strategy].has("budgeted")
 
     @property
     def multi_objective(self) -> bool:

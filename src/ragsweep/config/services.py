@@ -4,11 +4,23 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from ragsweep.components import Named
 from ragsweep.config.base import Strict, env_var_name
+
+# the executors, one module each in ``ragsweep.executors`` (a context manager that opens a ``base.Executor``): a
+# new one is its module and a line here. Capability: cluster (joins a cluster: ``ray.address``, ``--ray-address``).
+EXECUTORS: dict[str, Named] = {
+    "local": Named("ragsweep.executors.local:open_local"),
+    "ray": Named("ragsweep.executors.ray:open_ray", ("cluster",)),
+}
+if TYPE_CHECKING:
+    EXECUTOR_NAMES = str
+else:
+    EXECUTOR_NAMES = Literal[tuple(EXECUTORS)]
 
 
 class VectorStoreSpec(Strict):

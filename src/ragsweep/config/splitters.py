@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal, Union
+from typing import Annotated, ClassVar, Literal, Union
 
 from pydantic import Field, SerializerFunctionWrapHandler, field_validator, model_serializer, model_validator
 
@@ -12,6 +12,10 @@ from ragsweep.config.chunk_context import ChunkContext, check_shorthand, context
 
 
 class _Splitter(Strict):
+    """A splitter kind names the function that builds its parser (``builder``) and whether it embeds to chunk
+    (``embeds``: the semantic splitter compares sentences' embeddings)."""
+
+    embeds: ClassVar[bool] = False
     name: str | None = Field(default=None, description="label used in configuration ids")
     context: ChunkContext = Field(
         "none",
@@ -38,6 +42,7 @@ class TokenSplitterSpec(_Splitter):
     """Fixed windows of ``chunk_size`` tokens (LlamaIndex ``TokenTextSplitter``), split at word boundaries."""
 
     kind: Literal["token"]
+    builder: ClassVar[str] = "ragsweep.splitters.parsers:token"
     chunk_size: int = Field(256, gt=0, description="tokens (tiktoken cl100k)")
     chunk_overlap: int = Field(32, ge=0, description="tokens shared by neighbouring chunks")
 
@@ -50,6 +55,7 @@ class SentenceSplitterSpec(_Splitter):
     ``SentenceSplitter``)."""
 
     kind: Literal["sentence"]
+    builder: ClassVar[str] = "ragsweep.splitters.parsers:sentence"
     chunk_size: int = Field(512, gt=0, description="tokens")
     chunk_overlap: int = Field(64, ge=0, description="tokens shared by neighbouring chunks")
 
@@ -62,6 +68,7 @@ class RecursiveSplitterSpec(_Splitter):
     ``RecursiveCharacterTextSplitter`` through LlamaIndex's ``LangchainNodeParser``)."""
 
     kind: Literal["recursive"]
+    builder: ClassVar[str] = "ragsweep.splitters.parsers:recursive"
     chunk_size: int = Field(1500, gt=0, description="characters")
     chunk_overlap: int = Field(150, ge=0, description="characters shared by neighbouring chunks")
     separators: list[str] | None = Field(
@@ -77,6 +84,8 @@ class SemanticSplitterSpec(_Splitter):
     2023, "5 Levels of Text Splitting"), with the configuration's embedding unless ``embedding`` names one."""
 
     kind: Literal["semantic"]
+    builder: ClassVar[str] = "ragsweep.splitters.parsers:semantic"
+    embeds: ClassVar[bool] = True
     breakpoint_threshold_type: Literal["percentile", "standard_deviation", "interquartile", "gradient"] = Field(
         "percentile",
         description="how a break between sentences is chosen from their embedding distances "
@@ -101,6 +110,7 @@ class PatternSplitterSpec(_Splitter):
     structure; pieces longer than ``max_chunk_chars`` are split again by sentences."""
 
     kind: Literal["pattern"]
+    builder: ClassVar[str] = "ragsweep.splitters.parsers:pattern"
     pattern: str = Field(r"\n(?=§)", description="regex; a chunk starts at each match")
     max_chunk_chars: int | None = Field(4000, gt=0, description="longer pieces are split again by sentences")
 
@@ -122,6 +132,7 @@ class SentenceWindowSplitterSpec(_Splitter):
     ``window_size`` sentences either side by the ``sentence_window`` postprocessor."""
 
     kind: Literal["sentence_window"]
+    builder: ClassVar[str] = "ragsweep.splitters.parsers:sentence_window"
     window_size: int = Field(3, ge=0, le=50, description="sentences either side handed to the generator")
 
     def label(self) -> str:
@@ -133,6 +144,7 @@ class HierarchicalSplitterSpec(_Splitter):
     are what the ``auto_merging`` postprocessor merges them into."""
 
     kind: Literal["hierarchical"]
+    builder: ClassVar[str] = "ragsweep.splitters.parsers:hierarchical"
     chunk_sizes: list[int] = Field([2048, 512, 128], min_length=2, description="tokens per level, root first")
     chunk_overlap: int = Field(20, ge=0, description="tokens (LlamaIndex's default)")
 

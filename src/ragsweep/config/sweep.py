@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -22,7 +21,7 @@ from ragsweep.config.query_transforms import NoTransformSpec, QueryTransformSpec
 from ragsweep.config.rerankers import NoRerankSpec, RerankerSpec
 from ragsweep.config.retrievers import GraphParams, RetrieverSpec
 from ragsweep.config.search import SearchSpec, parse_search
-from ragsweep.config.services import Neo4jSpec, RaySpec, TrackingSpec, VectorStoreSpec
+from ragsweep.config.services import EXECUTOR_NAMES, Neo4jSpec, RaySpec, TrackingSpec, VectorStoreSpec
 from ragsweep.config.splitters import SemanticSplitterSpec, SplitterSpec
 from ragsweep.config.tracing import TracingSpec
 
@@ -79,7 +78,7 @@ class SweepSpec(Strict):
     vector_store: VectorStoreSpec = Field(
         VectorStoreSpec(), description="where vectors live: embedded Chroma (default) or a Chroma server"
     )
-    executor: Literal["local", "ray"] = Field("local", description="run the units in this process or as Ray tasks")
+    executor: EXECUTOR_NAMES = Field("local", description="run the units in this process or as Ray tasks")
     ray: RaySpec = Field(RaySpec(), description="the Ray cluster (executor: ray)")
     neo4j: Neo4jSpec | None = Field(None, description="the Neo4j server for retrievers with store: neo4j")
     generator: GeneratorSpec = Field(

@@ -251,20 +251,17 @@ _ENCODERS: dict[tuple, object] = {}  # one loaded encoder per settings and proce
 def load_encoder(spec: BERTScoreSpec, export_root: Path, device: str | None = None):
     """The ``TokenEncoder`` of ``spec`` in this process, loaded on first use."""
     from ragsweep.embeddings.device import resolve_device, resolve_onnx_device
-    from ragsweep.evaluation.bertscore_tokens import TokenEncoder
+    from ragsweep.evaluation.bertscore_tokens import EncoderModel, TokenEncoder
 
     settings = scorer_settings(spec)
     key = (settings.pair_key, str(export_root), device or spec.device, spec.batch_size)
     if key not in _ENCODERS:
         try:
             _ENCODERS[key] = TokenEncoder(
-                settings.backbone,
-                settings.num_layers,
+                EncoderModel(settings.backbone, settings.num_layers, spec.backend, settings.model_id),
                 (resolve_device if spec.backend == "torch" else resolve_onnx_device)(device or spec.device),
                 spec.batch_size,
-                spec.backend,
                 export_root,
-                settings.model_id,
             )
         except OSError as exc:
             raise RagsweepError(

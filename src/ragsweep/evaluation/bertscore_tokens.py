@@ -19,6 +19,7 @@ CPU, agreement with PyTorch measured in BENCHMARKS.md ("BERTScore backends").
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
@@ -139,6 +140,18 @@ def _export(backbone: str, num_layers: int, target: Path) -> None:
         export_in_child("ragsweep.evaluation.bertscore_tokens", "export_backbone", backbone, num_layers, target)
 
 
+@dataclass(frozen=True)
+class EncoderModel:
+    """Which encoder a ``TokenEncoder`` loads: bert-score's ``backbone`` truncated at ``num_layers``, run on
+    ``backend`` (torch, onnx, onnx-int8); ``model_id`` names it for the exports it shares (default: the backbone).
+    One bundle, so the scorer's settings reach the encoder whole rather than as loose arguments."""
+
+    backbone: str
+    num_layers: int
+    backend: str = "torch"
+    model_id: str | None = None
+
+
 class TokenEncoder:
     """bert-score's tokenizer and truncated encoder, run without padding, on PyTorch or ONNX Runtime.
 
@@ -149,16 +162,8 @@ class TokenEncoder:
     process (``embeddings.onnx_export``); int8's dynamic quantization scales activations per batch,
     so it encodes one sentence per call."""
 
-    def __init__(
-        self,
-        backbone: str,
-        num_layers: int,
-        device: str,
-        batch_size: int,
-        backend: str = "torch",
-        export_root: Path | None = None,
-        model_id: str | None = None,
-    ) -> None:
+    def __init__(self, model: EncoderModel, device: str, batch_size: int, export_root: Path | None = None) -> None:
+        backbone, num_layers, backend = model.backbone, model.num_layers, model.backend
         self.device = device
         self.batch_size = batch_size
         self.backend = backend
@@ -186,7 +191,7 @@ class TokenEncoder:
 
         from ragsweep.embeddings.device import available_cores, onnx_providers
 
-        path = backbone_export(backbone, num_layers, backend, export_root, model_id)
+        path = backbone_export(backbone, num_layers, backend, export_root, model.model_id)
         providers = onnx_providers(device)
         cpu_only = all((p if isinstance(p, str) else p[0]) == "CPUExecutionProvider" for p in providers)
         self.calls = available_cores() if cpu_only else 1  # on a CPU: one-thread calls, as many as cores

@@ -20,14 +20,12 @@ from typing import TYPE_CHECKING
 
 from ragsweep.config import JudgePrompts
 from ragsweep.evaluation.judge_forms import CORRECTNESS, VERDICT, parse_correctness
-from ragsweep.metrics.catalogue import CATALOGUE
 
 if TYPE_CHECKING:
     from llama_index.core.evaluation import BaseEvaluator
 
 JUDGES = ("correctness", "faithfulness", "relevancy")
 # per judge: the per-question value summarised (mean with CI) in the summary
-JUDGE_METRICS = {j: [m.name for m in CATALOGUE if m.judge == j] for j in JUDGES}
 
 
 def prompt_texts(prompts: JudgePrompts) -> dict[str, str]:

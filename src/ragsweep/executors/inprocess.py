@@ -10,7 +10,7 @@ A unit that fails records its configurations' questions as failed with its reaso
 from __future__ import annotations
 
 from ragsweep.errors import short_reason
-from ragsweep.pipelines.answer_record import AnswerSink, Retrieved
+from ragsweep.pipelines.answer_record import AnswerSink, Outlet, Retrieved
 from ragsweep.pipelines.context import StageContext
 from ragsweep.pipelines.grid import Configuration
 from ragsweep.pipelines.plan import SweepPlan, Unit, with_embedding
@@ -129,12 +129,16 @@ class InProcess:
         active = self._active()
         if not active:
             return
-        if self.found.bm25 is None and any(c.retriever.uses_bm25 for c in active):
-            self.found.bm25 = index.bm25_index(self.ctx, self.chunks)  # once per splitter, for all its units
-            if isinstance(self.found.bm25, Exception):
-                reason = f"BM25 index failed: {short_reason(self.found.bm25)}"
-                self.found.bm25 = None
-                self._fail([c for c in active if c.retriever.uses_bm25], reason)
+        for name in dict.fromkeys(p for c in active for p in c.retriever.memory_parts):
+            if name not in self.found.parts:  # once per splitter, for all its units
+                built = index.memory_part(self.ctx, self.chunks, name)
+                if isinstance(built, Exception):
+                    reason = f"{name.upper()} index failed: {short_reason(built)}"
+                    self._fail([c for c in active if name in c.retriever.memory_parts], reason)
+                else:
+                    self.found.parts[name] = built
         mine = {c.config_hash for c in self.plan.groups[self.key].answered_by(unit)}
         configs = [c for c in active if c.config_hash in mine and c.config_hash not in self.failed]
-        answer.answer_group(self.ctx, configs, self.found, self.plan.pending, self.sink, self.bar, self.gen_items)
+        answer.answer_group(
+            self.ctx, configs, self.found, self.plan.pending, Outlet(self.sink, self.bar, self.gen_items)
+        )

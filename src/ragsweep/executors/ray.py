@@ -134,8 +134,8 @@ class RayExecutor:
             return score.run_unit(run, unit)
         st, todo = run.st, score.todo_of(run)
         block = max(64, min(2048, math.ceil(len(todo) / (4 * self.session.cluster.cpus)))) if todo else 2048
-        st_blocks = self._run_blocks(st.ctx)
-        score.score_answers(st.ctx, run.questions, todo, st.journal, st.scorer_key, run_blocks=st_blocks, block=block)
+        blocks = score.Blocks(self._run_blocks(st.ctx), block)
+        score.score_answers(st.ctx, run.questions, todo, st.journal, st.scorer_key, blocks)
 
     def _run_blocks(self, ctx):
         import ray

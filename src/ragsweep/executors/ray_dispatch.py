@@ -263,6 +263,8 @@ class Dispatch:
         that every index is searched once per question)."""
         import ray
 
+        from ragsweep.executors.ray_tasks import AnswerSlice
+
         g = self.work[unit.chunk_key]
         mine = {c.config_hash for c in self.plan.groups[unit.chunk_key].answered_by(unit)}
         configs = [c for c in self._configs(unit) if c.config_hash in mine]
@@ -279,7 +281,7 @@ class Dispatch:
             self.submit(
                 unit,
                 "answer_task",
-                (self.spec_ref, self.dataset_ref, cfgs, g.chunks_ref, part, vecs, graph_ref, self.root),
+                (self.spec_ref, self.dataset_ref, g.chunks_ref, graph_ref, self.root, AnswerSlice(cfgs, part, vecs)),
                 self.answered,
                 (cfgs, part),
             )

@@ -129,20 +129,30 @@ def graph_task(spec, dataset, configs, chunks, graph_files: dict[str, str]) -> T
     return _result(ctx, graph_files=files, graph_failures=failures)
 
 
-def answer_task(
-    spec, dataset, configs, chunks, pending, vectors, graph_files: dict[str, str], cache_root: Path
-) -> TaskResult:
-    """An answer unit of one splitter, on a slice of the questions (``pending``: configuration hash ->
-    questions): open the indexes and graphs the driver's earlier tasks made, then answer exactly as the
-    local executor does; LLM-written answers go back as generation items."""
+@dataclass(frozen=True)
+class AnswerSlice:
+    """What one answering task answers: ``configs`` of one splitter on a slice of the questions (``pending``:
+    configuration hash -> questions), with the cached question vectors it needs (``vectors``). The chunks and
+    graphs are the task's own arguments: Ray hands a task the objects its top-level references name."""
+
+    configs: list
+    pending: dict
+    vectors: dict
+
+
+def answer_task(spec, dataset, chunks, graph_files: dict[str, str], cache_root: Path, part: AnswerSlice) -> TaskResult:
+    """An answer unit of one splitter, on a slice of the questions: open the indexes and graphs the driver's
+    earlier tasks made, then answer exactly as the local executor does; LLM-written answers go back as
+    generation items."""
     from ragsweep.executors.inprocess import InProcess
     from ragsweep.pipelines.plan import SPLITTER_STAGES, SweepPlan
     from ragsweep.pipelines.progress import NullBar
 
-    ctx = _context(spec, dataset, cache_root, vectors, graph_files, configs)
+    configs = part.configs
+    ctx = _context(spec, dataset, cache_root, part.vectors, graph_files, configs)
     sink, bar = MemorySink(), NullBar()
     gen_items: list[Retrieved] = []
-    plan = SweepPlan.build(configs, pending)
+    plan = SweepPlan.build(configs, part.pending)
     tracing.worker_start(spec)  # where the driver sends spans, if it does (tracing.for_workers)
     try:  # the plan's units in this process: the chunks are the driver's, indexes and graphs its tasks' (reopened)
         InProcess(plan, ctx, sink, bar, gen_items, chunks={configs[0].chunk_key: chunks}).run(

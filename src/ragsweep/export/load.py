@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ragsweep.errors import RagsweepError
 from ragsweep.export.folder import FORMAT_VERSION, ExportDir
-from ragsweep.pipelines.live import LivePipeline
+from ragsweep.pipelines.live import Chosen, LivePipeline
 
 Pipeline = LivePipeline  # what load_pipeline returns: engine, retriever, ask, ask_many, close
 
@@ -96,10 +96,10 @@ def _open(folder: ExportDir, shown: Path) -> Pipeline:
     if config is None:
         raise RagsweepError(f"{folder.pipeline}: its spec no longer makes {record['config_id']!r}; export it again")
     dataset = _corpus(folder, spec)
-    tuned, threshold = record.get("tuned_weights"), record.get("abstain_threshold")
+    chosen = Chosen(record.get("tuned_weights"), record.get("abstain_threshold"))
     models = user_cache()  # the ONNX export outlives the private copy: written once per user, not per load
     try:
-        return Pipeline(spec, config, dataset, folder.cache, tuned=tuned, threshold=threshold, export_root=models)
+        return Pipeline(spec, config, dataset, folder.cache, chosen=chosen, export_root=models)
     except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:  # an index file that cannot be read
         raise RagsweepError(
             f"{folder.cache.root}: cannot be opened ({short_reason(exc)}); export the run again"

@@ -4,6 +4,7 @@ labels (``meta.evaluate``); the LLM ones run on the spec's judge LLM (``stage2.l
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from ragsweep.errors import RagsweepError
@@ -30,19 +31,24 @@ def _judge_llm(spec):
     return (spec.stage2.llm if spec.stage2 is not None else None) or spec.llm
 
 
-def evaluate_labels(
-    labels: str,
-    *,
-    spec_path: Path | None,
-    detectors: str | None,
-    dev_fraction: float,
-    seed: int,
-    cache: Path | None,
-    budget: float | None,
-    n_boot: int = 1000,
-    say=lambda line: None,
-    repeats: int = 1,
-) -> dict:
+@dataclass(frozen=True)
+class EvaluationOptions:
+    """How ``evaluate_labels`` runs: the ``judges evaluate`` flags past LABELS (``spec_path``: the spec whose LLM
+    runs the LLM detectors; ``detectors``: comma-separated names, None for the default ones; ``dev_fraction`` and
+    ``seed``: the dev/test split and the bootstrap; ``cache``, ``budget``: the LLM's; ``n_boot``: bootstrap
+    resamples; ``repeats``: of each LLM detector). One bundle for the command and the detector benchmark."""
+
+    spec_path: Path | None
+    detectors: str | None
+    dev_fraction: float
+    seed: int
+    cache: Path | None
+    budget: float | None
+    n_boot: int = 1000
+    repeats: int = 1
+
+
+def evaluate_labels(labels: str, options: EvaluationOptions, say=lambda line: None) -> dict:
     """Score every item with every chosen detector and evaluate each against the labels; a JSON-ready dict."""
     from dataclasses import asdict
 
@@ -51,35 +57,36 @@ def evaluate_labels(
     from ragsweep.groundedness.detectors.registry import build, needs_llm
     from ragsweep.groundedness.labels import load_labels
 
-    items = load_labels(labels)
+    o, items = options, load_labels(labels)
     spec = None
-    if spec_path is not None:
+    if o.spec_path is not None:
         from ragsweep.config import load_spec
 
-        spec = load_spec(spec_path, questions_needed=False)
-    names = choose(detectors, spec)
-    if not 0 < dev_fraction < 1:
-        raise RagsweepError(f"--dev-fraction: {dev_fraction} must be between 0 and 1, e.g. 0.5")
-    dev, test = meta.split(items, dev_fraction, seed)
+        spec = load_spec(o.spec_path, questions_needed=False)
+    names = choose(o.detectors, spec)
+    if not 0 < o.dev_fraction < 1:
+        raise RagsweepError(f"--dev-fraction: {o.dev_fraction} must be between 0 and 1, e.g. 0.5")
+    labelled = meta.LabelledSplit(items, *meta.split(items, o.dev_fraction, o.seed))
     clients, llm, price = None, None, None
     if any(needs_llm(n) for n in names):
-        clients, llm, price = _llm(spec, cache, budget)
+        clients, llm, price = _llm(spec, o.cache, o.budget)
     rows, scores, endpoints = [], {}, []
     try:
         for name in names:
             prompts = spec.stage2.prompts if spec is not None and spec.stage2 is not None else JudgePrompts()
             det = build(name, llm=llm, prompts=prompts, price=price)
             t0 = time.perf_counter()
-            runs = repeated(det, items, repeats if needs_llm(name) else 1, llm)
+            runs = repeated(det, items, o.repeats if needs_llm(name) else 1, llm)
             scored = mean_of(runs)
             say(
                 f"{name}: scored {sum(s.score is not None for s in scored)}/{len(items)} items in "
                 f"{time.perf_counter() - t0:.1f} s" + (f" ({len(runs)} repeats)" if len(runs) > 1 else "")
             )
             scores[name] = [asdict(s) for s in scored]
-            row = meta.evaluate(name, det.label, items, scored, dev, test, n_boot=n_boot, seed=seed)
+            row = meta.evaluate(name, det.label, labelled, scored, n_boot=o.n_boot, seed=o.seed)
             if len(runs) > 1:
-                row.self_agreement = agreement_of(runs, nominal=det.label == "grounded" and name != "claims", seed=seed)
+                nominal = det.label == "grounded" and name != "claims"
+                row.self_agreement = agreement_of(runs, nominal=nominal, seed=o.seed)
             rows.append(row)
     finally:
         if clients is not None:
@@ -89,9 +96,9 @@ def evaluate_labels(
     return {
         "labels": str(labels),
         "items": len(items),
-        "dev": len(dev),
-        "test": len(test),
-        "seed": seed,
+        "dev": len(labelled.dev),
+        "test": len(labelled.test),
+        "seed": o.seed,
         "judge_model": None if llm is None else llm.model,
         "categories": sorted({it.category for it in items if it.category}),
         "rows": [asdict(r) for r in rows],

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -55,6 +56,15 @@ class DetectorRow:
     no_better_than_chance: bool = False
     chance_reason: str | None = None  # why it is flagged
     self_agreement: dict | None = None  # with repeats: Krippendorff's alpha across them, its CI, the items that flip
+
+
+class LabelledSplit(NamedTuple):
+    """The labelled items and their dev/test split (``split``'s indices into ``items``): what every detector's row
+    is measured on, made once and passed whole to ``evaluate`` for each detector."""
+
+    items: list
+    dev: list[int]
+    test: list[int]
 
 
 def unmeasured(scored) -> tuple[int, str | None]:
@@ -164,9 +174,10 @@ def _estimate(stat, n: int, n_boot: int, seed: int) -> Estimate:
 
 
 def evaluate(
-    name: str, label: str, items, scored, dev: list[int], test: list[int], *, n_boot: int = 1000, seed: int = 0
+    name: str, label: str, labelled: LabelledSplit, scored, *, n_boot: int = 1000, seed: int = 0
 ) -> DetectorRow:
-    """One detector's row: ``scored`` holds its ``Scored`` per item (same order as ``items``)."""
+    """One detector's row: ``scored`` holds its ``Scored`` per item (same order as ``labelled.items``)."""
+    items, dev, test = labelled
 
     def target(it) -> float | None:
         if label == "correctness":

@@ -20,7 +20,7 @@ def llms_in_use(spec: SweepSpec, with_stage2: bool = True) -> list[tuple[str, LL
     """(role, spec) for every LLM the sweep will call."""
     out: list[tuple[str, LLMSpec]] = []
     if spec.llm is not None and (
-        spec.generator.kind == "llm"
+        spec.generator.calls_llm
         or any(getattr(r, "num_queries", 1) > 1 for r in spec.retrievers)
         or any(getattr(r, "uses_llm", False) for r in spec.retrievers)
         or any(getattr(r, "uses_llm", False) for r in spec.rerankers)

@@ -30,27 +30,27 @@ from ragsweep.metrics.ndcg import ndcg_at_k
 from ragsweep.metrics.relevance import Range, Span, first_new_gold, overlap
 from ragsweep.metrics.span import span_precision_at_k, span_recall_at_k
 
-RETRIEVAL_METRICS = functions("retrieval")
-ANSWER_METRICS = functions("answer")
+RETRIEVAL_FUNCTIONS = functions("retrieval")
+ANSWER_FUNCTIONS = functions("answer")
 
 
 def all_retrieval_metrics(retrieved: Iterable[Sequence], gold: Sequence[Span], k: int) -> dict[str, float]:
     """Every retrieval metric at cut-off ``k``, keyed without ``@k`` (the caller adds it if wanted)."""
     retrieved = list(retrieved)  # may be a one-shot iterator; each metric reads it
     gold = list(gold)
-    return {name: fn(retrieved, gold, k) for name, fn in RETRIEVAL_METRICS.items()}
+    return {name: fn(retrieved, gold, k) for name, fn in RETRIEVAL_FUNCTIONS.items()}
 
 
 def all_answer_metrics(answer: str | None, references: References) -> dict[str, float]:
     """Every answer metric of ``answer`` against ``references`` (one string or several)."""
     if isinstance(references, Iterable) and not isinstance(references, str):
         references = list(references)  # may be a one-shot iterator; each metric reads it
-    return {name: fn(answer, references) for name, fn in ANSWER_METRICS.items()}
+    return {name: fn(answer, references) for name, fn in ANSWER_FUNCTIONS.items()}
 
 
 __all__ = [
-    "ANSWER_METRICS",
-    "RETRIEVAL_METRICS",
+    "ANSWER_FUNCTIONS",
+    "RETRIEVAL_FUNCTIONS",
     "Range",
     "References",
     "Span",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from ragsweep.metrics.answer import answer_contains, exact_match, token_f1
 from ragsweep.metrics.document import document_reciprocal_rank
@@ -36,9 +36,9 @@ Family = Literal["bertscore", "answer", "retrieval", "latency", "abstention", "g
 @dataclass(frozen=True)
 class Metric:
     """One metric. ``short`` fits the end-of-run table's 5-wide columns; ``label`` is what every other place
-    prints (the figures add ``@k`` where ``per_k``); ``table`` / ``compare`` / ``report``: position among the
-    end-of-run table's columns, ``compare``'s default metrics and the report's summary columns (None: not one of
-    them)."""
+    prints (the figures add ``@k`` where ``per_k``); ``table`` / ``compare`` / ``report`` / ``explorer``: position
+    among the end-of-run table's columns, ``compare``'s default metrics, the report's summary columns and its
+    per-question explorer's (None: not one of them); ``digits``: the decimals one question's value is shown with."""
 
     name: str
     family: Family
@@ -51,6 +51,8 @@ class Metric:
     table: int | None = None
     compare: int | None = None
     report: int | None = None
+    explorer: int | None = None
+    digits: int = 3
     judge: str | None = None  # the stage-2 judge whose replies give it
     fn: Callable[..., float] | None = None
     cite: str = ""
@@ -86,20 +88,23 @@ def _bertscore(part: str, word: str, rescaled: bool) -> Metric:
         report=report,
         table=0 if short == "BS-F1" else None,
         compare=0 if short == "BS-F1" else None,
+        explorer=0 if short == "BS-F1" else None,
         cite=_BERTSCORE,
     )
 
 
-def _retrieval(
-    name: str,
-    label: str,
-    short: str,
-    fn: Callable[..., float],
-    table: int | None,
-    compare: int | None,
-    report: int,
-    cite: str,
-) -> Metric:
+class Placement(NamedTuple):
+    """A metric's ``table`` / ``compare`` / ``report`` / ``explorer`` positions (None: not there) and the decimals a
+    question's value is shown with, given together so a declaration reads as where and how the metric is shown."""
+
+    table: int | None
+    compare: int | None
+    report: int | None
+    explorer: int | None = None
+    digits: int = 3
+
+
+def _retrieval(name: str, label: str, short: str, fn: Callable[..., float], placed: Placement, cite: str) -> Metric:
     return Metric(
         name,
         "retrieval",
@@ -107,9 +112,11 @@ def _retrieval(
         short=short,
         tunable=True,
         per_k=True,
-        table=table,
-        compare=compare,
-        report=report,
+        table=placed.table,
+        compare=placed.compare,
+        report=placed.report,
+        explorer=placed.explorer,
+        digits=placed.digits,
         fn=fn,
         cite=cite,
     )
@@ -134,15 +141,13 @@ CATALOGUE: tuple[Metric, ...] = (
     ),
     Metric("exact_match", "answer", "exact match", short="EM", report=4, fn=exact_match, cite=_SQUAD),
     Metric("token_f1", "answer", "token F1", short="tokF1", report=5, fn=token_f1, cite=_SQUAD),
-    _retrieval("hit", "hit", "hit", hit_at_k, table=1, compare=2, report=6, cite=""),
+    _retrieval("hit", "hit", "hit", hit_at_k, Placement(table=1, compare=2, report=6, explorer=2, digits=0), cite=""),
     _retrieval(
         "mrr",
         "MRR",
         "MRR",
         reciprocal_rank,
-        table=3,
-        compare=3,
-        report=7,
+        Placement(table=3, compare=3, report=7),
         cite="Voorhees 1999, The TREC-8 Question Answering Track Report",
     ),
     _retrieval(
@@ -150,17 +155,27 @@ CATALOGUE: tuple[Metric, ...] = (
         "nDCG",
         "nDCG",
         ndcg_at_k,
-        table=4,
-        compare=1,
-        report=8,
+        Placement(table=4, compare=1, report=8, explorer=1),
         cite="Järvelin & Kekäläinen 2002, Cumulated gain-based evaluation of IR techniques (TOIS)",
     ),
-    _retrieval("span_recall", "span recall", "spanR", span_recall_at_k, table=5, compare=4, report=9, cite=_SPANS),
     _retrieval(
-        "span_precision", "span precision", "spanP", span_precision_at_k, table=6, compare=None, report=10, cite=_SPANS
+        "span_recall", "span recall", "spanR", span_recall_at_k, Placement(table=5, compare=4, report=9), cite=_SPANS
     ),
     _retrieval(
-        "doc_mrr", "document MRR", "docMRR", document_reciprocal_rank, table=None, compare=None, report=11, cite=""
+        "span_precision",
+        "span precision",
+        "spanP",
+        span_precision_at_k,
+        Placement(table=6, compare=None, report=10),
+        cite=_SPANS,
+    ),
+    _retrieval(
+        "doc_mrr",
+        "document MRR",
+        "docMRR",
+        document_reciprocal_rank,
+        Placement(table=None, compare=None, report=11),
+        cite="",
     ),
     Metric("retrieval_ms", "latency", "retrieval latency (ms)", higher_is_better=False, selectable=False),
     Metric("query_embedding_ms", "latency", "query embedding (ms)", higher_is_better=False, selectable=False),
@@ -202,7 +217,7 @@ def names(family: Family | None = None, **flags: object) -> list[str]:
 
 
 def ordered(position: str) -> list[str]:
-    """The metrics with a ``table`` / ``compare`` / ``report`` position, in that order."""
+    """The metrics with a ``table`` / ``compare`` / ``report`` / ``explorer`` position, in that order."""
     placed = [m for m in CATALOGUE if getattr(m, position) is not None]
     return [m.name for m in sorted(placed, key=lambda m: getattr(m, position))]
 

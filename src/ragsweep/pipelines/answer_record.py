@@ -95,3 +95,13 @@ class AnswerSink(Protocol):
     def add_answer(self, config_hash: str, qid: str, config_id: str, payload: AnswerRecord) -> None: ...
 
     def flush(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Outlet:
+    """Where the answering stage's results go: rows to ``sink``, progress to ``bar``, and what is left to the LLM
+    generator to ``retrieved`` (None: an extractive generator leaves nothing)."""
+
+    sink: AnswerSink
+    bar: Any
+    retrieved: list[Retrieved] | None = None

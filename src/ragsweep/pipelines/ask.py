@@ -9,6 +9,7 @@ from ragsweep.config import SweepSpec
 from ragsweep.datasets.types import Dataset
 from ragsweep.pipelines.answer_record import AnswerRecord
 from ragsweep.pipelines.grid import Configuration
+from ragsweep.pipelines.live import Chosen
 
 
 def answer_question(
@@ -17,17 +18,15 @@ def answer_question(
     dataset: Dataset,
     question: str,
     cache_dir: Path | None = None,
-    tuned: dict | None = None,
-    threshold: dict | None = None,
+    chosen: Chosen = Chosen(),
 ) -> AnswerRecord:
     """The answer payload (sources with their text) of ``question`` under ``config``, reusing the caches
-    (it may build a missing index, so it holds the cache's lock while it runs); ``tuned`` and ``threshold``:
-    the fusion weights and abstention threshold the run chose on its validation questions (its manifest's
-    ``tuned_weights`` and ``abstain_thresholds`` entries)."""
+    (it may build a missing index, so it holds the cache's lock while it runs); ``chosen``: the fusion weights
+    and abstention threshold the run chose on its validation questions."""
     from ragsweep.pipelines.live import LivePipeline
     from ragsweep.pipelines.lock import writer_locks
 
     cache = CacheDir(Path(cache_dir or spec.cache_dir or DEFAULT_CACHE))
     with writer_locks(spec, None, cache.root):
-        with LivePipeline(spec, config, dataset, cache, tuned=tuned, threshold=threshold) as pipeline:
+        with LivePipeline(spec, config, dataset, cache, chosen=chosen) as pipeline:
             return pipeline.ask(question)

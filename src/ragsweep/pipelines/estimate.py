@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ragsweep.pipelines.estimate_retrieval import llm_rerank, llm_transforms
 from ragsweep.pipelines.stage_estimate import StageEstimate
@@ -119,12 +119,12 @@ def _stage1(r: _Run) -> list[StageEstimate]:
     transforms = llm_transforms(spec, configs, questions, done, r.overhead, price)
     if transforms.calls:
         out.append(transforms)
-    rerank = llm_rerank(spec, configs, questions, done, r.q_tokens, r.mean_chunk, r.overhead, price)
+    rerank = llm_rerank(r, price)
     if rerank.calls:
         out.append(rerank)
-    if spec.generator.kind == "llm":
+    if spec.generator.calls_llm:
         out.append(_generation(r, price))
-    graphs = _graph_extraction(spec, r.dataset, configs, r.cache, r.chunks_of, r.overhead, price)
+    graphs = _graph_extraction(r, price)
     if graphs.calls or graphs.notes:
         out.append(graphs)
     return out
@@ -229,7 +229,7 @@ def _judges(r: _Run) -> list[StageEstimate]:
     refs = judged_references(spec, configs)  # judged beside the selection (never selected), with their contexts
     grid = [c for c in configs if c.baseline is None]
     n_sel = min(s2.max_configs, len(grid))  # the most stage 2 can select
-    answer = spec.llm.max_tokens if spec.generator.kind == "llm" and spec.llm else _EXTRACTIVE_ANSWER
+    answer = spec.llm.max_tokens if spec.generator.calls_llm and spec.llm else _EXTRACTIVE_ANSWER
     ctx = max(spec.top_k) * (sum(r.mean_chunk(c) for c in grid) / max(1, len(grid)))
     templates = _judge_templates(s2)
     out = []
@@ -317,7 +317,7 @@ def _mean_tokens(chunks) -> float:
     return sum(count_tokens(c.text) for c in sample) / len(sample)
 
 
-def _graph_extraction(spec, dataset, configs, cache, chunks_of, overhead: int, price) -> StageEstimate:
+def _graph_extraction(run: _Run, price) -> StageEstimate:
     """One LLM path-extraction call per distinct chunk text (identical prompts are sent once: the LLM
     cache and the engine's in-flight deduplication), once per (splitter, extractor) whose graph is not cached."""
     from llama_index.core.prompts.default_prompts import (
@@ -330,19 +330,20 @@ def _graph_extraction(spec, dataset, configs, cache, chunks_of, overhead: int, p
     from ragsweep.llm.tokens import count_tokens
     from ragsweep.pipelines.stages.chunk import chunk_digest
 
+    spec, dataset, configs, cache, overhead = run.spec, run.dataset, run.configs, run.cache, run.overhead
     templates = {"llm_simple": DEFAULT_KG_TRIPLET_EXTRACT_PROMPT, "llm_dynamic": DEFAULT_DYNAMIC_EXTRACT_PROMPT}
     llm = _llm(spec)
     est = StageEstimate("graph_extraction", llm.model)
     seen: set = set()
     for c in configs:
-        r = c.retriever
+        r: Any = c.retriever  # a graph retriever's spec, when it extracts with an LLM
         if not getattr(r, "uses_llm", False):
             continue
         ident = extractor_identity(r, llm)
         if (c.chunk_key, repr(ident)) in seen:
             continue
         seen.add((c.chunk_key, repr(ident)))
-        chunks = chunks_of(c)
+        chunks = run.chunks_of(c)
         if chunks is None:
             est.notes.append(f"{c.chunk_key}: semantic chunks not cached yet, its graph is not counted")
             continue

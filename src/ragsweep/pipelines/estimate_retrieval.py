@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from ragsweep.pipelines.stage_estimate import StageEstimate
+from ragsweep.pipelines.stage_estimate import DryRunInputs, StageEstimate
 
 
 def steps(config, est: StageEstimate) -> list[tuple]:
@@ -24,13 +24,22 @@ def steps(config, est: StageEstimate) -> list[tuple]:
     return routes
 
 
-def llm_rerank(spec, configs, questions, done, q_tokens, mean_chunk, overhead, price) -> StageEstimate:
+def llm_rerank(run: DryRunInputs, price) -> StageEstimate:
     """LLM reranking: once per (question, base retriever, reranker) whatever the top_k, in batches of
     ``batch_size`` candidates, each candidate's chunk in the prompt; the reply lists numbers and scores."""
     from llama_index.core.prompts.default_prompts import DEFAULT_CHOICE_SELECT_PROMPT_TMPL
 
     from ragsweep.llm.tokens import count_tokens
 
+    spec, configs, questions, done, q_tokens, overhead = (
+        run.spec,
+        run.configs,
+        run.questions,
+        run.done,
+        run.q_tokens,
+        run.overhead,
+    )
+    assert spec.llm is not None, "estimated for a spec with an LLM"
     est = StageEstimate("rerank", spec.llm.model)
     base = count_tokens(DEFAULT_CHOICE_SELECT_PROMPT_TMPL.format(context_str="", query_str=""))
     seen: set[tuple] = set()
@@ -53,7 +62,7 @@ def llm_rerank(spec, configs, questions, done, q_tokens, mean_chunk, overhead, p
                 continue
             seen.add(key)
             batches = math.ceil(r.candidates / r.batch_size)
-            per_doc = mean_chunk(c) + 6  # "Document N:" and blank lines
+            per_doc = run.mean_chunk(c) + 6  # "Document N:" and blank lines
             est.add(
                 batches,
                 batches * (overhead + base + q_tokens[q.qid]) + int(r.candidates * per_doc),

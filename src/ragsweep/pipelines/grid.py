@@ -23,7 +23,6 @@ from ragsweep.config import (
     ActiveTransform,
     EmbeddingSpec,
     RetrieverSpec,
-    SemanticSplitterSpec,
     SplitterSpec,
     SweepSpec,
     context_llm,
@@ -185,10 +184,11 @@ class Configuration:
 
 def _chunk_embedding(splitter: SplitterSpec, embedding: EmbeddingSpec | None, spec: SweepSpec) -> EmbeddingSpec | None:
     """Semantic chunking uses the named embedding, else the configuration's, else the first one."""
-    if not isinstance(splitter, SemanticSplitterSpec):
+    if not splitter.embeds:
         return None
-    if splitter.embedding is not None:
-        return next(e for e in spec.embeddings if e.label() == splitter.embedding)
+    named = getattr(splitter, "embedding", None)  # a splitter that embeds may name the model it chunks with
+    if named is not None:
+        return next(e for e in spec.embeddings if e.label() == named)
     return embedding if embedding is not None else spec.embeddings[0]
 
 
@@ -222,11 +222,12 @@ def generator_identity(spec: SweepSpec) -> dict:
             gen.pop(key)
     if gen.get("abstain_below") == "tune":  # another split must not reuse a threshold tuned on test questions
         gen["abstain_tuning_split"] = {"seed": spec.seed, **spec.split.model_dump(mode="json")}
-    if spec.generator.kind == "llm":
+    if spec.generator.calls_llm:
         assert spec.llm is not None
         gen["llm"] = llm_identity(spec.llm)
-        if spec.generator.prompt_file is not None:
-            text = Path(spec.generator.prompt_file).read_text(encoding="utf-8")
+        prompt_file = getattr(spec.generator, "prompt_file", None)  # an LLM generator's
+        if prompt_file is not None:
+            text = Path(prompt_file).read_text(encoding="utf-8")
             gen["prompt_sha256"] = hashlib.sha256(text.encode()).hexdigest()
     return gen
 

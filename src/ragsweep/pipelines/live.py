@@ -11,21 +11,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ragsweep import tracing
 from ragsweep.cache_dir import CacheDir
 from ragsweep.config import SweepSpec
 from ragsweep.datasets.types import Dataset, Question
 from ragsweep.errors import RagsweepError, short_reason
-from ragsweep.pipelines.answer_record import AnswerRecord, Retrieved
+from ragsweep.pipelines.answer_record import AnswerRecord, Outlet, Retrieved
 from ragsweep.pipelines.grid import Configuration
 
 
+class Chosen(NamedTuple):
+    """What a run chose for a configuration on its validation questions, for a pipeline built again to answer as
+    it did: the fusion weights (the manifest's ``tuned_weights``) and the abstention threshold
+    (``abstain_thresholds``). None: chosen again, on the questions at hand."""
+
+    tuned: dict | None = None
+    threshold: dict | None = None
+
+
 class LivePipeline:
-    """``config`` of ``spec`` over ``dataset``'s corpus and the cache at ``cache``; ``tuned`` and ``threshold``: the
-    fusion weights and abstention threshold the run chose on its validation questions (else chosen again here);
-    ``export_root``: where its embedding model's ONNX export is kept (default: the cache)."""
+    """``config`` of ``spec`` over ``dataset``'s corpus and the cache at ``cache``; ``chosen``: what the run chose on
+    its validation questions (else chosen again here); ``export_root``: where its embedding model's ONNX export is
+    kept (default: the cache)."""
 
     def __init__(
         self,
@@ -34,8 +43,7 @@ class LivePipeline:
         dataset: Dataset,
         cache: CacheDir,
         *,
-        tuned: dict | None = None,
-        threshold: dict | None = None,
+        chosen: Chosen = Chosen(),
         export_root: Path | None = None,
     ) -> None:
         from ragsweep.embeddings.cache import EmbeddingCache
@@ -43,7 +51,8 @@ class LivePipeline:
 
         self.spec, self.config, self.dataset = spec, config, dataset
         self.config_id = config.config_id
-        self._made = (tuned, threshold, export_root)
+        self._made = (chosen, export_root)
+        tuned, threshold = chosen
         self._closers: list[Callable[[], object]] = []
         self.ctx = StageContext(
             spec=spec,
@@ -81,9 +90,10 @@ class LivePipeline:
             ctx.llm = self.clients.get(self.spec.llm) if self.spec.llm is not None else None
             ctx.llm_for = self.clients.get  # chunk contexts an LLM writes, when the cache lacks them
         self.chunks = chunk.chunk(ctx, config)
-        bm25 = index.bm25_index(ctx, self.chunks) if config.retriever.uses_bm25 else None
-        if isinstance(bm25, Exception):
-            raise bm25
+        parts = {name: index.memory_part(ctx, self.chunks, name) for name in config.retriever.memory_parts}
+        for built in parts.values():
+            if isinstance(built, Exception):
+                raise built
         graphs = None
         if config.retriever.uses_graph:
             ctx.neo4j = graph.neo4j_connection(self.spec, [config])
@@ -92,7 +102,7 @@ class LivePipeline:
         if config.embedding is not None:
             self._chroma = index.chroma_client(ctx)
             vector = index.vector_index(ctx, config, self.chunks, self._chroma)
-        self.retrievers = IndexRetrievers(bm25, vector, llm=ctx.llm, graphs=graphs, rerankers=ctx.rerankers)
+        self.retrievers = IndexRetrievers(parts, vector, llm=ctx.llm, graphs=graphs, rerankers=ctx.rerankers)
         self.built = answer.build_engine(ctx, config, self.retrievers)
         self._texts = {c.node_id: c.text for c in self.chunks}
 
@@ -100,15 +110,9 @@ class LivePipeline:
         """Another pipeline of the same configuration over the same cache, with its own connections and models:
         one per worker thread of a pool (``serve``). Close each twin before this pipeline, which may own the
         cache's folder."""
-        tuned, threshold, export_root = self._made
+        chosen, export_root = self._made
         return LivePipeline(
-            self.spec,
-            self.config,
-            self.dataset,
-            self.ctx.cache,
-            tuned=tuned,
-            threshold=threshold,
-            export_root=export_root,
+            self.spec, self.config, self.dataset, self.ctx.cache, chosen=chosen, export_root=export_root
         )
 
     @property
@@ -158,7 +162,7 @@ class LivePipeline:
         asked = [Question(qid=f"ask-{i}", question=text) for i, text in enumerate(questions)]
         for q in asked:
             try:
-                answer_stage.answer_question(ctx, config, self.retrievers, self.built, q, sink, query_ms, gen_items)
+                answer_stage.answer_question(ctx, config, self.built, q, Outlet(sink, None, gen_items), query_ms)
             except RagsweepError:
                 raise
             except Exception as exc:  # noqa: BLE001 - the caller gets one line naming the configuration

@@ -40,7 +40,7 @@ def query_engine(pipeline) -> Any:
     if config.postprocessor is not None:
         postprocessors.append(ShapedContext(config=config, dataset=pipeline.dataset))
     synth: Any
-    if pipeline.spec.generator.kind == "extractive":
+    if not pipeline.spec.generator.calls_llm:
         from ragsweep.pipelines.extractive import ExtractiveSynthesizer
 
         synth = ExtractiveSynthesizer(pipeline.spec.generator.max_sentences)

@@ -59,7 +59,7 @@ def check_llm_settings(spec: SweepSpec) -> None:
                 f"stage2.select_metric: unknown metric {spec.stage2.select_metric!r}; "
                 f"choose one of {', '.join(SELECTABLE_METRICS)}"
             )
-    if spec.generator.kind == "llm":
+    if spec.generator.calls_llm:
         from ragsweep.pipelines.generator_prompts import check_templates
 
         check_templates(spec.generator)

@@ -3,6 +3,26 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from ragsweep.config import SweepSpec
+    from ragsweep.datasets.types import Question
+    from ragsweep.pipelines.grid import Configuration
+
+
+class DryRunInputs(Protocol):
+    """What a stage's estimate reads (``estimate._Run``): the spec, the questions and configurations still to do,
+    what is journaled, the questions' token counts, the chat overhead, each splitter's mean chunk length."""
+
+    spec: SweepSpec
+    questions: list[Question]
+    configs: list[Configuration]
+    done: set
+    q_tokens: dict[str, int]
+    overhead: int
+
+    def mean_chunk(self, config: Any) -> float: ...
 
 
 @dataclass

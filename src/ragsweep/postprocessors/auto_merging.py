@@ -13,7 +13,7 @@ parent's exact document range, so the span metrics score what the generator read
 
 from __future__ import annotations
 
-from ragsweep.postprocessors.base import Shaped, chunk_index, span_node
+from ragsweep.postprocessors.base import DocumentRange, Shaped, chunk_index, span_node
 from ragsweep.splitters.hierarchical import build_tree, leaves
 
 
@@ -63,8 +63,7 @@ def apply(spec, config, nodes: list, dataset) -> Shaped:
             merges += 1
             t = tree[node]
             group = [nodes[m] for m in members]
-            shaped.append(
-                (members[0], span_node(group, doc_id, t.start, t.end, doc.text[t.start : t.end], score, "parent"))
-            )
+            span = DocumentRange(doc_id, t.start, t.end, doc.text[t.start : t.end])
+            shaped.append((members[0], span_node(group, span, score, "parent")))
     ranked = [n for _, n in sorted(shaped, key=lambda x: x[0])]
     return Shaped(ranked, ranked, {"postprocess": {"merged": merges}})

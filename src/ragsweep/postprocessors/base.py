@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 # node metadata read into the node's record source (``merged_from``): kept from the LLM and the embedding
 SOURCE_FIELDS = "ragsweep_source"
@@ -23,20 +24,31 @@ def unchanged(nodes: list) -> Shaped:
     return Shaped(list(nodes), list(nodes))
 
 
-def span_node(nws_members: list, doc_id: str, start: int, end: int, text: str, score: float | None, how: str):
-    """A node standing for ``nws_members`` (retrieved nodes, best-ranked first): the exact range
-    ``[start, end)`` of ``doc_id`` and its text. It keeps the best-ranked member's node id (so the
-    record's per-retriever ranks still name that chunk) and lists every member in ``merged_from``."""
+class DocumentRange(NamedTuple):
+    """The exact range ``[start, end)`` of ``doc_id`` a merged node stands for, with its text: kept together
+    so the node's offsets and text (what the span metrics score and the generator reads) always agree."""
+
+    doc_id: str
+    start: int
+    end: int
+    text: str
+
+
+def span_node(nws_members: list, span: DocumentRange, score: float | None, how: str):
+    """A node standing for ``nws_members`` (retrieved nodes, best-ranked first): the document range
+    ``span`` and its text. It keeps the best-ranked member's node id (so the record's per-retriever
+    ranks still name that chunk) and lists every member in ``merged_from``."""
     from llama_index.core.schema import NodeWithScore, TextNode
 
     best = nws_members[0].node
-    meta = {"doc_id": doc_id, SOURCE_FIELDS: {"merged_from": [m.node.node_id for m in nws_members], "expanded": how}}
+    merged = {"merged_from": [m.node.node_id for m in nws_members], "expanded": how}
+    meta = {"doc_id": span.doc_id, SOURCE_FIELDS: merged}
     node = TextNode(
         id_=best.node_id,
-        text=text,
+        text=span.text,
         metadata=meta,
-        start_char_idx=start,
-        end_char_idx=end,
+        start_char_idx=span.start,
+        end_char_idx=span.end,
         excluded_embed_metadata_keys=list(meta),
         excluded_llm_metadata_keys=list(meta),
     )

@@ -23,7 +23,7 @@ def _scored(config, nodes: list) -> list:
     """The nodes with the score the cutoff compares (copies; the originals keep theirs)."""
     from llama_index.core.schema import NodeWithScore
 
-    if config.retriever.kind == "vector" and config.reranker is None and config.query_transform is None:
+    if config.retriever.searches == ("vector",) and config.reranker is None and config.query_transform is None:
         return [
             NodeWithScore(node=n.node, score=None if n.score is None else cosine_from_chroma(float(n.score)))
             for n in nodes

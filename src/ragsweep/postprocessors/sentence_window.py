@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from ragsweep.postprocessors.base import Shaped, chunk_index, span_node
+from ragsweep.postprocessors.base import DocumentRange, Shaped, chunk_index, span_node
 
 
 @lru_cache(maxsize=4096)
@@ -59,11 +59,7 @@ def apply(spec, config, nodes: list, dataset) -> Shaped:
             live = [k for k in range(lo, hi + 1) if sents[k][0] >= 0]  # skip numbers of whitespace-only pieces
             start, end = sents[live[0]][0], max(sents[k][1] for k in live)
             group = [nodes[positions[m]] for m in members]
-            shaped.append(
-                (
-                    positions[members[0]],
-                    span_node(group, doc_id, start, end, doc.text[start:end], group[0].score, "window"),
-                )
-            )
+            span = DocumentRange(doc_id, start, end, doc.text[start:end])
+            shaped.append((positions[members[0]], span_node(group, span, group[0].score, "window")))
     ranked = [n for _, n in sorted(shaped, key=lambda x: x[0])]
     return Shaped(ranked, ranked, {"postprocess": {"windows": len(ranked)}})

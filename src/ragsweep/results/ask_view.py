@@ -59,9 +59,7 @@ def ask_run(
     run = open_configuration(run_dir, config_id, cache)
     dataset = run.dataset()
     matched = match_question(dataset, question, qid)
-    out = ask.answer_question(
-        run.spec, run.config, dataset, question, cache_dir=run.cache, tuned=run.tuned, threshold=run.threshold
-    )
+    out = ask.answer_question(run.spec, run.config, dataset, question, cache_dir=run.cache, chosen=run.chosen)
     if matched is not None and matched.evidence:
         spans = [{"doc_id": e.doc_id, "start": e.start, "end": e.end} for e in matched.evidence]
         for s in out["sources"]:

@@ -16,11 +16,12 @@ as a human one does.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ragsweep.errors import RagsweepError
 from ragsweep.evaluation.test_options import TestOptions
-from ragsweep.metrics.catalogue import BY_NAME, CATALOGUE, names, ordered
+from ragsweep.metrics.catalogue import BY_NAME, names, ordered
+from ragsweep.pipelines.outputs.columns import JUDGE_METRICS, JUDGE_OF
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -31,8 +32,6 @@ if TYPE_CHECKING:
     from ragsweep.results.run import RunData
 
 DEFAULT_METRICS = [m for m in ordered("compare") if BY_NAME[m].family != "judge"]
-JUDGE_METRICS = names("judge")
-JUDGE_OF = {m.name: m.judge for m in CATALOGUE if m.judge}
 COLUMNS = [
     "config_id",
     "metric",
@@ -68,6 +67,15 @@ class Comparison:
     ranking: pd.DataFrame | None = None
 
 
+class PairedRecords(NamedTuple):
+    """The two runs' records of the compared split and the questions both answered (same qid and text): what
+    every (configuration, metric) comparison reads, gathered once."""
+
+    a: pd.DataFrame
+    b: pd.DataFrame
+    common: list[str]
+
+
 def compare_runs(
     a: RunData, b: RunData, metrics: list[str] | None = None, split: str = "test", alpha: float = 0.05, seed: int = 0
 ) -> Comparison:
@@ -95,11 +103,12 @@ def compare_runs(
     recs_a, recs_b = _rows(a, split), _rows(b, split)
     common = _common_questions(recs_a, recs_b)
     notes = _question_notes(a, b, recs_a, recs_b, common, split)
+    records = PairedRecords(recs_a, recs_b, common)
     rows = []
     for config in shared:
         same = ids_a[config] == ids_b[config]
         for m in metrics:
-            rows.append(_compare_one(config, m, recs_a, recs_b, common, same, seed, len(shared)))
+            rows.append(_compare_one(records, config, m, same, seed, len(shared)))
     table = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in ("p_holm", "significant")])
     table["p_holm"] = float("nan")
     for m in metrics:  # the family: this metric over every shared configuration
@@ -128,14 +137,13 @@ def compare_runs(
     )
 
 
-def _compare_one(
-    config: str, metric: str, recs_a, recs_b, common: list[str], same: bool, seed: int, family: int = 1
-) -> dict:
+def _compare_one(records: PairedRecords, config: str, metric: str, same: bool, seed: int, family: int = 1) -> dict:
     import numpy as np
 
     from ragsweep.evaluation.bootstrap import bootstrap_ci
     from ragsweep.evaluation.significance import compare_pair
 
+    recs_a, recs_b, common = records
     va = recs_a[recs_a["config_id"] == config].set_index("qid")[metric]
     vb = recs_b[recs_b["config_id"] == config].set_index("qid")[metric]
     row = {"config_id": config, "metric": metric, "same_settings": same}

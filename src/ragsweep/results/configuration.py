@@ -25,6 +25,13 @@ class RunConfiguration:
     tuned: dict | None
     threshold: dict | None
 
+    @property
+    def chosen(self):
+        """What the run chose on its validation questions (``pipelines.live.Chosen``)."""
+        from ragsweep.pipelines.live import Chosen
+
+        return Chosen(self.tuned, self.threshold)
+
     def dataset(self):
         """The run's dataset, loaded again from the spec's files (the corpus must be what the run read)."""
         from ragsweep.datasets.load import load_dataset
@@ -78,4 +85,4 @@ def open_pipeline(run_dir: Path, config_id: str | None = None, cache: Path | Non
 
     run = open_configuration(run_dir, config_id, cache)
     store = CacheDir(Path(run.cache or run.spec.cache_dir or DEFAULT_CACHE))
-    return LivePipeline(run.spec, run.config, run.dataset(), store, tuned=run.tuned, threshold=run.threshold)
+    return LivePipeline(run.spec, run.config, run.dataset(), store, chosen=run.chosen)

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ragsweep.results.run import RunData
 
 LABELS_FILE = "human_labels.jsonl"
-JUDGE_OF = {"grounded": "faithfulness", "correctness": "correctness"}
+JUDGE_OF_LABEL = {"grounded": "faithfulness", "correctness": "correctness"}
 COLUMNS = [
     "judge",
     "config_id",
@@ -83,7 +83,7 @@ def import_labels(run: RunData, path: Path) -> Path:
                 f"{path}: label {i}: the run has no answer of configuration {lab['config_id']!r} to "
                 f"question {lab['qid']!r}; label answers the run has (records.parquet)"
             )
-        for field, judge in JUDGE_OF.items():
+        for field, judge in JUDGE_OF_LABEL.items():
             if lab[field] is not None and (judge not in rows.columns or rows[judge].isna().all()):
                 raise RagsweepError(
                     f"{path}: label {i}: {field} checks the {judge} judge, which did not score "
@@ -107,7 +107,7 @@ def ppi_table(run: RunData) -> pd.DataFrame | None:
         return None
     labels = pd.DataFrame(load_run_labels(path))
     rows = []
-    for field, judge in JUDGE_OF.items():
+    for field, judge in JUDGE_OF_LABEL.items():
         if judge not in run.records.columns or labels[field].isna().all():
             continue
         judged = run.records[run.records[judge].notna()][["config_id", "qid", judge]].copy()

@@ -232,7 +232,7 @@ def _from_journal(run_dir: Path, meta: Manifest, questions: pd.DataFrame):
     import pandas as pd
 
     from ragsweep.pipelines.journal import Journal
-    from ragsweep.pipelines.outputs.records import build_records
+    from ragsweep.pipelines.outputs.records import Judgements, build_records
     from ragsweep.pipelines.outputs.summary import build_summary
 
     jpath = RunDir(run_dir).journal
@@ -244,8 +244,9 @@ def _from_journal(run_dir: Path, meta: Manifest, questions: pd.DataFrame):
         try:
             s2 = meta.get("stage2") or {}
             keys, repeats = s2.get("judge_keys"), int(s2.get("repeats") or 1)
+            judgements = Judgements(keys, repeats) if keys else None
             records = build_records(
-                questions.to_dict("records"), labels, journal, meta.get("bertscore_key"), keys, repeats
+                questions.to_dict("records"), labels, journal, meta.get("bertscore_key"), judgements
             )
         finally:
             journal.close()

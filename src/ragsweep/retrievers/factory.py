@@ -1,5 +1,5 @@
-"""Retrievers for one (splitter, embedding) index: BM25, vector, knowledge graph and their fusions,
-optionally query-transformed (``transforms.registry``) and reranked; all memoised."""
+"""Retrievers for one (splitter, embedding) index: the parts built in memory (BM25, TF-IDF), vector, knowledge
+graph and their fusions, optionally query-transformed (``transforms.registry``) and reranked; all memoised."""
 
 from __future__ import annotations
 
@@ -22,14 +22,14 @@ class IndexRetrievers:
 
     def __init__(
         self,
-        bm25_shared: SharedResults | None,
+        parts: dict[str, SharedResults],
         vector_shared: SharedResults | None,
         llm=None,
         graphs=None,
         rerankers=None,
         transform_memo=None,
     ) -> None:
-        self.bm25 = bm25_shared
+        self.parts = parts  # the parts built in memory (``config.MEMORY_PARTS``) by name
         self.vector = vector_shared
         self.llm = llm  # writes fusion query rewrites (num_queries > 1), LLM query transforms, reranks with kind llm
         self.graphs = graphs  # ChunkGraphs of these chunks, for knowledge-graph retrievers
@@ -53,7 +53,7 @@ class IndexRetrievers:
         return sum(s.size for s in self._stores()) + (self.transform_memo.size if self.transform_memo else 0)
 
     def _stores(self) -> list[SharedResults]:
-        stores = [s for s in (self.bm25, self.vector) if s is not None]
+        stores = [*self.parts.values(), *([self.vector] if self.vector is not None else [])]
         stores += [s for s, _ in self._reranked.values()]
         stores += [s for applied in self._expanded.values() for s in applied.stores()]
         return stores + (self.graphs.stores() if self.graphs is not None else [])
@@ -77,16 +77,16 @@ class IndexRetrievers:
         return self._applied(transform).wrap(retriever, k) if transform is not None else retriever
 
     def _shared(self, name: str, spec: RetrieverSpec, transform: ActiveTransform | None) -> SharedResults:
-        """The shared results of one part a spec ``searches``: BM25 or vector (as ``transform`` changes them), or
-        the spec's knowledge graph."""
+        """The shared results of one part a spec ``searches``: vector or one built in memory (as ``transform``
+        changes them), or the spec's knowledge graph."""
         if name == "graph":
             assert self.graphs is not None
             return self.graphs.shared(spec)
         return self._part(name, transform)
 
     def _part(self, name: str, transform: ActiveTransform | None) -> SharedResults:
-        """The shared results of the ``bm25`` or ``vector`` part, as ``transform`` changes them."""
-        shared = self.bm25 if name == "bm25" else self.vector
+        """The shared results of the ``vector`` part or one built in memory, as ``transform`` changes them."""
+        shared = self.vector if name == "vector" else self.parts.get(name)
         assert shared is not None
         return self._applied(transform).part(name, shared) if transform is not None else shared
 

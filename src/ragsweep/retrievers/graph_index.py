@@ -9,6 +9,10 @@ that graph is recorded as failed with the same reason without building it again.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
 from ragsweep.cache_dir import CacheDir
 from ragsweep.errors import RagsweepError, short_reason
 from ragsweep.graphs.extractors import extractor_identity, make_extractor
@@ -37,31 +41,41 @@ def _remembered(memo: dict, key, make, failure: str):
     return got
 
 
+@dataclass(frozen=True)
+class GraphChunks:
+    """The chunks graphs are built over, with what names them: ``key`` (the splitter's chunk key, in labels
+    and messages) and the corpus fingerprint and chunk digest the graphs' cache keys are made of."""
+
+    key: str
+    chunks: list
+    corpus_fingerprint: str
+    digest: str
+
+
+@dataclass(frozen=True)
+class GraphServices:
+    """What building and serving graphs uses of the run: the cache root, the run's stats (its ``graphs``)
+    and progress bars, the LLM of LLM extractors and the Neo4j connection (None where none is used)."""
+
+    cache_root: Path
+    stats: Any
+    bars: Any
+    llm: Any = None
+    neo4j: Neo4jConnection | None = None
+
+
 class ChunkGraphs:
     """Graphs and memoised graph retrievers over one splitter's chunks."""
 
-    def __init__(
-        self,
-        *,
-        spec,
-        chunk_key: str,
-        chunks,
-        corpus_fingerprint: str,
-        chunk_digest: str,
-        cache_root,
-        k_max: int,
-        stats,
-        bars,
-        llm=None,
-        neo4j: Neo4jConnection | None = None,
-    ) -> None:
-        self.spec, self.chunk_key, self.chunks, self.k_max = spec, chunk_key, chunks, k_max
-        self.corpus_fingerprint, self.chunk_digest = corpus_fingerprint, chunk_digest
-        self.cache_root, self.stats, self.bars, self.llm, self.neo4j = cache_root, stats, bars, llm, neo4j
+    def __init__(self, *, spec, chunks: GraphChunks, k_max: int, services: GraphServices) -> None:
+        self.spec, self.chunk_key, self.chunks, self.k_max = spec, chunks.key, chunks.chunks, k_max
+        self.corpus_fingerprint, self.chunk_digest = chunks.corpus_fingerprint, chunks.digest
+        self.cache_root, self.stats, self.bars = services.cache_root, services.stats, services.bars
+        self.llm, self.neo4j = services.llm, services.neo4j
         self._graphs: dict[str, object] = {}  # graph key -> BuiltGraph | Exception
         self._served: dict[tuple, object] = {}  # (graph key, store) -> (store, vocabulary, namespace) | Exception
         self._shared: dict[tuple, object] = {}  # retrieval setting -> SharedResults
-        self._by_id = {c.node_id: c for c in chunks}
+        self._by_id = {c.node_id: c for c in self.chunks}
 
     def stores(self) -> list:
         """The graph retrievers' shared results (``memo.SharedResults``), one per retrieval setting."""
@@ -69,7 +83,7 @@ class ChunkGraphs:
 
     def shared(self, rspec):
         """SharedResults of the graph retriever ``rspec`` describes; raises the graph's failure."""
-        from ragsweep.retrievers.knowledge_graph import GraphChunkRetriever
+        from ragsweep.retrievers.knowledge_graph import GraphChunkRetriever, GraphSearch
         from ragsweep.retrievers.memo import SharedResults
 
         key = (
@@ -82,17 +96,14 @@ class ChunkGraphs:
         )
         if key not in self._shared:
             store, vocab, ns = self._serve(rspec)
-            base = GraphChunkRetriever(
-                store,
-                vocab,
-                self._by_id,
+            search = GraphSearch(
                 max_keywords=rspec.max_keywords,
                 path_depth=rspec.path_depth,
                 max_triplets=rspec.max_triplets,
                 similarity_top_k=self.k_max,
-                namespace=ns,
-                triplets_in_context=self.spec.generator.kind == "llm",
+                triplets_in_context=self.spec.generator.calls_llm,
             )
+            base = GraphChunkRetriever(store, vocab, self._by_id, search, namespace=ns)
             self._shared[key] = SharedResults(base, self.k_max)
         return self._shared[key]
 

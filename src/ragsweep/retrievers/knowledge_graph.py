@@ -15,6 +15,8 @@ then by text; a chunk scores the sum of its kept triplets' weights, ties in corp
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from llama_index.core.indices.property_graph import BasePGRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
@@ -24,12 +26,27 @@ from ragsweep.retrievers.graph_keywords import EntityVocabulary, match_entities
 TRIPLETS_KEY = "kg_triplets"
 
 
+@dataclass(frozen=True)
+class GraphSearch:
+    """How a ``GraphChunkRetriever`` searches its graph and what its chunks carry: one retrieval setting,
+    kept together because every graph retriever over the same chunks and store differs only in these.
+
+    ``max_keywords`` query entities, paths of ``path_depth`` hops, the first ``max_triplets`` triplets,
+    ``similarity_top_k`` chunks; with ``triplets_in_context`` the triplets are part of what a generator
+    reads (an LLM), else only of the record."""
+
+    max_keywords: int
+    path_depth: int
+    max_triplets: int
+    similarity_top_k: int
+    triplets_in_context: bool = False
+
+
 class GraphChunkRetriever(BasePGRetriever):
     """A property-graph sub-retriever that answers with the triplets' source chunks.
 
     ``namespace`` prefixes entity ids in a store shared by several graphs (Neo4j); ``chunks`` maps
-    chunk ids to ragsweep chunks (document, offsets, text). With ``triplets_in_context`` the
-    triplets are part of what a generator reads (an LLM), else only of the record.
+    chunk ids to ragsweep chunks (document, offsets, text); ``search`` is how it searches.
     """
 
     def __init__(
@@ -37,24 +54,20 @@ class GraphChunkRetriever(BasePGRetriever):
         graph_store,
         vocabulary: EntityVocabulary,
         chunks: dict,
+        search: GraphSearch,
         *,
-        max_keywords: int,
-        path_depth: int,
-        max_triplets: int,
-        similarity_top_k: int,
         namespace: str = "",
-        triplets_in_context: bool = False,
     ) -> None:
         super().__init__(graph_store=graph_store, include_text=False)
         self._vocab = vocabulary
         self._chunks = chunks
         self._order = {cid: i for i, cid in enumerate(chunks)}
-        self._max_keywords = max_keywords
-        self._depth = path_depth
-        self._max_triplets = max_triplets
-        self._top_k = similarity_top_k
+        self._max_keywords = search.max_keywords
+        self._depth = search.path_depth
+        self._max_triplets = search.max_triplets
+        self._top_k = search.similarity_top_k
         self._ns = namespace
-        self._in_context = triplets_in_context
+        self._in_context = search.triplets_in_context
 
     def keywords(self, query: str) -> list[str]:
         return match_entities(query, self._vocab, self._max_keywords)

@@ -26,6 +26,8 @@ from collections.abc import Callable
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
+from ragsweep.config import RM3Spec
+
 _FEEDBACK_TERM = re.compile(r"[a-z0-9]{2,20}")
 
 
@@ -63,23 +65,15 @@ def relevance_model(
 
 class RM3Retriever(BaseRetriever):
     """BM25 with RM3 expansion over a LlamaIndex ``BM25Retriever``'s bm25s index; ``feedback`` gives the
-    plain BM25 results of a question (``memo.SharedResults``)."""
+    plain BM25 results of a question (``memo.SharedResults``); ``params``: the transform's settings
+    (``fb_docs``, ``fb_terms``, ``original_weight``, ``max_df``)."""
 
-    def __init__(
-        self,
-        bm25_retriever,
-        feedback,
-        k: int,
-        fb_docs: int = 10,
-        fb_terms: int = 10,
-        original_weight: float = 0.5,
-        max_df: float = 0.1,
-    ) -> None:
+    def __init__(self, bm25_retriever, feedback, k: int, params: RM3Spec) -> None:
         super().__init__()
         self._bm25 = bm25_retriever
         self._feedback = feedback
-        self._k, self._fb_docs, self._fb_terms, self._original_weight = k, fb_docs, fb_terms, original_weight
-        self._max_df = max_df
+        self._k, self._fb_docs, self._fb_terms = k, params.fb_docs, params.fb_terms
+        self._original_weight, self._max_df = params.original_weight, params.max_df
         self.expansions: dict[str, dict[str, float]] = {}  # question -> the weighted query it ran
 
     def _feedback_term(self, term: str) -> bool:

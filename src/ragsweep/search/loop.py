@@ -46,27 +46,29 @@ class Limits:
         return None if self.trials is None else self.trials - sum(t.evaluated for t in trials)
 
 
+@dataclass(frozen=True)
+class Asking:
+    """How the loop asks trials and reports them (the budget aside, ``Limits``): ``batch`` configurations per
+    evaluation, each the cheapest of ``pool`` proposals by what it adds over ``questions`` questions given
+    ``done`` (shared units cached before); ``on_trial(n)`` is called with the number of configurations each
+    evaluation evaluated. One bundle for the sweep, the benchmark and the tests."""
+
+    batch: int = 1
+    on_trial: Callable[[int], None] | None = None
+    questions: int = 1
+    pool: int = 1
+    done: set | None = None
+
+
 Evaluate = Callable[[list], dict[str, Outcome]]
 
 
-def run_search(
-    study,
-    space,
-    strategy,
-    limits: Limits,
-    evaluate: Evaluate,
-    batch: int = 1,
-    on_trial: Callable[[int], None] | None = None,
-    questions: int = 1,
-    pool: int = 1,
-    done: set | None = None,
-) -> str:
-    """Resume the study's unfinished trials, then search; returns why it stopped. ``on_trial(n)`` is
-    called with the number of configurations evaluated by each evaluation. Each asked trial keeps what it
-    adds (``cost.features`` over ``questions`` questions, given the units evaluated trials computed and
-    ``done``: units cached before) and the seconds ``cost.CostModel`` predicts for it; with ``pool`` > 1
-    (cost-aware) the cheapest of ``pool`` proposals is evaluated and the others are skipped."""
-    _resume(study, space, evaluate, on_trial)
+def run_search(study, space, strategy, limits: Limits, evaluate: Evaluate, asking: Asking = Asking()) -> str:
+    """Resume the study's unfinished trials, then search as ``asking`` says; returns why it stopped. Each asked
+    trial keeps what it adds (``cost.features`` over ``asking.questions`` questions, given the units evaluated
+    trials computed and ``asking.done``: units cached before) and the seconds ``cost.CostModel`` predicts for it;
+    with ``asking.pool`` > 1 (cost-aware) the cheapest of the pool's proposals is evaluated, the others skipped."""
+    _resume(study, space, evaluate, asking.on_trial)
     repeats = 0
     while True:
         trials = study.trials()
@@ -77,15 +79,15 @@ def run_search(
         if len(evaluated) >= len(space):
             return "every configuration evaluated"
         room = limits.room(trials)
-        size = batch if room is None else max(1, min(batch, room))
-        computed = set(done or ()) | {u for h in evaluated for u in shared_units(space.by_hash[h])}
+        size = asking.batch if room is None else max(1, min(asking.batch, room))
+        computed = set(asking.done or ()) | {u for h in evaluated for u in shared_units(space.by_hash[h])}
         model = CostModel([(t.features, t.seconds) for t in trials if t.evaluated and t.features])
         asked: list[tuple[int, ConfigLike]] = []
         echoes: list[tuple[int, str]] = []  # repeats of a configuration asked in this batch
         finished = False
         while len(asked) < size and not finished and repeats < MAX_REPEATS:
             candidates: list[tuple[int, ConfigLike]] = []
-            while len(candidates) < pool and repeats < MAX_REPEATS:
+            while len(candidates) < asking.pool and repeats < MAX_REPEATS:
                 pending = {c.config_hash for _, c in asked + candidates}
                 if study.waiting():  # enqueued by a killed invocation: asked first, on its own parameters
                     number, config = study.ask(space, None, _batch_no(trials))
@@ -108,7 +110,7 @@ def run_search(
             if not candidates:
                 break
             adds = computed | {u for _, c in asked for u in shared_units(c)}
-            feats = [features(c, adds, questions) for _, c in candidates]
+            feats = [features(c, adds, asking.questions) for _, c in candidates]
             costs = [model.predict(f) for f in feats]
             pick = min(
                 range(len(candidates)),
@@ -133,8 +135,8 @@ def run_search(
             study.tell(number, outcomes[config.config_hash])
             numbers[config.config_hash] = number
         _tell_echoes(study, echoes, numbers)
-        if on_trial is not None:
-            on_trial(len(asked))
+        if asking.on_trial is not None:
+            asking.on_trial(len(asked))
 
 
 def _resume(study, space, evaluate: Evaluate, on_trial) -> None:

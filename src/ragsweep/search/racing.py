@@ -106,18 +106,27 @@ def drop(
     return out
 
 
+@dataclass(frozen=True)
+class RaceRule:
+    """How a race drops configurations, the same at every look: ``higher`` (the metric is better higher), the
+    ``alpha`` its looks share, the ``seed`` of its paired tests and ``family`` (``drop``'s: alpha split over the
+    comparisons). One bundle for the search, the benchmark and the tests."""
+
+    higher: bool
+    alpha: float
+    seed: int = 0
+    family: bool = True
+
+
 def race(
     contenders: list[str],
     sizes: list[int],
     values_at: Callable[[list[str], int], dict[str, Sequence[float]]],
-    higher: bool,
-    alpha: float,
+    rule: RaceRule,
     incumbent: str | None = None,
-    seed: int = 0,
-    family: bool = True,
 ) -> RaceResult:
-    """Run a race over ``sizes`` looks. ``values_at(hashes, n)`` evaluates those configurations on the first
-    n questions of the race's order and returns their per-question values on them (it is also asked for the
+    """Run a race over ``sizes`` looks by ``rule``. ``values_at(hashes, n)`` evaluates those configurations on the
+    first n questions of the race's order and returns their per-question values on them (it is also asked for the
     incumbent, whose values exist already)."""
     alive = list(contenders)
     result = RaceResult([], {}, {})
@@ -130,11 +139,11 @@ def race(
             break
         gone = drop(
             {h: values[h] for h in values},
-            higher,
-            alpha / interim,
+            rule.higher,
+            rule.alpha / interim,
             protected={incumbent} if incumbent is not None else set(),
-            seed=seed,
-            family=family,
+            seed=rule.seed,
+            family=rule.family,
         )
         for h, (p, leader) in gone.items():
             if h in alive:

@@ -17,7 +17,7 @@ from ragsweep.errors import RagsweepError
 from ragsweep.pipelines.grid import is_baseline
 from ragsweep.run_dir import RunDir
 from ragsweep.run_records import SearchRecord
-from ragsweep.search.loop import Evaluate, Limits, run_search
+from ragsweep.search.loop import Asking, Evaluate, Limits, run_search
 from ragsweep.search.setup import SearchSetup
 from ragsweep.search.space import SearchSpace
 from ragsweep.search.study import SearchStudy
@@ -51,7 +51,7 @@ def trial_limit(spec, n_configs: int) -> int | None:
     """The trial budget: the spec's ``trials``/``fraction``, or a fifth of the grid when no limit is set
     (the grid's: every configuration)."""
     budget = spec.search.budget
-    if spec.search.strategy == "grid":
+    if not spec.search.budgeted:
         return n_configs
     if budget.empty:
         return max(1, math.ceil(DEFAULT_FRACTION * n_configs))
@@ -84,18 +84,16 @@ def search(st: RunState, stage1, cached: set | None = None) -> SearchRun:
     evaluate = _evaluator(setup, st.journal, st.scorer_key, stage1)
     error = None
     try:
-        batch = len(space) if s.strategy == "grid" else s.batch  # a raced grid: every configuration at once
-        stopped = run_search(
-            study,
-            space,
-            strategy,
-            Limits(setup.limit, s.budget.seconds, s.budget.usd),
-            evaluate,
+        batch = s.batch if s.budgeted else len(space)  # a raced grid: every configuration at once
+        asking = Asking(
             batch,
             on_trial=bar.advance if bar is not None else None,
             questions=len(setup.validation),
             pool=4 if s.cost_aware else 1,
             done=cached,
+        )
+        stopped = run_search(
+            study, space, strategy, Limits(setup.limit, s.budget.seconds, s.budget.usd), evaluate, asking
         )
     except _Stopped as stop:
         stopped, error = f"error: {stop.error}", stop.error
@@ -120,7 +118,7 @@ def _setup(st: RunState):
     budget, strategy and study (with the strategy's sampler)."""
     from ragsweep.evaluation.verdict import LOWER_IS_BETTER
     from ragsweep.pipelines.outputs.columns import SELECTABLE_METRICS
-    from ragsweep.search.strategies.registry import REGISTRY
+    from ragsweep.search.strategies.registry import strategy_class
 
     spec, split = st.spec, st.split
     s = spec.search
@@ -143,7 +141,7 @@ def _setup(st: RunState):
     lower = metric in LOWER_IS_BETTER
     directions = directions_of(s.objectives, lower)
     limit = trial_limit(spec, len(space))
-    strategy = REGISTRY[s.strategy](s, seed, limit, lower)
+    strategy = strategy_class(s.strategy)(s, seed, limit, lower)
     study = SearchStudy(
         RunDir(st.run_dir).search,
         search_key(spec, space, seed, metric, [q.qid for q in validation]),
@@ -169,7 +167,7 @@ def _evaluator(setup: SearchSetup, journal, scorer_key: str, stage1) -> Evaluate
 
     from ragsweep.pipelines.outputs.records import build_records, question_rows
     from ragsweep.search.objectives import outcomes
-    from ragsweep.search.racing import looks, race
+    from ragsweep.search.racing import RaceRule, looks, race
     from ragsweep.search.summary import ranked
 
     s, space, study, split, validation = setup.spec.search, setup.space, setup.study, setup.split, setup.validation
@@ -186,7 +184,7 @@ def _evaluator(setup: SearchSetup, journal, scorer_key: str, stage1) -> Evaluate
                 raise _Stopped(error)
         tried.update(c.config_hash for c in batch)
         labels = [c.labels() for c in batch]
-        return build_records(question_rows(questions, split), labels, journal, scorer_key, keep_sources=False)
+        return build_records(question_rows(questions, split), labels, journal, scorer_key, sources=False)
 
     def values_at(hashes: list[str], n: int) -> dict:
         qs = ordered[:n]
@@ -209,21 +207,13 @@ def _evaluator(setup: SearchSetup, journal, scorer_key: str, stage1) -> Evaluate
             if incumbent is not None:  # evaluated in full before: its journal rows are what it is compared on
                 tried.add(incumbent)
             sizes = looks(len(ordered), s.racing.first, s.racing.growth, s.racing.minimum)
-            result = race(
-                [c.config_hash for c in batch],
-                sizes,
-                values_at,
-                not lower,
-                s.racing.alpha,
-                incumbent,
-                seed,
-                family=s.racing.family,
-            )
+            rule = RaceRule(not lower, s.racing.alpha, seed, family=s.racing.family)
+            result = race([c.config_hash for c in batch], sizes, values_at, rule, incumbent)
             for h, (at, p, leader) in result.dropped.items():
                 dropped[h] = {"at": at, "p": p, "leader": space.by_hash[leader].config_id}
             seen = {h: result.pairs.get(h, len(ordered)) for h in (c.config_hash for c in batch)}
             labels = [c.labels() for c in batch]
-            records = build_records(question_rows(validation, split), labels, journal, scorer_key, keep_sources=False)
+            records = build_records(question_rows(validation, split), labels, journal, scorer_key, sources=False)
             keep = {(h, q.qid) for h, n in seen.items() for q in ordered[:n]}
             records = records[[(h, q) in keep for h, q in zip(records["config_hash"], records["qid"])]]
         return outcomes(records, batch, s.objectives, metric, time.perf_counter() - t0, dropped)

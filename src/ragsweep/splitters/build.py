@@ -10,24 +10,17 @@ whitespace-normalised search that advances through the document in order.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 from ragsweep.config import (
-    HierarchicalSplitterSpec,
-    PatternSplitterSpec,
-    RecursiveSplitterSpec,
-    SemanticSplitterSpec,
-    SentenceSplitterSpec,
-    SentenceWindowSplitterSpec,
     SplitterSpec,
-    TokenSplitterSpec,
 )
 from ragsweep.datasets.locate import find_span
 from ragsweep.datasets.types import Document
 from ragsweep.errors import RagsweepError
 
 if TYPE_CHECKING:
-    from langchain_text_splitters import TextSplitter
+    pass
 
 
 @dataclass(frozen=True)
@@ -92,52 +85,11 @@ def parser_is_contiguous(parser) -> bool:
 
 
 def make_parser(spec: SplitterSpec, lc_embeddings=None):
-    """Build the LlamaIndex node parser for ``spec`` (LangChain splitters via LangchainNodeParser)."""
-    if isinstance(spec, TokenSplitterSpec):
-        from llama_index.core.node_parser import TokenTextSplitter
+    """Build the LlamaIndex node parser for ``spec``: the function its spec class names (``splitters.parsers``);
+    ``lc_embeddings``: the LangChain embeddings a semantic splitter compares sentences with."""
+    from ragsweep.components import builder
 
-        return TokenTextSplitter(chunk_size=spec.chunk_size, chunk_overlap=spec.chunk_overlap, include_metadata=False)
-    if isinstance(spec, SentenceSplitterSpec):
-        from llama_index.core.node_parser import SentenceSplitter
-
-        return SentenceSplitter(chunk_size=spec.chunk_size, chunk_overlap=spec.chunk_overlap, include_metadata=False)
-    if isinstance(spec, RecursiveSplitterSpec):
-        from langchain_text_splitters import RecursiveCharacterTextSplitter
-        from llama_index.core.node_parser import LangchainNodeParser
-
-        kwargs: dict[str, Any] = {"separators": spec.separators} if spec.separators else {}
-        lc = RecursiveCharacterTextSplitter(chunk_size=spec.chunk_size, chunk_overlap=spec.chunk_overlap, **kwargs)
-        return LangchainNodeParser(lc, include_metadata=False)
-    if isinstance(spec, SemanticSplitterSpec):
-        from langchain_experimental.text_splitter import SemanticChunker
-        from llama_index.core.node_parser import LangchainNodeParser
-
-        if lc_embeddings is None:
-            raise ValueError("the semantic splitter needs an embedding model")
-        semantic = SemanticChunker(
-            lc_embeddings,
-            buffer_size=spec.buffer_size,
-            breakpoint_threshold_type=spec.breakpoint_threshold_type,
-            breakpoint_threshold_amount=spec.breakpoint_threshold_amount,
-        )
-        # typed for a TextSplitter; a SemanticChunker has the split_text it calls
-        return LangchainNodeParser(cast("TextSplitter", semantic), include_metadata=False)
-    if isinstance(spec, PatternSplitterSpec):
-        from ragsweep.splitters.pattern import PatternSplitter
-
-        return PatternSplitter(pattern=spec.pattern, max_chunk_chars=spec.max_chunk_chars, include_metadata=False)
-    if isinstance(spec, SentenceWindowSplitterSpec):
-        from llama_index.core.node_parser import SentenceWindowNodeParser
-
-        # single sentences; their windows are cut from the document by the sentence_window postprocessor
-        return SentenceWindowNodeParser.from_defaults(
-            window_size=spec.window_size, include_metadata=False, include_prev_next_rel=False
-        )
-    if isinstance(spec, HierarchicalSplitterSpec):
-        from ragsweep.splitters.hierarchical import HierarchicalLeafParser
-
-        return HierarchicalLeafParser(spec.chunk_sizes, spec.chunk_overlap)
-    raise TypeError(f"unknown splitter spec {type(spec).__name__}")
+    return builder(spec)(spec, lc_embeddings)
 
 
 def split_corpus(

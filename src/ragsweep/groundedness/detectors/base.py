@@ -14,11 +14,11 @@ class Scored:
 
 
 class Detector:
-    """``name``; ``needs_llm``; ``label``: what its score predicts (``grounded`` or ``correctness``);
-    ``score_all(items)`` returns one ``Scored`` per item, in order."""
+    """``name``; ``label``: what its score predicts (``grounded`` or ``correctness``); ``score_all(items)``
+    returns one ``Scored`` per item, in order. Whether it needs the spec's LLM is declared with its name
+    (``registry.DETECTORS``)."""
 
     name = "detector"
-    needs_llm = False
     label = "grounded"
 
     @classmethod

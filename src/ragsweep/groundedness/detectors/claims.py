@@ -62,7 +62,6 @@ CLAIMS_FORM = ReplyForm(
 
 class Claims(Detector):
     name = "claims"
-    needs_llm = True
 
     @classmethod
     def build(cls, name: str, *, llm=None, prompts=None, price=None) -> "Claims":

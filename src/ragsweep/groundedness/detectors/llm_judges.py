@@ -9,8 +9,6 @@ from ragsweep.groundedness.detectors.llm_items import Unmeasured, run_items
 
 
 class LLMJudge(Detector):
-    needs_llm = True
-
     @classmethod
     def build(cls, name: str, *, llm=None, prompts=None, price=None) -> "LLMJudge":
         return cls(name.removeprefix("llm_"), llm, prompts, price)

@@ -1,23 +1,23 @@
-"""The detectors ``ragsweep judges evaluate`` knows, by name: one line each (``components.load`` imports a
-detector's module on first use). A detector class says whether it needs the spec's LLM (``needs_llm``) and how
-it is built (``Detector.build``)."""
+"""The detectors ``ragsweep judges evaluate`` knows, by name: one ``components.Named`` line each (its class,
+imported on first use, and ``needs_llm`` where it asks the spec's LLM). A detector class says how it is built
+(``Detector.build``) and scores (``score_all``)."""
 
 from __future__ import annotations
 
-from ragsweep.components import load
+from ragsweep.components import Named
 
-DETECTORS = {
-    "quip": "ragsweep.groundedness.detectors.quip:Quip",
-    "cosine": "ragsweep.groundedness.detectors.cosine:Cosine",
-    "llm_faithfulness": "ragsweep.groundedness.detectors.llm_judges:LLMJudge",
-    "claims": "ragsweep.groundedness.detectors.claims:Claims",
-    "llm_correctness": "ragsweep.groundedness.detectors.llm_judges:LLMJudge",
+DETECTORS: dict[str, Named] = {
+    "quip": Named("ragsweep.groundedness.detectors.quip:Quip"),
+    "cosine": Named("ragsweep.groundedness.detectors.cosine:Cosine"),
+    "llm_faithfulness": Named("ragsweep.groundedness.detectors.llm_judges:LLMJudge", ("needs_llm",)),
+    "claims": Named("ragsweep.groundedness.detectors.claims:Claims", ("needs_llm",)),
+    "llm_correctness": Named("ragsweep.groundedness.detectors.llm_judges:LLMJudge", ("needs_llm",)),
 }
 ALL = tuple(DETECTORS)
 
 
 def needs_llm(name: str) -> bool:
-    return bool(getattr(load(DETECTORS[name]), "needs_llm"))
+    return DETECTORS[name].has("needs_llm")
 
 
 def offline() -> list[str]:
@@ -34,4 +34,4 @@ def build(name: str, *, llm=None, prompts=None, price=None):
     """The detector ``name`` (one of ``ALL``); LLM ones are built on ``llm``."""
     if name not in DETECTORS:
         raise ValueError(f"unknown detector {name!r}; known: {', '.join(ALL)}")
-    return getattr(load(DETECTORS[name]), "build")(name, llm=llm, prompts=prompts, price=price)
+    return DETECTORS[name].load().build(name, llm=llm, prompts=prompts, price=price)

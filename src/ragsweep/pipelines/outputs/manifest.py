@@ -255,7 +255,7 @@ def _dataset_info(dataset, questions) -> dict:
 
 
 def generator_info(spec) -> dict:
-    if spec.generator.kind == "llm":
+    if spec.generator.calls_llm:
         return {
             "label": f"llm:{spec.llm.model}",
             "llm": spec.llm.model,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
 from ragsweep.pipelines.answer_record import AnswerRecord
 from ragsweep.pipelines.outputs.columns import (
@@ -102,29 +103,38 @@ def llm_answer_timing(payload: AnswerRecord) -> dict:
     }
 
 
+class Judgements(NamedTuple):
+    """Which stage-2 judgements join the records: those journaled under the judges' current keys (``keys``:
+    judge -> key), each judged ``repeats`` times."""
+
+    keys: dict
+    repeats: int = 1
+
+
 def build_records(
     questions: list[dict],
     configs: list[dict],
     journal,
     scorer_key: str | None = None,
-    judge_keys: dict | None = None,
-    repeats: int = 1,
-    keep_sources: bool = True,
-    parts: RecordsFile | None = None,
+    judgements: Judgements | None = None,
+    sources: bool | RecordsFile = True,
 ):
     """One row per (configuration, question) present in the journal, with scores joined in
     (only scores made with the current BERTScore settings, ``scorer_key``, when given) and, with
     ``judge_keys``, the stage-2 judgements made with the current judge settings. The short-answer
     metrics (``ANSWER_METRICS``) are computed from the answer and the reference answer. The rows are in the
-    configurations' order, then the questions'.
+    configurations' order, then the questions'. ``judgements``: the stage-2 judgements that join them.
 
     ``questions`` are ``question_rows``, ``configs`` ``Configuration.labels()``: plain rows, so a
     killed run's records can be rebuilt from its directory alone (``ragsweep.load_run``).
 
-    ``keep_sources=False``: the sources are left out (a caller that reads only the scores). ``parts``: whole
-    configurations' rows are handed there as they are made, ``PART_ROWS`` or more at a time but the last
-    (``RecordsFile.add``, their sources compact in a ``SourcesColumn``), and the frame returned leaves out the
-    sources and the columns only written (``WRITTEN_ONLY``)."""
+    ``sources=False``: the sources are left out (a caller that reads only the scores). ``sources`` a
+    ``RecordsFile``: whole configurations' rows are handed there as they are made, ``PART_ROWS`` or more at a
+    time but the last (``RecordsFile.add``, their sources compact in a ``SourcesColumn``), and the frame
+    returned leaves out the sources and the columns only written (``WRITTEN_ONLY``)."""
+    parts = sources if isinstance(sources, RecordsFile) else None
+    keep_sources = sources is not False
+    judge_keys, repeats = judgements if judgements is not None else (None, 1)
     by_hash = {c["config_hash"]: c for c in configs}
     order = {c["config_hash"]: i for i, c in enumerate(configs)}  # the frame's order: configurations, questions
     qs = {q["qid"]: q for q in questions}

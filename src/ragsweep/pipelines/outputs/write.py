@@ -19,7 +19,7 @@ from ragsweep.pipelines.outputs.manifest import (
     run_context,
     write_manifest,
 )
-from ragsweep.pipelines.outputs.records import build_records, question_rows
+from ragsweep.pipelines.outputs.records import Judgements, build_records, question_rows
 from ragsweep.pipelines.outputs.records_file import RecordsFile
 from ragsweep.pipelines.outputs.summary import build_comparisons, build_summary
 from ragsweep.pipelines.outputs.table import print_summary, read_summary, summary_rows, usage_line
@@ -161,7 +161,12 @@ def _rebuild(st: RunState):
         # each configuration's whole rows go to a part file as they are made; the frame kept is what the rest reads
         parts = RecordsFile(Path(scratch))
         records = build_records(
-            question_rows(questions, split), labels, journal, scorer_key, keys, repeats, parts=parts
+            question_rows(questions, split),
+            labels,
+            journal,
+            scorer_key,
+            Judgements(keys, repeats) if keys else None,
+            parts,
         )
         summary = build_summary(records, labels, spec.scoring.model_dump(), spec.seed, stage2)
         comparisons = build_comparisons(records, spec, stage2)

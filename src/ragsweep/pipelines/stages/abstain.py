@@ -56,7 +56,7 @@ def abstention_rule(ctx, config, retriever) -> AbstentionRule | None:
 
     gen = ctx.spec.generator
     below = getattr(gen, "abstain_below", None)
-    if gen.kind != "extractive" or below is None:
+    if gen.calls_llm or below is None:
         return None
     if below != "tune":
         return AbstentionRule(float(below))

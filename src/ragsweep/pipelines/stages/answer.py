@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ragsweep import tracing
 from ragsweep.datasets.types import Question
 from ragsweep.errors import short_reason
-from ragsweep.pipelines.answer_record import AnswerRecord, AnswerSink, Retrieved, merged
+from ragsweep.pipelines.answer_record import AnswerRecord, AnswerSink, Outlet, Retrieved, merged
 from ragsweep.pipelines.context import StageContext
 from ragsweep.pipelines.grid import Configuration
 from ragsweep.pipelines.stats import Timer
@@ -28,10 +28,11 @@ if TYPE_CHECKING:
 
 @dataclass
 class GroupIndexes:
-    """What one splitter's configurations search: BM25, a vector index and the question latencies per
-    embedding label, the knowledge graphs (opened by the splitter's earlier units: ``executors.inprocess``)."""
+    """What one splitter's configurations search: the parts built in memory (BM25, TF-IDF: by name), a vector
+    index and the question latencies per embedding label, the knowledge graphs (opened by the splitter's earlier
+    units: ``executors.inprocess``)."""
 
-    bm25: SharedResults | None = None
+    parts: dict[str, SharedResults] = field(default_factory=dict)
     vectors: dict[str, SharedResults] = field(default_factory=dict)
     query_ms: dict[str, dict[str, float]] = field(default_factory=dict)
     graphs: Any = None
@@ -54,11 +55,9 @@ def answer_group(
     configs: list[Configuration],
     indexes: GroupIndexes,
     pending: dict[str, list[Question]],
-    sink: AnswerSink,
-    bar,
-    gen_items: list[Retrieved],
+    out: Outlet,
 ) -> None:
-    """Answer the pending questions of one splitter's ``configs`` (those whose indexes exist)."""
+    """Answer the pending questions of one splitter's ``configs`` (those whose indexes exist) into ``out``."""
     from ragsweep.retrievers.factory import IndexRetrievers
 
     by_emb: dict[str | None, list[Configuration]] = defaultdict(list)
@@ -66,12 +65,12 @@ def answer_group(
         by_emb[c.embedding.label() if c.embedding is not None else None].append(c)
     for label, cfgs in by_emb.items():
         # what the retrievers were built over: a unit of vector configurations alone opens no BM25 index
-        key = (cfgs[0].chunk_key, label, indexes.graphs is not None, indexes.bm25 is not None)
+        key = (cfgs[0].chunk_key, label, indexes.graphs is not None, tuple(sorted(indexes.parts)))
         memo = ctx.retrievers_memo
         retrievers = memo.get(key) if memo is not None else None
         if retrievers is None:
             retrievers = IndexRetrievers(
-                indexes.bm25,
+                dict(indexes.parts),
                 indexes.vectors.get(label) if label else None,
                 llm=ctx.llm,
                 graphs=indexes.graphs,
@@ -82,14 +81,16 @@ def answer_group(
                 memo[key] = retrievers
         query_ms = indexes.query_ms.get(label, {}) if label else {}
         for config in cfgs:
-            answer_config(ctx, config, retrievers, pending[config.config_hash], sink, bar, query_ms, gen_items)
+            answer_config(ctx, config, retrievers, pending[config.config_hash], out, query_ms)
 
 
 @dataclass
 class BuiltEngine:
     """One configuration's query engine: the retriever spec (with tuned weights), the retriever, the extractive
-    engine (None with an LLM generator), the abstention rule and the adaptive router (None without)."""
+    engine (None with an LLM generator), the abstention rule and the adaptive router (None without), and the
+    splitter's shared retrievers it was built from (``retrievers.factory.IndexRetrievers``: ranks and costs)."""
 
+    retrievers: Any
     spec_r: RetrieverSpec
     tuning: dict | None
     retriever: Any  # a LlamaIndex BaseRetriever
@@ -103,17 +104,15 @@ def answer_config(
     config: Configuration,
     retrievers,
     questions: list[Question],
-    sink: AnswerSink,
-    bar,
+    out: Outlet,
     query_ms: dict[str, float],
-    gen_items: list[Retrieved] | None = None,
 ) -> None:
-    """Answer ``questions`` with one configuration and write each result to ``sink``.
+    """Answer ``questions`` with one configuration and write each result to ``out``.
 
     ``retrieval_ms`` is the index search (and fusion) time plus the question's embedding latency,
     measured once per (model, question) when it was embedded (``query_ms``), since the vector was
     computed ahead of the search and served from the cache. With an LLM generator, the retrieved
-    nodes go to ``gen_items`` and are answered concurrently afterwards (``generate``).
+    nodes go to ``out.retrieved`` and are answered concurrently afterwards (``generate``).
     """
     from ragsweep.llm.budget import BudgetExhausted
     from ragsweep.llm.engine import LLMFatalError
@@ -127,28 +126,28 @@ def answer_config(
         record_failures(
             [config],
             {config.config_hash: questions},
-            sink,
+            out.sink,
             stats,
-            bar,
+            out.bar,
             f"building the query engine failed: {short_reason(exc)}",
         )
         return
     with Timer(stats, "answering"):
         for q in questions:
             try:
-                if not answer_question(ctx, config, retrievers, built, q, sink, query_ms, gen_items):
+                if not answer_question(ctx, config, built, q, out, query_ms):
                     continue  # left to the LLM generator, which advances the bar
             except (BudgetExhausted, LLMFatalError):
                 raise
             except Exception as exc:  # noqa: BLE001 - one question failing must not lose the rest
-                sink.add_answer(
+                out.sink.add_answer(
                     config.config_hash,
                     q.qid,
                     config.config_id,
                     {"error": short_reason(exc), "traceback": traceback.format_exc(limit=5)},
                 )
                 stats.failed += 1
-            bar.advance(1)
+            out.bar.advance(1)
 
 
 def build_engine(ctx: StageContext, config: Configuration, retrievers) -> BuiltEngine:
@@ -166,14 +165,14 @@ def build_engine(ctx: StageContext, config: Configuration, retrievers) -> BuiltE
 
         spec_r, tuning = tune_weights(ctx, config, retrievers)
     retriever = retrievers.make(spec_r, config.top_k, config.reranker, config.query_transform)
-    synth = None if spec.generator.kind == "llm" else ExtractiveSynthesizer(spec.generator.max_sentences)
+    synth = None if spec.generator.calls_llm else ExtractiveSynthesizer(spec.generator.max_sentences)  # type: ignore[union-attr]
     engine = RetrieverQueryEngine(retriever=retriever, response_synthesizer=synth) if synth else None
     abstain = abstention_rule(ctx, config, retriever) if engine is not None else None  # abstain_below
     if config.adaptive is not None:  # each question's predicted class picks its top_k, reranker, transform
         from ragsweep.pipelines.stages.adaptive import router
 
         route = router(ctx, config, retrievers, spec_r)
-    return BuiltEngine(spec_r, tuning, retriever, engine, abstain, route)
+    return BuiltEngine(retrievers, spec_r, tuning, retriever, engine, abstain, route)
 
 
 @dataclass
@@ -242,19 +241,17 @@ def _retrieve(
 def answer_question(
     ctx: StageContext,
     config: Configuration,
-    retrievers,
     built: BuiltEngine,
     q: Question,
-    sink: AnswerSink,
+    out: Outlet,
     query_ms: dict[str, float],
-    gen_items: list[Retrieved] | None,
 ) -> bool:
     """Retrieve for one question, shape the context, answer it (extractive) and write its row; returns False
-    when the answer is left to the LLM generator (the row goes to ``gen_items`` instead)."""
+    when the answer is left to the LLM generator (the row goes to ``out.retrieved`` instead)."""
     from ragsweep.metrics import all_retrieval_metrics
     from ragsweep.pipelines.extractive import GENERATOR_LABEL
 
-    got = _retrieve(ctx, config, built, q, query_ms)
+    got, retrievers = _retrieve(ctx, config, built, q, query_ms), built.retrievers
     if built.engine is not None:
         t1 = time.perf_counter()
         answer = str(built.engine.synthesize(got.bundle, got.context)) if got.context else ""
@@ -274,8 +271,8 @@ def answer_question(
     calls = _calls_and_tuning(retrievers, built, q.question, got.transform, got.rewrites, rerank)
     record = merged(record, metrics, got.shaped, got.routed, calls)
     if built.engine is None:
-        assert gen_items is not None
-        gen_items.append(Retrieved(config, q, got.context, record))
+        assert out.retrieved is not None, "an LLM generator's answers are left to it"
+        out.retrieved.append(Retrieved(config, q, got.context, record))
         return False
     done: AnswerRecord = {
         **record,
@@ -290,7 +287,7 @@ def answer_question(
     if built.abstain is not None:
         done = merged(done, built.abstain.payload(abstained))
     tracing.answered(config, q, done, got.nodes)  # off: one check
-    sink.add_answer(config.config_hash, q.qid, config.config_id, done)
+    out.sink.add_answer(config.config_hash, q.qid, config.config_id, done)
     ctx.stats.answered += 1
     return True
 

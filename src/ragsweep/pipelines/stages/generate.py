@@ -39,7 +39,7 @@ def streamed_to(on_delta: Callable[[str], None]) -> Iterator[None]:
 def generator_label(spec) -> str:
     from ragsweep.pipelines.extractive import GENERATOR_LABEL
 
-    return f"llm:{spec.llm.model}" if spec.generator.kind == "llm" else GENERATOR_LABEL
+    return f"llm:{spec.llm.model}" if spec.generator.calls_llm else GENERATOR_LABEL
 
 
 def make_llm_synthesizer(spec, llm, prompt: str | None = None, streaming: bool = False):

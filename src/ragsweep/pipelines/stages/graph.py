@@ -24,20 +24,13 @@ def neo4j_connection(spec, configs: list[Configuration]):
 
 def chunk_graphs(ctx: StageContext, config: Configuration, chunks):
     """The graphs (built lazily, from the cache when there) and graph retrievers of ``config``'s chunks."""
-    from ragsweep.retrievers.graph_index import ChunkGraphs
+    from ragsweep.retrievers.graph_index import ChunkGraphs, GraphChunks, GraphServices
 
     return ChunkGraphs(
         spec=ctx.spec,
-        chunk_key=config.chunk_key,
-        chunks=chunks,
-        corpus_fingerprint=ctx.dataset.corpus_fingerprint(),
-        chunk_digest=chunk_digest(chunks),
-        cache_root=ctx.cache.root,
+        chunks=GraphChunks(config.chunk_key, chunks, ctx.dataset.corpus_fingerprint(), chunk_digest(chunks)),
         k_max=ctx.k_max,
-        stats=ctx.stats,
-        bars=ctx.bars,
-        llm=ctx.llm,
-        neo4j=ctx.neo4j,
+        services=GraphServices(ctx.cache.root, ctx.stats, ctx.bars, llm=ctx.llm, neo4j=ctx.neo4j),
     )
 
 

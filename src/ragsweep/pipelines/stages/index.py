@@ -55,13 +55,15 @@ def vector_index(ctx: StageContext, config: Configuration, chunks, client):
     return SharedResults(retriever, ctx.k_max)
 
 
-def bm25_index(ctx: StageContext, chunks):
-    """LlamaIndex's BM25Retriever over the chunks, shared at k_max; the exception if it cannot be built."""
-    from ragsweep.retrievers.factory import bm25_retriever
+def memory_part(ctx: StageContext, chunks, name: str):
+    """The part ``name`` built in memory over the chunks (BM25, TF-IDF: ``config.MEMORY_PARTS``), shared at k_max;
+    the exception if it cannot be built."""
+    from ragsweep.components import load
+    from ragsweep.config import MEMORY_PARTS
     from ragsweep.retrievers.memo import SharedResults
 
-    with Timer(ctx.stats, "indexing_bm25"):
+    with Timer(ctx.stats, f"indexing_{name}"):
         try:
-            return SharedResults(bm25_retriever(chunks, ctx.k_max), ctx.k_max)
+            return SharedResults(load(MEMORY_PARTS[name])(chunks, ctx.k_max), ctx.k_max)
         except Exception as exc:  # noqa: BLE001 - recorded against the configurations that search it
             return exc

@@ -78,7 +78,7 @@ def judged_references(spec, configs) -> list:
     extractive one not no_retrieval, whose answers are empty by construction (nothing to judge)."""
     from ragsweep.pipelines.grid import is_baseline
 
-    extractive = spec.generator.kind != "llm"
+    extractive = not spec.generator.calls_llm
     return [c for c in configs if is_baseline(c) and not (extractive and c.baseline == "no_retrieval")]
 
 
@@ -118,11 +118,11 @@ def run_stage2(st: RunState) -> tuple[Stage2Record, RagsweepError | None]:
     judged yet on the test questions. Returns (info for the manifest, stopping error)."""
     from ragsweep.pipelines.outputs.records import build_records, question_rows
 
-    spec, dataset, questions, configs, journal = st.spec, st.dataset, st.questions, st.judged, st.journal
-    clients, stats, bars, split, scorer_key = st.clients, st.stats, st.bars, st.split, st.scorer_key
+    spec, questions, configs, journal = st.spec, st.questions, st.judged, st.journal
+    clients, split, scorer_key = st.clients, st.split, st.scorer_key
 
     records = build_records(
-        question_rows(questions, split), [c.labels() for c in configs], journal, scorer_key, keep_sources=False
+        question_rows(questions, split), [c.labels() for c in configs], journal, scorer_key, sources=False
     )
     try:
         selection = select(spec, records, split)
@@ -165,9 +165,7 @@ def run_stage2(st: RunState) -> tuple[Stage2Record, RagsweepError | None]:
         return info, None
     assert clients is not None and (spec.stage2.llm or spec.llm) is not None, "stage 2 has its LLM"
     judge_llm = clients.get(spec.stage2.llm or spec.llm)  # type: ignore[arg-type]
-    docs = {d.doc_id: d.text for d in dataset.documents}
-    bar = bars.add("stage 2 (LLM judges)", len(todo))
-    stop = asyncio.run(judge_all(spec, todo, answers, docs, judge_llm, keys, journal, stats, bars, bar))
+    stop = asyncio.run(judge_all(st, todo, answers, judge_llm, keys))
     journal.flush()
     if repeats > 1:
         info["self_agreement"] = agreement(spec, journal.repeated_judgements(keys, repeats))
@@ -197,7 +195,9 @@ def agreement(spec, made: dict) -> dict:
     return out
 
 
-async def judge_all(spec, todo, answers, docs, llm, keys, journal, stats, bars, bar):
+async def judge_all(st: RunState, todo: list, answers: dict, llm, keys: dict[str, str]) -> RagsweepError | None:
+    """Every judgement of ``todo`` ((configuration, question, judge, repeat)) on ``answers``, many at once, each
+    journaled under its judge's key as it completes; returns what stopped the pool (a budget, a refused key)."""
     from ragsweep.errors import short_reason
     from ragsweep.evaluation.judges import build_judges, judge
     from ragsweep.llm.budget import BudgetExhausted
@@ -206,8 +206,12 @@ async def judge_all(spec, todo, answers, docs, llm, keys, journal, stats, bars, 
     from ragsweep.pipelines.journal import repeat_name
     from ragsweep.pipelines.workpool import drain
 
+    spec, journal, stats, bars = st.spec, st.journal, st.stats, st.bars
     s2 = spec.stage2
+    assert s2 is not None, "stage 2 runs with a stage2 section only"
     evaluators = build_judges(s2.judges, llm, s2.prompts, s2.correctness_threshold)
+    docs = {d.doc_id: d.text for d in st.dataset.documents}
+    bar = bars.add("stage 2 (LLM judges)", len(todo))
 
     async def judge_one(item) -> None:
         config, q, name, r = item

@@ -3,13 +3,22 @@ across configurations, runs and sweeps), rescaled by the backbone's baseline."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
 
 from ragsweep.pipelines.context import StageContext
 
 if TYPE_CHECKING:
     from ragsweep.pipelines.plan import Unit
     from ragsweep.pipelines.plan_run import PlanRun
+
+
+class Blocks(NamedTuple):
+    """Where the uncached pairs are scored, the executor's choice: ``run`` takes blocks of ``size`` pairs and
+    yields (index, scores) as each finishes (Ray tasks); None scores them in this process."""
+
+    run: Callable | None = None
+    size: int = 4096
 
 
 def run_unit(run: PlanRun, _unit: Unit) -> None:
@@ -41,12 +50,10 @@ def score_answers(
     todo: list[tuple[str, str, str]],
     journal,
     scorer_key: str,
-    run_blocks=None,
-    block: int = 4096,
+    blocks: Blocks = Blocks(),
 ) -> None:
     """BERTScore the answers ``unscored`` listed (``todo``) and journal the scores; identical pairs are
-    scored once. The uncached pairs are scored in blocks of ``block`` pairs by ``run_blocks`` (blocks ->
-    (index, scores) as each finishes; default: in this process), the executor's choice."""
+    scored once, the uncached ones in ``blocks``."""
     if not todo:
         return
     from ragsweep.evaluation.bertscore import BERTScoreRunner, release_encoder, score_fields
@@ -59,7 +66,7 @@ def score_answers(
         n_unique = len(set(pairs))
         bar = ctx.bars.add("scoring (BERTScore)", n_unique)
         raw = runner.score(
-            pairs, progress=lambda n, _total: ctx.bars.advance(bar, n), run_blocks=run_blocks, block=block
+            pairs, progress=lambda n, _total: ctx.bars.advance(bar, n), run_blocks=blocks.run, block=blocks.size
         )
         ctx.stats.bertscore_pairs_computed += runner.computed
         ctx.stats.bertscore_pairs_total += n_unique
@@ -68,7 +75,7 @@ def score_answers(
             lambda: [s for d in dataset.documents for s in sentences(d.text)],
             dataset.corpus_fingerprint(),
             seed=ctx.spec.seed,
-            run_blocks=run_blocks,
+            run_blocks=blocks.run,
         )
         for (h, qid, _), i in zip(todo, index):
             ref = qs[qid].reference_answer or ""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from ragsweep.metrics.catalogue import BY_NAME, ordered
 from ragsweep.results.run import as_list, clean, overlaps_gold
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ def explorer_data(run: RunData) -> dict:
     configs = list(dict.fromkeys(recs["config_id"])) if not recs.empty else []
     index = {c: i for i, c in enumerate(configs)}
     judges = [j for j in JUDGES if f"{j}_status" in recs.columns and recs[f"{j}_status"].notna().any()]
+    shown = ordered("explorer")  # the catalogue's per-question columns
     answers: dict[str, list] = {}
     for r in recs.to_dict("records"):
         answers.setdefault(r["qid"], []).append(
@@ -33,9 +35,7 @@ def explorer_data(run: RunData) -> dict:
                 "c": index[r["config_id"]],
                 "answer": clean(r.get("answer")),
                 "error": clean(r.get("error")),
-                "bs": _num(r.get("bertscore_f1_rescaled")),
-                "ndcg": _num(r.get("ndcg")),
-                "hit": _num(r.get("hit")),
+                "scores": [_num(r.get(m)) for m in shown],
                 "judges": {j: _judge(r, j) for j in judges},
                 "sources": [_source(s, gold.get(r["qid"], [])) for s in as_list(r.get("sources"))],
             }
@@ -54,6 +54,7 @@ def explorer_data(run: RunData) -> dict:
             if q.qid in answers
         ],
         "configs": _configs(recs, configs),
+        "metrics": [{"name": m, "label": BY_NAME[m].label, "digits": BY_NAME[m].digits} for m in shown],
         "judges": judges,
         "answers": answers,
     }

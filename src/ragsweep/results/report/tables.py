@@ -13,7 +13,7 @@ from ragsweep.results.run import clean
 if TYPE_CHECKING:
     from ragsweep.results.run import RunData
 
-SUMMARY_METRICS = ordered("report")
+REPORT_METRICS = ordered("report")
 
 
 def escape(v) -> str:
@@ -29,7 +29,7 @@ def summary_table(run: RunData, split: str, metric: str | None = None) -> str:
     rows = run.split(split)
 
     judges = judged_metrics(run)
-    order = ([metric] if metric else []) + [m for m in SUMMARY_METRICS + judges if m != metric]
+    order = ([metric] if metric else []) + [m for m in REPORT_METRICS + judges if m != metric]
     metrics = [m for m in order if m in rows.columns]
     head = (
         ["configuration", "splitter", "embedding", "retriever", "k", "n", "errors"]

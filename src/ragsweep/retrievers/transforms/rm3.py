@@ -10,11 +10,9 @@ from ragsweep.retrievers.transforms.base import AppliedTransform
 
 class RM3Transform(AppliedTransform):
     def __init__(self, spec, host) -> None:
-        base = host.bm25
-        assert base is not None
-        self.retriever = RM3Retriever(
-            base.base, base, base.k_max, spec.fb_docs, spec.fb_terms, spec.original_weight, spec.max_df
-        )
+        base = host.parts.get("bm25")
+        assert base is not None, "RM3 expands the BM25 part's queries"
+        self.retriever = RM3Retriever(base.base, base, base.k_max, spec)
         self.shared = SharedResults(self.retriever, base.k_max)
 
     def part(self, name: str, shared: SharedResults) -> SharedResults:

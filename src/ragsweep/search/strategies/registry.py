@@ -1,12 +1,12 @@
-"""The search strategies by name: adding one is a module and a line here (and its name in
-``config/search.py``'s ``strategy``)."""
+"""The search strategies by name, from ``config/search.py``'s ``STRATEGIES`` (where a strategy is declared: its
+module, imported here on first use, and its capabilities)."""
 
 from __future__ import annotations
 
-from ragsweep.search.strategies.greedy import GreedyStrategy
-from ragsweep.search.strategies.grid import GridStrategy
-from ragsweep.search.strategies.nsga2 import NSGA2Strategy
-from ragsweep.search.strategies.random_search import RandomStrategy
-from ragsweep.search.strategies.tpe import TPEStrategy
+from ragsweep.config.search import STRATEGIES
+from ragsweep.search.strategies.base import Strategy
 
-REGISTRY = {s.name: s for s in (GridStrategy, RandomStrategy, GreedyStrategy, TPEStrategy, NSGA2Strategy)}
+
+def strategy_class(name: str) -> type[Strategy]:
+    """The strategy class ``name`` declares (``search.strategy``; auto is resolved before)."""
+    return STRATEGIES[name].load()

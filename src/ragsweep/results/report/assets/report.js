@@ -150,19 +150,21 @@
       var gold = q.gold.length ? q.gold.map(function (g) { return g[0] + " [" + g[1] + ", " + g[2] + ")"; }).join("; ") : "(none: out of scope)";
       detail.appendChild(el("p", {}, [el("b", {text: "Gold evidence: "}), gold]));
       var judges = data.judges;
-      var head = ["configuration", "answer", "BERTScore F1 (rescaled)", "nDCG", "hit"].concat(judges).concat(["sources, verdicts"]);
+      var metrics = data.metrics;  // the catalogue's per-question columns
+      var head = ["configuration", "answer"].concat(metrics.map(function (m) { return m.label; })).concat(judges).concat(["sources, verdicts"]);
       var ncols = head.length;
       var table = el("table", {cls: "sortable", id: "answers-table"}, [el("thead", {}, [el("tr", {}, head.map(function (h, i) {
-        return el("th", {cls: i >= 2 && i < 5 + judges.length ? "num" : "", text: h});
+        return el("th", {cls: i >= 2 && i < 2 + metrics.length + judges.length ? "num" : "", text: h});
       }))])]);
       var body = el("tbody");
       rows.forEach(function (r) {
         var c = data.configs[r.c];
         var answer = r.error ? el("td", {cls: "err answer", text: "failed: " + r.error}) : el("td", {cls: "answer", text: r.answer || "(empty answer)"});
-        var cells = [el("td", {cls: "id", text: c.id}), answer,
-          el("td", {cls: "num", "data-v": r.bs === null ? "" : r.bs, text: fmt(r.bs)}),
-          el("td", {cls: "num", "data-v": r.ndcg === null ? "" : r.ndcg, text: fmt(r.ndcg)}),
-          el("td", {cls: "num", "data-v": r.hit === null ? "" : r.hit, text: fmt(r.hit, 0)})];
+        var cells = [el("td", {cls: "id", text: c.id}), answer];
+        metrics.forEach(function (m, i) {
+          var v = r.scores[i];
+          cells.push(el("td", {cls: "num", "data-v": v === null ? "" : v, text: fmt(v, m.digits)}));
+        });
         judges.forEach(function (j) { cells.push(judgeCell(r.judges[j])); });
         var button = el("button", {cls: "toggle", type: "button", "aria-expanded": "false", text: r.sources.length + " sources \u25B8"});
         cells.push(el("td", {"data-v": r.sources.length}, [button]));
