@@ -14,7 +14,7 @@ import heapq
 import itertools
 from dataclasses import dataclass, field
 
-from ragsweep.llm.capacity import AdaptiveLimit
+from ragsweep.llm.capacity import AdaptiveLimit, Clock
 
 
 @dataclass
@@ -141,7 +141,7 @@ def simulate(
     async def main() -> SimResult:
         sim = _Sim()
         loop = asyncio.get_running_loop()
-        lim = AdaptiveLimit(concurrency, adaptive=adaptive, timeout_s=timeout, clock=lambda: sim.now, schedule=sim.at)
+        lim = AdaptiveLimit(concurrency, adaptive=adaptive, timeout_s=timeout, clock=Clock(lambda: sim.now, sim.at))
         server = _Server(sim, slots) if batching is None else _Batching(sim, batching)
         out = SimResult(0.0, 0, 0, 0, lim)
         pending = list(reversed(list(zip(services_s, tokens_of))))

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from ragsweep.metrics import (
-    ANSWER_METRICS,
+    ANSWER_FUNCTIONS,
     all_answer_metrics,
     answer_contains,
     exact_match,
@@ -131,7 +131,7 @@ def test_an_empty_answer_scores_zero(answer):
 
 
 def test_column_list_names_every_metric_and_is_summarised_and_selectable():
-    assert columns.ANSWER_METRICS == list(ANSWER_METRICS)
+    assert columns.ANSWER_METRICS == list(ANSWER_FUNCTIONS)
     assert set(columns.ANSWER_METRICS) <= set(columns.SUMMARY_METRICS)
     assert set(columns.ANSWER_METRICS) <= set(columns.SELECTABLE_METRICS)
 

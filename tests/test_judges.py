@@ -90,7 +90,7 @@ def test_fast_path_sends_the_same_request_as_llamaindex_evaluators():
     from llama_index.core.evaluation import FaithfulnessEvaluator, RelevancyEvaluator
     from llama_index.llms.openai_like import OpenAILike
 
-    from ragsweep.evaluation.judges import judge, single_prompt_context
+    from ragsweep.evaluation.judges import JudgeCase, judge, single_prompt_context
 
     fake = FakeOpenAI().start()
     try:
@@ -113,24 +113,14 @@ def test_fast_path_sends_the_same_request_as_llamaindex_evaluators():
                     reference_key = fake.calls()[-1]["key"]
                     qs = "Monthly." if name == "faithfulness" else "Question: When is rent due?\nResponse: Monthly."
                     assert single_prompt_context(ctxs, ev, qs) is not None
-                    out = await judge(
-                        name,
-                        ev,
-                        query="When is rent due?",
-                        answer="Monthly.",
-                        contexts=ctxs,
-                        reference=None,
-                        threshold=4.0,
-                    )
+                    out = await judge(name, ev, JudgeCase("When is rent due?", "Monthly.", ctxs), threshold=4.0)
                     assert fake.calls()[-1]["key"] == reference_key
                     assert out["status"] == "ok" and out["passing"] is True
             big = ["word " * 1500]  # beyond SummaryIndex's 1024-token chunks: LlamaIndex's own path
             ev = FaithfulnessEvaluator(llm=llm)
             assert single_prompt_context(big, ev, "Monthly.") is None
             n = len(fake.calls())
-            out = await judge(
-                "faithfulness", ev, query="q", answer="Monthly.", contexts=big, reference=None, threshold=4.0
-            )
+            out = await judge("faithfulness", ev, JudgeCase("q", "Monthly.", big), threshold=4.0)
             assert out["status"] == "ok" and len(fake.calls()) > n
 
         asyncio.run(main())

@@ -20,8 +20,9 @@ from llama_index.core.base.llms.types import ChatMessage
 
 from ragsweep.config import LLMSpec
 from ragsweep.llm.cache import CachedCall, LLMCallCache
-from ragsweep.llm.capacity import AdaptiveLimit
+from ragsweep.llm.capacity import AdaptiveLimit, Clock
 from ragsweep.llm.engine import LLMContextError, LLMEngine
+from ragsweep.llm.engine_inputs import RunTerms
 from ragsweep.llm.openai_like import SweepLLM
 from ragsweep.llm.retry import context_overflow
 from ragsweep.llm.server_info import ServerInfo, from_llama_cpp, from_models, from_ollama, probe
@@ -130,7 +131,7 @@ class _Engines:
         spec_kw.setdefault("api_key_env", None)
         spec = LLMSpec(model="fake-model", base_url=fake.base_url, **spec_kw)
         cache = LLMCallCache(self.tmp_path / f"c{len(self.items)}.sqlite")
-        engine = LLMEngine(spec, cache, run_id="r", server=server)
+        engine = LLMEngine(spec, cache, run=RunTerms(run_id="r"), server=server)
         self.items.append((engine, cache))
         return engine, SweepLLM(spec, engine, api_key=None)
 
@@ -378,7 +379,7 @@ def test_levels_are_compared_through_the_same_model():
 
     async def main() -> AdaptiveLimit:
         now = [0.0]
-        lim = AdaptiveLimit(8, clock=lambda: now[0], schedule=lambda s, cb: None)
+        lim = AdaptiveLimit(8, clock=Clock(lambda: now[0], lambda s, cb: None))
         lim.model = Learning()
         for _ in range(5):  # alone, one after another (the first teaches nothing: a cold server)
             t = await lim.acquire()

@@ -29,6 +29,7 @@ from ragsweep.llm.budget import Budget, BudgetExhausted
 from ragsweep.llm.cache import LLMCallCache, call_key
 from ragsweep.llm.clients import LLMClients, api_key_for, check_llms
 from ragsweep.llm.engine import LLMCallError, LLMEngine, LLMFatalError
+from ragsweep.llm.engine_inputs import RunTerms
 from ragsweep.llm.openai_like import SweepLLM
 from ragsweep.llm.pricing import cost_usd
 from ragsweep.llm.ratelimit import RateLimiter, TokenBucket
@@ -68,12 +69,13 @@ class Harness:
         kw.setdefault("api_key_env", None)
         return LLMSpec(model=kw.pop("model", "fake-model"), base_url=fake.base_url, **kw)
 
-    def engine(self, spec: LLMSpec, *, cache_name: str = "c.sqlite", **kw) -> LLMEngine:
+    def engine(self, spec: LLMSpec, *, cache_name: str = "c.sqlite", server=None, **run_kw) -> LLMEngine:
+        """An engine on ``spec``; ``run_kw``: its ``RunTerms`` (price ``PRICE`` and run ``r`` unless given)."""
         cache = LLMCallCache(self.tmp_path / cache_name)
         self.caches.append(cache)
-        kw.setdefault("price", PRICE)
-        kw.setdefault("run_id", "r")
-        engine = LLMEngine(spec, cache, **kw)
+        run_kw.setdefault("price", PRICE)
+        run_kw.setdefault("run_id", "r")
+        engine = LLMEngine(spec, cache, run=RunTerms(**run_kw), server=server)
         self.engines.append(engine)
         return engine
 

@@ -17,11 +17,12 @@ import pytest
 
 from ragsweep.config import JudgePrompts, LLMSpec, PriceSpec
 from ragsweep.evaluation.judge_forms import CORRECTNESS, VERDICT
-from ragsweep.evaluation.judges import build_judges, judge
+from ragsweep.evaluation.judges import JudgeCase, build_judges, judge
 from ragsweep.llm.ask import aask_text, ask_text
 from ragsweep.llm.cache import LLMCallCache
 from ragsweep.llm.endpoint_text import endpoint_line
 from ragsweep.llm.engine import LLMEngine
+from ragsweep.llm.engine_inputs import RunTerms
 from ragsweep.llm.openai_like import SweepLLM
 from ragsweep.llm.reply_form import ReplyForm, strict_object
 from ragsweep.llm.structured import PROBE_TOKEN, response_format
@@ -44,7 +45,7 @@ def endpoint(tmp_path):
     def make(structured: str = "json_schema", rules=None, cache: str = "c.sqlite", **spec):
         fake = FakeOpenAI(structured=structured, rules=rules or []).start()
         llm_spec = LLMSpec(model="fake-model", base_url=fake.base_url, api_key_env=None, **spec)
-        engine = LLMEngine(llm_spec, LLMCallCache(tmp_path / cache), price=PRICE, run_id="r")
+        engine = LLMEngine(llm_spec, LLMCallCache(tmp_path / cache), run=RunTerms(price=PRICE, run_id="r"))
         made.append((fake, engine))
         return fake, engine, SweepLLM(llm_spec, engine, None)
 
@@ -66,15 +67,8 @@ def run_judges(llm, names=("correctness", "faithfulness", "relevancy")) -> dict:
         for name in names:
             trace = Trace()
             with llm_scope(trace, stage="judge", judge=name):
-                out[name] = await judge(
-                    name,
-                    judges[name],
-                    query=QUESTION,
-                    answer=ANSWER,
-                    contexts=[CONTEXT],
-                    reference="$320 a year.",
-                    threshold=4.0,
-                )
+                case = JudgeCase(QUESTION, ANSWER, [CONTEXT], "$320 a year.")
+                out[name] = await judge(name, judges[name], case, threshold=4.0)
             out[name]["calls"] = trace.calls
         return out
 
@@ -180,7 +174,7 @@ def test_the_schema_is_part_of_the_cache_key(endpoint, tmp_path):
     assert ask_text(llm, "Name three colours.", a) == first
     assert [c["kind"] for c in chats(fake)] == ["probe", "generation", "generation"]
     assert engine.cache_hits == 1
-    again = LLMEngine(engine.spec, LLMCallCache(tmp_path / "c.sqlite"), price=PRICE, run_id="r2")
+    again = LLMEngine(engine.spec, LLMCallCache(tmp_path / "c.sqlite"), run=RunTerms(price=PRICE, run_id="r2"))
     try:
         llm2 = SweepLLM(engine.spec, again, None)
         assert ask_text(llm2, "Name three colours.", b).value is not None

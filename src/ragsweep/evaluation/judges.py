@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ragsweep.config import JudgePrompts
 from ragsweep.evaluation.judge_forms import CORRECTNESS, VERDICT, parse_correctness
@@ -122,14 +122,25 @@ def _unmeasured(reason: str, raw: str = "", reasked: bool = False) -> dict:
     return {"status": "unmeasured", "reason": reason, "score": None, "passing": None, "raw": raw, "reasked": reasked}
 
 
-async def judge(
-    name: str, evaluator, *, query: str, answer: str, contexts: list[str], reference: str | None, threshold: float
-) -> dict:
-    """Run one judge on one answer; returns the fields stored for it (status ok | unmeasured).
+class JudgeCase(NamedTuple):
+    """What a judge reads of one answer: the question, the answer, the retrieved contexts' texts and the reference
+    answer (correctness only)."""
+
+    query: str
+    answer: str
+    contexts: list[str]
+    reference: str | None = None
+
+
+async def judge(name: str, evaluator, case: JudgeCase, *, threshold: float) -> dict:
+    """Run one judge on one answer (``case``); returns the fields stored for it (status ok | unmeasured).
+    ``threshold``: the correctness score that passes.
 
     Call failures (network, retries used up) propagate: they are not judgements.
     """
     from ragsweep.llm.ask import aask
+
+    query, answer, contexts, reference = case
 
     if name in ("faithfulness", "relevancy") and not contexts:
         return _unmeasured("nothing was retrieved")

@@ -77,6 +77,16 @@ class _Reply:
     server_ms: float | None
 
 
+@dataclass(frozen=True)
+class Clock:
+    """Where the limit reads the time and schedules a ghost's release, as one: the real ones by default, virtual
+    time in tests and ``tests/queue_sim.py``. ``schedule(seconds, callback)``; None: the running loop's
+    ``call_later``."""
+
+    now: Callable[[], float] = time.monotonic
+    schedule: Callable[[float, Callable[[], None]], object] | None = None
+
+
 class AdaptiveLimit:
     def __init__(
         self,
@@ -86,8 +96,7 @@ class AdaptiveLimit:
         slots: int | None = None,
         start: int | None = None,
         timeout_s: float = 60.0,
-        clock: Callable[[], float] = time.monotonic,
-        schedule: Callable[[float, Callable[[], None]], object] | None = None,
+        clock: Clock = Clock(),
     ) -> None:
         self.maximum = max(1, int(maximum))
         self.adaptive = adaptive and self.maximum > 1
@@ -101,8 +110,8 @@ class AdaptiveLimit:
         self.epoch = 0
         self.model = ServiceModel()
         self._timeout_ms = timeout_s * 1000
-        self._clock = clock
-        self._schedule = schedule  # (seconds, callback); default: the running loop's call_later
+        self._clock = clock.now
+        self._schedule = clock.schedule  # (seconds, callback); default: the running loop's call_later
         self._active: dict[int, Ticket] = {}
         self._ghosts: dict[int, tuple[set[int], float]] = {}
         self._waiters: deque[asyncio.Future] = deque()

@@ -114,6 +114,7 @@ class LLMClients:
         """The ``SweepLLM`` for ``llm`` (one per distinct spec, one engine per endpoint and model)."""
         from ragsweep.llm.cache import LLMCallCache
         from ragsweep.llm.engine import LLMEngine
+        from ragsweep.llm.engine_inputs import RunTerms
         from ragsweep.llm.openai_like import SweepLLM
         from ragsweep.llm.pricing import price_for
         from ragsweep.llm.server_info import probe
@@ -125,13 +126,11 @@ class LLMClients:
             if ekey not in self._engines:
                 cache = LLMCallCache(self.cache_path)
                 self._caches.append(cache)
+                price = price_for(llm.model, self.spec.prices)
                 self._engines[ekey] = LLMEngine(
                     llm,
                     cache,
-                    price=price_for(llm.model, self.spec.prices),
-                    budget=self.budget,
-                    run_id=self.run_id,
-                    secrets=self._secrets,
+                    run=RunTerms(price=price, budget=self.budget, run_id=self.run_id, secrets=self._secrets),
                     seed=self.spec.seed,
                     server=probe(
                         llm.base_url,

@@ -18,11 +18,12 @@ import random
 import threading
 import time
 from dataclasses import replace
+from typing import Any
 
-from ragsweep.config import LLMSpec, PriceSpec
-from ragsweep.llm.budget import Budget
+from ragsweep.config import LLMSpec
 from ragsweep.llm.cache import CachedCall, LLMCallCache, call_key
 from ragsweep.llm.capacity import AdaptiveLimit
+from ragsweep.llm.engine_inputs import ChatCall, RunTerms
 from ragsweep.llm.errors import (
     ConfigurationStopped,
     FormRefused,
@@ -50,7 +51,7 @@ from ragsweep.llm.server_info import ServerInfo, is_local
 from ragsweep.llm.streamed import CURRENT_TAP, StreamBroken, StreamTap, streamed_reply
 from ragsweep.llm.structured import FormUse, OutputMode
 from ragsweep.llm.tokens import count_message_tokens
-from ragsweep.llm.usage import Trace, current_extra, current_scope, current_trace
+from ragsweep.llm.usage import current_extra, current_scope, current_trace
 from ragsweep.redact import redact_text
 
 # consecutive requests of an endpoint that could not reach it before its calls stop (one line: cannot reach URL)
@@ -67,10 +68,7 @@ class LLMEngine:
         spec: LLMSpec,
         cache: LLMCallCache,
         *,
-        price: PriceSpec | None = None,
-        budget: Budget | None = None,
-        run_id: str | None = None,
-        secrets: tuple[str, ...] = (),
+        run: RunTerms = RunTerms(),
         seed: int = 0,
         server: ServerInfo | None = None,
     ) -> None:
@@ -82,10 +80,10 @@ class LLMEngine:
         self.context_limit = self.server.context_window
         self.context_source = self.server.source if self.context_limit else None
         self.cache = cache
-        self.price = price
-        self.budget = budget
-        self.run_id = run_id
-        self._secrets = tuple(s for s in secrets if s)
+        self.price = run.price
+        self.budget = run.budget
+        self.run_id = run.run_id
+        self._secrets = tuple(s for s in run.secrets if s)
         self._rng = random.Random(seed)
         self._limiter = RateLimiter(spec.requests_per_minute, spec.tokens_per_minute)
         self._capacity: AdaptiveLimit | None = None
@@ -114,9 +112,8 @@ class LLMEngine:
             raise LLMCallError(f"the LLM engine for {self.spec.model!r} is closed")
         kwargs = {**current_extra(), **kwargs}
         tap = StreamTap(on_delta) if on_delta is not None else None
-        return asyncio.run_coroutine_threadsafe(
-            self._call(llm, list(messages), kwargs, current_scope(), current_trace(), current_form(), tap), self._loop
-        )
+        chat = ChatCall(llm, list(messages), kwargs, current_scope(), current_trace())
+        return asyncio.run_coroutine_threadsafe(self._call(chat, current_form(), tap), self._loop)
 
     def output_mode(self, llm) -> concurrent.futures.Future:
         """How this endpoint holds a reply to its schema (an ``OutputMode``), learnt on first use."""
@@ -157,18 +154,18 @@ class LLMEngine:
         return text
 
     # ------------------------------------------------------------------ structured replies
-    async def _call(self, llm, messages, kwargs, scope: dict, trace: Trace | None, form: ReplyForm | None, tap):
+    async def _call(self, chat: ChatCall, form: ReplyForm | None, tap: StreamTap | None):
         """One call; asked in ``form``, it carries the form's schema where this endpoint takes one, and is made
         again without it if the server refuses that request's ``response_format``."""
-        fmt = None if form is None else await self._format_for(llm, form)
+        fmt = None if form is None else await self._format_for(chat.llm, form)
         CURRENT_TAP.set(tap)  # this call's task alone (a probe or a call it joins is another task)
         if form is None or fmt is None:
-            return await self._reply(llm, messages, kwargs, scope, trace)
+            return await self._reply(chat)
         try:
-            return await self._reply(llm, messages, {**kwargs, "response_format": fmt}, scope, trace)
+            return await self._reply(replace(chat, kwargs={**chat.kwargs, "response_format": fmt}))
         except FormRefused as exc:
             self.forms.refused[form.name] = str(exc)
-            return await self._reply(llm, messages, kwargs, scope, trace)
+            return await self._reply(chat)
 
     async def _format_for(self, llm, form: ReplyForm) -> dict | None:
         from ragsweep.llm.structured import is_openai_api, response_format
@@ -202,18 +199,18 @@ class LLMEngine:
         async def ask(kwargs: dict):
             self.forms.probes += 1
             messages = [ChatMessage(role="user", content=PROBE_PROMPT)]
-            return (await self._reply(llm, messages, kwargs, {"stage": "probe"}, None)).content
+            return (await self._reply(ChatCall(llm, messages, kwargs, {"stage": "probe"}, None))).content
 
         return await learn(self.spec.structured_output, self.spec.base_url, ask)
 
     # ------------------------------------------------------------------ one call
-    async def _reply(self, llm, messages, kwargs, scope: dict, trace: Trace | None) -> CachedCall:
+    async def _reply(self, chat: ChatCall) -> CachedCall:
         if self.fatal:
             raise LLMFatalError(self.fatal)
-        params = llm.request_params(kwargs)
-        msg_dicts = [{"role": getattr(m.role, "value", m.role), "content": m.content or ""} for m in messages]
-        if trace is not None:
-            trace.last_messages = msg_dicts
+        params = chat.llm.request_params(chat.kwargs)
+        msg_dicts = [{"role": getattr(m.role, "value", m.role), "content": m.content or ""} for m in chat.messages]
+        if chat.trace is not None:
+            chat.trace.last_messages = msg_dicts
         # what the server states it serves (model file, template) keys the reply too, where it states it
         key = call_key(
             self.spec.model, msg_dicts, {**params, "server": self.server.identity} if self.server.identity else params
@@ -229,12 +226,12 @@ class LLMEngine:
                 hit = self.cache.get(key)  # only the first caller was: make the call (or join a newer one)
         if hit is not None:
             self.cache_hits += 1
-            record_call(trace, hit, cached=True)
+            record_call(chat.trace, hit, cached=True)
             return replace(hit, cached=True)
         fut: asyncio.Future = self._loop.create_future()
         self._inflight[key] = fut
         try:
-            call = await self._fresh(llm, messages, kwargs, params, key, scope, trace)
+            call = await self._fresh(chat, params, key)
             fut.set_result(call)
             return call
         except BaseException as exc:
@@ -244,7 +241,9 @@ class LLMEngine:
         finally:
             self._inflight.pop(key, None)
 
-    async def _fresh(self, llm, messages, kwargs, params, key, scope, trace) -> CachedCall:
+    async def _fresh(self, chat: ChatCall, params: dict, key: str) -> CachedCall:
+        """``chat`` made anew (no reply cached under ``key``, none on its way): its prompt checked against the
+        window and its worst case reserved from the budget, sent, then charged, cached and recorded."""
         if self._capacity is None:  # made on the engine's loop, where its futures live
             # a hosted API serves any number at once (its rate limits are the limits): no slow start there
             self._capacity = AdaptiveLimit(
@@ -258,7 +257,7 @@ class LLMEngine:
         # the prompt's size is needed to rate-limit tokens, to bound spending and to check the context window
         told = self.server.context_window
         need_estimate = self.budget is not None or self.spec.tokens_per_minute is not None or told is not None
-        est_in = count_message_tokens(messages) if need_estimate else 0
+        est_in = count_message_tokens(chat.messages) if need_estimate else 0
         if told is not None and est_in > CONTEXT_MARGIN * told:
             self.failures += 1
             self.context_refused += 1
@@ -268,10 +267,10 @@ class LLMEngine:
             reserved = await self.budget.reserve_when_settled(cost_usd(self.price, est_in, est_out) or 0.0)
             held = True
         try:
-            resp, ms, served = await self._send(llm, messages, kwargs, est_in, est_out, trace, scope)
+            resp, ms, served = await self._send(chat, est_in, est_out)
             usage = resp.additional_kwargs or {}
             if "prompt_tokens" not in usage and not need_estimate:  # endpoint reports no usage: estimate it
-                est_in = count_message_tokens(messages)
+                est_in = count_message_tokens(chat.messages)
             p = int(usage.get("prompt_tokens", est_in) or 0)
             c = int(usage.get("completion_tokens", 0) or 0)
             self._limiter.correct(est_in + est_out, p + c)
@@ -279,49 +278,52 @@ class LLMEngine:
             finish = finish_reason(getattr(resp, "raw", None))
             self.truncated += finish == "length"
             call = CachedCall(resp.message.content or "", finish, p, c, ms, cost, served.service_ms, served.queue_ms)
-            self.cache.put(key, self.spec.model, call, {**scope, "run": self.run_id})
+            self.cache.put(key, self.spec.model, call, {**chat.scope, "run": self.run_id})
             self.calls += 1
             if self.budget is not None:
                 self.budget.settle(reserved, cost or 0.0)
                 held = False
-            record_call(trace, call, cached=False)
+            record_call(chat.trace, call, cached=False)
             return call
         finally:
             if held:
                 assert self.budget is not None  # held only while a budget holds a reservation
                 self.budget.release(reserved)
 
-    async def _send(self, llm, messages, kwargs, est_in, est_out, trace, scope):
+    async def _send(self, chat: ChatCall, est_in: int, est_out: int):
         """One request, retried on 429, 5xx, timeouts and dropped connections, through the adaptive limit:
         ``(response, wall ms, Served)``. A request that timed out is sent again only once the server is
         presumed done with it (``AdaptiveLimit.timed_out``)."""
+        capacity = self._capacity
+        assert capacity is not None  # made by _fresh before its first request
         attempt = 0
         while True:
             if self.fatal:
                 raise LLMFatalError(self.fatal)
             await self._limiter.acquire(est_in + est_out)
-            ticket = await self._capacity.acquire()
+            ticket = await capacity.acquire()
             if self.fatal:  # it came while this call waited for a slot: do not send it
-                self._capacity.failed(ticket)
+                capacity.failed(ticket)
                 raise LLMFatalError(self.fatal)
-            if _stop_key(scope) in self.stopped_configs:  # its configuration's prompts are too long
-                self._capacity.failed(ticket)
+            if _stop_key(chat.scope) in self.stopped_configs:  # its configuration's prompts are too long
+                capacity.failed(ticket)
                 self.context_refused += 1
-                raise ConfigurationStopped(self.stopped_configs[_stop_key(scope)])
+                raise ConfigurationStopped(self.stopped_configs[_stop_key(chat.scope)])
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             t0 = time.perf_counter()
-            error, resp = None, None
+            error: Exception | None = None
+            resp: Any = None
             tap = CURRENT_TAP.get()
             try:
                 if tap is None:
-                    resp = await llm._raw_achat(messages, **kwargs)
+                    resp = await chat.llm._raw_achat(chat.messages, **chat.kwargs)
                 else:
-                    resp = await streamed_reply(llm, messages, kwargs, tap, self._stream_usage)
+                    resp = await streamed_reply(chat.llm, chat.messages, chat.kwargs, tap, self._stream_usage)
             except Exception as exc:  # noqa: BLE001 - classified below
                 error = exc
             except BaseException:  # cancelled (rare: a stopping stage): the slot goes back at once
-                self._capacity.failed(ticket)
+                capacity.failed(ticket)
                 raise
             finally:
                 self.in_flight -= 1
@@ -329,15 +331,15 @@ class LLMEngine:
             if error is None:
                 self.unreached = 0
                 usage = resp.additional_kwargs or {}
-                p = int(usage.get("prompt_tokens", 0) or 0) or (est_in or count_message_tokens(messages))
+                p = int(usage.get("prompt_tokens", 0) or 0) or (est_in or count_message_tokens(chat.messages))
                 c = int(usage.get("completion_tokens", 0) or 0)
-                return resp, ms, self._capacity.done(ticket, ms, p, c, server_ms(getattr(resp, "raw", None)))
+                return resp, ms, capacity.done(ticket, ms, p, c, server_ms(getattr(resp, "raw", None)))
             settled = None
             if isinstance(error, timeout_errors()):
                 self.timeouts += 1
-                settled = self._capacity.timed_out(ticket, est_in or count_message_tokens(messages), est_out)
+                settled = capacity.timed_out(ticket, est_in or count_message_tokens(chat.messages), est_out)
             else:
-                self._capacity.failed(ticket, congestion=status_of(error) in (429, 503))
+                capacity.failed(ticket, congestion=status_of(error) in (429, 503))
             if tap is not None and self._stream_usage and status_of(error) == 400 and "stream_options" in str(error):
                 self._stream_usage = False  # a server that takes no stream_options: asked without (usage counted)
                 continue
@@ -347,15 +349,15 @@ class LLMEngine:
                 broke = f"the reply's stream broke after {tap.chars} characters"
                 raise LLMCallError(f"{broke}: {describe_error(error, self.scrub)}; ask again") from None
             overflow = context_overflow(error)
-            if overflow is None and "response_format" in kwargs and refuses_format(error):
+            if overflow is None and "response_format" in chat.kwargs and refuses_format(error):
                 raise FormRefused(status_of(error), describe_error(error, self.scrub)) from None
             if overflow is not None:
                 self.failures += 1
                 asked, limit = overflow
-                if self.server.context_window is None and scope.get("config_id"):  # a window not known ahead:
+                if self.server.context_window is None and chat.scope.get("config_id"):  # a window not known ahead:
                     # the configuration's other prompts of the stage (its size) are not sent, queued ones included
                     self.stopped_configs.setdefault(
-                        _stop_key(scope), "the server refused an earlier prompt of this configuration"
+                        _stop_key(chat.scope), "the server refused an earlier prompt of this configuration"
                     )
                 if limit:
                     self.context_limit, self.context_source = limit, "the server's error reply"
@@ -379,8 +381,8 @@ class LLMEngine:
             wait = backoff_delay(attempt, retry_after_seconds(error), cap=self.spec.max_backoff, rng=self._rng)
             attempt += 1
             self.retries += 1
-            if trace is not None:
-                trace.retries += 1
+            if chat.trace is not None:
+                chat.trace.retries += 1
             await asyncio.sleep(wait)
             if settled is not None:
                 await settled  # the server is presumed done with the copy it was computing

@@ -33,6 +33,17 @@ class ServerInfo:
     identity: str | None = None  # a digest of the model file and chat template the server states, else None
 
 
+@dataclass(frozen=True)
+class Endpoint:
+    """The server a probe asks, as one: its API base (``.../v1``), the root beside it (where llama.cpp, Ollama and
+    llama-cpp-python keep their own paths), the model asked about and the key sent with each request."""
+
+    base: str
+    root: str
+    model: str
+    api_key: str | None
+
+
 def _identity(**stated) -> str | None:
     """A digest of what the server states it serves (None when it states none of it)."""
     import hashlib
@@ -138,9 +149,7 @@ def from_ollama(ps: dict | None, show: dict | None, model: str) -> ServerInfo | 
     return ServerInfo(identity=ident) if ident else None
 
 
-def llama_cpp_python_window(
-    base: str, root: str, model: str, api_key: str | None, want: int, timeout: float, remember: str | None = None
-):
+def llama_cpp_python_window(endpoint: Endpoint, want: int, timeout: float, remember: str | None = None):
     """llama-cpp-python states no context window, but refuses a prompt of its window or more before computing
     it, saying the window ("Requested tokens (N) exceed context window of W"). A prompt of a few more than
     ``want`` tokens, as its own ``/extras/tokenize/count`` counts them, asks that: refused, the window is learnt
@@ -149,6 +158,8 @@ def llama_cpp_python_window(
     again. None: not llama-cpp-python (no tokenize endpoint), or no answer."""
     from ragsweep.llm.retry import window_in
     from ragsweep.redact import redact_url
+
+    base, root, model, api_key = endpoint.base, endpoint.root, endpoint.model, endpoint.api_key
 
     key = f"{redact_url(base)}|{model}|{want}"  # a file in the cache: no URL's credentials
     known = _remembered(remember)
@@ -230,7 +241,7 @@ def probe(
         if info := from_ollama(ps if isinstance(ps, dict) else None, show, model):
             return info
     if context_window and (
-        info := llama_cpp_python_window(base, root, model, api_key, context_window, timeout, remember)
+        info := llama_cpp_python_window(Endpoint(base, root, model, api_key), context_window, timeout, remember)
     ):
         return info
     return ServerInfo()

@@ -37,12 +37,11 @@ class PlanRun:
     questions: list[Question]
     bar: Any = None
     trial: bool = False
-    units: list[Unit] | None = None  # the plan's units to run (None: all)
     retrieved: list[Retrieved] = field(default_factory=list)
     error: RagsweepError | None = None
 
     def __post_init__(self) -> None:
-        self.todo: list[Unit] = self.plan.units() if self.units is None else self.units
+        self.todo: list[Unit] = self.plan.units()
 
     @property
     def splitter_units(self) -> list[Unit]:

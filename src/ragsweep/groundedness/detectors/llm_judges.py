@@ -22,20 +22,13 @@ class LLMJudge(Detector):
         self.evaluator = build_judges([judge], llm, prompts, threshold)[judge]
 
     def score_all(self, items) -> list[Scored]:
-        from ragsweep.evaluation.judges import judge
+        from ragsweep.evaluation.judges import JudgeCase, judge
 
         async def one(item) -> float | None:
             if self.judge == "correctness" and not item.reference_answer:
                 raise Unmeasured("no reference answer")
-            out = await judge(
-                self.judge,
-                self.evaluator,
-                query=item.question,
-                answer=item.answer,
-                contexts=list(item.contexts),
-                reference=item.reference_answer,
-                threshold=self.threshold,
-            )
+            case = JudgeCase(item.question, item.answer, list(item.contexts), item.reference_answer)
+            out = await judge(self.judge, self.evaluator, case, threshold=self.threshold)
             if out["status"] != "ok":
                 raise Unmeasured(out.get("reason") or "")
             return out["score"]

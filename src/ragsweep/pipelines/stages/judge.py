@@ -199,7 +199,7 @@ async def judge_all(st: RunState, todo: list, answers: dict, llm, keys: dict[str
     """Every judgement of ``todo`` ((configuration, question, judge, repeat)) on ``answers``, many at once, each
     journaled under its judge's key as it completes; returns what stopped the pool (a budget, a refused key)."""
     from ragsweep.errors import short_reason
-    from ragsweep.evaluation.judges import build_judges, judge
+    from ragsweep.evaluation.judges import JudgeCase, build_judges, judge
     from ragsweep.llm.budget import BudgetExhausted
     from ragsweep.llm.engine import LLMFatalError
     from ragsweep.llm.usage import Trace, llm_extra, llm_scope
@@ -221,15 +221,10 @@ async def judge_all(st: RunState, todo: list, answers: dict, llm, keys: dict[str
         extra = {"seed": (llm.additional_kwargs.get("seed") or 0) + r} if r else {}
         try:
             with llm_scope(trace, stage="judge", judge=name, config_id=config.config_id), llm_extra(**extra):
-                result = await judge(
-                    name,
-                    evaluators[name],
-                    query=q.question,
-                    answer=payload.get("answer") or "",
-                    contexts=contexts_of(payload, docs),
-                    reference=q.reference_answer,
-                    threshold=s2.correctness_threshold,
+                case = JudgeCase(
+                    q.question, payload.get("answer") or "", contexts_of(payload, docs), q.reference_answer
                 )
+                result = await judge(name, evaluators[name], case, threshold=s2.correctness_threshold)
             stats.judged += 1
         except (BudgetExhausted, LLMFatalError):
             raise  # stops the pool; this judgement stays pending
