@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal, Union
+from typing import Annotated, ClassVar, Literal, Union
 
 from pydantic import Discriminator, Field, Tag, field_validator
 
@@ -41,6 +41,11 @@ class HFEmbeddingSpec(backend_default.AutoBackend):
             )
         return v
 
+    @property
+    def exported_to_onnx(self) -> bool:
+        """It runs on ONNX Runtime from an export of its weights (made once, before the run's work)."""
+        return self.backend != "torch"
+
     def label(self) -> str:
         """The model's short name, with the backend a spec chose (an unset one adds nothing: ids stay put)."""
         if self.name:
@@ -53,6 +58,7 @@ class OpenAIEmbeddingSpec(Strict):
     """OpenAI or any OpenAI-compatible embeddings endpoint; the key is read from ``api_key_env``."""
 
     kind: Literal["openai"]
+    exported_to_onnx: ClassVar[bool] = False  # served by its endpoint
     name: str | None = None
     model: str = Field("text-embedding-3-small", description="the endpoint's embedding model")
     base_url: str | None = Field(None, description="an OpenAI-compatible endpoint; default: OpenAI's")

@@ -33,8 +33,15 @@ else:
     STRATEGY_NAMES = Literal[(*STRATEGIES, "auto")]
 
 
-def _able(capability: str) -> list[str]:
-    return [name for name, kind in STRATEGIES.items() if kind.has(capability)]
+def _able(capability: str, but: str = "") -> list[str]:
+    """The strategies with ``capability`` (and without ``but``), in the table's order."""
+    return [name for name, kind in STRATEGIES.items() if kind.has(capability) and not (but and kind.has(but))]
+
+
+def _either(capability: str, but: str = "") -> str:
+    """Those strategies in a sentence: ``random, tpe or nsga2``."""
+    names = _able(capability, but)
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
 # search: auto, from bench/search_bench.py on two LegalBench-RAG subsets (BENCHMARKS.md, "Search instead of
@@ -143,31 +150,33 @@ class SearchSpec(Strict):
             raise ValueError("search.objectives must be distinct")
         if "quality" not in self.objectives:
             raise ValueError("search.objectives must include quality")
-        kind = STRATEGIES[self.strategy]
-        if kind.has("every_configuration") and not self.budget.empty:
+        kind, every = STRATEGIES[self.strategy], STRATEGIES[self.strategy].has("every_configuration")
+        if every and not self.budget.empty:
             raise ValueError(
-                f"search.budget: {self.strategy} evaluates every configuration; choose a strategy "
+                f"search.budget: the {self.strategy} evaluates every configuration; choose a strategy "
                 f"({', '.join(_able('budgeted'))}) to search within a budget"
             )
-        if kind.has("every_configuration") and self.cost_aware:
+        if every and self.cost_aware:
+            raise ValueError(f"search.cost_aware: the {self.strategy} evaluates every configuration; choose a strategy")
+        if every and self.multi_objective:
             raise ValueError(
-                f"search.cost_aware: {self.strategy} evaluates every configuration; choose a strategy "
-                f"({', '.join(_able('budgeted'))})"
-            )
-        if self.multi_objective and not kind.has("multi_objective"):
-            what = "reports every configuration" if kind.has("every_configuration") else "optimises quality alone"
-            raise ValueError(
-                f"search.objectives: {self.strategy} {what}; use {', '.join(_able('multi_objective'))} "
-                "for several objectives"
+                f"search.objectives: the {self.strategy} reports every configuration; several objectives need "
+                f"{_either('multi_objective')}"
             )
         if self.racing is not None and self.multi_objective:
             raise ValueError(
                 "search.racing: a race drops trials by quality alone, which would lose fast or cheap "
                 "ones from the Pareto front; race with objectives [quality] only"
             )
+        if self.multi_objective and not kind.has("multi_objective"):
+            raise ValueError(
+                f"search.objectives: {self.strategy} optimises quality alone; use {_either('multi_objective')} for "
+                "several objectives"
+            )
         if kind.has("multi_objective_only") and not self.multi_objective:
             raise ValueError(
-                "search.strategy: nsga2 is multi-objective; add latency or cost to search.objectives, or use tpe"
+                f"search.strategy: {self.strategy} is multi-objective; add latency or cost to search.objectives, or "
+                f"use {_either('budgeted', but='multi_objective_only')}"
             )
         return self
 

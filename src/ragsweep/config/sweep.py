@@ -226,7 +226,7 @@ class SweepSpec(Strict):
                     "retrievers: an LLM path extractor needs an 'llm' section; "
                     "or use extractor: legal_patterns (offline)"
                 )
-            if self.generator.kind == "llm":
+            if self.generator.calls_llm:
                 raise ValueError("generator: kind llm needs an 'llm' section (model, base_url, api_key_env)")
             if any(getattr(r, "num_queries", 1) > 1 for r in self.retrievers):
                 raise ValueError(

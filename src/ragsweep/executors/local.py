@@ -13,6 +13,7 @@ from contextlib import contextmanager
 
 from ragsweep.errors import RagsweepError
 from ragsweep.executors.inprocess import InProcess
+from ragsweep.pipelines.context import StageContext
 from ragsweep.pipelines.plan import SPLITTER_STAGES, SweepPlan
 from ragsweep.pipelines.plan_run import PlanRun, run_stages
 from ragsweep.pipelines.stages import generate
@@ -38,10 +39,11 @@ class LocalExecutor:
         run_stages(run)
 
 
-def answer_here(run: PlanRun, plan: SweepPlan | None = None) -> None:
-    """The splitter units of ``run`` (or of ``plan``: the part of them the Ray executor keeps on the driver) in
-    this process, their LLM answers left in ``run.retrieved``; a stop is kept in ``run.error``."""
-    ctx = run.st.ctx
+def answer_here(run: PlanRun, plan: SweepPlan | None = None, ctx: StageContext | None = None) -> None:
+    """The splitter units of ``run`` (or of ``plan``: the part of them the Ray executor keeps on the driver, with
+    its ``ctx``: the served Chroma, the workers' tracing) in this process, their LLM answers left in
+    ``run.retrieved``; a stop is kept in ``run.error``."""
+    ctx = ctx or run.st.ctx
     units = run.splitter_units if plan is None else plan.units(SPLITTER_STAGES)
     plan = plan or run.plan
     if run.error is not None or not units:

@@ -98,7 +98,7 @@ class RayExecutor:
                 run.error = exc
                 return
         # the driver's part: what must run here (the reference baselines have a run stage of their own)
-        answer_here(run, plan.only([c for c in configs if on_driver(c)]))
+        answer_here(run, plan.only([c for c in configs if on_driver(c)]), ctx)
 
     @staticmethod
     def _llm_contexts(plan: SweepPlan, ctx, sink, bar) -> set[str]:

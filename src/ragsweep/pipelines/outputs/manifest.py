@@ -232,9 +232,9 @@ def _invocation(stats) -> Invocation:
         "invocation": stats.invocation,
         "judgements_made": stats.judged,
         "judgements_failed": stats.judge_failed,
-        "stopped": stats.stopped,
     }
     entry.update({k: v for k, v in stats.llm.items() if k != "spending"})  # type: ignore[typeddict-item]
+    entry["stopped"] = stats.stopped  # last, as it always was
     return entry
 
 

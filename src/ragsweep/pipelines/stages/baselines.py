@@ -2,8 +2,8 @@
 (``ragsweep.baselines.contexts``): the gold spans, the gold documents, or nothing. Each row is what an answer row
 is (sources with offsets, the retrieval metrics of those sources, the answer), so scoring, records and the
 summary treat a baseline as a configuration; the choice, stage 2, the search and export leave it out
-(``grid.is_baseline``). The extractive generator answers here; an LLM generator's questions go to ``gen_items``
-and are answered with the configurations' (``stages.generate``)."""
+(``grid.is_baseline``). The extractive generator answers here; an LLM generator's questions go to the outlet's
+``retrieved`` and are answered with the configurations' (``stages.generate``)."""
 
 from __future__ import annotations
 

@@ -18,6 +18,7 @@ against its own configurations (``indexing failed: ...``), so one bad model neve
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 from ragsweep.config import HFEmbeddingSpec, SweepSpec
 from ragsweep.pipelines.plan import SweepPlan
@@ -44,8 +45,8 @@ def _export_all(spec: SweepSpec, cache_root: Path, plan: SweepPlan, scoring: boo
     for group in plan.groups.values():
         for c in group.configs:
             for emb in (c.chunk_embedding, c.embedding):
-                if isinstance(emb, HFEmbeddingSpec) and emb.backend != "torch":
-                    models.setdefault(emb.label(), emb)
+                if emb is not None and emb.exported_to_onnx:
+                    models.setdefault(emb.label(), cast(HFEmbeddingSpec, emb))
     for emb in models.values():
         if not onnx_export_file(emb, cache_root).is_file():
             _quietly(onnx_export_of, emb, cache_root)

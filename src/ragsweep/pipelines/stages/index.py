@@ -1,6 +1,6 @@
 """Embed and index: one Chroma collection per (corpus, splitter, embedding), built once and reopened after;
-one in-memory BM25 index per splitter. Both are queried once per question at the largest top_k
-(``retrievers.memo.SharedResults``)."""
+the parts built in memory (BM25, TF-IDF: ``config/retrievers.MEMORY_PARTS``) once per splitter and process. Each
+is queried once per question at the largest top_k (``retrievers.memo.SharedResults``)."""
 
 from __future__ import annotations
 

@@ -108,7 +108,12 @@ def contexts_of(payload: dict, docs: dict[str, str]) -> list[str]:
 
 def run_unit(run: PlanRun, _unit: Unit) -> None:
     """The judge unit: stage 2 over what stage 1 evaluated (``RunState.judged``), its record kept on the state."""
-    run.st.stage2_info, error = run_stage2(run.st)
+    st = run.st
+    try:
+        st.stage2_info, error = run_stage2(st)
+    except RagsweepError as exc:  # (one it did not return): the record says why stage 2 stopped
+        st.stage2_info = {"judge_keys": judge_keys(st.spec), "selected": [], "error": str(exc)}
+        raise
     if error is not None:
         raise error
 

@@ -1,1 +1,2 @@
-"""Search strategies, one module each, behind ``base.Strategy``; ``registry.REGISTRY`` names them."""
+"""Search strategies, one module each, behind ``base.Strategy``; ``config/search.STRATEGIES`` declares them
+(``registry.strategy_class`` loads one)."""
