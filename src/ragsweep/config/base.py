@@ -27,3 +27,8 @@ def check_weights(v: tuple[float, ...] | None) -> tuple[float, ...] | None:
     if v is not None and (min(v) < 0 or sum(v) <= 0):
         raise ValueError("weights must be non-negative with a positive sum, e.g. [0.5, 0.5]")
     return v
+
+
+def absent(component) -> bool:
+    """A reranker, query transform or postprocessor of kind ``none``: the axis's "without it" value."""
+    return getattr(component, "kind", None) == "none"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ragsweep.pipelines.estimate_retrieval import llm_rerank, llm_transforms
 from ragsweep.pipelines.stage_estimate import StageEstimate
@@ -139,8 +139,8 @@ def _generation(r: _Run, price) -> StageEstimate:
     from ragsweep.llm.tokens import count_tokens
     from ragsweep.pipelines.generator_prompts import template_text
 
-    llm, generator = _llm(r.spec), r.spec.generator
-    assert isinstance(generator, LLMGeneratorSpec)  # generation is estimated for an LLM generator only
+    llm = _llm(r.spec)
+    generator = cast(LLMGeneratorSpec, r.spec.generator)  # generation is estimated for an LLM generator only
     est = StageEstimate("generation", llm.model)
     largest = 0  # the longest prompt one call sends (LlamaIndex packs chunks up to context_window)
     for c in r.configs:

@@ -28,6 +28,7 @@ from ragsweep.config import (
     context_llm,
     uses_llm,
 )
+from ragsweep.config.base import absent
 from ragsweep.errors import RagsweepError
 from ragsweep.llm.identity import llm_identity
 from ragsweep.pipelines.component_identity import reranker_identity, retriever_identity, transform_identity
@@ -255,7 +256,7 @@ def _retrieval_llm(spec: SweepSpec, retriever, parts) -> dict | None:
 def _retrieval_variants(spec: SweepSpec, retriever) -> list[tuple]:
     """(query transform, reranker) pairs a retriever is combined with; None for ``none``."""
     return [
-        (None if t.kind == "none" else t, None if r.kind == "none" else r)
+        (None if absent(t) else t, None if absent(r) else r)
         for t in spec.transforms_for(retriever)
         for r in spec.rerankers_for(retriever.label())
     ]

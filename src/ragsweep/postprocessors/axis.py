@@ -9,12 +9,13 @@ def postprocessor_axis(spec, configs: list) -> list:
     """Each configuration once per postprocessor that applies to it (``none`` keeps it as it is: same
     id, same hash); a postprocessed one's id gains the label before its top_k
     (``sentence512-minilm-vector-cut0.5-k5``)."""
+    from ragsweep.config.base import absent
     from ragsweep.config.postprocessors import postprocessors_for
 
     out = []
     for c in configs:
         for post in postprocessors_for(spec, c.splitter, c.retriever, c.reranker, c.query_transform):
-            if post.kind == "none":
+            if absent(post):
                 out.append(c)
                 continue
             tail = f"-k{c.top_k}"
