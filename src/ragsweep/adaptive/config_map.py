@@ -7,9 +7,11 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from ragsweep.config import ActiveReranker, ActiveTransform, SweepSpec
 from ragsweep.config.adaptive import AdaptiveSpec
+from ragsweep.config.base import absent
 
 
 @dataclass(frozen=True)
@@ -51,8 +53,8 @@ def file_sha256(path: Path | None) -> str | None:
 def resolve(spec: SweepSpec, index: int) -> AdaptiveMap:
     """The spec's ``adaptive[index]`` with its labels looked up (``check_adaptive`` vouched for them)."""
     a = spec.adaptive[index]
-    rerankers = {r.label(): r for r in spec.rerankers if r.kind != "none"}
-    transforms = {t.label(): t for t in spec.query_transforms if t.kind != "none"}
+    rerankers = {r.label(): cast(ActiveReranker, r) for r in spec.rerankers if not absent(r)}
+    transforms = {t.label(): cast(ActiveTransform, t) for t in spec.query_transforms if not absent(t)}
     routes = tuple(
         ClassRoute(
             c, a.classes[c].top_k, rerankers.get(a.classes[c].reranker), transforms.get(a.classes[c].query_transform)
