@@ -1,7 +1,8 @@
 """The package's structure: no import circle between modules or between packages (every import counts, lazy
 ones and TYPE_CHECKING ones included), no module importing another module's private (_underscore) name,
 no source file over 400 lines, no function over 60 lines where the sweep is driven (``driver.py``, ``pipelines/``,
-``executors/``, ``export/``). See docs/architecture.md."""
+``executors/``, ``export/``), no function over six parameters (a command's flag mirror aside). See
+docs/architecture.md."""
 
 from __future__ import annotations
 
