@@ -72,3 +72,34 @@ def test_the_kind_is_named_by_its_module_and_its_spec_class_alone():
         "bm25": "ragsweep.retrievers.factory:bm25_retriever",
         "tfidf": "ragsweep.retrievers.tfidf:build_part",
     }
+
+
+BUILT: list[int] = []
+
+
+def counting_part(chunks, k_max: int):
+    """``retrievers.tfidf.build_part``, counted (the work-counting test below points ``MEMORY_PARTS`` here)."""
+    from ragsweep.retrievers.tfidf import build_part
+
+    BUILT.append(len(chunks))
+    return build_part(chunks, k_max)
+
+
+def test_a_part_built_in_memory_is_built_once_per_splitter(monkeypatch, make_spec, run_cli, read_run, shared_cache):
+    """Three TF-IDF configurations (top_k 3, 5 and a reranker's candidates) of one splitter search one part: it is
+    built once, at the largest depth, not once per configuration."""
+    from ragsweep.config import retrievers
+
+    monkeypatch.setitem(retrievers.MEMORY_PARTS, "tfidf", "test_tfidf:counting_part")
+    BUILT.clear()
+    spec = make_spec(
+        "tfidf-once",
+        splitters=[SENTENCE256],
+        retrievers=[{"kind": "tfidf"}],
+        top_k=[3, 5],
+        rerankers=[{"kind": "none"}, {"kind": "late_interaction", "candidates": 8}],
+    )
+    out = run_cli("run", spec.path, "--cache", shared_cache, "--limit", 4)
+    assert out.returncode == 0, describe(out)
+    assert len(read_run(spec.run_dir, out).records["config_id"].unique()) == 4
+    assert len(BUILT) == 1 and BUILT[0] > 0
