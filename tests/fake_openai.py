@@ -58,6 +58,12 @@ HYDE_MARKER = "Please write a passage to answer the question"
 # checked right after the rerank prompt
 SITUATE_MARKER = "situate this chunk within the overall document"
 DECOMPOSE_MARKER = "simpler sub-questions"
+# a follow-up condensed into a standalone question (LlamaIndex's CondenseQuestionChatEngine and
+# CondensePlusContextChatEngine prompts: src/ragsweep/history/condense.py)
+CONDENSE_MARKERS = (
+    "rewrite the message to be a standalone question",
+    "rephrase the follow up question to be a standalone question",
+)
 # test-set generation (src/ragsweep/generate/prompts.py): it embeds passages, so it is checked right after situate
 TESTSET_MARKER = "You write one test question for a retrieval-augmented question answering system"
 # claim-level verification (src/ragsweep/groundedness/detectors/claims.py): the check embeds contexts, so both are
@@ -116,6 +122,8 @@ def classify(text: str) -> str:
         return "hyde"
     if DECOMPOSE_MARKER in text:
         return "decompose"
+    if any(m in text for m in CONDENSE_MARKERS):
+        return "condense"
     if QUERY_GEN_MARKER in text:
         return "query_gen"
     if KG_EXTRACT_MARKER in text:
@@ -226,6 +234,20 @@ def hyde_reply(text: str) -> str:
     return f"{' '.join(words)}. In short, {' '.join(words[len(words) // 2 :])}."
 
 
+def condense_reply(text: str) -> str:
+    """The standalone question: the conversation's last user message, then the follow-up (its line after
+    ``<Follow Up Message>`` or ``Follow Up Input:``)."""
+    said = [line.strip()[len("user: ") :].strip() for line in text.splitlines() if line.strip().startswith("user: ")]
+    follow = ""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.strip() == "<Follow Up Message>" and i + 1 < len(lines):
+            follow = lines[i + 1].strip()
+        elif line.strip().startswith("Follow Up Input:"):
+            follow = line.strip()[len("Follow Up Input:") :].strip()
+    return " ".join(x for x in (said[-1] if said else "", follow) if x)
+
+
 def decompose_reply(text: str) -> str:
     """Two numbered sub-questions: "What is" the first half of the question's words, then the second half."""
     words = _question_words(text, "Question:", "Sub-questions:") or ["it"]
@@ -269,9 +291,12 @@ def testset_reply(text: str) -> str:
         evidence.append({"passage": int(number), "quote": sentence})
         if not words:
             title, words = json.loads(raw_title), re.findall(r"[A-Za-z]{5,}", sentence)[:4]
+    question = f"What does {title} say about {' '.join(words) or 'this'}?"
+    if qtype == "conversational":  # the earlier question names the document; the follow-up refers back to it
+        question = f"Earlier: What is {title} about? Follow-up: What does it say about {' '.join(words) or 'this'}?"
     return json.dumps(
         {
-            "question": f"What does {title} say about {' '.join(words) or 'this'}?",
+            "question": question,
             "answer": evidence[0]["quote"] if evidence else "",
             "evidence": evidence,
         }
@@ -362,6 +387,8 @@ def default_reply(kind: str, text: str) -> str:
         return hyde_reply(text)
     if kind == "decompose":
         return decompose_reply(text)
+    if kind == "condense":
+        return condense_reply(text)
     if kind == "kg_extract":
         return kg_extract_reply(text)
     if kind == "situate":

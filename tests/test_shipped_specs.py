@@ -11,7 +11,16 @@ import pytest
 import yaml
 
 SPECS = sorted((Path(__file__).resolve().parents[1] / "specs").glob("*.yaml"))
-AXES = ("splitters", "embeddings", "retrievers", "query_transforms", "rerankers", "postprocessors", "generator")
+AXES = (
+    "splitters",
+    "embeddings",
+    "retrievers",
+    "query_transforms",
+    "rerankers",
+    "postprocessors",
+    "history",
+    "generator",
+)
 
 
 def _kinds(annotation) -> set[str]:

@@ -1,4 +1,4 @@
-"""Build the shipped ragsweep demo dataset (corpus.jsonl and questions.jsonl).
+"""Build the shipped ragsweep demo dataset (corpus.jsonl, questions.jsonl and conversations.jsonl).
 
 All documents are original, fictional legal/policy texts written for the ragsweep project (the
 City of Tessaly, Dunmore Regional Council, Ashby Vale District Council, Kestrel Valley University,
@@ -8,8 +8,9 @@ public domain (CC0) for use with the project.
 
 The source text lives beside this script, as data: ``documents.yaml`` (id, title, body; ``pdf_like``: stored as
 PDF text extraction leaves them) and ``questions.yaml`` (type, question, answer, evidence ``[{doc, quote}]``; ids
-q001.. in file order; negative questions have neither evidence nor answer). The files it writes are package data
-of ``ragsweep.datasets.demo``.
+q001.. in file order; negative questions have neither evidence nor answer), and ``conversations.yaml`` (the follow-up
+questions: type ``conversational``, history, question, answer, evidence; ids c001.. in file order). The files it writes
+are package data of ``ragsweep.datasets.demo``.
 The stored document text is the title line, a blank line, then the body.
 
 Questions carry their gold evidence as quoted text plus a doc_id. This script checks every quote
@@ -29,6 +30,10 @@ and refuses to write anything if one is missing or ambiguous:
   copy as gold;
 * no quote may occur, under normalisation, in any document it does not name: the loader would
   count such a copy as gold, so a copy is declared or it is an error.
+
+The follow-up questions are checked the same way, and also: each has a ``history`` of 1-3 turns that starts with a
+user turn, evidence, and a question that names neither its documents' titles nor any of the invented organisations
+(``NAMES``), so it can be understood only with its history.
 
 Output is deterministic, so re-running regenerates identical files:
 
@@ -205,6 +210,82 @@ def build_questions(docs: list[dict]) -> tuple[list[dict], dict]:
     return out, tally
 
 
+CONVERSATIONAL = "conversational"
+TURNS = (1, 3)  # how many turns a follow-up's history holds
+ROLES = ("user", "assistant")
+# the invented organisations (and the city): a follow-up question names none of them
+NAMES = (
+    "Tessaly",
+    "Dunmore",
+    "Ashby Vale",
+    "Kestrel Valley",
+    "Orinth",
+    "Quillfeather",
+    "Skyvault",
+    "Harlan Braddock",
+    "Greenway",
+    "Meridian",
+)
+
+
+def _history(cid: str, turns) -> list[dict]:
+    """``[{user: text} | {assistant: text}, ...]`` as the questions table's ``[{"role", "content"}]``."""
+    if not isinstance(turns, list) or not TURNS[0] <= len(turns) <= TURNS[1]:
+        raise SystemExit(f"{cid}: history must be a list of {TURNS[0]}-{TURNS[1]} turns")
+    out = []
+    for i, turn in enumerate(turns):
+        if not (isinstance(turn, dict) and len(turn) == 1):
+            raise SystemExit(f"{cid}: history[{i}] must be one 'user: ...' or 'assistant: ...'")
+        ((role, content),) = turn.items()
+        if role not in ROLES or not isinstance(content, str) or not content.strip():
+            raise SystemExit(f"{cid}: history[{i}] must be one 'user: ...' or 'assistant: ...' with text")
+        out.append({"role": role, "content": content.strip()})
+    if out[0]["role"] != "user":
+        raise SystemExit(f"{cid}: history must start with the user's turn")
+    return out
+
+
+def build_conversations(docs: list[dict], questions: list[dict]) -> tuple[list[dict], dict]:
+    """The follow-up questions of ``conversations.yaml``, checked like the questions (``questions``: theirs, which
+    no follow-up may repeat)."""
+    texts = {d["id"]: d["text"] for d in docs}
+    norms = {d["id"]: _normalise(d["text"]) for d in docs}
+    titles = {d["id"]: d["title"] for d in docs}
+    tally = {"span": 0, "text exact": 0, "text normalised": 0, "text fuzzy": 0, "shared": 0}
+    seen = {q["question"] for q in questions}
+    out = []
+    for n, c in enumerate(_load("conversations.yaml"), start=1):
+        cid = f"c{n:03d}"
+        if c.get("type") != CONVERSATIONAL:
+            raise SystemExit(f"{cid}: type must be {CONVERSATIONAL!r}")
+        question, answer, quotes = c.get("question"), c.get("answer"), c.get("evidence")
+        if not (isinstance(question, str) and question.strip() and isinstance(answer, str) and answer.strip()):
+            raise SystemExit(f"{cid}: a follow-up needs a question and an answer")
+        if question in seen:
+            raise SystemExit(f"{cid}: duplicate question {question!r}")
+        seen.add(question)
+        if not isinstance(quotes, list) or not quotes:
+            raise SystemExit(f"{cid}: a follow-up needs evidence")
+        history = _history(cid, c.get("history"))
+        where = [(tuple(e["doc"]) if isinstance(e["doc"], list) else e["doc"], e["quote"]) for e in quotes]
+        evidence = [_evidence(cid, doc, quote, texts, norms, tally) for doc, quote in where]
+        named = {d for doc, _ in where for d in ((doc,) if isinstance(doc, str) else doc)}
+        for name in (*NAMES, *(titles[d] for d in sorted(named))):
+            if name.lower() in question.lower():
+                raise SystemExit(f"{cid}: the follow-up names {name!r}; leave that to its history")
+        out.append(
+            {
+                "id": cid,
+                "question": question,
+                "reference_answer": answer,
+                "type": CONVERSATIONAL,
+                "evidence": evidence,
+                "history": history,
+            }
+        )
+    return out, tally
+
+
 def write_jsonl(path: Path, rows: list[dict]) -> None:
     with path.open("w", encoding="utf-8", newline="\n") as fh:
         for row in rows:
@@ -215,11 +296,16 @@ def main() -> int:
     docs = build_documents()
     check_documents(docs)
     questions, tally = build_questions(docs)
+    conversations, conversation_tally = build_conversations(docs, questions)
     write_jsonl(DEMO / "corpus.jsonl", docs)
     write_jsonl(DEMO / "questions.jsonl", questions)
+    write_jsonl(DEMO / "conversations.jsonl", conversations)
     counts = {t: sum(q["type"] == t for q in questions) for t in TYPES}
     print(f"wrote {len(docs)} documents ({len(PDF_LIKE)} PDF-like) and {len(questions)} questions {counts}")
     print(f"evidence: {tally}")
+    cited = {e["doc_id"] for c in conversations for e in c["evidence"] if "doc_id" in e}
+    print(f"wrote {len(conversations)} follow-up questions citing {len(cited)} documents")
+    print(f"evidence: {conversation_tally}")
     return 0
 
 

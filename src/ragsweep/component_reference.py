@@ -23,6 +23,7 @@ FAMILIES = {
     "query_transforms": None,
     "rerankers": None,
     "postprocessors": None,
+    "history": None,
 }
 
 

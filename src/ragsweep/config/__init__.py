@@ -15,6 +15,7 @@ from ragsweep.config.dataset import (  # noqa: F401
     DemoCorpus,
     DemoQuestions,
     FolderCorpus,
+    GiskardQuestions,
     JsonlCorpus,
     LabelledRagQuestions,
     LegalBenchCorpus,
@@ -27,6 +28,14 @@ from ragsweep.config.dataset import (  # noqa: F401
 from ragsweep.config.embeddings import EMBEDDING_BACKENDS, EmbeddingSpec, HFEmbeddingSpec, OpenAIEmbeddingSpec  # noqa: F401
 from ragsweep.config.evaluation import BERTScoreSpec, JudgeName, JudgePrompts, ScoringSpec, SplitSpec, Stage2Spec  # noqa: F401
 from ragsweep.config.generate import DEFAULT_MIX, OFFLINE_TYPES, QUESTION_TYPES, GenerateSpec  # noqa: F401
+from ragsweep.config.history import (  # noqa: F401
+    ActiveHistory,
+    ConcatHistorySpec,
+    CondenseHistorySpec,
+    CondensePlusContextSpec,
+    HistorySpec,
+    NoHistorySpec,
+)
 from ragsweep.config.llm import ExtractiveGeneratorSpec, GeneratorSpec, LLMGeneratorSpec, LLMSpec, PriceSpec  # noqa: F401
 from ragsweep.config.llm_transforms import DecomposeSpec, HyDESpec, MultiQuerySpec  # noqa: F401
 from ragsweep.config.loading import load_spec, parse_spec  # noqa: F401

@@ -63,7 +63,13 @@ CorpusSpec = Annotated[
 
 
 class DemoQuestions(Strict):
+    """The demo's questions; ``conversations`` adds its follow-up questions (type ``conversational``, each with the
+    conversation before it)."""
+
     format: Literal["demo"]
+    conversations: bool = Field(
+        False, description="also the demo's follow-up questions (type conversational, with their history)"
+    )
 
 
 class TableQuestions(Strict):
@@ -77,6 +83,15 @@ class LabelledRagQuestions(Strict):
     """A LlamaIndex ``LabelledRagDataset`` JSON file; reference contexts are located in the corpus."""
 
     format: Literal["labelled_rag"]
+    path: Path = Field(description="the file or folder, relative to the spec")
+
+
+class GiskardQuestions(Strict):
+    """A Giskard RAGET test set (``QATestset.save``: JSON Lines; or CSV): ``question``, ``reference_answer``,
+    ``reference_context`` ("Document n: ..." blocks, located in the corpus), ``conversation_history`` and
+    ``metadata.question_type`` as the type."""
+
+    format: Literal["giskard"]
     path: Path = Field(description="the file or folder, relative to the spec")
 
 
@@ -94,7 +109,7 @@ class SquadQuestions(Strict):
 
 
 QuestionsSpec = Annotated[
-    Union[DemoQuestions, TableQuestions, LabelledRagQuestions, LegalBenchQuestions, SquadQuestions],
+    Union[DemoQuestions, TableQuestions, LabelledRagQuestions, GiskardQuestions, LegalBenchQuestions, SquadQuestions],
     Field(discriminator="format"),
 ]
 

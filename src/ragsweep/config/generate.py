@@ -27,7 +27,16 @@ QUESTION_TYPES = (
     "comparative",
     "rule_conclusion",
 )
-OFFLINE_TYPES = ("simple", "distracting", "situational", "double", "vague", "comparative", "out_of_scope")
+OFFLINE_TYPES = (
+    "simple",
+    "distracting",
+    "situational",
+    "double",
+    "vague",
+    "comparative",
+    "out_of_scope",
+    "conversational",
+)
 OfflineMethod = Literal["definition", "duty", "ict"]
 OFFLINE_METHODS: tuple[OfflineMethod, ...] = ("definition", "duty", "ict")
 

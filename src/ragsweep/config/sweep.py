@@ -15,6 +15,7 @@ from ragsweep.config.dataset import DatasetSpec
 from ragsweep.config.embeddings import EmbeddingSpec, HFEmbeddingSpec
 from ragsweep.config.evaluation import ScoringSpec, SplitSpec, Stage2Spec
 from ragsweep.config.generate import GenerateSpec
+from ragsweep.config.history import HistorySpec, NoHistorySpec
 from ragsweep.config.llm import ExtractiveGeneratorSpec, GeneratorSpec, LLMSpec, PriceSpec
 from ragsweep.config.postprocessors import NoPostprocessSpec, PostprocessorSpec, check_postprocessors
 from ragsweep.config.query_transforms import NoTransformSpec, QueryTransformSpec
@@ -37,6 +38,10 @@ def _no_rerank() -> list[RerankerSpec]:
 
 def _no_postprocess() -> list[PostprocessorSpec]:
     return [NoPostprocessSpec(kind="none")]
+
+
+def _no_history() -> list[HistorySpec]:
+    return [NoHistorySpec(kind="none")]
 
 
 class SweepSpec(Strict):
@@ -69,6 +74,12 @@ class SweepSpec(Strict):
         default_factory=_no_postprocess,
         min_length=1,
         description="each configuration with each postprocessor that applies; kind none: the context as retrieved",
+    )
+    history: list[HistorySpec] = Field(
+        default_factory=_no_history,
+        min_length=1,
+        description="how a follow-up question uses the conversation before it: one grid axis; kind none: the "
+        "follow-up alone (concat, condense, condense_plus_context: docs/components.md)",
     )
     adaptive: list[AdaptiveSpec] = Field(
         default_factory=list,
@@ -166,6 +177,7 @@ class SweepSpec(Strict):
             ("query_transforms", self.query_transforms),
             ("rerankers", self.rerankers),
             ("postprocessors", self.postprocessors),
+            ("history", self.history),
         ):
             labels = [i.label() for i in items]
             dupes = sorted({x for x in labels if labels.count(x) > 1})
@@ -243,6 +255,12 @@ class SweepSpec(Strict):
                 raise ValueError(
                     f"query_transforms[{llm_transform.label()}]: kind {llm_transform.kind} asks an LLM; "
                     "add an 'llm' section (model, base_url, api_key_env) or use rm3 (offline)"
+                )
+            llm_history = next((h for h in self.history if getattr(h, "uses_llm", False)), None)
+            if llm_history is not None:
+                raise ValueError(
+                    f"history[{llm_history.label()}]: kind {llm_history.kind} rewrites follow-ups with an LLM; "
+                    "add an 'llm' section (model, base_url, api_key_env) or use concat (offline)"
                 )
             if self.stage2 is not None and self.stage2.llm is None:
                 raise ValueError("stage2: the judges need an LLM; add an 'llm' section or stage2.llm")

@@ -52,7 +52,7 @@ def _load_questions(
     if questions.format == "demo":
         from ragsweep.datasets.demo import load_demo_questions
 
-        return load_demo_questions(documents, notes, locator)
+        return load_demo_questions(documents, notes, locator, questions.conversations)
     if questions.format in ("jsonl", "csv"):
         from ragsweep.datasets.questions_table import load_table_questions
 
@@ -61,6 +61,10 @@ def _load_questions(
         from ragsweep.datasets.labelled_rag import load_labelled_rag_questions
 
         return load_labelled_rag_questions(questions, documents, notes, locator)
+    if questions.format == "giskard":
+        from ragsweep.datasets.giskard import load_giskard_questions
+
+        return load_giskard_questions(questions, documents, notes, locator)
     if questions.format == "legalbench":
         from ragsweep.datasets.legalbench import load_legalbench_questions
 

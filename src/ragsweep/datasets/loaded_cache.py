@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragsweep.datasets.types import Dataset, Document, EvidenceSpan, Question
+from ragsweep.datasets.types import Dataset, Document, EvidenceSpan, Question, Turn
 
 if TYPE_CHECKING:
     from ragsweep.config import DatasetSpec
@@ -50,7 +50,7 @@ def inputs(spec: DatasetSpec) -> list[Path] | None:
             roots.append((Path(part.path).joinpath(*within), None, True))
         elif part.format == "folder":
             roots.append((Path(part.path), set(normalise_exts(part.extensions)), part.recursive))
-        elif part.format in ("jsonl", "csv", "labelled_rag", "squad"):
+        elif part.format in ("jsonl", "csv", "labelled_rag", "giskard", "squad"):
             roots.append((Path(part.path), None, True))
         else:
             return None
@@ -127,8 +127,15 @@ def read(path: Path, expected: str) -> Dataset | None:
             name=data["name"],
             documents=[Document(doc_id, text, metadata) for doc_id, text, metadata in data["documents"]],
             questions=[
-                Question(qid, text, answer, tuple(EvidenceSpan(*e) for e in evidence), qtype)
-                for qid, text, answer, evidence, qtype in data["questions"]
+                Question(
+                    qid,
+                    text,
+                    answer,
+                    tuple(EvidenceSpan(*e) for e in evidence),
+                    qtype,
+                    tuple(Turn(*t) for t in history),
+                )
+                for qid, text, answer, evidence, qtype, history in data["questions"]
             ],
             notes=data["notes"],
             evidence=data["evidence"],
@@ -153,6 +160,7 @@ def write(path: Path, stored_key: str, dataset: Dataset, listed: Path | None = N
                 q.reference_answer,
                 [[e.doc_id, e.start, e.end, e.copy_of] for e in q.evidence],
                 q.qtype,
+                [[t.role, t.content] for t in q.history],
             ]
             for q in dataset.questions
         ],

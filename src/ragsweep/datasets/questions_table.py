@@ -2,7 +2,8 @@
 
 Fields: ``question`` (required), ``id``, ``reference_answer`` (alias ``answer``), ``type`` (alias
 ``question_type``), ``evidence`` (objects with ``doc_id`` and ``start``/``end`` and/or ``text``) and
-``reference_contexts`` (strings found anywhere in the corpus). In CSV the two list columns hold
+``reference_contexts`` (strings found anywhere in the corpus) and ``history`` (alias ``conversation_history``:
+the ``{role, content}`` turns before a follow-up question, ``datasets/history.py``). In CSV the list columns hold
 JSON. Evidence given only as text is located here (in tiers: ``text_evidence.TextLocator``); what was
 not found is returned, not raised, because ``dataset.unlocated_evidence`` (applied in ``load.py``)
 decides what to do with it.
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragsweep.datasets.files import bad_lines_error, read_text_strict
+from ragsweep.datasets.history import parse_history
 from ragsweep.datasets.jsonl_corpus import iter_jsonl
 from ragsweep.datasets.text_evidence import TextLocator, snippet
 from ragsweep.datasets.types import Document, EvidenceSpan, Question
@@ -27,8 +29,19 @@ from ragsweep.errors import RagsweepError
 if TYPE_CHECKING:
     from ragsweep.config import TableQuestions
 
-_ALIASES = {"reference_answer": "answer", "type": "question_type"}
-_KNOWN = {"id", "question", "reference_answer", "answer", "type", "question_type", "evidence", "reference_contexts"}
+_ALIASES = {"reference_answer": "answer", "type": "question_type", "history": "conversation_history"}
+_KNOWN = {
+    "id",
+    "question",
+    "reference_answer",
+    "answer",
+    "type",
+    "question_type",
+    "evidence",
+    "reference_contexts",
+    "history",
+    "conversation_history",
+}
 _EVIDENCE_KEYS = {"doc_id", "start", "end", "text"}
 
 
@@ -46,15 +59,16 @@ def unique_spans(spans: list[EvidenceSpan]) -> tuple[EvidenceSpan, ...]:
 
 
 # --------------------------------------------------------------------------- reading records
-def _json_records(path: Path, errors: list[str]) -> Iterator[tuple[str, dict]]:
+def json_records(path: Path, errors: list[str]) -> Iterator[tuple[str, dict]]:
     """Records with their location; lines that are no JSON object are described in ``errors``."""
     for n, obj in iter_jsonl(path, errors):
         yield f"{path}:line {n}", obj
 
 
-def _csv_records(path: Path, errors: list[str]) -> Iterator[tuple[str, dict]]:
+def csv_records(path: Path, errors: list[str]) -> Iterator[tuple[str, dict]]:
     """Rows as dicts; empty cells count as absent. The location is the line the row starts on. A row
-    with too many cells is described in ``errors``; malformed quoting ends the file there."""
+    with too many cells is described in ``errors``; malformed quoting ends the file there. The header must
+    name a ``question`` column (also read for giskard's CSV, ``giskard.py``)."""
     if not path.is_file():
         raise RagsweepError(f"{path}: file not found; fix the path in the spec")
     text = read_text_strict(path).removeprefix("\ufeff")
@@ -201,6 +215,11 @@ def _contexts(where: str, qid: str, items: list, locator: TextLocator) -> list[E
     return spans
 
 
+def _history(where: str, record: dict):
+    name = "history" if "history" in record else "conversation_history"
+    return parse_history(where, record.get(name), name)
+
+
 def _question(where: str, position: int, record: dict, documents: dict[str, str], locator: TextLocator) -> Question:
     _check_keys(where, record)
     text = record.get("question")
@@ -215,6 +234,7 @@ def _question(where: str, position: int, record: dict, documents: dict[str, str]
         reference_answer=_optional_str(where, record, "reference_answer"),
         evidence=unique_spans(spans),
         qtype=_optional_str(where, record, "type"),
+        history=_history(where, record),
     )
 
 
@@ -228,7 +248,7 @@ def load_table_questions(
     ``locator`` (made by ``load.py`` with the spec's settings) also counts the tiers."""
     path = Path(spec.path)
     errors: list[str] = []  # every bad record, reported together
-    records = _csv_records(path, errors) if spec.format == "csv" else _json_records(path, errors)
+    records = csv_records(path, errors) if spec.format == "csv" else json_records(path, errors)
     texts = {d.doc_id: d.text for d in documents}
     locator = locator or TextLocator(texts)
     questions = []

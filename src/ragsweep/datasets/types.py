@@ -35,14 +35,24 @@ class EvidenceSpan:
 
 
 @dataclass(frozen=True)
+class Turn:
+    """One message of the conversation before a question: ``role`` is ``user`` or ``assistant``."""
+
+    role: str
+    content: str
+
+
+@dataclass(frozen=True)
 class Question:
-    """A question with its reference answer (may be None), gold evidence and type."""
+    """A question with its reference answer (may be None), gold evidence, type and the conversation before it
+    (``history``: empty for a question asked alone; a follow-up's earlier turns, oldest first)."""
 
     qid: str
     question: str
     reference_answer: str | None = None
     evidence: tuple[EvidenceSpan, ...] = ()
     qtype: str | None = None
+    history: tuple[Turn, ...] = ()
 
 
 @dataclass
@@ -98,7 +108,9 @@ class Dataset:
                             for e in q.evidence
                         ],
                         q.qtype,
-                    ],
+                    ]
+                    # a question asked alone hashes as before histories existed (datasets and runs keep theirs)
+                    + ([[[t.role, t.content] for t in q.history]] if q.history else []),
                     ensure_ascii=False,
                 ).encode()
             )

@@ -1,8 +1,10 @@
-"""What ``ragsweep validate`` says about a dataset beyond its notes: how the evidence was found, where
-gold text recurs, which documents nearly duplicate others, and where the unlocated texts are listed."""
+"""What ``ragsweep validate`` says about a dataset beyond its notes: how many questions are follow-ups with a
+conversation history, how the evidence was found, where gold text recurs, which documents nearly duplicate
+others, and where the unlocated texts are listed."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from ragsweep.datasets.types import Dataset
@@ -11,12 +13,24 @@ from ragsweep.run_dir import RunDir
 MAX_LISTED = 10
 
 
+def history_line(dataset: Dataset) -> str | None:
+    """``follow-up questions with history: N of M (types: conversational N)``; None when no question has one."""
+    types = Counter(q.qtype or "untyped" for q in dataset.questions if q.history)
+    n = sum(types.values())
+    if not n:
+        return None
+    by_type = ", ".join(f"{t} {c}" for t, c in sorted(types.items(), key=lambda kv: (-kv[1], kv[0])))
+    return f"follow-up questions with history: {n} of {len(dataset.questions)} (types: {by_type})"
+
+
 def evidence_lines(dataset: Dataset, report_dir: Path | None = None) -> list[str]:
-    """Lines for the terminal: tier counts, unlocated texts (a few, and the file with all), copies
-    counted as gold, and near-duplicate documents (``duplicates.near_duplicate_documents``)."""
+    """Lines for the terminal: follow-up questions with a history (``history_line``), tier counts, unlocated
+    texts (a few, and the file with all), copies counted as gold, and near-duplicate documents
+    (``duplicates.near_duplicate_documents``)."""
     from ragsweep.datasets.duplicates import near_duplicate_documents
 
-    lines: list[str] = []
+    history = history_line(dataset)
+    lines: list[str] = [history] if history else []
     ev = dataset.evidence or {}
     loc = ev.get("location")
     if ev.get("spans") is not None:

@@ -264,6 +264,7 @@ class Dispatch:
         import ray
 
         from ragsweep.executors.ray_tasks import AnswerSlice
+        from ragsweep.history.base import query_texts
 
         g = self.work[unit.chunk_key]
         mine = {c.config_hash for c in self.plan.groups[unit.chunk_key].answered_by(unit)}
@@ -274,7 +275,7 @@ class Dispatch:
             qids = {q.qid for q in questions[i : i + self.per_task]}
             part = {c.config_hash: [q for q in self.pending[c.config_hash] if q.qid in qids] for c in configs}
             cfgs = [c for c in configs if part[c.config_hash]]
-            texts = sorted({q.question for c in cfgs for q in part[c.config_hash]})
+            texts = sorted({t for c in cfgs for q in part[c.config_hash] for t in query_texts(c.history, q)})
             vecs = {}
             for emb in {c.embedding.label(): c.embedding for c in cfgs if c.embedding is not None}.values():
                 vecs.update(self.vectors_for(emb, (texts, "query")))

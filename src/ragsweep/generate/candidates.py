@@ -23,6 +23,7 @@ class Candidate:
     out_of_scope_term: str | None = None  # offline out-of-scope: the term verified absent from ``doc_id``
     doc_id: str | None = None  # the document the question is about (out of scope: where the term is absent)
     source: dict = field(default_factory=dict)  # provenance written with the question (passages, facts)
+    history: list[dict] = field(default_factory=list)  # a follow-up's conversation before it ({role, content})
 
     @property
     def out_of_scope(self) -> bool:

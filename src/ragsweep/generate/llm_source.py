@@ -87,17 +87,22 @@ def candidate(qtype: str, passages: list[Passage], parsed: dict | None, model: s
     for number, text in parsed["quotes"]:
         p = passages[number - 1] if number is not None and 1 <= number <= len(passages) else passages[0]
         quotes.append(Quote(text, p.doc_id))
-    source = {"passages": [p.doc_id for p in passages], "model": model}
+    source: dict = {"passages": [p.doc_id for p in passages], "model": model}
     if parsed["absent_terms"]:
         source["absent_terms"] = parsed["absent_terms"]
+    question, history = parsed["question"], list[dict]()
+    split = prompts.follow_up(question) if qtype == "conversational" else None
+    if split is not None:  # "Earlier: ... Follow-up: ...": the follow-up, with its conversation (else the checks
+        question, history = split  # reject it: a follow-up needs the question it follows)
     return Candidate(
         qtype,
         "llm",
-        parsed["question"],
+        question,
         parsed["answer"],
         quotes,
         doc_id=passages[0].doc_id if qtype != "out_of_scope" else None,
         source=source,
+        history=history,
     )
 
 

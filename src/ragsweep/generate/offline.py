@@ -161,6 +161,23 @@ class OfflineRecipes:
                 q = f"As {_the(d.subject)} {_where(f)}, am I allowed to {d.verb} {d.object}?"
             yield Candidate("situational", "duty", q, _flat(s.text), [Quote(s.text, s.doc_id)], doc_id=f.doc_id)
 
+    def _conversational(self, rng: random.Random) -> Iterator[Candidate]:
+        """A follow-up: the conversation asks about one fact of a document (naming it) and gets its sentence back;
+        the follow-up asks about another fact of the same document without naming it (its evidence)."""
+        by_doc: dict[str, list[tuple[DocumentFacts, Definition | Duty]]] = {}
+        for f, x in self._pairs(rng):
+            by_doc.setdefault(f.doc_id, []).append((f, x))
+        for pairs in by_doc.values():
+            for (f, first), (_, then) in zip(pairs[0::2], pairs[1::2]):
+                earlier = simple_candidate(f, first, rng)
+                c = simple_candidate(f, then, rng, anchored=False)
+                c.qtype = "conversational"
+                c.history = [
+                    {"role": "user", "content": earlier.question},
+                    {"role": "assistant", "content": earlier.reference_answer or ""},
+                ]
+                yield c
+
     def _vague(self, rng: random.Random) -> Iterator[Candidate]:
         for f, x in self._pairs(rng):
             c = simple_candidate(f, x, rng, anchored=False)

@@ -8,6 +8,7 @@ terms it asks about that the passages do not contain, and the checker verifies t
 from __future__ import annotations
 
 import json
+import re
 
 from ragsweep.llm.reply_form import ReplyForm, strict_object
 
@@ -21,8 +22,9 @@ TYPE_INSTRUCTIONS = {
     "situational": "a question asked from the point of view of a person in a concrete situation the passage "
     'governs ("I am ... ; can I ...?")',
     "double": "two distinct questions joined in one sentence, each answered by a different statement",
-    "conversational": "a follow-up question in a conversation: first a short earlier question in the form "
-    '"Earlier: ...", then the follow-up, which refers back to it',
+    "conversational": 'a follow-up question in a conversation, written as "Earlier: <a short earlier question that '
+    'names the document and its subject> Follow-up: <the follow-up>": the follow-up refers back to the earlier '
+    "question (it, they, that one) without naming the document, and the evidence answers the follow-up",
     "complex_situational": "a question about a concrete situation that needs two or more statements of the "
     "passages, applied in steps, to answer",
     "out_of_scope": "a question on the same subject matter that the passages do NOT answer (about something "
@@ -36,6 +38,16 @@ TYPE_INSTRUCTIONS = {
     "passage leads to",
 }
 TWO_PASSAGES = ("complex", "complex_situational", "comparative")
+_FOLLOW_UP = re.compile(r"^\s*Earlier:\s*(?P<earlier>.+?)\s*Follow-up:\s*(?P<question>\S.*?)\s*$", re.DOTALL)
+
+
+def follow_up(question: str) -> tuple[str, list[dict]] | None:
+    """A conversational reply's question split into the follow-up and its history (the earlier user question), or
+    None when it is not written as "Earlier: ... Follow-up: ..."."""
+    m = _FOLLOW_UP.match(question)
+    if m is None:
+        return None
+    return m.group("question"), [{"role": "user", "content": " ".join(m.group("earlier").split())}]
 
 
 def build(qtype: str, passages: list[tuple[str, str]]) -> str:

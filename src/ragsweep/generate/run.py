@@ -71,6 +71,7 @@ class _Selection:
                 reference_answer=c.reference_answer,
                 evidence=[q.text for q in c.quotes],
                 source=c.source,
+                **({"history": c.history} if c.history else {}),
             )
         if reply is not None:
             row["reply"] = reply[:2000]
@@ -100,6 +101,7 @@ class _Selection:
                     {"doc_id": s.doc_id, "start": s.start, "end": s.end, "text": texts[s.doc_id][s.start : s.end]}
                     for s in spans
                 ],
+                **({"history": c.history} if c.history else {}),
                 **({"source": c.source} if c.source else {}),
             }
         )

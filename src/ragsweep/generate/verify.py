@@ -21,6 +21,7 @@ REASONS = (
     placeholders.PROMPT_ECHO,
     "unparseable reply",
     "empty question",
+    "no earlier question",
     *placeholders.REASONS,
     "no evidence",
     "evidence too short",
@@ -55,6 +56,8 @@ class Checker:
         """The question's located evidence spans, or a rejection reason (one of ``REASONS``) with detail."""
         if not c.question.strip():
             return [], "empty question"
+        if c.qtype == "conversational" and not c.history:  # a follow-up without the conversation it follows
+            return [], 'no earlier question: a follow-up is written "Earlier: ... Follow-up: ..."'
         fake = placeholders.problem(c, self.verbatim)
         if fake is not None:
             return [], fake

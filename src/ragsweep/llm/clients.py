@@ -25,6 +25,7 @@ def llms_in_use(spec: SweepSpec, with_stage2: bool = True) -> list[tuple[str, LL
         or any(getattr(r, "uses_llm", False) for r in spec.retrievers)
         or any(getattr(r, "uses_llm", False) for r in spec.rerankers)
         or any(getattr(t, "uses_llm", False) for t in spec.query_transforms)
+        or any(getattr(h, "uses_llm", False) for h in spec.history)
     ):
         out.append(("llm", spec.llm))
     for i, sp in enumerate(spec.splitters):  # contextual chunks written by an LLM: the spec's, or their own

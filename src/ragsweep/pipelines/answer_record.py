@@ -43,6 +43,9 @@ class AnswerRecord(TypedDict, total=False):
     expanded_query: str  # RM3
     transformed_queries: list[str]  # an LLM query transform: what it searched with, and why it fell back
     transform_note: str
+    standalone_question: str  # a history mode: what a follow-up was searched with, why it fell back, its LLM use
+    history_note: str
+    history_llm: LLMUse
     adaptive_class: str  # adaptive: the question's predicted class and the top_k it was retrieved at
     top_k: int
     # LLM use while retrieving
@@ -81,12 +84,14 @@ def merged(*parts: Mapping[str, Any]) -> AnswerRecord:
 @dataclass
 class Retrieved:
     """A question retrieved for and left to the LLM generator (``stages/generate``): its configuration, the
-    nodes the generator reads and the record so far."""
+    nodes the generator reads, the record so far and the query it answers (None: the question; a history mode's
+    ``generator_query`` else)."""
 
     config: Configuration
     question: Question
     context: list
     record: AnswerRecord
+    query: str | None = None
 
 
 class AnswerSink(Protocol):

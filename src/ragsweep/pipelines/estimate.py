@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from ragsweep.pipelines.estimate_retrieval import llm_rerank, llm_transforms
+from ragsweep.pipelines.estimate_retrieval import llm_history, llm_rerank, llm_transforms
 from ragsweep.pipelines.stage_estimate import StageEstimate
 from ragsweep.run_dir import RunDir
 
@@ -116,9 +116,12 @@ def _stage1(r: _Run) -> list[StageEstimate]:
         for qid, _ in rewrites:
             est.add(1, r.overhead + base + r.q_tokens[qid], llm.max_tokens, price)
         out.append(est)
-    transforms = llm_transforms(spec, configs, questions, done, r.overhead, price)
-    if transforms.calls:
-        out.append(transforms)
+    for est in (
+        llm_transforms(spec, configs, questions, done, r.overhead, price),
+        llm_history(spec, configs, questions, done, r.overhead, price),
+    ):
+        if est.calls:
+            out.append(est)
     rerank = llm_rerank(r, price)
     if rerank.calls:
         out.append(rerank)

@@ -91,3 +91,25 @@ def llm_transforms(spec, configs, questions, done, overhead, price) -> StageEsti
             seen.add((key, q.question))
             est.add(1, overhead + count_tokens(prompt(t, q.question)), spec.llm.max_tokens, price)
     return est
+
+
+def llm_history(spec, configs, questions, done, overhead, price) -> StageEstimate:
+    """History modes that condense with the LLM: one call per (mode, follow-up with its conversation), whatever the
+    configurations that use it (the process memoises the rewrite), with the prompt it sends; none for a question
+    asked alone."""
+    from ragsweep.history.base import memo_key
+    from ragsweep.history.condense import prompt
+    from ragsweep.llm.tokens import count_tokens
+
+    est = StageEstimate("history", spec.llm.model)
+    seen: set[tuple[str, str]] = set()
+    for c in configs:
+        if c.history is None or not c.history.uses_llm:
+            continue
+        for q in questions:
+            key = (c.history.kind, memo_key(q))
+            if not q.history or (c.config_hash, q.qid) in done or key in seen:
+                continue
+            seen.add(key)
+            est.add(1, overhead + count_tokens(prompt(c.history, q)), spec.llm.max_tokens, price)
+    return est

@@ -18,6 +18,7 @@ from pathlib import Path
 from ragsweep.adaptive.config_map import AdaptiveMap
 from ragsweep.adaptive.config_map import resolve as resolve_adaptive
 from ragsweep.config import (
+    ActiveHistory,
     ActivePostprocessor,
     ActiveReranker,
     ActiveTransform,
@@ -33,6 +34,7 @@ from ragsweep.errors import RagsweepError
 from ragsweep.llm.identity import llm_identity
 from ragsweep.pipelines.component_identity import reranker_identity, retriever_identity, transform_identity
 from ragsweep.pipelines.generator_prompts import prompt_axis
+from ragsweep.pipelines.history_axis import history_axis
 from ragsweep.pipelines.outputs.columns import RETRIEVAL_METRICS
 from ragsweep.postprocessors.axis import postprocessor_axis
 
@@ -58,6 +60,7 @@ class Configuration:
     # a reference baseline (no_retrieval, oracle, full_document): answered from a context no retriever chose,
     # never chosen; its splitter and retriever are the spec's first, unused (``baseline_configurations``)
     baseline: str | None = None
+    history: ActiveHistory | None = None  # None: a follow-up is searched and answered alone
 
     @property
     def chunk_key(self) -> str:
@@ -108,6 +111,7 @@ class Configuration:
             ),
             **({"adaptive": adaptive_identity(self.adaptive)} if self.adaptive is not None else {}),
             **({"postprocessor": self.postprocessor.identity()} if self.postprocessor is not None else {}),
+            **({"history": self.history.identity()} if self.history is not None else {}),
         }
 
     def resolved(self) -> dict:
@@ -135,6 +139,7 @@ class Configuration:
             ),
             **({"adaptive": self.adaptive.spec.model_dump(mode="json")} if self.adaptive is not None else {}),
             "postprocessor": self.postprocessor.model_dump(mode="json") if self.postprocessor is not None else None,
+            **({"history": self.history.model_dump(mode="json")} if self.history is not None else {}),
         }
 
     def labels(self) -> dict:
@@ -151,6 +156,7 @@ class Configuration:
                 "query_transform": None,
                 "reranker": None,
                 "postprocessor": None,
+                "history": None,
                 **({"prompt": Path(self.prompt).stem} if self.prompt is not None else {}),
             }
         return {
@@ -163,6 +169,7 @@ class Configuration:
             "query_transform": self.query_transform.label() if self.query_transform is not None else None,
             "reranker": self.reranker.label() if self.reranker is not None else None,
             "postprocessor": self.postprocessor.label() if self.postprocessor is not None else None,
+            "history": self.history.label() if self.history is not None else None,
             **({"prompt": Path(self.prompt).stem} if self.prompt is not None else {}),
         }
 
@@ -176,6 +183,7 @@ class Configuration:
             [self.retriever.label()]
             + [x.label() for x in (self.query_transform, self.reranker, self.postprocessor) if x is not None]
             + ([self.adaptive.spec.label()] if self.adaptive is not None else [])
+            + ([self.history.label()] if self.history is not None else [])
         )
 
     @cached_property
@@ -298,6 +306,7 @@ def expand(spec: SweepSpec) -> list[Configuration]:
                         )
     out = postprocessor_axis(spec, out)  # postprocessors: one configuration per one that applies
     out += adaptive_configurations(spec, generator)
+    out = history_axis(spec, out)  # history: one configuration per mode of using a follow-up's conversation
     out = [
         replace(c, context_llm=context_identity(spec, c.splitter)) if uses_llm(c.splitter.context) else c for c in out
     ]

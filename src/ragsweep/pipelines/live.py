@@ -9,14 +9,14 @@ run's retrieval depth: a question of the run gets the sources, offsets and score
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from ragsweep import tracing
 from ragsweep.cache_dir import CacheDir
 from ragsweep.config import SweepSpec
-from ragsweep.datasets.types import Dataset, Question
+from ragsweep.datasets.types import Dataset, Question, Turn
 from ragsweep.errors import RagsweepError, short_reason
 from ragsweep.pipelines.answer_record import AnswerRecord, Outlet, Retrieved
 from ragsweep.pipelines.grid import Configuration
@@ -102,7 +102,9 @@ class LivePipeline:
         if config.embedding is not None:
             self._chroma = index.chroma_client(ctx)
             vector = index.vector_index(ctx, config, self.chunks, self._chroma)
-        self.retrievers = IndexRetrievers(parts, vector, llm=ctx.llm, graphs=graphs, rerankers=ctx.rerankers)
+        self.retrievers = IndexRetrievers(
+            parts, vector, llm=ctx.llm, graphs=graphs, rerankers=ctx.rerankers, transform_memo=ctx.transform_memo
+        )
         self.built = answer.build_engine(ctx, config, self.retrievers)
         self._texts = {c.node_id: c.text for c in self.chunks}
 
@@ -124,42 +126,73 @@ class LivePipeline:
         return query_engine(self)
 
     @property
+    def chat_engine(self) -> Any:
+        """LlamaIndex's chat engine where the configuration's history mode is one (``condense``:
+        ``CondenseQuestionChatEngine``; ``condense_plus_context``: ``CondensePlusContextChatEngine``); other modes
+        answer with ``engine``, a query engine."""
+        from ragsweep.pipelines.live_engine import chat_engine
+
+        return chat_engine(self)
+
+    @property
     def retriever(self) -> Any:
         """The configuration's LlamaIndex retriever (top_k, tuned weights, transform and reranker applied)."""
         return self.built.retriever
 
-    def ask(self, question: str, *, answer: bool = True, stream: Callable[[str], None] | None = None) -> AnswerRecord:
+    def ask(
+        self,
+        question: str,
+        *,
+        answer: bool = True,
+        stream: Callable[[str], None] | None = None,
+        history: Sequence[Turn] = (),
+    ) -> AnswerRecord:
         """The answer payload of ``question`` (its sources with their text), as the sweep would record it;
+        ``history``: the conversation before it (``Turn``s, oldest first), used as the configuration's history mode
+        says (a configuration without one answers the question alone);
         ``answer=False``: retrieval only (no call to an LLM generator; the extractive answer costs nothing);
         ``stream``: called, on this thread, with each piece of an LLM generator's answer as its server writes it
         (a reply from the cache comes as one piece; an extractive answer is not streamed: the payload has it). A
         ``stream`` that raises fails the question; the reply is still read to its end and cached."""
         from ragsweep.pipelines.stages.generate import streamed_to
 
+        histories = [tuple(history)]
         if stream is None:
-            return self.ask_many([question], answer=answer)[0]
+            return self.ask_many([question], answer=answer, histories=histories)[0]
         with streamed_to(stream):
-            return self.ask_many([question], answer=answer)[0]
+            return self.ask_many([question], answer=answer, histories=histories)[0]
 
-    def ask_many(self, questions: list[str], *, answer: bool = True) -> list[AnswerRecord]:
-        """``ask`` for each question, in order: the questions embedded first, an LLM generator's answers written
-        concurrently (as the sweep does). A question that fails raises its one-line reason."""
+    def ask_many(
+        self, questions: list[str], *, answer: bool = True, histories: list[tuple[Turn, ...]] | None = None
+    ) -> list[AnswerRecord]:
+        """``ask`` for each question (with its conversation in ``histories``, if given), in order: the questions
+        embedded first, an LLM generator's answers written concurrently (as the sweep does). A question that fails
+        raises its one-line reason."""
+        asked = [
+            Question(qid=f"ask-{i}", question=text, history=tuple(histories[i]) if histories else ())
+            for i, text in enumerate(questions)
+        ]
         try:
-            return self._ask_many(questions, answer)
+            return self._ask_many(asked, answer)
         finally:  # nothing is kept per question: a served pipeline's memory stays flat
             self.retrievers.forget()
             self.ctx.rerankers.forget()
 
-    def _ask_many(self, questions: list[str], answer: bool) -> list[AnswerRecord]:
+    def _ask_many(self, asked: list[Question], answer: bool) -> list[AnswerRecord]:
+        from ragsweep.history.base import query_texts
         from ragsweep.pipelines.journal import MemorySink
         from ragsweep.pipelines.progress import NullBar
         from ragsweep.pipelines.stages import answer as answer_stage
         from ragsweep.pipelines.stages import generate, queries
 
         ctx, config = self.ctx, self.config
-        query_ms = queries.embed_questions(ctx, config.embedding, questions) if config.embedding is not None else {}
+        texts = [t for q in asked for t in query_texts(config.history, q)]  # as the sweep embeds them
+        query_ms = (
+            queries.embed_questions(ctx, config.embedding, list(dict.fromkeys(texts)))
+            if config.embedding is not None
+            else {}
+        )
         sink, gen_items = MemorySink(), list[Retrieved]()
-        asked = [Question(qid=f"ask-{i}", question=text) for i, text in enumerate(questions)]
         for q in asked:
             try:
                 answer_stage.answer_question(ctx, config, self.built, q, Outlet(sink, None, gen_items), query_ms)

@@ -79,3 +79,33 @@ class Abstaining:
         response = await self.inner.asynthesize(query, nodes, **kwargs)
         response.response, _ = self.rule.apply(nodes, response.response or "")
         return response
+
+
+def chat_engine(pipeline) -> Any:
+    """LlamaIndex's chat engine of a configuration whose history mode is one: ``condense`` a
+    ``CondenseQuestionChatEngine`` over the configuration's query engine, ``condense_plus_context`` a
+    ``CondensePlusContextChatEngine`` over its retriever and shaped context; both condense with the sweep's LLM and
+    prompt (the same text, met in the same LLM cache). ``LivePipeline.ask(..., history=...)`` and ``serve`` answer
+    exactly as the sweep did; these are for LlamaIndex applications."""
+    from llama_index.core.chat_engine import CondensePlusContextChatEngine, CondenseQuestionChatEngine
+
+    from ragsweep.errors import RagsweepError
+
+    config = pipeline.config
+    kind = config.history.kind if config.history is not None else "none"
+    if kind not in ("condense", "condense_plus_context"):
+        raise RagsweepError(
+            f"{config.config_id}: its history mode ({kind}) needs no chat engine; use .engine (a query engine), or "
+            ".ask(question, history=...) to answer a follow-up as the sweep did"
+        )
+    llm = pipeline.ctx.llm
+    if kind == "condense":
+        return CondenseQuestionChatEngine.from_defaults(query_engine=query_engine(pipeline), llm=llm)
+    postprocessors: list[BaseNodePostprocessor] = []
+    if config.postprocessor is not None:
+        postprocessors.append(ShapedContext(config=config, dataset=pipeline.dataset))
+    engine = CondensePlusContextChatEngine.from_defaults(
+        retriever=pipeline.retriever, llm=llm, node_postprocessors=postprocessors
+    )
+    engine._ragsweep_pipeline = pipeline  # type: ignore[attr-defined]
+    return engine

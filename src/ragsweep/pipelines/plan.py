@@ -179,12 +179,16 @@ class SweepPlan:
         return list(seen.values())
 
     def query_embeddings(self, groups: list[Group] | None = None) -> dict[str, tuple[EmbeddingSpec, list[str]]]:
-        """Per embedding label: the model and the distinct pending question texts it embeds (sorted)."""
+        """Per embedding label: the model and the distinct pending question texts it embeds (sorted): the questions,
+        and what an offline history mode searches a follow-up with (an LLM's rewrite is embedded when written)."""
+        from ragsweep.history.base import query_texts
+
         out: dict[str, tuple[EmbeddingSpec, set[str]]] = {}
         for g in groups if groups is not None else self.groups.values():
             for label, emb in g.embeddings().items():
                 texts = out.setdefault(label, (emb, set()))[1]
-                texts.update(q.question for q in self.questions_of(g.with_embedding(label)))
+                for c in g.with_embedding(label):
+                    texts.update(t for q in self.pending[c.config_hash] for t in query_texts(c.history, q))
         return {label: (emb, sorted(texts)) for label, (emb, texts) in out.items()}
 
     def units(self, stages: tuple[str, ...] | None = None) -> list[Unit]:

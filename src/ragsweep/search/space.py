@@ -15,10 +15,30 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
-AXES = ("splitter", "retriever", "embedding", "query_transform", "reranker", "postprocessor", "top_k", "prompt")
+AXES = (
+    "splitter",
+    "retriever",
+    "embedding",
+    "query_transform",
+    "reranker",
+    "postprocessor",
+    "history",
+    "top_k",
+    "prompt",
+)
 # the retriever before the embedding: a BM25 path is offered none. IBM's RAG-HPO study (arXiv:2505.03452) found
 # that fixing the models first beats pipeline order for greedy search
-MODELS_FIRST = ("embedding", "reranker", "query_transform", "splitter", "retriever", "postprocessor", "top_k", "prompt")
+MODELS_FIRST = (
+    "embedding",
+    "reranker",
+    "query_transform",
+    "splitter",
+    "retriever",
+    "postprocessor",
+    "history",
+    "top_k",
+    "prompt",
+)
 
 
 class ConfigLike(Protocol):
@@ -45,6 +65,7 @@ def axis_values(config) -> dict[str, str]:
         "query_transform": label(config.query_transform),
         "reranker": label(config.reranker),
         "postprocessor": label(config.postprocessor),
+        "history": label(config.history),
         "top_k": str(config.top_k) if config.adaptive is None else "adaptive",
         "prompt": Path(config.prompt).stem if config.prompt is not None else "default",
     }

@@ -31,7 +31,7 @@ from ragsweep.errors import RagsweepError
 from ragsweep.serve import openai_format, relay
 from ragsweep.serve.limits import MAX_BODY_BYTES, MAX_QUEUE, AnswerQueue, Busy, Guard
 from ragsweep.serve.pool import PipelinePool
-from ragsweep.serve.questions import BadRequest, chat_question, checked, completion_question
+from ragsweep.serve.questions import BadRequest, chat_question, checked, completion_question, query_history
 from ragsweep.serve.schema import ChatRequest, CompletionRequest, QueryRequest, QueryResponse, Source
 
 ROUTES = "POST /query, POST /v1/chat/completions, POST /v1/completions, GET /v1/models, GET /health"
@@ -63,10 +63,14 @@ def make_app(
     )
     app.state.pool = pool
 
-    async def ask(question: str, answer: bool = True, stream: Callable[[str], None] | None = None) -> dict:
+    async def ask(
+        question: str, answer: bool = True, stream: Callable[[str], None] | None = None, history: tuple = ()
+    ) -> dict:
         queue.admit()
         took = [0.0]
-        streamed = {"stream": stream} if stream is not None else {}
+        streamed: dict = {"stream": stream} if stream is not None else {}
+        if history:  # a follow-up: the conversation before it (a question asked alone passes none)
+            streamed["history"] = history
 
         def answered_here(own) -> dict:  # timed in the worker: the answering alone, not the wait before it
             t0 = time.perf_counter()
@@ -90,19 +94,22 @@ def make_app(
 
     @app.post("/query", response_model=QueryResponse)
     async def query(req: QueryRequest) -> QueryResponse:
-        return _response(pipeline.config_id, await ask(checked(req.question, "question"), req.answer))
+        question = checked(req.question, "question")
+        return _response(pipeline.config_id, await ask(question, req.answer, history=query_history(req)))
 
     def sent(out: dict) -> tuple[str, list[dict]]:
         reply = _response(pipeline.config_id, out)
         return reply.answer or "", [s.model_dump() for s in reply.sources]
 
-    async def answered(question: str, stream: bool, whole, events) -> Response:
-        """The answer whole, or streamed as it is written (nothing is sent before its first piece, so a failure
-        until then is still one JSON error line with its status; ``relay``)."""
+    async def answered(asked: tuple[str, tuple], stream: bool, whole, events) -> Response:
+        """The answer to ``asked`` (the question, the conversation before it) whole, or streamed as it is written
+        (nothing is sent before its first piece, so a failure until then is still one JSON error line with its
+        status; ``relay``)."""
+        question, history = asked
         if not stream:
-            return JSONResponse(whole(pipeline.config_id, *sent(await ask(question))))
+            return JSONResponse(whole(pipeline.config_id, *sent(await ask(question, history=history))))
         pieces = relay.Relay(asyncio.get_running_loop())
-        answering = asyncio.ensure_future(_then(ask(question, stream=pieces.push), sent))
+        answering = asyncio.ensure_future(_then(ask(question, stream=pieces.push, history=history), sent))
         pieces.watch(answering)
         first = await pieces.first()
         parts = relay.whole(*answering.result()) if first is None else pieces.parts(first, answering)
@@ -116,7 +123,7 @@ def make_app(
     @app.post("/v1/completions")
     async def completions(req: CompletionRequest) -> Response:
         f = openai_format
-        return await answered(completion_question(req), req.stream, f.text_completion, f.completion_events)
+        return await answered((completion_question(req), ()), req.stream, f.text_completion, f.completion_events)
 
     _errors(app)
     app.add_middleware(Guard, api_key=api_key, max_body=max_body)  # outermost: before any body is read

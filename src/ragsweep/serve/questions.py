@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import unicodedata
 
-from ragsweep.serve.schema import MAX_CHAT_CHARS, MAX_QUESTION_CHARS, ChatRequest, CompletionRequest
+from ragsweep.datasets.types import Turn
+from ragsweep.serve.schema import MAX_CHAT_CHARS, MAX_QUESTION_CHARS, ChatRequest, CompletionRequest, QueryRequest
 
 
 class BadRequest(Exception):
@@ -24,8 +25,10 @@ def checked(question: str, field: str) -> str:
     return question
 
 
-def chat_question(req: ChatRequest) -> str:
-    """The text of the last user message (a string, or its text parts joined), every message's content checked."""
+def chat_question(req: ChatRequest) -> tuple[str, tuple[Turn, ...]]:
+    """The text of the last user message (a string, or its text parts joined), every message's content checked,
+    and the conversation before it: the user and assistant messages with text, as a sweep's question ``history``
+    (system, developer and tool messages are instructions, not what was said)."""
     total = 0
     for i, message in enumerate(req.messages):
         total += len(_text(message.content, f"messages.{i}.content"))
@@ -37,7 +40,26 @@ def chat_question(req: ChatRequest) -> str:
     if not users:
         raise BadRequest("messages: no message with role user; send the question as a user message")
     last = users[-1]
-    return checked(_text(req.messages[last].content, f"messages.{last}.content"), f"messages.{last}.content")
+    history = tuple(
+        Turn(m.role, text.strip())
+        for i, m in enumerate(req.messages[:last])
+        if m.role in ("user", "assistant") and (text := _text(m.content, f"messages.{i}.content")).strip()
+    )
+    return checked(_text(req.messages[last].content, f"messages.{last}.content"), f"messages.{last}.content"), history
+
+
+def query_history(req: QueryRequest) -> tuple[Turn, ...]:
+    """``/query``'s optional ``history``: its turns, each checked as a chat message's content is."""
+    turns = []
+    total = len(req.question)
+    for i, turn in enumerate(req.history or []):
+        text = _capped(turn.content, f"history.{i}.content")
+        total += len(text)
+        if text.strip():
+            turns.append(Turn(turn.role, text.strip()))
+    if total > MAX_CHAT_CHARS:
+        raise BadRequest(f"history: {total} characters in all, more than {MAX_CHAT_CHARS}; send a shorter conversation")
+    return tuple(turns)
 
 
 def completion_question(req: CompletionRequest) -> str:

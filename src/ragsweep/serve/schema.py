@@ -16,10 +16,23 @@ MAX_QUESTION_CHARS = 10_000
 MAX_CHAT_CHARS = 4 * MAX_QUESTION_CHARS
 
 
+class HistoryTurn(BaseModel):
+    """One message of the conversation before ``/query``'s question."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    role: Literal["user", "assistant"]
+    content: StrictStr = Field(max_length=MAX_QUESTION_CHARS)
+
+
 class QueryRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     question: StrictStr = Field(min_length=1, max_length=MAX_QUESTION_CHARS, description="the question, free text")
     answer: StrictBool = Field(True, description="false: retrieval only (no call to an LLM generator)")
+    history: list[HistoryTurn] | None = Field(
+        None,
+        description="the conversation before the question, oldest first: used as the configuration's history mode "
+        "says (a configuration swept without one answers the question alone)",
+    )
 
 
 class Source(BaseModel):

@@ -27,4 +27,13 @@ JUDGE_OF = {m.name: m.judge for m in CATALOGUE if m.judge}
 SPLITS = ["test", "validation", "all"]
 # the records' columns only written to records.parquet (no summary, comparison or verdict reads them): the sweep's
 # outputs stream them to the file one configuration at a time (``records_file.py``) instead of holding them
-WRITTEN_ONLY = ["answer", "expanded_query", "transformed_queries", "transform_note", "fusion_weights", "context_order"]
+WRITTEN_ONLY = [
+    "answer",
+    "expanded_query",
+    "transformed_queries",
+    "transform_note",
+    "standalone_question",
+    "history_note",
+    "fusion_weights",
+    "context_order",
+]

@@ -37,6 +37,8 @@ def question_rows(questions, split: dict | None = None) -> list[dict]:
             "qtype": q.qtype,
             "reference_answer": q.reference_answer,
             "split": (split or {}).get(q.qid, "all"),
+            "history_turns": len(q.history),  # a follow-up's conversation before it (0: asked alone)
+            "history": [{"role": t.role, "content": t.content} for t in q.history],
             "evidence": [
                 {
                     "doc_id": e.doc_id,
@@ -77,7 +79,16 @@ def abstention(payload: AnswerRecord, answerable: bool | None) -> dict:
 
 def retrieval_llm(payload: AnswerRecord) -> dict:
     """LLM use while retrieving (query rewrites and transforms, LLM reranking): calls, tokens and cost per question."""
-    parts = [p for p in (payload.get("rewrite_llm"), payload.get("transform_llm"), payload.get("rerank_llm")) if p]
+    parts = [
+        p
+        for p in (
+            payload.get("rewrite_llm"),
+            payload.get("transform_llm"),
+            payload.get("rerank_llm"),
+            payload.get("history_llm"),
+        )
+        if p
+    ]
     if not parts:
         return {"retrieval_llm_calls": None, "retrieval_tokens": None, "retrieval_cost_usd": None}
     costs = [p.get("cost_usd") for p in parts if p.get("cost_usd") is not None]
@@ -189,6 +200,7 @@ def _row(config: dict, q: dict, payload: AnswerRecord, scores: dict, with_eviden
         "question": q["question"],
         "qtype": q["qtype"],
         "reference_answer": q["reference_answer"],
+        "history_turns": q.get("history_turns", 0),
         "n_gold_spans": len(q["evidence"]),
         "answer": payload.get("answer"),
         "answer_empty": payload.get("answer_empty"),
@@ -202,6 +214,9 @@ def _row(config: dict, q: dict, payload: AnswerRecord, scores: dict, with_eviden
         # an LLM query transform: the queries (HyDE: the texts embedded) searched, why it fell back if it did
         "transformed_queries": payload.get("transformed_queries"),
         "transform_note": payload.get("transform_note"),
+        # a history mode: what a follow-up was searched with (an LLM's rewrite), why it fell back if it did
+        "standalone_question": payload.get("standalone_question"),
+        "history_note": payload.get("history_note"),
         "fusion_weights": payload.get("fusion_weights"),
         "n_retrieved": payload.get("n_retrieved"),  # with a postprocessor: nodes retrieved before it
         "context_order": payload.get("context_order"),  # long_context_reorder: ranks in the generator's order

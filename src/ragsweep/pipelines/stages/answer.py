@@ -9,12 +9,13 @@ from __future__ import annotations
 import time
 import traceback
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
 from ragsweep import tracing
 from ragsweep.datasets.types import Question
 from ragsweep.errors import short_reason
+from ragsweep.history.base import Standalone
 from ragsweep.pipelines.answer_record import AnswerRecord, AnswerSink, Outlet, Retrieved, merged
 from ragsweep.pipelines.context import StageContext
 from ragsweep.pipelines.grid import Configuration
@@ -22,6 +23,7 @@ from ragsweep.pipelines.stats import Timer
 
 if TYPE_CHECKING:
     from ragsweep.config import RetrieverSpec
+    from ragsweep.history.base import HistoryMode
     from ragsweep.pipelines.stages.abstain import AbstentionRule
     from ragsweep.retrievers.memo import SharedResults
 
@@ -97,6 +99,7 @@ class BuiltEngine:
     engine: Any  # RetrieverQueryEngine
     abstain: AbstentionRule | None
     route: Callable | None
+    history: HistoryMode | None = None  # how a follow-up's conversation is used (None: the follow-up alone)
 
 
 def answer_config(
@@ -172,12 +175,18 @@ def build_engine(ctx: StageContext, config: Configuration, retrievers) -> BuiltE
         from ragsweep.pipelines.stages.adaptive import router
 
         route = router(ctx, config, retrievers, spec_r)
-    return BuiltEngine(retrievers, spec_r, tuning, retriever, engine, abstain, route)
+    history = None
+    if config.history is not None:
+        from ragsweep.history.base import history_mode
+
+        history = history_mode(config.history, ctx.llm, ctx.transform_memo)
+    return BuiltEngine(retrievers, spec_r, tuning, retriever, engine, abstain, route, history)
 
 
 @dataclass
 class _Fetched:
-    """One question's retrieval: its query, the route's settings, the shaped ranking and context, latencies."""
+    """One question's retrieval: its query, the route's settings, the shaped ranking and context, latencies, and
+    what the history mode made of the conversation (``asked``: None without one)."""
 
     bundle: Any
     top_k: int
@@ -190,12 +199,14 @@ class _Fetched:
     rewrites: Any
     retrieval_ms: float
     embed_ms: float | None
+    asked: Standalone | None = None
 
 
 def _retrieve(
     ctx: StageContext, config: Configuration, built: BuiltEngine, q: Question, query_ms: dict[str, float]
 ) -> _Fetched:
-    """Search for one question (through its route when adaptive) and shape what came back."""
+    """Search for one question (with its history mode's standalone text, through its route when adaptive) and
+    shape what came back."""
     from llama_index.core.schema import QueryBundle
 
     from ragsweep.llm.usage import Trace, llm_scope
@@ -209,18 +220,20 @@ def _retrieve(
         config.query_transform,
         {},
     )
-    if built.route is not None:
-        retriever, top_k, reranker, transform, routed = built.route(q)
-    bundle = QueryBundle(q.question)
     REPLAY.take()
     rewrites = Trace()
     t0 = time.perf_counter()
+    asked = built.history.standalone(q) if built.history is not None else None  # an LLM's rewrite: memoised
+    searched = q if asked is None else replace(q, question=asked.text)
+    if built.route is not None:
+        retriever, top_k, reranker, transform, routed = built.route(searched)
+    bundle = QueryBundle(searched.question)
     with llm_scope(rewrites, stage="query_rewrite", config_id=None):
         nodes = retriever.retrieve(bundle)
     # LLM rewrites count at their original service time, also when served from the cache
     # (fresh calls are inside the measured wall time already, less what they waited in a queue)
     search_ms = (time.perf_counter() - t0) * 1000 + REPLAY.take() + rewrites.cached_ms - rewrites.queue_ms
-    embed_ms = query_ms.get(q.question) if config.embedding is not None else None
+    embed_ms = query_ms.get(searched.question) if config.embedding is not None else None
     shaped, post_ms = postprocess(config, nodes, ctx.dataset)  # postprocessors: cutoff, window, ...
     # metrics on the ranking, the generator reads the context
     return _Fetched(
@@ -235,6 +248,7 @@ def _retrieve(
         rewrites,
         search_ms + (embed_ms or 0.0) + post_ms,
         embed_ms,
+        asked,
     )
 
 
@@ -252,14 +266,15 @@ def answer_question(
     from ragsweep.pipelines.extractive import GENERATOR_LABEL
 
     got, retrievers = _retrieve(ctx, config, built, q, query_ms), built.retrievers
+    text = got.bundle.query_str  # the question, or what its history mode searched with
     if built.engine is not None:
         t1 = time.perf_counter()
         answer = str(built.engine.synthesize(got.bundle, got.context)) if got.context else ""
         generation_ms = (time.perf_counter() - t1) * 1000
         if built.abstain is not None:
             answer, abstained = built.abstain.apply(got.nodes, answer)
-    ranks = retrievers.source_ranks(built.spec_r, got.top_k, q.question, got.reranker, got.transform)
-    rerank = retrievers.rerank_costs(built.spec_r, got.reranker, q.question, got.transform)
+    ranks = retrievers.source_ranks(built.spec_r, got.top_k, text, got.reranker, got.transform)
+    rerank = retrievers.rerank_costs(built.spec_r, got.reranker, text, got.transform)
     sources = _source_rows(ctx, got.nodes, ranks, got.reranker is not None)
     metrics = all_retrieval_metrics([(s["doc_id"], s["start"], s["end"]) for s in sources], q.evidence, got.top_k)
     record: AnswerRecord = {
@@ -268,11 +283,12 @@ def answer_question(
         "query_embedding_ms": got.embed_ms,
         "error": None,
     }
-    calls = _calls_and_tuning(retrievers, built, q.question, got.transform, got.rewrites, rerank)
-    record = merged(record, metrics, got.shaped, got.routed, calls)
+    calls = _calls_and_tuning(retrievers, built, text, got.transform, got.rewrites, rerank)
+    record = merged(record, metrics, got.shaped, got.routed, calls, got.asked.record(q.question) if got.asked else {})
     if built.engine is None:
         assert out.retrieved is not None, "an LLM generator's answers are left to it"
-        out.retrieved.append(Retrieved(config, q, got.context, record))
+        query = built.history.generator_query(q, text) if built.history is not None else None
+        out.retrieved.append(Retrieved(config, q, got.context, record, query))
         return False
     done: AnswerRecord = {
         **record,

@@ -142,11 +142,11 @@ async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, st
     synths = {p: make_llm_synthesizer(spec, llm, p, streaming=on_delta is not None) for p in prompts}
     label = generator_label(spec)
 
-    async def write(config, q, nodes) -> str:
+    async def write(config, q, nodes, query: str) -> str:
         if config.baseline == "no_retrieval":  # the question alone: what the model knows without RAG
             return await closed_book_answer(llm, spec.generator, q.question)
         if nodes:  # nothing retrieved: an empty answer, no call
-            response = await synths[config.prompt or ""].asynthesize(QueryBundle(q.question), nodes)
+            response = await synths[config.prompt or ""].asynthesize(QueryBundle(query), nodes)
             return await _relayed(response, on_delta, spec.generator.response_mode)
         return ""
 
@@ -156,7 +156,7 @@ async def _agenerate(spec, items: list[Retrieved], sink: AnswerSink, clients, st
         error, kind, text = None, None, ""
         try:
             with llm_scope(trace, stage="generation", config_id=config.config_id):
-                text = await write(config, q, nodes)
+                text = await write(config, q, nodes, item.query or q.question)
         except (BudgetExhausted, LLMFatalError):
             raise  # stops the pool; this item stays pending
         except ConfigurationStopped as exc:  # not sent (another of its prompts was refused): a re-run sends it
@@ -206,7 +206,7 @@ def _generated_row(spec, item: Retrieved, text: str, trace, label: str, invocati
     from ragsweep.pipelines.degenerate import answer_flags
 
     nodes = item.context
-    flags = answer_flags(text, nodes, spec.generator, item.config.prompt, item.question.question)
+    flags = answer_flags(text, nodes, spec.generator, item.config.prompt, item.query or item.question.question)
     return {
         **item.record,
         "answer": text,

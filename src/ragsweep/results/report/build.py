@@ -286,6 +286,9 @@ def _explorer_shell() -> str:
     return (
         '<div class="controls"><label>type <select id="q-type"><option value="">all</option></select></label>'
         '<label>split <select id="q-split"><option value="">all</option></select></label>'
+        '<label>history <select id="q-history"><option value="">all</option>'
+        '<option value="with">follow-ups (with history)</option><option value="without">asked alone</option>'
+        "</select></label>"
         '<label>search <input id="q-search" type="search" placeholder="words or qid"></label>'
         '<span id="q-count" class="muted"></span></div>'
         '<div class="explorer"><div class="qlist" id="qlist"></div><div class="qdetail" id="qdetail"></div></div>'

@@ -38,6 +38,7 @@ def explorer_data(run: RunData) -> dict:
                 "scores": [_num(r.get(m)) for m in shown],
                 "judges": {j: _judge(r, j) for j in judges},
                 "sources": [_source(s, gold.get(r["qid"], [])) for s in as_list(r.get("sources"))],
+                "rewrite": clean(r.get("standalone_question")),  # a history mode's search text for a follow-up
             }
         )
     return {
@@ -49,6 +50,7 @@ def explorer_data(run: RunData) -> dict:
                 "split": clean(q.split),
                 "ref": clean(q.reference_answer),
                 "gold": [[g["doc_id"], int(g["start"]), int(g["end"])] for g in gold.get(q.qid, [])],
+                "history": [[t["role"], t["content"]] for t in as_list(getattr(q, "history", None))],
             }
             for q in questions.itertuples()
             if q.qid in answers

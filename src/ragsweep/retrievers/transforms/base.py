@@ -62,9 +62,9 @@ class TransformMemo:
     def size(self) -> int:
         return len(self._store)
 
-    def get(self, key: str, question: str, write: Writer) -> TransformOutput:
-        """The output for ``question``: written now (its LLM calls under stage ``query_transform``), or
-        the stored one with its time replayed."""
+    def get(self, key: str, question: str, write: Writer, stage: str = "query_transform") -> TransformOutput:
+        """The output for ``question``: written now (its LLM calls under ``stage``), or the stored one with its
+        time replayed."""
         from ragsweep.llm.usage import Trace, llm_scope
         from ragsweep.retrievers.memo import REPLAY
 
@@ -77,7 +77,7 @@ class TransformMemo:
                 return hit
             trace = Trace()
             t0 = time.perf_counter()
-            with llm_scope(trace, stage="query_transform", config_id=None):
+            with llm_scope(trace, stage=stage, config_id=None):
                 queries, note = write(question)
             REPLAY.ms += trace.cached_ms  # fresh calls are in the caller's wall time already
             out = TransformOutput(

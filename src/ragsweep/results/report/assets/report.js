@@ -73,6 +73,7 @@
   function initExplorer(data) {
     var list = document.getElementById("qlist"), detail = document.getElementById("qdetail");
     var typeSel = document.getElementById("q-type"), splitSel = document.getElementById("q-split");
+    var historySel = document.getElementById("q-history");
     var search = document.getElementById("q-search"), count = document.getElementById("q-count");
     if (!list || !data) return;
     var types = {}, splits = {};
@@ -84,9 +85,12 @@
     function renderList() {
       list.textContent = "";
       var t = typeSel.value, s = splitSel.value, q = search.value.toLowerCase(), n = 0;
+      var h = historySel ? historySel.value : "";
       data.questions.forEach(function (item) {
         if (t && (item.type || "(none)") !== t) return;
         if (s && item.split !== s) return;
+        var turns = (item.history || []).length;
+        if ((h === "with" && !turns) || (h === "without" && turns)) return;
         if (q && (item.qid + " " + item.question).toLowerCase().indexOf(q) < 0) return;
         n += 1;
         var row = el("div", {"data-qid": item.qid, cls: item.qid === selected ? "sel" : ""},
@@ -146,6 +150,12 @@
       detail.textContent = "";
       detail.appendChild(el("h3", {text: q.qid + ": " + q.question}));
       detail.appendChild(el("p", {}, [el("span", {cls: "tag", text: q.type || "-"}), el("span", {cls: "tag", text: q.split})]));
+      if (q.history && q.history.length) {  // a follow-up: the conversation before it
+        detail.appendChild(el("p", {}, [el("b", {text: "Conversation before it:"})]));
+        detail.appendChild(el("div", {cls: "history"}, q.history.map(function (t) {
+          return el("div", {}, [el("span", {cls: "tag", text: t[0]}), t[1]]);
+        })));
+      }
       detail.appendChild(el("p", {}, [el("b", {text: "Reference answer: "}), q.ref === null ? "(none)" : q.ref]));
       var gold = q.gold.length ? q.gold.map(function (g) { return g[0] + " [" + g[1] + ", " + g[2] + ")"; }).join("; ") : "(none: out of scope)";
       detail.appendChild(el("p", {}, [el("b", {text: "Gold evidence: "}), gold]));
@@ -160,6 +170,9 @@
       rows.forEach(function (r) {
         var c = data.configs[r.c];
         var answer = r.error ? el("td", {cls: "err answer", text: "failed: " + r.error}) : el("td", {cls: "answer", text: r.answer || "(empty answer)"});
+        if (r.rewrite) {  // what a history mode searched a follow-up with, beside its answer
+          answer.insertBefore(el("div", {cls: "muted rewrite", text: "searched with: " + r.rewrite}), answer.firstChild);
+        }
         var cells = [el("td", {cls: "id", text: c.id}), answer];
         metrics.forEach(function (m, i) {
           var v = r.scores[i];
@@ -186,7 +199,7 @@
       sortTable(table, 2, "descending");
     }
 
-    [typeSel, splitSel].forEach(function (s) { s.addEventListener("change", renderList); });
+    [typeSel, splitSel, historySel].forEach(function (s) { if (s) s.addEventListener("change", renderList); });
     search.addEventListener("input", renderList);
     renderList();
     if (data.questions.length) select(data.questions[0].qid);
