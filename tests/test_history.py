@@ -15,7 +15,7 @@ from history_data import ALONE, FOLLOW_UPS, giskard_file
 from ragsweep.config import ConcatHistorySpec, parse_spec
 from ragsweep.datasets.types import Question, Turn
 from ragsweep.errors import RagsweepError
-from ragsweep.history.base import query_texts
+from ragsweep.history.base import in_full, query_texts
 from ragsweep.pipelines.grid import expand
 
 KEY = "sk-history-test-41c7"
@@ -61,6 +61,12 @@ def test_concat_searches_the_last_user_turns_then_the_follow_up():
     assert query_texts(ConcatHistorySpec(kind="concat", user_turns=1), q)[1] == "At night?\nHow high?"
     assert query_texts(ConcatHistorySpec(kind="concat"), Question("a", "Alone?")) == ["Alone?"]
     assert query_texts(None, q) == ["How high?"]
+    # what the judges (and condense_plus_context's generator) read of a follow-up: the conversation, then it
+    assert in_full(q) == (
+        "Conversation so far:\nuser: About the drone bylaw.\nassistant: Yes.\nuser: At night?\n"
+        "Follow-up question: How high?"
+    )
+    assert in_full(Question("a", "Alone?")) == "Alone?"
 
 
 def _ranked(record) -> list[tuple]:

@@ -53,4 +53,3 @@ def _unstring(where: str, field: str, text: str) -> object:
             f"{where}: field {field!r} is neither a JSON list nor a Python list literal; write it as a JSON list "
             f'of {{"role": ..., "content": ...}} turns'
         ) from None
-

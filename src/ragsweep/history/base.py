@@ -52,6 +52,14 @@ def transcript(history: tuple[Turn, ...]) -> str:
     return "\n".join(f"{t.role}: {t.content}" for t in history)
 
 
+def in_full(question: Question) -> str:
+    """A follow-up with the conversation before it, as one text (what the judges read, and the LLM generator of
+    ``condense_plus_context``); a question asked alone as it is."""
+    if not question.history:
+        return question.question
+    return f"Conversation so far:\n{transcript(question.history)}\nFollow-up question: {question.question}"
+
+
 def memo_key(question: Question) -> str:
     """A question with its conversation, as one key of the memo."""
     return json.dumps([[[t.role, t.content] for t in question.history], question.question], ensure_ascii=False)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 
 from ragsweep.datasets.types import Question
-from ragsweep.history.base import HistoryMode, Standalone, memo_key, transcript
+from ragsweep.history.base import HistoryMode, Standalone, in_full, memo_key, transcript
 
 STAGE = "history"  # the LLM calls' stage in the run's costs
 
@@ -63,6 +63,4 @@ class CondensePlusContextHistory(CondenseHistory):
         return str(self.llm.complete(prompt(self.spec, question)))
 
     def generator_query(self, question: Question, searched: str) -> str:
-        if not question.history:
-            return question.question
-        return f"Conversation so far:\n{transcript(question.history)}\nFollow-up question: {question.question}"
+        return in_full(question)

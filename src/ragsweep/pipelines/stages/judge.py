@@ -205,6 +205,7 @@ async def judge_all(st: RunState, todo: list, answers: dict, llm, keys: dict[str
     journaled under its judge's key as it completes; returns what stopped the pool (a budget, a refused key)."""
     from ragsweep.errors import short_reason
     from ragsweep.evaluation.judges import JudgeCase, build_judges, judge
+    from ragsweep.history.base import in_full
     from ragsweep.llm.budget import BudgetExhausted
     from ragsweep.llm.engine import LLMFatalError
     from ragsweep.llm.usage import Trace, llm_extra, llm_scope
@@ -226,8 +227,9 @@ async def judge_all(st: RunState, todo: list, answers: dict, llm, keys: dict[str
         extra = {"seed": (llm.additional_kwargs.get("seed") or 0) + r} if r else {}
         try:
             with llm_scope(trace, stage="judge", judge=name, config_id=config.config_id), llm_extra(**extra):
+                # a follow-up is judged with the conversation it follows (it means nothing alone)
                 case = JudgeCase(
-                    q.question, payload.get("answer") or "", contexts_of(payload, docs), q.reference_answer
+                    in_full(q), payload.get("answer") or "", contexts_of(payload, docs), q.reference_answer
                 )
                 result = await judge(name, evaluators[name], case, threshold=s2.correctness_threshold)
             stats.judged += 1
