@@ -189,6 +189,11 @@ def test_a_three_turn_chat_through_serve_answers_as_the_sweep_did(tmp_path, run_
         assert proc.returncode == 0, describe(proc)
         rows = run.records[(run.records["config_id"] == cid) & (run.records["history_turns"] > 0)]
         assert len(rows) == 2
+        first = rows.iloc[0]  # ragsweep ask: a follow-up of the dataset is asked with its conversation
+        asked = run_cli("ask", tmp_path / "runs" / "hs", cid, first["question"], env={"HIST_KEY": KEY})
+        assert asked.returncode == 0, describe(asked)
+        assert "asked with the conversation before it (2 turns)" in asked.stdout
+        assert " ".join(first["answer"].split())[:40] in " ".join(asked.stdout.split())
         pipeline = ragsweep.load_pipeline(folder)
         try:
             assert isinstance(pipeline.chat_engine, CondensePlusContextChatEngine)
@@ -213,6 +218,10 @@ def test_a_three_turn_chat_through_serve_answers_as_the_sweep_did(tmp_path, run_
                     )
                     alone = httpx.post(f"{url}/query", json={"question": row["question"]}, timeout=120).json()
                     assert alone["answer"] != row["answer"]  # without the conversation: another question
+                bad = httpx.post(
+                    f"{url}/query", json={"question": "And then?", "history": [{"role": "system", "content": "x"}]}
+                )
+                assert bad.status_code == 400 and "history.0.role" in bad.json()["error"]["message"]
         finally:
             pipeline.close()
 

@@ -7,7 +7,7 @@ the retrieval metrics use, so a user sees why a configuration scored as it did.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -59,7 +59,9 @@ def ask_run(
     run = open_configuration(run_dir, config_id, cache)
     dataset = run.dataset()
     matched = match_question(dataset, question, qid)
-    out = ask.answer_question(run.spec, run.config, dataset, question, cache_dir=run.cache, chosen=run.chosen)
+    # a follow-up of the dataset is asked with its conversation, as the sweep asked it
+    asked = replace(matched, question=question) if matched is not None and matched.history else question
+    out = ask.answer_question(run.spec, run.config, dataset, asked, cache_dir=run.cache, chosen=run.chosen)
     if matched is not None and matched.evidence:
         spans = [{"doc_id": e.doc_id, "start": e.start, "end": e.end} for e in matched.evidence]
         for s in out["sources"]:
@@ -83,6 +85,8 @@ def print_ask(result: AskResult, console) -> None:
             else "it has no gold evidence"
         )
         console.print(f"dataset question {escape(q.qid)} ({how}): {gold}")
+        if q.history:
+            console.print(f"asked with the conversation before it ({len(q.history)} turns), as the sweep asked it")
     sources = out["sources"]
     pages = any(s.get("page") for s in sources)
     marks = any("gold" in s for s in sources)
