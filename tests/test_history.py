@@ -42,6 +42,11 @@ def test_none_keeps_ids_and_hashes_and_each_mode_is_a_configuration():
     condense = swept["sentence256-bm25-condense_ctx-k3"]
     assert condense.rewrite_llm is not None and condense.identity()["history"] == {"kind": "condense_plus_context"}
     assert len({c.config_hash for c in configs}) == len(configs)
+    from ragsweep.search.space import SearchSpace
+
+    space = SearchSpace(configs)  # a search chooses the mode like any other axis
+    assert space.options["history"] == ["none", "concat", "condense", "condense_ctx"]
+    assert "history" not in SearchSpace(expand(parse_spec(_spec()))).options  # one value: no choice
 
 
 def test_a_mode_that_asks_an_llm_needs_one_and_labels_are_distinct():
