@@ -320,6 +320,40 @@ def test_a_tfidf_part_on_ray_matches_local(ray_cluster, make_spec, run_cli, read
     assert_same_records(lrun.records, rrun.records)
 
 
+def test_follow_ups_with_their_history_on_ray_match_local(ray_cluster, make_spec, run_cli, read_run, tmp_path):
+    """A Giskard file's follow-ups swept with history none, concat (offline: on the workers, with the vectors of the
+    concatenated queries the driver sends) and condense (the LLM's rewrite: on the driver) give a local run's
+    records. (Before the tests that add a node on another host, which refuse an embedded Chroma.)"""
+    from fake_openai import FakeOpenAI
+    from history_data import giskard_file
+
+    key = "sk-ray-history-7d1e"
+    questions = giskard_file(tmp_path / "raget.jsonl")
+    fake = FakeOpenAI(api_key=key).start()
+    try:
+        data = {
+            "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "giskard", "path": str(questions)}},
+            "splitters": [SENTENCE256],
+            "top_k": [3],
+            "retrievers": [{"kind": "bm25"}, {"kind": "vector"}],
+            "history": [{"kind": "none"}, {"kind": "concat"}, {"kind": "condense"}],
+            "llm": {"model": "ray-model", "base_url": fake.base_url, "api_key_env": "RAY_KEY"},
+        }
+        local_spec, ray_spec = make_spec("ray-hist-local", **data), make_spec("ray-hist-remote", **data)
+        env = {"RAY_KEY": key}
+        local = run_cli("run", local_spec.path, "--cache", tmp_path / "c1", env=env)
+        assert local.returncode == 0, describe(local)
+        remote = _ray_run(run_cli, ray_spec, tmp_path / "c2", ray_cluster, env=env)
+        assert remote.returncode == 0, describe(remote)
+    finally:
+        fake.stop()
+    lrun, rrun = read_run(local_spec.run_dir), read_run(ray_spec.run_dir)
+    assert rrun.manifest["invocations"][-1]["executor"]["kind"] == "ray" and rrun.records["error"].isna().all()
+    assert set(rrun.records["history"].dropna()) == {"concat", "condense"}
+    assert rrun.records["standalone_question"].notna().sum() == 2 * 2 * 6  # 2 modes x 2 retrievers x 6 follow-ups
+    assert_same_records(lrun.records, rrun.records)
+
+
 def test_a_traced_ray_sweep_sends_the_spans_of_what_its_workers_answer(
     ray_cluster, phoenix_url, make_spec, run_cli, read_run, tmp_path
 ):
@@ -519,38 +553,4 @@ def test_a_search_on_ray_evaluates_the_trials_of_a_local_search(ray_cluster, mak
     assert {k: v for k, v in lsearch.items() if k not in strip + ("trials", "used")} == {
         k: v for k, v in rsearch.items() if k not in strip + ("trials", "used")
     }
-    assert_same_records(lrun.records, rrun.records)
-
-
-def test_follow_ups_with_their_history_on_ray_match_local(ray_cluster, make_spec, run_cli, read_run, tmp_path):
-    """A Giskard file's follow-ups swept with history none, concat (offline: on the workers, with the vectors of the
-    concatenated queries the driver sends) and condense (the LLM's rewrite: on the driver) give a local run's
-    records."""
-    from fake_openai import FakeOpenAI
-    from history_data import giskard_file
-
-    key = "sk-ray-history-7d1e"
-    questions = giskard_file(tmp_path / "raget.jsonl")
-    fake = FakeOpenAI(api_key=key).start()
-    try:
-        data = {
-            "dataset": {"corpus": {"format": "demo"}, "questions": {"format": "giskard", "path": str(questions)}},
-            "splitters": [SENTENCE256],
-            "top_k": [3],
-            "retrievers": [{"kind": "bm25"}, {"kind": "vector"}],
-            "history": [{"kind": "none"}, {"kind": "concat"}, {"kind": "condense"}],
-            "llm": {"model": "ray-model", "base_url": fake.base_url, "api_key_env": "RAY_KEY"},
-        }
-        local_spec, ray_spec = make_spec("ray-hist-local", **data), make_spec("ray-hist-remote", **data)
-        env = {"RAY_KEY": key}
-        local = run_cli("run", local_spec.path, "--cache", tmp_path / "c1", env=env)
-        assert local.returncode == 0, describe(local)
-        remote = _ray_run(run_cli, ray_spec, tmp_path / "c2", ray_cluster, env=env)
-        assert remote.returncode == 0, describe(remote)
-    finally:
-        fake.stop()
-    lrun, rrun = read_run(local_spec.run_dir), read_run(ray_spec.run_dir)
-    assert rrun.manifest["invocations"][-1]["executor"]["kind"] == "ray" and rrun.records["error"].isna().all()
-    assert set(rrun.records["history"].dropna()) == {"concat", "condense"}
-    assert rrun.records["standalone_question"].notna().sum() == 2 * 2 * 6  # 2 modes x 2 retrievers x 6 follow-ups
     assert_same_records(lrun.records, rrun.records)
