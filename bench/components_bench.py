@@ -225,6 +225,20 @@ def _comparisons(run: Any, rows: list[dict]) -> tuple[str, list[dict]]:
     return best, out
 
 
+def difference_fields(d, t) -> dict:
+    """The figures of one paired comparison: ``d`` a ``significance.paired_difference``, ``t`` a ``paired_test``."""
+    return {
+        "n": d.n,
+        "a": d.mean_a,
+        "b": d.mean_b,
+        "diff": d.diff,
+        "diff_lo": d.diff_lo,
+        "diff_hi": d.diff_hi,
+        "p_value": t.p_value,
+        "test": t.method,
+    }
+
+
 def paired_family(rec: "pd.DataFrame", pairs: list[tuple[str, str, str]], metric: str) -> list[dict]:
     """Test differences in ``metric`` for (configuration, against, kind) ``pairs``: paired bootstrap CI,
     ``paired_test`` p-value, Holm over the pairs, and the validation difference."""
@@ -245,14 +259,7 @@ def paired_family(rec: "pd.DataFrame", pairs: list[tuple[str, str, str]], metric
                 "config": a,
                 "against": b,
                 "kind": against,
-                "n": d.n,
-                "a": d.mean_a,
-                "b": d.mean_b,
-                "diff": d.diff,
-                "diff_lo": d.diff_lo,
-                "diff_hi": d.diff_hi,
-                "p_value": t.p_value,
-                "test": t.method,
+                **difference_fields(d, t),
                 "validation_diff": float((val[a] - val[b]).mean()),
             }
         )

@@ -43,8 +43,9 @@ import urllib.request
 from pathlib import Path
 
 import pandas as pd
+from components_bench import difference_fields
 from conversation_data import build
-from legalbench_args import DEFAULT_DATA
+from legalbench_args import DEFAULT_DATA, check_subsets, subset_limits
 from measure import bench_env, measured
 
 METRICS = ("hit", "mrr")
@@ -133,16 +134,9 @@ def history_figures(records: pd.DataFrame) -> dict:
                     "retriever": configs.loc[a, "base_retriever"],
                     "mode": configs.loc[a, "mode"],
                     "metric": m,
-                    "n": d.n,
-                    "a": d.mean_a,
-                    "b": d.mean_b,
-                    "diff": d.diff,
-                    "diff_lo": d.diff_lo,
-                    "diff_hi": d.diff_hi,
+                    **difference_fields(d, t),
                     "better": wins,
                     "worse": losses,
-                    "p_value": t.p_value,
-                    "test": t.method,
                 }
             )
     for d, p in zip(diffs, holm([d["p_value"] for d in diffs])):
@@ -328,13 +322,9 @@ def main() -> None:
     args = ap.parse_args()
     parts = {p for p in args.parts.split(",") if p}
     subsets = [s for s in args.subsets.split(",") if s] if "legalbench" in parts else []
-    for s in subsets:
-        if not Path(args.data, "benchmarks", f"{s}.json").is_file():
-            sys.exit(f"{args.data}: LegalBench-RAG subset {s} not found (expects benchmarks/{s}.json); pass --data")
-    limits: dict[str, int | None] = {s: DEFAULT_LIMITS.get(s) for s in subsets}
-    for item in args.limit:
-        name, _, n = item.rpartition("=")
-        limits.update({s: (int(n) or None) for s in subsets if name in ("", s)})
+    check_subsets(args.data, subsets)
+    # 0: every follow-up
+    limits = {s: n or None for s, n in subset_limits(subsets, args.limit, DEFAULT_LIMITS).items()}
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="conversation-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     out: list[dict] = []

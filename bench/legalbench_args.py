@@ -21,6 +21,22 @@ def parse_args(description: str, subset: str) -> argparse.Namespace:
     return args
 
 
+def check_subsets(data: str, subsets: list[str]) -> None:
+    """Exit with one line when ``data`` lacks one of ``subsets``."""
+    for s in subsets:
+        if not Path(data, "benchmarks", f"{s}.json").is_file():
+            sys.exit(f"{data}: LegalBench-RAG subset {s} not found (expects benchmarks/{s}.json); pass --data")
+
+
+def subset_limits(subsets: list[str], items: list[str], defaults: dict | None = None) -> dict[str, int | None]:
+    """Each subset's ``--limit`` (``[SUBSET=]N``, repeatable: a later one wins), else its default (None: all)."""
+    limits: dict[str, int | None] = {s: (defaults or {}).get(s) for s in subsets}
+    for item in items:
+        name, _, n = item.rpartition("=")
+        limits.update({s: int(n) for s in subsets if name in ("", s)})
+    return limits
+
+
 def run_subsets(description: str, prefix: str, run_subset, print_subset) -> None:
     """The main of a benchmark over several subsets (``--subsets --top-k --limit --work --json``): for each
     subset ``run_subset(data, subset, top_k, limit, work)`` gives its figures, ``print_subset`` prints them."""
@@ -43,14 +59,9 @@ def run_subsets(description: str, prefix: str, run_subset, print_subset) -> None
     ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args()
     subsets = [s for s in args.subsets.split(",") if s]
-    for s in subsets:
-        if not Path(args.data, "benchmarks", f"{s}.json").is_file():
-            sys.exit(f"{args.data}: LegalBench-RAG subset {s} not found (expects benchmarks/{s}.json); pass --data")
+    check_subsets(args.data, subsets)
     top_k = [int(k) for k in args.top_k.split(",")]
-    limits: dict[str, int | None] = {s: None for s in subsets}
-    for item in args.limit:
-        name, _, n = item.rpartition("=")
-        limits.update({s: int(n) for s in subsets if name in ("", s)})
+    limits = subset_limits(subsets, args.limit)
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix=prefix))
     work.mkdir(parents=True, exist_ok=True)
     out = []

@@ -234,7 +234,8 @@ def ask(
     ),
 ) -> None:
     """Answer a question with one configuration of a run; show its sources with ranks, scores, PDF pages
-    and, for a question of the run's dataset, which overlap its gold evidence."""
+    and, for a question of the run's dataset, which overlap its gold evidence (a follow-up of the dataset is
+    asked with its conversation, as the sweep asked it)."""
     from ragsweep.errors import RagsweepError
 
     try:

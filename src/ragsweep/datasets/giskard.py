@@ -18,14 +18,12 @@ unanswerable, ``metrics/abstention.py``).
 
 from __future__ import annotations
 
-import ast
-import json
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragsweep.datasets.files import bad_lines_error
-from ragsweep.datasets.history import parse_history
+from ragsweep.datasets.history import parse_history, unstring
 from ragsweep.datasets.questions_table import csv_records, default_qid, json_records, unique_spans
 from ragsweep.datasets.text_evidence import TextLocator
 from ragsweep.datasets.types import Document, EvidenceSpan, Question, Turn
@@ -53,23 +51,9 @@ def context_blocks(text: str) -> list[str]:
     return [b.strip() for b in blocks if b.strip()]
 
 
-def _unstring(where: str, field: str, text: str) -> object:
-    """A stringified object: JSON, or Python's ``str(dict)`` as pandas writes it into a CSV cell."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        pass
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        raise RagsweepError(
-            f"{where}: field {field!r} is neither JSON nor a Python literal; write it as a JSON object"
-        ) from None
-
-
 def _metadata(where: str, value: object) -> dict:
     if isinstance(value, str):
-        value = _unstring(where, "metadata", value) if value.strip() else None
+        value = unstring(where, "metadata", value, "JSON nor a Python literal; write it as a JSON object")
     if value is None:
         return {}
     if not isinstance(value, dict):

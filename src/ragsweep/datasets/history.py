@@ -18,7 +18,7 @@ def parse_history(where: str, value: object, field: str = "history") -> tuple[Tu
     if value is None:
         return ()
     if isinstance(value, str):
-        value = _unstring(where, field, value)
+        value = unstring(where, field, value)
     if not isinstance(value, list):
         raise RagsweepError(
             f"{where}: field {field!r} must be a list of {{role, content}} turns, got {type(value).__name__}"
@@ -39,17 +39,20 @@ def parse_history(where: str, value: object, field: str = "history") -> tuple[Tu
     return tuple(turns)
 
 
-def _unstring(where: str, field: str, text: str) -> object:
+# what a history cell should be, for the error of one that does not parse
+HISTORY_CELL = 'a JSON list nor a Python list literal; write it as a JSON list of {"role": ..., "content": ...} turns'
+
+
+def unstring(where: str, field: str, text: str, expected: str = HISTORY_CELL) -> object:
+    """A stringified cell: JSON, or Python's ``str(...)`` of a list or dict as pandas writes it into a CSV cell;
+    None for a blank one. ``expected`` ends the error's line: what the field is not, and how to write it."""
     if not text.strip():
         return None
     try:
         return json.loads(text)
     except json.JSONDecodeError:
         pass
-    try:  # pandas' CSV cell of a list of dicts: str(list), single quotes
+    try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):
-        raise RagsweepError(
-            f"{where}: field {field!r} is neither a JSON list nor a Python list literal; write it as a JSON list "
-            f'of {{"role": ..., "content": ...}} turns'
-        ) from None
+        raise RagsweepError(f"{where}: field {field!r} is neither {expected}") from None

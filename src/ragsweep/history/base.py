@@ -25,8 +25,7 @@ class Standalone:
 
     text: str
     note: str | None = None  # why it fell back to the follow-up alone, when it did
-    llm: LLMUse | None = None
-    ms: float = 0.0
+    llm: LLMUse | None = None  # its time is in the configuration's retrieval_ms (replayed from the memo)
 
     def record(self, question: str) -> dict:
         """The answer record's fields: ``standalone_question`` (when it is not the question), ``history_llm``,

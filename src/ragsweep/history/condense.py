@@ -44,7 +44,7 @@ class CondenseHistory(HistoryMode):
         if self.llm is None:
             raise ValueError(f"history mode {self.spec.kind} needs the spec's llm")
         out = self.memo.get(self._key(), memo_key(question), lambda _key: self._write(question), stage=STAGE)
-        return Standalone(out.queries[0], out.note, out.llm, out.ms)
+        return Standalone(out.queries[0], out.note, out.llm)
 
     def _write(self, question: Question) -> tuple[list[str], str | None]:
         text = self._ask(question).strip()
